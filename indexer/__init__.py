@@ -1,0 +1,16 @@
+"""pincite: a git-backed static-content indexer whose citations are pinned to commits.
+
+The library API (the CLI is a thin layer over it):
+
+    indexer.build(repo_path, rev)      -> BuildSummary
+    indexer.search(query, repo_path)   -> list[SearchHit]
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .build import BuildSummary, build  # noqa: E402
+from .search import SearchHit, search  # noqa: E402
+
+__all__ = ["BuildSummary", "SearchHit", "__version__", "build", "search"]

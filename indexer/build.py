@@ -1,0 +1,282 @@
+"""`pincite build`: one commit of a corpus repository → the SQLite index (and the site).
+
+The pipeline, in order: resolve the commit → walk the first-parent history into path
+version intervals → extract and chunk every (blob, extractor identity) the index does not
+have yet → write the index atomically → render the site.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import extract as extract_mod
+from .chunk import chunk
+from .config import Config, load_config
+from .errors import ExtractionError, PinciteError, RepositoryError
+from .gitrepo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, GitRepo, TreeEntry
+from .index import CommitRow, IndexWriter, PathVersion, build_lock
+from .textmodel import LineIndex
+
+SNAPSHOT_META_SUFFIX = ".meta.json"
+OPTIONAL_ROOTS = ("snapshots",)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+    hint: str = ""
+
+
+@dataclass
+class BuildSummary:
+    commit: str
+    commits: int = 0
+    documents: int = 0
+    versions: int = 0
+    extracted: int = 0
+    reused: int = 0
+    passages: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    index_path: str = ""
+    site_dir: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "commit": self.commit,
+            "commits": self.commits,
+            "documents": self.documents,
+            "versions": self.versions,
+            "extracted": self.extracted,
+            "reused": self.reused,
+            "passages": self.passages,
+            "skipped": [{"path": s.path, "reason": s.reason, "hint": s.hint} for s in self.skipped],
+            "warnings": self.warnings,
+            "seconds": round(self.seconds, 3),
+            "index_path": self.index_path,
+            "site_dir": self.site_dir,
+        }
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How the build treats one tree entry: its extractor identity, or why it is skipped."""
+
+    identity: str | None
+    skip_reason: str = ""
+    hint: str = ""
+
+
+def build(
+    repo_path: Path | str = ".",
+    rev: str = "HEAD",
+    *,
+    out: Path | str | None = None,
+    index_path: Path | str | None = None,
+    config: Config | None = None,
+    site: bool = False,
+    progress: Progress | None = None,
+) -> BuildSummary:
+    """Index commit `rev` of the repository at `repo_path`; return what was done."""
+    started = time.monotonic()
+    repo = GitRepo(repo_path)
+    config = config or load_config(repo.root)
+    tip = repo.resolve_commit(rev)
+    summary = BuildSummary(commit=tip)
+    _check_roots(repo, tip, config, summary)
+    dirty = repo.dirty_paths(config.roots)
+    if dirty:
+        summary.warnings.append(
+            f"{len(dirty)} uncommitted change(s) under {', '.join(config.roots)} are not indexed "
+            f"(pincite reads commit {tip[:12]}, not the working tree), e.g. {dirty[0]}"
+        )
+    start = repo.resolve_commit(config.history_start) if config.history_start else None
+    commits = repo.first_parent_line(tip, start)
+    target = Path(index_path) if index_path else repo.root / config.index_path
+    with build_lock(target):
+        writer = IndexWriter(target)
+        try:
+            _write_index(repo, config, commits, writer, summary, progress)
+            writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
+        except BaseException:
+            writer.abort()
+            raise
+    summary.index_path = str(target)
+    if site:
+        from .site import render_site
+
+        out_dir = Path(out) if out else repo.root / config.site_dir
+        render_site(repo, config, target, out_dir, summary)
+        summary.site_dir = str(out_dir)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
+    for root in config.roots:
+        entry = repo.blob_at(tip, root)
+        if entry is None or entry.mode != "tree":
+            if root in OPTIONAL_ROOTS:
+                continue
+            what = "does not exist" if entry is None else "is not a folder"
+            raise RepositoryError(
+                f"corpus root {root!r} {what} at commit {tip[:12]}",
+                hint="commit documents under it, or set `roots` in [tool.pincite] / pincite.toml",
+            )
+
+
+def classify(entry: TreeEntry, config: Config) -> _Kind:
+    """Which extractor identity indexes this entry, or why it is skipped."""
+    if entry.mode == MODE_SYMLINK:
+        return _Kind(None, "symlink (not followed)")
+    if entry.mode == MODE_GITLINK:
+        return _Kind(None, "submodule (not indexed)")
+    if entry.mode not in MODE_FILE:
+        return _Kind(None, f"unsupported entry mode {entry.mode}")
+    if entry.path.endswith(SNAPSHOT_META_SUFFIX):
+        return _Kind(None, "")  # snapshot metadata, read beside its snapshot
+    extractor = extract_mod.extractor_for(entry.path)
+    if extractor is None:
+        return _Kind(None, "unsupported file type")
+    if not extractor.available():
+        return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
+    return _Kind(extractor.identity())
+
+
+def _write_index(
+    repo: GitRepo,
+    config: Config,
+    commits: list,  # list[CommitInfo]
+    writer: IndexWriter,
+    summary: BuildSummary,
+    progress: Progress | None,
+) -> None:
+    # Skipped versions are retried on every build: the reason (a missing extra, a size
+    # limit) may have gone away.
+    writer.conn.execute("DELETE FROM path_versions")
+    writer.conn.execute("DELETE FROM versions_tri WHERE rowid IN (SELECT id FROM versions WHERE status = 'skipped')")
+    writer.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+    known = writer.known_versions()
+    intervals = _intervals(repo, config, commits)
+    needed: dict[tuple[str, str], str] = {}
+    for path, entry, kind, _first, _last in intervals:
+        if kind.identity is not None and (entry.sha, kind.identity) not in known:
+            needed.setdefault((entry.sha, kind.identity), path)
+    summary.reused = len({(e.sha, k.identity) for _, e, k, _, _ in intervals if k.identity} - set(needed))
+    total = len(needed)
+    for done, ((blob, identity), path) in enumerate(needed.items(), start=1):
+        known[(blob, identity)] = _index_version(repo, config, writer, blob, identity, path)
+        summary.extracted += 1
+        if progress:
+            progress(done, total)
+    head_seq = len(commits) - 1
+    path_versions = []
+    for path, entry, kind, first, last in intervals:
+        if kind.identity is None:
+            if last == head_seq and kind.skip_reason:
+                summary.skipped.append(Skipped(path, kind.skip_reason, kind.hint))
+            continue
+        version_id = known[(entry.sha, kind.identity)]
+        path_versions.append(PathVersion(path, version_id, first, last))
+    writer.replace_history(
+        [CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)], path_versions
+    )
+    writer.set_meta("built_commit", commits[-1].sha)
+    writer.set_meta("built_at", str(int(time.time())))
+    _summarise_head(writer, summary, head_seq)
+    summary.commits = len(commits)
+    summary.versions = len({pv.version_id for pv in path_versions})
+
+
+def _intervals(repo: GitRepo, config: Config, commits: list) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
+    """(path, entry, kind, first_seq, last_seq) for every run of commits a path kept one blob."""
+    seq_of = {c.sha: seq for seq, c in enumerate(commits)}
+    changes = repo.changes_along(commits, config.roots)
+    state: dict[str, tuple[TreeEntry, int]] = {
+        e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)
+    }
+    result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
+    kinds: dict[tuple[str, str, str], _Kind] = {}
+
+    def close(path: str, last: int) -> None:
+        entry, first = state.pop(path)
+        key = (path, entry.mode, entry.sha)
+        if key not in kinds:
+            kinds[key] = classify(entry, config)
+        result.append((path, entry, kinds[key], first, last))
+
+    for sha in sorted(changes, key=lambda s: seq_of.get(s, -1)):
+        seq = seq_of.get(sha)
+        if seq is None or seq == 0:
+            continue
+        for change in changes[sha]:
+            if change.path in state:
+                close(change.path, seq - 1)
+            if change.sha:
+                state[change.path] = (change, seq)
+    for path in list(state):
+        close(path, len(commits) - 1)
+    return result
+
+
+def _index_version(repo: GitRepo, config: Config, writer: IndexWriter, blob: str, identity: str, path: str) -> int:
+    data = repo.read_blob(blob)
+    if len(data) > config.max_file_bytes:
+        return writer.add_version(
+            blob=blob, identity=identity, source_class="text", size=len(data), text=None, status="skipped",
+            reason=f"larger than max_file_bytes ({len(data)} > {config.max_file_bytes} bytes)",
+        )
+    try:
+        extracted = extract_mod.extract(data, path)
+    except ExtractionError as exc:
+        return writer.add_version(
+            blob=blob, identity=identity, source_class="text", size=len(data), text=None, status="skipped",
+            reason=exc.message,
+        )
+    if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
+        extracted = _as_snapshot(extracted)
+    passages = chunk(
+        extracted.text, markdown=extracted.is_markdown, max_chars=config.passage_max_chars,
+        page_starts=extracted.page_starts,
+    )
+    status, reason = ("ok", "")
+    if not extracted.text.strip() and extracted.source_class != "text":
+        status, reason = ("ok", "no extractable text")
+    return writer.add_version(
+        blob=blob, identity=identity, source_class=extracted.source_class, size=len(data), text=extracted.text,
+        status=status, reason=reason, title=extracted.title, page_starts=extracted.page_starts,
+        notes=extracted.notes, is_markdown=extracted.is_markdown, line_count=LineIndex(extracted.text).line_count,
+        passages=passages,
+    )
+
+
+def _as_snapshot(extracted: extract_mod.ExtractedText) -> extract_mod.ExtractedText:
+    from dataclasses import replace
+
+    return replace(extracted, source_class="snapshot")
+
+
+def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
+    rows = writer.conn.execute(
+        "SELECT v.status, v.reason, pv.path, (SELECT COUNT(*) FROM passages p WHERE p.version_id = v.id)"
+        " FROM path_versions pv JOIN versions v ON v.id = pv.version_id WHERE pv.last_seq = ?",
+        (head_seq,),
+    ).fetchall()
+    for status, reason, path, passages in rows:
+        if status == "skipped":
+            summary.skipped.append(Skipped(path, reason))
+        else:
+            summary.documents += 1
+            summary.passages += passages
+            if reason:
+                summary.warnings.append(f"{path}: {reason}")
+
+
+__all__ = ["BuildSummary", "Skipped", "build", "classify", "PinciteError"]

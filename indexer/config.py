@@ -1,0 +1,116 @@
+"""The one typed configuration object, read from the corpus repository.
+
+Settings come from `[tool.pincite]` in the repository's `pyproject.toml` or from a
+`pincite.toml` at its root (the latter wins when both exist). Every field of `Config`
+is a setting; its docstring-like comment in `SETTINGS_HELP` is the documentation that
+`docs/configuration.md` is generated from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Config:
+    roots: tuple[str, ...] = ("corpus", "snapshots")
+    history_start: str | None = None
+    max_file_bytes: int = 20_000_000
+    passage_max_chars: int = 1200
+    index_path: str = ".pincite/index.sqlite"
+    site_dir: str = "_site"
+    site_url: str = ""
+    site_title: str = "pincite corpus"
+    template_dir: str | None = None
+    pdf_max_pages: int = 2000
+    extract_timeout_seconds: float = 60.0
+    discovery_indexes: tuple[str, ...] = ()
+    fetch_max_bytes: int = 10_000_000
+    fetch_timeout_seconds: float = 30.0
+
+
+SETTINGS_HELP: dict[str, str] = {
+    "roots": "Folders (relative to the repository root) whose files are indexed.",
+    "history_start": "First commit (any rev) of the first-parent history to index; "
+    "empty means the whole history.",
+    "max_file_bytes": "Files larger than this are skipped with a message.",
+    "passage_max_chars": "Upper bound on a passage's length in code points.",
+    "index_path": "Where the SQLite index lives, relative to the repository root.",
+    "site_dir": "Output folder of the static site, relative to the repository root.",
+    "site_url": "Public base URL of the site; permalinks start with it.",
+    "site_title": "Title shown on the site's pages.",
+    "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
+    "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
+    "extract_timeout_seconds": "Time limit for extracting one document.",
+    "discovery_indexes": "Other pincite index files searched by the local discovery provider.",
+    "fetch_max_bytes": "Largest response body `pincite snapshot` accepts.",
+    "fetch_timeout_seconds": "Total time limit for one snapshot fetch.",
+}
+
+
+def load_config(repo_root: Path, overrides: dict[str, Any] | None = None) -> Config:
+    """Read the settings of the repository at `repo_root`, then apply `overrides`."""
+    values: dict[str, Any] = {}
+    pyproject = repo_root / "pyproject.toml"
+    if pyproject.is_file():
+        values.update(_read_toml(pyproject).get("tool", {}).get("pincite", {}))
+    own_file = repo_root / "pincite.toml"
+    if own_file.is_file():
+        values.update(_read_toml(own_file))
+    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return _coerce(values, source=own_file if own_file.is_file() else pyproject)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})", hint="fix the file") from exc
+
+
+def _coerce(values: dict[str, Any], source: Path) -> Config:
+    known = {f.name: f for f in dataclasses.fields(Config)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown pincite setting(s): {', '.join(unknown)}",
+            hint=f"known settings: {', '.join(known)}",
+        )
+    defaults = Config()
+    clean: dict[str, Any] = {}
+    for name, value in values.items():
+        expected = getattr(defaults, name)
+        clean[name] = _coerce_one(name, value, expected, source)
+    return dataclasses.replace(defaults, **clean)
+
+
+def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
+    if isinstance(expected, tuple):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
+        return tuple(v.strip("/") for v in value) if name == "roots" else tuple(value)
+    if isinstance(expected, bool) or expected is None or isinstance(expected, str):
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(f"{source}: setting {name!r} must be a string")
+        return value
+    if isinstance(expected, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(f"{source}: setting {name!r} must be a positive number")
+        return type(expected)(value)
+    return value  # pragma: no cover - every field type is handled above
+
+
+def config_fields() -> list[tuple[str, Any, str]]:
+    """(name, default, help) for every setting, in declaration order."""
+    defaults = Config()
+    return [(f.name, getattr(defaults, f.name), SETTINGS_HELP[f.name]) for f in dataclasses.fields(Config)]
+
+

@@ -1,0 +1,344 @@
+"""The git boundary: every git call pincite makes goes through `GitRepo`.
+
+Blobs are read through GitPython's persistent `git cat-file --batch` process; everything
+else runs `git` with explicit options (`PINNED_CONFIG` plus per-command flags), so a
+user's git configuration cannot change what pincite reads or which hunks a diff reports.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import git
+
+from .errors import RepositoryError, ShallowHistoryError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+MODE_FILE = ("100644", "100755")
+MODE_SYMLINK = "120000"
+MODE_GITLINK = "160000"
+
+# Settings that would otherwise let a user's config change output we parse.
+PINNED_CONFIG = (
+    "core.quotepath=false",
+    "diff.algorithm=myers",
+    "diff.renames=true",
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.external=",
+    "diff.indentHeuristic=true",
+    "diff.interHunkContext=0",
+    "diff.relative=false",
+    "color.ui=false",
+    "log.showRoot=true",
+    "log.showSignature=false",
+    "core.autocrlf=false",
+)
+DIFF_FLAGS = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+RENAME_THRESHOLD = "-M50%"
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    time: int
+    subject: str
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    path: str
+    mode: str
+    sha: str
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One hunk of a zero-context diff; counts of 0 mean a pure insertion/deletion."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    lines: tuple[str, ...] = ()
+
+    @property
+    def header(self) -> str:
+        return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
+
+
+@dataclass(frozen=True)
+class PathChange:
+    """What happened to one path between two commits (by rename detection)."""
+
+    status: str  # "unchanged", "modified", "renamed", "deleted"
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None
+
+
+class GitRepo:
+    def __init__(self, path: Path | str) -> None:
+        location = Path(path)
+        if not location.exists():
+            raise RepositoryError(f"{location}: no such directory", hint="pass --repo PATH to a git repository")
+        try:
+            self._repo = git.Repo(location, search_parent_directories=True)
+        except git.InvalidGitRepositoryError as exc:
+            raise RepositoryError(
+                f"{location}: not a git repository", hint="run pincite inside a git repository or pass --repo"
+            ) from exc
+        if self._repo.bare or self._repo.working_tree_dir is None:
+            self.root = Path(self._repo.git_dir)
+        else:
+            self.root = Path(self._repo.working_tree_dir)
+        self._rename_cache: dict[tuple[str, str], dict[str, PathChange]] = {}
+
+    # -- low level -------------------------------------------------------------------
+    def run(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+        cmd = ["git"]
+        for setting in PINNED_CONFIG:
+            cmd += ["-c", setting]
+        cmd += list(args)
+        proc = subprocess.run(cmd, cwd=self.root, input=input_bytes, capture_output=True)
+        if check and proc.returncode != 0:
+            raise RepositoryError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout
+
+    def run_text(self, *args: str) -> str:
+        return self.run(*args).decode("utf-8", errors="surrogateescape")
+
+    # -- commits -----------------------------------------------------------------------
+    def has_commits(self) -> bool:
+        return self.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).strip() != b""
+
+    def is_shallow(self) -> bool:
+        return self.run_text("rev-parse", "--is-shallow-repository").strip() == "true"
+
+    def resolve_commit(self, rev: str) -> str:
+        """Full SHA of the commit `rev` names; clear errors for every way it can fail."""
+        if not rev or rev.startswith("-") or any(c in rev for c in "\0\n"):
+            raise RepositoryError(f"{rev!r} is not a valid revision")
+        if rev == "HEAD" and not self.has_commits():
+            raise RepositoryError(f"{self.root}: the repository has no commits yet", hint="commit your corpus first")
+        proc = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev],
+            cwd=self.root,
+            capture_output=True,
+        )
+        sha = proc.stdout.decode().strip()
+        if proc.returncode != 0 or not sha:
+            if b"ambiguous" in proc.stderr or self._is_ambiguous(rev):
+                raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
+            if self.is_shallow():
+                raise ShallowHistoryError(f"unknown revision {rev!r}")
+            raise RepositoryError(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
+        kind = self.run_text("cat-file", "-t", sha).strip()
+        if kind == "tag":
+            sha = self.run_text("rev-parse", "--verify", f"{sha}^{{commit}}").strip()
+        elif kind != "commit":
+            raise RepositoryError(f"{rev!r} names a {kind}, not a commit")
+        return sha
+
+    def _is_ambiguous(self, rev: str) -> bool:
+        if not re.fullmatch(r"[0-9a-fA-F]{4,39}", rev):
+            return False
+        proc = subprocess.run(["git", "rev-parse", "--disambiguate=" + rev], cwd=self.root, capture_output=True)
+        return len(proc.stdout.split()) > 1
+
+    def commit_info(self, sha: str) -> CommitInfo:
+        out = self.run_text("log", "-1", "--format=%H%x00%ct%x00%s", sha)
+        full, time, subject = out.rstrip("\n").split("\0", 2)
+        return CommitInfo(full, int(time), subject)
+
+    def first_parent_line(self, tip: str, start: str | None = None) -> list[CommitInfo]:
+        """Commits from `start` (default: the root) to `tip` on the first-parent line, oldest first."""
+        args = ["log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s%x00"]
+        if start is not None:
+            args.append(f"{tip}")
+            args.append(f"^{start}^@")
+        else:
+            args.append(tip)
+        out = self.run_text(*args, "--")
+        commits = []
+        for record in out.split("\0\n"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, time, subject = record.rstrip("\0").split("\0", 2)
+            commits.append(CommitInfo(sha, int(time), subject))
+        if start is not None and (not commits or commits[0].sha != start):
+            raise RepositoryError(f"history start {start[:12]} is not on the first-parent line of {tip[:12]}")
+        if self.is_shallow() and commits and start is None:
+            first = commits[0].sha
+            if self.run_text("rev-list", "--parents", "-1", first).split()[1:]:
+                raise ShallowHistoryError(f"the history below {first[:12]} is missing")
+        return commits
+
+    def parent(self, sha: str) -> str | None:
+        parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
+        return parents[0] if parents else None
+
+    def is_reachable_from_refs(self, sha: str) -> bool:
+        out = self.run_text("for-each-ref", "--contains", sha, "--format=%(refname)", "refs/heads", "refs/tags")
+        return bool(out.strip())
+
+    def update_ref(self, ref: str, sha: str) -> None:
+        self.run("update-ref", ref, sha)
+
+    # -- trees and blobs -------------------------------------------------------------
+    def tree_entries(self, commit: str, roots: tuple[str, ...]) -> list[TreeEntry]:
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit, "--", *roots)
+        entries = []
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, path = record.split(b"\t", 1)
+            mode, _kind, sha = meta.decode().split()
+            entries.append(TreeEntry(path.decode("utf-8", errors="surrogateescape"), mode, sha))
+        return entries
+
+    def changes_along(self, commits: list[CommitInfo], roots: tuple[str, ...]) -> dict[str, list[TreeEntry]]:
+        """For each commit after the first: the entries it added/modified (sha set) or deleted (sha "")."""
+        if len(commits) < 2:
+            return {}
+        out = self.run(
+            "log", "--first-parent", "--diff-merges=first-parent", "--raw", "-z", "--no-renames",
+            "--no-abbrev", "--format=%H", f"{commits[0].sha}..{commits[-1].sha}", "--", *roots,
+        )
+        changes: dict[str, list[TreeEntry]] = {}
+        current: list[TreeEntry] = []
+        tokens = out.split(b"\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i].strip(b"\n")
+            i += 1
+            if not token:
+                continue
+            if token.startswith(b":"):
+                _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
+                path = tokens[i].decode("utf-8", errors="surrogateescape")
+                i += 1
+                deleted = status.startswith("D")
+                current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
+            else:
+                current = changes.setdefault(token.decode(), [])
+        return changes
+
+    def read_blob(self, sha: str) -> bytes:
+        data: bytes = self._repo.odb.stream(bytes.fromhex(sha)).read()
+        return data
+
+    def blob_at(self, commit: str, path: str) -> TreeEntry | None:
+        out = self.run("ls-tree", "-z", "--full-tree", commit, "--", path)
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, found = record.split(b"\t", 1)
+            if found.decode("utf-8", errors="surrogateescape") == path:
+                mode, kind, sha = meta.decode().split()
+                return TreeEntry(path, mode if kind == "blob" else kind, sha)
+        return None
+
+    def hash_object(self, data: bytes) -> str:
+        return self.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
+
+    def dirty_paths(self, roots: tuple[str, ...]) -> list[str]:
+        if self._repo.bare:
+            return []
+        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *roots)
+        return [rec[3:].decode("utf-8", errors="surrogateescape") for rec in out.split(b"\0") if len(rec) > 3]
+
+    def origin_url(self) -> str | None:
+        out = self.run("config", "--get", "remote.origin.url", check=False).decode().strip()
+        return out or None
+
+    # -- diffs -----------------------------------------------------------------------
+    def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
+        """Follow `path` from one commit to another with rename detection."""
+        key = (old_commit, new_commit)
+        if key not in self._rename_cache:
+            self._rename_cache[key] = self._changes_between(old_commit, new_commit)
+        change = self._rename_cache[key].get(path)
+        if change is not None:
+            return change
+        entry = self.blob_at(new_commit, path)
+        sha = entry.sha if entry else None
+        return PathChange("unchanged", path, sha, sha)
+
+    def _changes_between(self, old: str, new: str) -> dict[str, PathChange]:
+        out = self.run("diff", "--raw", "-z", "--no-abbrev", RENAME_THRESHOLD, *DIFF_FLAGS, old, new)
+        result: dict[str, PathChange] = {}
+        tokens = out.split(b"\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            i += 1
+            if not token.startswith(b":"):
+                continue
+            _om, _nm, old_sha, new_sha, status = token[1:].decode().split()
+            src = tokens[i].decode("utf-8", errors="surrogateescape")
+            i += 1
+            if status[0] in "RC":
+                dst = tokens[i].decode("utf-8", errors="surrogateescape")
+                i += 1
+                if status[0] == "R":
+                    result[src] = PathChange("renamed", dst, old_sha, new_sha)
+            elif status[0] == "D":
+                result[src] = PathChange("deleted", None, old_sha, None)
+            elif status[0] in "MT":
+                result[src] = PathChange("modified", src, old_sha, new_sha)
+        return result
+
+    def diff_blobs(self, old_blob: str, new_blob: str) -> list[Hunk]:
+        """Zero-context hunks of git's own diff between two blobs."""
+        if old_blob == new_blob:
+            return []
+        out = self.run_text("diff", "-U0", *DIFF_FLAGS, old_blob, new_blob)
+        return parse_hunks(out)
+
+
+def parse_hunks(diff_text: str) -> list[Hunk]:
+    hunks: list[Hunk] = []
+    header: tuple[int, int, int, int] | None = None
+    body: list[str] = []
+    for line in diff_text.split("\n"):
+        match = _HUNK_RE.match(line)
+        if match:
+            if header:
+                hunks.append(Hunk(*header, tuple(body)))
+            a, b, c, d = match.groups()
+            header = (int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d))
+            body = []
+        elif header and line[:1] in ("+", "-", "\\"):
+            body.append(line)
+    if header:
+        hunks.append(Hunk(*header, tuple(body)))
+    return hunks
+
+
+def safe_repo_path(path: str) -> str:
+    """Normalise a repository-relative path; refuse anything that could escape the repository."""
+    from .errors import UsageError
+
+    if not path or "\0" in path:
+        raise UsageError(f"{path!r} is not a repository path")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
+        raise UsageError(f"{path!r} is absolute; give a path relative to the repository root")
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if any(p == ".." for p in parts):
+        raise UsageError(f"{path!r} leaves the repository ('..' is not allowed)")
+    return "/".join(p for p in parts if p != ".")

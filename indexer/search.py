@@ -1,0 +1,128 @@
+"""`pincite search`: bm25-ranked passages at a built commit, each with its citation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .citation import Citation
+from .config import load_config
+from .errors import IndexError_, UsageError
+from .gitrepo import GitRepo
+from .index import IndexReader
+
+MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    path: str
+    commit: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    heading: str
+    text: str
+    snippet: str
+    highlights: tuple[tuple[int, int], ...]
+    page_start: int | None
+    page_end: int | None
+
+    @property
+    def citation(self) -> Citation:
+        return Citation(self.commit, self.path, lines=(self.line_start, self.line_end))
+
+    @property
+    def char_citation(self) -> Citation:
+        return Citation(self.commit, self.path, chars=(self.start, self.end))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "commit": self.commit,
+            "span": [self.start, self.end],
+            "lines": [self.line_start, self.line_end],
+            "pages": [self.page_start, self.page_end] if self.page_start else None,
+            "heading": self.heading,
+            "snippet": self.snippet,
+            "highlights": [list(h) for h in self.highlights],
+            "citation": self.citation.text_form(),
+            "citation_chars": self.char_citation.text_form(),
+        }
+
+
+def plain_query(query: str) -> str:
+    """Turn what a person typed into a safe FTS5 query: every word a quoted term, all required."""
+    terms = [t for t in query.split() if _WORD.search(t)]
+    if not terms:
+        raise UsageError(f"search query {query!r} has no words to look for")
+    # A quoted FTS5 string is tokenized like the text, so `don't` becomes the phrase
+    # "don t" and operators or stray quotes are just words.
+    return " ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def search(
+    query: str,
+    repo_path: Path | str = ".",
+    *,
+    rev: str | None = None,
+    limit: int = 10,
+    path_prefix: str | None = None,
+    fts_syntax: bool = False,
+    index_path: Path | str | None = None,
+) -> list[SearchHit]:
+    """Ranked passages matching `query` at `rev` (default: the newest built commit)."""
+    if limit < 1:
+        raise UsageError(f"--limit must be at least 1 (got {limit})")
+    repo = GitRepo(repo_path)
+    target = Path(index_path) if index_path else repo.root / load_config(repo.root).index_path
+    reader = IndexReader(target)
+    try:
+        if rev is None:
+            seq = reader.head_seq()
+        else:
+            sha = repo.resolve_commit(rev)
+            found = reader.commit_seq(sha)
+            if found is None:
+                raise IndexError_(
+                    f"commit {sha[:12]} ({rev}) is not in the index",
+                    hint=f"build it with `pincite build --rev {rev}` or search the built commit",
+                )
+            seq = found
+        commit = reader.commits()[seq].sha
+        fts_query = query if fts_syntax else plain_query(query)
+        rows = reader.search_passages(fts_query, seq, limit, path_prefix)
+    finally:
+        reader.close()
+    return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
+
+
+def _hit(path: str, commit: str, passage: object, raw_snippet: str) -> SearchHit:
+    from .chunk import Passage
+
+    assert isinstance(passage, Passage)
+    snippet, highlights = _split_marks(raw_snippet)
+    return SearchHit(
+        path, commit, passage.start, passage.end, passage.line_start, passage.line_end, passage.heading,
+        passage.text, snippet, highlights, passage.page_start, passage.page_end,
+    )
+
+
+def _split_marks(raw: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    out: list[str] = []
+    highlights: list[tuple[int, int]] = []
+    length = 0
+    open_at: int | None = None
+    for ch in raw:
+        if ch == MARK_OPEN:
+            open_at = length
+        elif ch == MARK_CLOSE and open_at is not None:
+            highlights.append((open_at, length))
+            open_at = None
+        else:
+            out.append(ch)
+            length += 1
+    return "".join(out), tuple(highlights)
