@@ -1,0 +1,78 @@
+"""Shared fixtures: real git repositories in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.org",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.org",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+class CorpusRepo:
+    """A real git repository for a test, with helpers to commit files."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._tick = 0
+        root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str, input_bytes: bytes | None = None) -> str:
+        env = {**os.environ, **GIT_ENV}
+        date = f"2026-01-01T00:{self._tick // 60:02d}:{self._tick % 60:02d}Z"
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+        proc = subprocess.run(["git", *args], cwd=self.root, env=env, input=input_bytes, capture_output=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"git {args}: {proc.stderr.decode()}")
+        return proc.stdout.decode()
+
+    def write(self, path: str, content: str | bytes) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_bytes(content.encode("utf-8"))
+        else:
+            target.write_bytes(content)
+
+    def commit(self, files: dict[str, str | bytes | None] | None = None, message: str = "change") -> str:
+        """Write (or, for None, delete) files, commit everything, return the commit SHA."""
+        for path, content in (files or {}).items():
+            if content is None:
+                (self.root / path).unlink()
+            else:
+                self.write(path, content)
+        self._tick += 1
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.head()
+
+    def move(self, old: str, new: str, message: str = "move") -> str:
+        (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+        self.git("mv", old, new)
+        return self.commit(message=message)
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def corpus_repo(tmp_path: Path) -> Iterator[CorpusRepo]:
+    yield CorpusRepo(tmp_path / "repo")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Iterator[object]:
+    def factory(name: str = "repo") -> CorpusRepo:
+        return CorpusRepo(tmp_path / name)
+
+    yield factory
