@@ -16,7 +16,7 @@ from . import extract as extract_mod
 from .chunk import chunk
 from .config import Config, load_config
 from .errors import ExtractionError, PinciteError, RepositoryError
-from .gitrepo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, GitRepo, TreeEntry
+from .gitrepo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
 from .index import CommitRow, IndexWriter, PathVersion, build_lock
 from .textmodel import LineIndex
 
@@ -110,7 +110,7 @@ def build(
             raise
     summary.index_path = str(target)
     if site:
-        from .site import render_site
+        from .site import render_site  # type: ignore[import-untyped,unused-ignore]
 
         out_dir = Path(out) if out else repo.root / config.site_dir
         render_site(repo, config, target, out_dir, summary)
@@ -153,7 +153,7 @@ def classify(entry: TreeEntry, config: Config) -> _Kind:
 def _write_index(
     repo: GitRepo,
     config: Config,
-    commits: list,  # list[CommitInfo]
+    commits: list[CommitInfo],
     writer: IndexWriter,
     summary: BuildSummary,
     progress: Progress | None,
@@ -185,9 +185,7 @@ def _write_index(
             continue
         version_id = known[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
-    writer.replace_history(
-        [CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)], path_versions
-    )
+    writer.replace_history([CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)], path_versions)
     writer.set_meta("built_commit", commits[-1].sha)
     writer.set_meta("built_at", str(int(time.time())))
     _summarise_head(writer, summary, head_seq)
@@ -195,13 +193,13 @@ def _write_index(
     summary.versions = len({pv.version_id for pv in path_versions})
 
 
-def _intervals(repo: GitRepo, config: Config, commits: list) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
+def _intervals(
+    repo: GitRepo, config: Config, commits: list[CommitInfo]
+) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
     """(path, entry, kind, first_seq, last_seq) for every run of commits a path kept one blob."""
     seq_of = {c.sha: seq for seq, c in enumerate(commits)}
     changes = repo.changes_along(commits, config.roots)
-    state: dict[str, tuple[TreeEntry, int]] = {
-        e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)
-    }
+    state: dict[str, tuple[TreeEntry, int]] = {e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)}
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
     kinds: dict[tuple[str, str, str], _Kind] = {}
 
@@ -230,29 +228,50 @@ def _index_version(repo: GitRepo, config: Config, writer: IndexWriter, blob: str
     data = repo.read_blob(blob)
     if len(data) > config.max_file_bytes:
         return writer.add_version(
-            blob=blob, identity=identity, source_class="text", size=len(data), text=None, status="skipped",
+            blob=blob,
+            identity=identity,
+            source_class="text",
+            size=len(data),
+            text=None,
+            status="skipped",
             reason=f"larger than max_file_bytes ({len(data)} > {config.max_file_bytes} bytes)",
         )
     try:
         extracted = extract_mod.extract(data, path)
     except ExtractionError as exc:
         return writer.add_version(
-            blob=blob, identity=identity, source_class="text", size=len(data), text=None, status="skipped",
+            blob=blob,
+            identity=identity,
+            source_class="text",
+            size=len(data),
+            text=None,
+            status="skipped",
             reason=exc.message,
         )
     if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
         extracted = _as_snapshot(extracted)
     passages = chunk(
-        extracted.text, markdown=extracted.is_markdown, max_chars=config.passage_max_chars,
+        extracted.text,
+        markdown=extracted.is_markdown,
+        max_chars=config.passage_max_chars,
         page_starts=extracted.page_starts,
     )
     status, reason = ("ok", "")
     if not extracted.text.strip() and extracted.source_class != "text":
         status, reason = ("ok", "no extractable text")
     return writer.add_version(
-        blob=blob, identity=identity, source_class=extracted.source_class, size=len(data), text=extracted.text,
-        status=status, reason=reason, title=extracted.title, page_starts=extracted.page_starts,
-        notes=extracted.notes, is_markdown=extracted.is_markdown, line_count=LineIndex(extracted.text).line_count,
+        blob=blob,
+        identity=identity,
+        source_class=extracted.source_class,
+        size=len(data),
+        text=extracted.text,
+        status=status,
+        reason=reason,
+        title=extracted.title,
+        page_starts=extracted.page_starts,
+        notes=extracted.notes,
+        is_markdown=extracted.is_markdown,
+        line_count=LineIndex(extracted.text).line_count,
         passages=passages,
     )
 
@@ -279,4 +298,4 @@ def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -
                 summary.warnings.append(f"{path}: {reason}")
 
 
-__all__ = ["BuildSummary", "Skipped", "build", "classify", "PinciteError"]
+__all__ = ["BuildSummary", "PinciteError", "Skipped", "build", "classify"]

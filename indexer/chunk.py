@@ -191,6 +191,13 @@ def _passage(
     first_line, last_line = lines.line_of(start), lines.line_of(max(start, end - 1))
     pages = (bisect_right(page_starts, start) + 1, bisect_right(page_starts, max(start, end - 1)) + 1)
     return Passage(
-        ordinal, start, end, first_line, last_line, heading, text[start:end],
-        pages[0] if page_starts else None, pages[1] if page_starts else None,
+        ordinal,
+        start,
+        end,
+        first_line,
+        last_line,
+        heading,
+        text[start:end],
+        pages[0] if page_starts else None,
+        pages[1] if page_starts else None,
     )

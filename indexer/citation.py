@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from .errors import CitationSyntaxError
 
 _ENCODE = set("%@# ()<>[]\"'`")
-_TEXT_FORM = re.compile(
-    r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s]+)$"
-)
+_TEXT_FORM = re.compile(r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s]+)$")
 _LINES = re.compile(r"^L(\d+)(?:-L(\d+))?$")
 _CHARS = re.compile(r"^c(\d+)-(\d+)$")
 _LINECOL = re.compile(r"^L(\d+)C(\d+)-L(\d+)C(\d+)$")
@@ -87,7 +85,7 @@ def decode_path(encoded: str) -> str:
         if ch == "%":
             hexpart = encoded[i + 1 : i + 3]
             if not re.fullmatch(r"[0-9A-Fa-f]{2}", hexpart):
-                raise CitationSyntaxError(f"bad percent-escape {encoded[i:i + 3]!r} in path {encoded!r}")
+                raise CitationSyntaxError(f"bad percent-escape {encoded[i : i + 3]!r} in path {encoded!r}")
             raw.append(int(hexpart, 16))
             i += 3
         else:

@@ -35,12 +35,19 @@ def emit_json(data: Any) -> None:
 
 
 repo_option = click.option(
-    "--repo", "repo", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+    "--repo",
+    "repo",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    show_default=True,
     help="The corpus repository (any folder inside it).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 index_option = click.option(
-    "--index", "index_path", type=click.Path(path_type=Path), default=None,
+    "--index",
+    "index_path",
+    type=click.Path(path_type=Path),
+    default=None,
     help="Index file (default: `index_path` from the config, .pincite/index.sqlite).",
 )
 
@@ -123,8 +130,14 @@ def _print_summary(summary: BuildSummary) -> None:
 @index_option
 @json_option
 def search_command(
-    query: str, repo: Path, rev: str | None, limit: int, path_prefix: str | None, fts: bool,
-    index_path: Path | None, as_json: bool,
+    query: str,
+    repo: Path,
+    rev: str | None,
+    limit: int,
+    path_prefix: str | None,
+    fts: bool,
+    index_path: Path | None,
+    as_json: bool,
 ) -> None:
     """Find passages matching QUERY, ranked by bm25, each with its citation.
 

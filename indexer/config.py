@@ -37,8 +37,7 @@ class Config:
 
 SETTINGS_HELP: dict[str, str] = {
     "roots": "Folders (relative to the repository root) whose files are indexed.",
-    "history_start": "First commit (any rev) of the first-parent history to index; "
-    "empty means the whole history.",
+    "history_start": "First commit (any rev) of the first-parent history to index; empty means the whole history.",
     "max_file_bytes": "Files larger than this are skipped with a message.",
     "passage_max_chars": "Upper bound on a passage's length in code points.",
     "index_path": "Where the SQLite index lives, relative to the repository root.",
@@ -112,5 +111,3 @@ def config_fields() -> list[tuple[str, Any, str]]:
     """(name, default, help) for every setting, in declaration order."""
     defaults = Config()
     return [(f.name, getattr(defaults, f.name), SETTINGS_HELP[f.name]) for f in dataclasses.fields(Config)]
-
-

@@ -45,7 +45,7 @@ class Extractor(Protocol):
 
 class TextExtractor:
     name = "text"
-    extensions = TEXT_EXTENSIONS
+    extensions: tuple[str, ...] = TEXT_EXTENSIONS
     source_class = "text"
     install_hint = ""
     VERSION = 1
@@ -97,9 +97,11 @@ def _load_optional() -> None:
     if _loaded:
         return
     _loaded = True
-    try:
-        from . import extract_html, extract_pdf
-    except ImportError:  # pragma: no cover - modules ship with pincite; their libraries may not
-        return
-    register(extract_pdf.PdfExtractor())
-    register(extract_html.HtmlExtractor())
+    import importlib
+
+    for module_name, class_name in (("extract_pdf", "PdfExtractor"), ("extract_html", "HtmlExtractor")):
+        try:
+            module = importlib.import_module(f".{module_name}", __package__)
+        except ImportError:  # the module ships with pincite; this only guards partial checkouts
+            continue
+        register(getattr(module, class_name)())

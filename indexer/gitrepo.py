@@ -216,8 +216,17 @@ class GitRepo:
         if len(commits) < 2:
             return {}
         out = self.run(
-            "log", "--first-parent", "--diff-merges=first-parent", "--raw", "-z", "--no-renames",
-            "--no-abbrev", "--format=%H", f"{commits[0].sha}..{commits[-1].sha}", "--", *roots,
+            "log",
+            "--first-parent",
+            "--diff-merges=first-parent",
+            "--raw",
+            "-z",
+            "--no-renames",
+            "--no-abbrev",
+            "--format=%H",
+            f"{commits[0].sha}..{commits[-1].sha}",
+            "--",
+            *roots,
         )
         changes: dict[str, list[TreeEntry]] = {}
         current: list[TreeEntry] = []

@@ -187,8 +187,20 @@ class IndexWriter:
         cur = self.conn.execute(
             "INSERT INTO versions(blob, identity, source_class, status, reason, size, text, title, page_starts,"
             " notes, is_markdown, line_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (blob, identity, source_class, status, reason, size, text, title, json.dumps(list(page_starts)),
-             json.dumps(list(notes)), int(is_markdown), line_count),
+            (
+                blob,
+                identity,
+                source_class,
+                status,
+                reason,
+                size,
+                text,
+                title,
+                json.dumps(list(page_starts)),
+                json.dumps(list(notes)),
+                int(is_markdown),
+                line_count,
+            ),
         )
         version_id = int(cur.lastrowid or 0)
         if text is not None:
@@ -197,8 +209,18 @@ class IndexWriter:
             pcur = self.conn.execute(
                 'INSERT INTO passages(version_id, ordinal, start, "end", line_start, line_end, page_start, page_end,'
                 " heading, text) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (version_id, p.ordinal, p.start, p.end, p.line_start, p.line_end, p.page_start, p.page_end,
-                 p.heading, p.text),
+                (
+                    version_id,
+                    p.ordinal,
+                    p.start,
+                    p.end,
+                    p.line_start,
+                    p.line_end,
+                    p.page_start,
+                    p.page_end,
+                    p.heading,
+                    p.text,
+                ),
             )
             self.conn.execute(
                 "INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)", (pcur.lastrowid, p.text, p.heading)
@@ -267,7 +289,9 @@ class IndexReader:
         return str(row[0]) if row else None
 
     def commits(self) -> list[CommitRow]:
-        return [CommitRow(*row) for row in self.conn.execute("SELECT seq, sha, time, subject FROM commits ORDER BY seq")]
+        return [
+            CommitRow(*row) for row in self.conn.execute("SELECT seq, sha, time, subject FROM commits ORDER BY seq")
+        ]
 
     def commit_seq(self, sha: str) -> int | None:
         row = self.conn.execute("SELECT seq FROM commits WHERE sha = ?", (sha,)).fetchone()
@@ -303,7 +327,9 @@ class IndexReader:
         return [PathVersion(*row) for row in rows]
 
     def all_path_versions(self) -> list[PathVersion]:
-        rows = self.conn.execute("SELECT path, version_id, first_seq, last_seq FROM path_versions ORDER BY path, first_seq")
+        rows = self.conn.execute(
+            "SELECT path, version_id, first_seq, last_seq FROM path_versions ORDER BY path, first_seq"
+        )
         return [PathVersion(*row) for row in rows]
 
     def version(self, version_id: int) -> VersionRow:
@@ -314,7 +340,22 @@ class IndexReader:
         ).fetchone()
         if row is None:
             raise IndexError_(f"{self.path}: version {version_id} missing", hint="rebuild the index")
-        return VersionRow(*row[:9], tuple(json.loads(row[9])), tuple(json.loads(row[10])), bool(row[11]), row[12])
+        vid, blob, identity, source_class, status, reason, size, text, title = row[:9]
+        return VersionRow(
+            vid,
+            blob,
+            identity,
+            source_class,
+            status,
+            reason,
+            size,
+            text,
+            title,
+            tuple(json.loads(row[9])),
+            tuple(json.loads(row[10])),
+            bool(row[11]),
+            row[12],
+        )
 
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
@@ -354,8 +395,10 @@ class IndexReader:
 
     def versions_containing(self, trigram_query: str, seq: int | None) -> list[tuple[str, int]]:
         """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit)."""
-        sql = "SELECT DISTINCT pv.path, pv.version_id FROM versions_tri JOIN path_versions pv ON pv.version_id = versions_tri.rowid"
-        sql += " WHERE versions_tri MATCH ?"
+        sql = (
+            "SELECT DISTINCT pv.path, pv.version_id FROM versions_tri"
+            " JOIN path_versions pv ON pv.version_id = versions_tri.rowid WHERE versions_tri MATCH ?"
+        )
         params: list[object] = [trigram_query]
         if seq is not None:
             sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"

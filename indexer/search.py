@@ -106,8 +106,18 @@ def _hit(path: str, commit: str, passage: object, raw_snippet: str) -> SearchHit
     assert isinstance(passage, Passage)
     snippet, highlights = _split_marks(raw_snippet)
     return SearchHit(
-        path, commit, passage.start, passage.end, passage.line_start, passage.line_end, passage.heading,
-        passage.text, snippet, highlights, passage.page_start, passage.page_end,
+        path,
+        commit,
+        passage.start,
+        passage.end,
+        passage.line_start,
+        passage.line_end,
+        passage.heading,
+        passage.text,
+        snippet,
+        highlights,
+        passage.page_start,
+        passage.page_end,
     )
 
 

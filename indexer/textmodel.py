@@ -25,7 +25,7 @@ def decode_text_blob(data: bytes, path: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ExtractionError(
-            f"{path}: not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})",
+            f"{path}: not valid UTF-8 (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
             hint="re-save the file as UTF-8 and commit it",
         ) from exc
     if b"\0" in data[:8000]:
