@@ -110,7 +110,7 @@ def build(
             raise
     summary.index_path = str(target)
     if site:
-        from .site import render_site  # type: ignore[import-untyped,unused-ignore]
+        from .site import render_site  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         out_dir = Path(out) if out else repo.root / config.site_dir
         render_site(repo, config, target, out_dir, summary)
@@ -161,7 +161,7 @@ def _write_index(
     # Skipped versions are retried on every build: the reason (a missing extra, a size
     # limit) may have gone away.
     writer.conn.execute("DELETE FROM path_versions")
-    writer.conn.execute("DELETE FROM versions_tri WHERE rowid IN (SELECT id FROM versions WHERE status = 'skipped')")
+    # Skipped versions have no text, so they never entered the FTS tables.
     writer.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
     known = writer.known_versions()
     intervals = _intervals(repo, config, commits)

@@ -166,3 +166,7 @@ def _styled_snippet(snippet: str, highlights: tuple[tuple[int, int], ...]) -> st
         last = end
     out.append(snippet[last:])
     return "".join(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -147,6 +147,9 @@ class IndexWriter:
         self.final_path = index_path
         self.temp_path = index_path.with_name(f".{index_path.name}.{os.getpid()}.tmp")
         self.reused_file = False
+        # A build killed earlier leaves its temporary file behind; we hold the lock now.
+        for stale in index_path.parent.glob(f".{index_path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
         if index_path.exists() and _schema_of(index_path) == SCHEMA_VERSION:
             shutil.copyfile(index_path, self.temp_path)
             self.reused_file = True

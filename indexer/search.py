@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +57,9 @@ class SearchHit:
 
 def plain_query(query: str) -> str:
     """Turn what a person typed into a safe FTS5 query: every word a quoted term, all required."""
-    terms = [t for t in query.split() if _WORD.search(t)]
+    # Control characters (NUL above all) end FTS5 strings early; they are never words.
+    printable = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in query)
+    terms = [t for t in printable.split() if _WORD.search(t)]
     if not terms:
         raise UsageError(f"search query {query!r} has no words to look for")
     # A quoted FTS5 string is tokenized like the text, so `don't` becomes the phrase

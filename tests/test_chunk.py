@@ -1,0 +1,117 @@
+"""Passages: exact slices of the text that cover it, with agreeing line ranges."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.chunk import HEADING_SEPARATOR, chunk
+from indexer.textmodel import LineIndex
+
+LINE_PIECES = st.sampled_from(
+    [
+        "",
+        "   ",
+        "# Heading",
+        "## Sub heading 東京",
+        "plain words here",
+        "- list item",
+        "1. numbered",
+        "```",
+        "code = 1",
+        "| a | b |",
+        "|---|---|",
+        "[ref]: https://example.org/x",
+        "> quoted 😀 text",
+        "Café naïve façade",
+        "\t indented",
+        "x" * 700,
+    ]
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(st.one_of(LINE_PIECES, st.text(max_size=60)), max_size=40))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = newline.join(lines)
+    if draw(st.booleans()):
+        text += newline
+    return text
+
+
+def _check_invariants(text: str, markdown: bool, max_chars: int) -> None:
+    passages = chunk(text, markdown=markdown, max_chars=max_chars)
+    lines = LineIndex(text)
+    covered = [False] * len(text)
+    previous_end = 0
+    for p in passages:
+        assert text[p.start : p.end] == p.text
+        assert p.start >= previous_end, "passages overlap or are out of order"
+        previous_end = p.end
+        assert p.text.strip(), "a passage is blank"
+        assert p.line_start == lines.line_of(p.start)
+        assert p.line_end == lines.line_of(max(p.start, p.end - 1))
+        for i in range(p.start, p.end):
+            covered[i] = True
+    for i, ch in enumerate(text):
+        if not ch.isspace():
+            assert covered[i], f"non-blank character {ch!r} at {i} is in no passage"
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents(), st.booleans(), st.integers(min_value=20, max_value=2000))
+def test_passages_are_exact_slices_that_cover_the_text(text: str, markdown: bool, max_chars: int) -> None:
+    _check_invariants(text, markdown, max_chars)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.booleans(), st.integers(min_value=5, max_value=300))
+def test_arbitrary_unicode_text_keeps_the_invariants(text: str, markdown: bool, max_chars: int) -> None:
+    _check_invariants(text, markdown, max_chars)
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents(), st.integers(min_value=20, max_value=500))
+def test_passages_are_bounded_in_length(text: str, max_chars: int) -> None:
+    for p in chunk(text, markdown=True, max_chars=max_chars):
+        assert len(p.text) <= max_chars
+
+
+def test_markdown_passages_follow_headings_and_carry_the_trail() -> None:
+    text = "# Handbook\n\nIntro.\n\n## On-call\n\nPager rotates.\n\n### Escalation\n\nCall the lead.\n"
+    passages = chunk(text, markdown=True, max_chars=1000)
+    assert [p.heading for p in passages] == [
+        "Handbook",
+        f"Handbook{HEADING_SEPARATOR}On-call",
+        f"Handbook{HEADING_SEPARATOR}On-call{HEADING_SEPARATOR}Escalation",
+    ]
+    assert passages[1].text == "## On-call\n\nPager rotates."
+    assert (passages[2].line_start, passages[2].line_end) == (9, 11)
+
+
+def test_link_reference_definitions_are_not_lost() -> None:
+    text = "Para.\n\n[ref]: https://example.org\n"
+    passages = chunk(text, markdown=True, max_chars=10)
+    assert any("[ref]" in p.text for p in passages)
+
+
+def test_crlf_line_ends_stay_outside_passage_ends() -> None:
+    text = "one\r\ntwo\r\n\r\nthree\r\n"
+    passages = chunk(text, markdown=False, max_chars=10)
+    assert [p.text for p in passages] == ["one\r\ntwo", "three"]
+
+
+def test_a_huge_line_is_cut_inside_the_line() -> None:
+    text = ("word " * 1000).strip()
+    passages = chunk(text, markdown=False, max_chars=100)
+    assert len(passages) > 10
+    assert all(p.line_start == p.line_end == 1 for p in passages)
+    assert "".join(text[p.start : p.end] for p in passages).replace(" ", "") == text.replace(" ", "")
+
+
+def test_passages_do_not_cross_pages() -> None:
+    text = "page one line\npage one more\n\fpage two line\n"
+    page_two = text.index("\f")
+    passages = chunk(text, markdown=False, max_chars=1000, page_starts=(page_two,))
+    assert [(p.page_start, p.page_end) for p in passages] == [(1, 1), (2, 2)]

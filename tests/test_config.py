@@ -1,0 +1,42 @@
+"""The typed config object read from pincite.toml or [tool.pincite]."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.config import SETTINGS_HELP, Config, config_fields, load_config
+from indexer.errors import ConfigError
+
+
+def test_defaults_without_files(tmp_path: Path) -> None:
+    assert load_config(tmp_path) == Config()
+
+
+def test_pyproject_then_pincite_toml_then_overrides(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.pincite]\nroots = ["docs"]\nsite_url = "https://a.example"\n')
+    assert load_config(tmp_path).roots == ("docs",)
+    (tmp_path / "pincite.toml").write_text('site_url = "https://b.example"\npassage_max_chars = 500\n')
+    config = load_config(tmp_path, {"site_url": "https://c.example"})
+    assert (config.roots, config.site_url, config.passage_max_chars) == (("docs",), "https://c.example", 500)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("roots = 3\n", "must be a list of strings"),
+        ("passage_max_chars = -1\n", "positive number"),
+        ("no_such = 1\n", "unknown pincite setting"),
+        ("roots = [\n", "not valid TOML"),
+    ],
+)
+def test_bad_settings_name_the_file_and_the_setting(tmp_path: Path, content: str, message: str) -> None:
+    (tmp_path / "pincite.toml").write_text(content)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_config(tmp_path)
+    assert "pincite.toml" in str(info.value)
+
+
+def test_every_setting_is_documented() -> None:
+    assert {name for name, _, _ in config_fields()} == set(SETTINGS_HELP)

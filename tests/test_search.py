@@ -1,0 +1,121 @@
+"""`pincite search`: ranked passages with citations; plain words never raise FTS5 errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from indexer import build, search
+from indexer.cli import main
+from indexer.errors import IndexError_, UsageError
+from indexer.search import plain_query
+from tests.conftest import CorpusRepo
+
+DOCS = {
+    "corpus/policies/retention.md": (
+        "# Retention\n\nInvoices are kept for seven years.\n\n## Email\n\nEmail is kept for two years.\n"
+    ),
+    "corpus/oncall.md": "# On-call\n\nThe pager rotates weekly. Don't page the CEO.\n\nC++ builds run nightly.\n",
+    "corpus/tokyo.md": "# 東京オフィス\n\n東京 office opens at nine. Café hours vary 😀.\n",
+}
+
+
+@pytest.fixture
+def built(corpus_repo: CorpusRepo) -> CorpusRepo:
+    corpus_repo.commit(DOCS)
+    build(corpus_repo.root, site=False)
+    return corpus_repo
+
+
+def test_hits_carry_exact_spans_lines_and_citations(built: CorpusRepo) -> None:
+    hits = search("seven years", built.root)
+    assert len(hits) == 1
+    hit = hits[0]
+    text = DOCS[hit.path]
+    assert text[hit.start : hit.end] == hit.text
+    assert "seven" in hit.snippet
+    assert any(hit.snippet[a:b].lower() == "seven" for a, b in hit.highlights)
+    assert hit.citation.text_form() == f"corpus/policies/retention.md@{built.head()}#L1-L3"
+    assert hit.heading == "Retention"
+
+
+def test_ranking_prefers_the_better_match(built: CorpusRepo) -> None:
+    hits = search("kept years", built.root)
+    assert {h.path for h in hits} == {"corpus/policies/retention.md"}
+    assert len(hits) == 2
+
+
+@pytest.mark.parametrize("query", ["don't", "C++", '"unbalanced', "AND", "NEAR(", "OR pager", "a:b", "*", "^x"])
+def test_awkward_plain_queries_never_raise(built: CorpusRepo, query: str) -> None:
+    try:
+        search(query, built.root)
+    except UsageError as exc:
+        assert "no words" in str(exc)
+
+
+def test_apostrophes_and_symbols_match_as_users_expect(built: CorpusRepo) -> None:
+    assert [h.path for h in search("don't", built.root)] == ["corpus/oncall.md"]
+    assert [h.path for h in search("C++ nightly", built.root)] == ["corpus/oncall.md"]
+    assert search("AND", built.root) == []
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+@given(st.text(max_size=30))
+def test_random_queries_never_raise_syntax_errors(built: CorpusRepo, query: str) -> None:
+    try:
+        search(query, built.root)
+    except UsageError as exc:
+        assert "no words" in str(exc)
+
+
+def test_plain_query_quotes_each_term() -> None:
+    assert plain_query('say "hi" now') == '"say" """hi""" "now"'
+
+
+def test_unicode_and_path_filter(built: CorpusRepo) -> None:
+    assert [h.path for h in search("cafe", built.root)] == ["corpus/tokyo.md"]
+    assert search("kept", built.root, path_prefix="corpus/policies/")
+    assert not search("kept", built.root, path_prefix="corpus/oncall")
+
+
+def test_raw_fts_syntax_behind_an_option(built: CorpusRepo) -> None:
+    assert {h.path for h in search("pager OR invoices", built.root, fts_syntax=True)} == {
+        "corpus/oncall.md",
+        "corpus/policies/retention.md",
+    }
+    with pytest.raises(UsageError, match="not valid FTS5 syntax"):
+        search('"unbalanced', built.root, fts_syntax=True)
+
+
+def test_search_at_an_older_built_commit(corpus_repo: CorpusRepo) -> None:
+    old = corpus_repo.commit({"corpus/a.md": "alpha words\n"})
+    corpus_repo.commit({"corpus/a.md": "beta words\n"})
+    build(corpus_repo.root, site=False)
+    assert [h.commit for h in search("alpha", corpus_repo.root, rev=old)] == [old]
+    assert search("alpha", corpus_repo.root) == []
+    corpus_repo.commit({"corpus/a.md": "gamma\n"})
+    with pytest.raises(IndexError_, match="not in the index"):
+        search("gamma", corpus_repo.root, rev="HEAD")
+
+
+def test_cli_json_and_errors(built: CorpusRepo) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["search", "pager", "--repo", str(built.root), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data[0]["path"] == "corpus/oncall.md"
+    assert data[0]["citation"].startswith("corpus/oncall.md@")
+    result = runner.invoke(main, ["search", "?!", "--repo", str(built.root)])
+    assert result.exit_code == UsageError.exit_code
+    assert "Traceback" not in result.output
+
+
+def test_search_without_an_index_says_to_build(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/a.md": "a\n"})
+    result = CliRunner().invoke(main, ["search", "a", "--repo", str(corpus_repo.root)])
+    assert result.exit_code == IndexError_.exit_code
+    assert "pincite build" in result.output
