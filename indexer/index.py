@@ -101,6 +101,23 @@ class VersionRow:
 
 
 @dataclass(frozen=True)
+class VersionMeta:
+    """A version without its text, for listing every version at once (the site)."""
+
+    id: int
+    blob: str
+    identity: str
+    source_class: str
+    status: str
+    reason: str
+    size: int
+    title: str
+    page_starts: tuple[int, ...]
+    is_markdown: bool
+    line_count: int
+
+
+@dataclass(frozen=True)
 class CommitRow:
     seq: int
     sha: str
@@ -359,6 +376,13 @@ class IndexReader:
             bool(row[11]),
             row[12],
         )
+
+    def version_metas(self) -> dict[int, VersionMeta]:
+        rows = self.conn.execute(
+            "SELECT id, blob, identity, source_class, status, reason, size, title, page_starts, is_markdown,"
+            " line_count FROM versions"
+        )
+        return {r[0]: VersionMeta(*r[:8], tuple(json.loads(r[8])), bool(r[9]), r[10]) for r in rows}
 
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
