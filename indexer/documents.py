@@ -8,6 +8,7 @@ cache live in one place.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import extract as extract_mod
 from .errors import ExtractionError
@@ -65,3 +66,22 @@ def text_blob(repo: GitRepo, version: VersionText) -> str:
     if version.extracted.source_class == "text":
         return version.blob
     return repo.hash_object(version.text.encode("utf-8"))
+
+
+def recorded_identities(index_path: Path) -> dict[str, str]:
+    """Blob SHA -> the extractor identity the index at `index_path` recorded for it (newest row).
+
+    Empty when there is no readable index: the index is a cache, and a citation's text is
+    still established from git objects without it.
+    """
+    from .errors import PinciteError
+    from .index import IndexReader
+
+    try:
+        reader = IndexReader(index_path)
+    except PinciteError:
+        return {}
+    try:
+        return reader.identities_by_blob()
+    finally:
+        reader.close()

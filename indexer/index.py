@@ -420,6 +420,16 @@ class IndexReader:
             raise UsageError(f"search query {fts_query!r} is not valid FTS5 syntax: {exc}") from exc
         return [(r[0], r[1], Passage(r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10]), r[11]) for r in rows]
 
+    def identities_by_blob(self) -> dict[str, str]:
+        """Blob SHA -> extractor identity of its newest indexed ('ok') version."""
+        rows = self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id")
+        return {str(blob): str(identity) for blob, identity in rows}
+
+    def version_blob(self, version_id: int) -> str | None:
+        """The blob SHA of a version, without loading its text."""
+        row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
+        return str(row[0]) if row else None
+
     def versions_containing(self, trigram_query: str, seq: int | None) -> list[tuple[str, int]]:
         """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit)."""
         sql = (
