@@ -1,7 +1,8 @@
 """The one typed configuration object, read from the corpus repository.
 
 Settings come from `[tool.pincite]` in the repository's `pyproject.toml` or from a
-`pincite.toml` at its root (the latter wins when both exist). Every field of `Config`
+`pincite.toml` at its root (the latter wins when both exist), then from `PINCITE_<NAME>`
+environment variables (so a CI job can set one per run). Every field of `Config`
 is a setting; its docstring-like comment in `SETTINGS_HELP` is the documentation that
 `docs/configuration.md` is generated from.
 """
@@ -9,7 +10,10 @@ is a setting; its docstring-like comment in `SETTINGS_HELP` is the documentation
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,8 +66,39 @@ def load_config(repo_root: Path, overrides: dict[str, Any] | None = None) -> Con
     own_file = repo_root / "pincite.toml"
     if own_file.is_file():
         values.update(_read_toml(own_file))
+    values.update(env_overrides(os.environ))
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return _coerce(values, source=own_file if own_file.is_file() else pyproject)
+
+
+ENV_PREFIX = "PINCITE_"
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Settings given as `PINCITE_<NAME>` variables; lists are separated by commas or spaces.
+
+    An empty variable counts as unset, because CI expressions expand to "" when a value is absent.
+    """
+    defaults = Config()
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(Config):
+        variable = ENV_PREFIX + field.name.upper()
+        raw = environ.get(variable, "").strip()
+        if not raw:
+            continue
+        expected = getattr(defaults, field.name)
+        if isinstance(expected, tuple):
+            values[field.name] = [item for item in re.split(r"[,\s]+", raw) if item]
+        elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
+            try:
+                values[field.name] = type(expected)(raw)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"environment variable {variable}={raw!r} is not a number", hint=f"set {variable} to a number"
+                ) from exc
+        else:
+            values[field.name] = raw
+    return values
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
