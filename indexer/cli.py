@@ -168,5 +168,10 @@ def _styled_snippet(snippet: str, highlights: tuple[tuple[int, int], ...]) -> st
     return "".join(out)
 
 
+from .cli_ops import doctor_command  # noqa: E402
+
+main.add_command(doctor_command)
+
+
 if __name__ == "__main__":
     main()

@@ -339,6 +339,18 @@ def parse_hunks(diff_text: str) -> list[Hunk]:
     return hunks
 
 
+def git_version() -> tuple[int, ...] | None:
+    """The installed git's version numbers, or None when git is not on PATH."""
+    try:
+        proc = subprocess.run(["git", "--version"], capture_output=True, text=True)
+    except OSError:
+        return None
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
+    if proc.returncode != 0 or match is None:
+        return None
+    return tuple(int(part) for part in match.groups() if part is not None)
+
+
 def safe_repo_path(path: str) -> str:
     """Normalise a repository-relative path; refuse anything that could escape the repository."""
     from .errors import UsageError
