@@ -12,12 +12,20 @@ COMMIT is the full 40-hex SHA when emitted; parsing accepts 4..40 hex digits and
 caller resolves abbreviations against the repository. In PATH, the characters
 `%`, `@`, `#`, space, control characters and `()<>[]` are percent-encoded (UTF-8), so
 the form survives Markdown and terminals; other non-ASCII characters stay readable.
+
+Permalink into the static site (served by the site; `blob` is the path's blob at COMMIT):
+
+    {site_url}/v/{blob}.html?commit={COMMIT}&path={quote(path, safe="/")}#{selector}
+
+Derived identifiers: a Software Heritage id (`swh:1:cnt:...;anchor=swh:1:rev:...`) and,
+when the repository's origin is on GitHub, a `blob/<sha>/<path>?plain=1#L12-L18` URL.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from .errors import CitationSyntaxError
 
@@ -40,6 +48,7 @@ class Citation:
     quote: str | None = None
     prefix: str | None = None
     suffix: str | None = None
+    blob: str | None = None
 
     def __post_init__(self) -> None:
         chosen = [s for s in (self.lines, self.chars, self.linecol) if s is not None]
@@ -67,6 +76,31 @@ class Citation:
 
     def text_form(self) -> str:
         return f"{encode_path(self.path)}@{self.commit}#{self.selector}"
+
+    @property
+    def unit(self) -> str:
+        """Which unit system the span is written in: "lines", "chars" or "linecol"."""
+        if self.lines is not None:
+            return "lines"
+        return "chars" if self.chars is not None else "linecol"
+
+    def with_quote(self, quote: str | None) -> Citation:
+        return replace(self, quote=quote)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "citation": self.text_form(),
+            "commit": self.commit,
+            "path": self.path,
+            "selector": self.selector,
+            "lines": list(self.lines) if self.lines else None,
+            "chars": list(self.chars) if self.chars else None,
+            "linecol": list(self.linecol) if self.linecol else None,
+            "blob": self.blob,
+            "quote": self.quote,
+            "prefix": self.prefix,
+            "suffix": self.suffix,
+        }
 
 
 def encode_path(path: str) -> str:
@@ -124,3 +158,111 @@ def parse_text_form(text: str) -> Citation:
     path = decode_path(m.group("path"))
     selector = parse_selector(m.group("sel"), text)
     return Citation(commit=m.group("commit").lower(), path=path, **selector)  # type: ignore[arg-type]
+
+
+# -- permalinks into the static site ------------------------------------------------
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_PERMALINK_PATH = re.compile(r"^(?P<base>.*)/v/(?P<blob>[0-9a-f]{40})\.html$")
+
+
+def permalink(citation: Citation, site_url: str, blob: str) -> str:
+    """The site URL that shows exactly this citation (see the module docstring)."""
+    base = site_url.rstrip("/")
+    path = quote(citation.path, safe="/")
+    return f"{base}/v/{blob}.html?commit={citation.commit}&path={path}#{citation.selector}"
+
+
+def parse_permalink(url: str) -> tuple[Citation, str]:
+    """(citation with its blob, site base URL) of a pincite permalink."""
+    parts = urlsplit(url.strip())
+    found = _PERMALINK_PATH.match(parts.path)
+    if parts.scheme not in ("http", "https", "file") or not found:
+        raise CitationSyntaxError(f"{url!r}: not a pincite permalink (expected .../v/BLOB.html?commit=...&path=...)")
+    query = parse_qs(parts.query, keep_blank_values=True)
+    commits, paths = query.get("commit", []), query.get("path", [])
+    if len(commits) != 1 or not _HEX40.match(commits[0]):
+        raise CitationSyntaxError(f"{url!r}: the permalink needs commit=<40 hex digits>")
+    if len(paths) != 1 or not paths[0]:
+        raise CitationSyntaxError(f"{url!r}: the permalink needs path=<document path>")
+    if not parts.fragment:
+        raise CitationSyntaxError(f"{url!r}: the permalink needs a #span such as #L12-L18")
+    selector = parse_selector(unquote(parts.fragment), url)
+    base = f"{parts.scheme}://{parts.netloc}{found.group('base')}"
+    citation = Citation(commit=commits[0], path=paths[0], blob=found.group("blob"), **selector)  # type: ignore[arg-type]
+    return citation, base
+
+
+# -- GitHub and Software Heritage ---------------------------------------------------
+_GITHUB_ORIGIN = re.compile(
+    r"^(?:https?://(?:[^@/]+@)?github\.com/|git@github\.com:|ssh://git@github\.com/)"
+    r"(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$"
+)
+_GITHUB_BLOB = re.compile(
+    r"^https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)/blob/(?P<commit>[0-9a-fA-F]{4,40})/"
+    r"(?P<path>[^?#\s]+)(?:\?[^#\s]*)?#(?P<sel>L\d+(?:-L\d+)?)$"
+)
+
+
+def github_repo(origin_url: str | None) -> tuple[str, str] | None:
+    """(owner, name) when the origin URL points at GitHub."""
+    if not origin_url:
+        return None
+    found = _GITHUB_ORIGIN.match(origin_url.strip())
+    return (found.group("owner"), found.group("name")) if found else None
+
+
+def github_url(citation: Citation, origin_url: str | None, lines: tuple[int, int]) -> str | None:
+    """A GitHub blob permalink to the citation's lines, when the origin is on GitHub."""
+    owner_name = github_repo(origin_url)
+    if owner_name is None:
+        return None
+    owner, name = owner_name
+    first, last = lines
+    anchor = f"L{first}" if first == last else f"L{first}-L{last}"
+    return f"https://github.com/{owner}/{name}/blob/{citation.commit}/{quote(citation.path, safe='/')}?plain=1#{anchor}"
+
+
+def parse_github_url(url: str) -> tuple[Citation, tuple[str, str]]:
+    """(citation, (owner, name)) of a GitHub blob URL with a line anchor."""
+    found = _GITHUB_BLOB.match(url.strip())
+    if not found:
+        raise CitationSyntaxError(f"{url!r}: not a GitHub blob URL with a #L12-L18 anchor")
+    selector = parse_selector(found.group("sel"), url)
+    citation = Citation(
+        commit=found.group("commit").lower(),
+        path=unquote(found.group("path")),
+        **selector,  # type: ignore[arg-type]
+    )
+    return citation, (found.group("owner"), found.group("name"))
+
+
+def swhid(citation: Citation, blob: str, lines: tuple[int, int], origin_url: str | None) -> str:
+    """The Software Heritage identifier of the cited lines, with origin, anchor and path qualifiers."""
+    parts = [f"swh:1:cnt:{blob}"]
+    origin = _public_origin(origin_url)
+    if origin:
+        parts.append(f"origin={origin}")
+    parts.append(f"anchor=swh:1:rev:{citation.commit}")
+    parts.append("path=/" + quote(citation.path, safe="/"))
+    first, last = lines
+    parts.append(f"lines={first}" if first == last else f"lines={first}-{last}")
+    return ";".join(parts)
+
+
+def _public_origin(origin_url: str | None) -> str | None:
+    owner_name = github_repo(origin_url)
+    if owner_name:
+        return f"https://github.com/{owner_name[0]}/{owner_name[1]}"
+    if origin_url and origin_url.startswith(("https://", "http://")) and "@" not in origin_url:
+        return quote(origin_url, safe=":/.-_~")
+    return None
+
+
+def parse_citation(text: str) -> Citation:
+    """Any citation form pincite reads: text form, pincite permalink, or GitHub blob URL."""
+    candidate = text.strip()
+    if "/v/" in candidate and "?" in candidate and candidate.startswith(("http://", "https://", "file://")):
+        return parse_permalink(candidate)[0]
+    if candidate.startswith("https://github.com/"):
+        return parse_github_url(candidate)[0]
+    return parse_text_form(candidate)
