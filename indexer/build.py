@@ -140,6 +140,8 @@ def classify(entry: TreeEntry, config: Config) -> _Kind:
         return _Kind(None, "submodule (not indexed)")
     if entry.mode not in MODE_FILE:
         return _Kind(None, f"unsupported entry mode {entry.mode}")
+    if entry.path.rsplit("/", 1)[-1].startswith("."):
+        return _Kind(None, "")  # dotfiles such as .gitkeep hold folders, not documents
     if entry.path.endswith(SNAPSHOT_META_SUFFIX):
         return _Kind(None, "")  # snapshot metadata, read beside its snapshot
     extractor = extract_mod.extractor_for(entry.path)
