@@ -172,6 +172,11 @@ from .cli_ops import doctor_command  # noqa: E402
 
 main.add_command(doctor_command)
 
+from .cli_citations import COMMANDS as CITATION_COMMANDS  # noqa: E402
+
+for _command in CITATION_COMMANDS:
+    main.add_command(_command)
+
 
 if __name__ == "__main__":
     main()

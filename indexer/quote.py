@@ -22,8 +22,8 @@ from functools import lru_cache
 
 from . import extract as extract_mod
 from .citation import Citation
-from .errors import PinciteError
-from .gitrepo import MODE_FILE
+from .errors import PinciteError, UsageError
+from .gitrepo import MODE_FILE, safe_repo_path
 from .resolve import Resolved, Resolver, span_citation
 from .textmodel import Span
 
@@ -222,3 +222,36 @@ def trigram_query(normalized_quote: str, most: int = 8) -> str | None:
         return None
     longest = sorted(set(pieces), key=len, reverse=True)[:most]
     return " AND ".join('"' + p + '"' for p in longest)
+
+
+def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = "chars") -> Resolved:
+    """A new citation of the one place in `path` at `rev` where `quote` stands, resolved."""
+    commit = resolver.commit(rev)
+    clean = safe_repo_path(path)
+    wanted = normalize(quote)
+    if not wanted:
+        raise UsageError(f"--quote {quote!r} is empty", hint="quote the words you want to cite")
+    version = resolver.text_at(commit, clean)
+    index = resolver.line_index(version)
+    normalized, offsets = normalize_for_match(version.text)
+    spans: list[Span] = []
+    at = normalized.find(wanted)
+    while at != -1:
+        spans.append(Span(offsets[at], _end_offset(offsets, at + len(wanted), version.text)))
+        at = normalized.find(wanted, at + 1)
+    where = f"{clean} at {commit[:12]}"
+    if not spans:
+        raise UsageError(
+            f"the quote {quote!r} does not stand in {where}",
+            hint="check the wording (matching folds whitespace, quotes and dashes only), or search first",
+        )
+    if len(spans) > 1:
+        listed = ", ".join(f"L{index.line_of(s.start)} (c{s.start}-{s.end})" for s in spans[:10])
+        more = f" and {len(spans) - 10} more" if len(spans) > 10 else ""
+        raise UsageError(
+            f"the quote {quote!r} stands {len(spans)} times in {where}: {listed}{more}",
+            hint="quote more words to make it unique, or cite with --lines/--chars",
+        )
+    citation = span_citation(commit, clean, spans[0], index, unit, quote=quote)
+    resolved = resolver.resolve(citation)
+    return resolved

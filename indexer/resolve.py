@@ -214,6 +214,24 @@ def resolve(citation: Citation, repo: GitRepo, *, resolver: Resolver | None = No
     return (resolver or Resolver(repo)).resolve(citation)
 
 
+def cite_span(
+    resolver: Resolver,
+    path: str,
+    rev: str,
+    lines: tuple[int, int] | None,
+    chars: tuple[int, int] | None,
+    unit: str | None = None,
+) -> Resolved:
+    """A new citation of `path` at `rev` by lines or characters, written in `unit`, resolved."""
+    commit = resolver.commit(rev)
+    clean = safe_repo_path(path)
+    resolved = resolver.resolve(Citation(commit, clean, lines=lines, chars=chars))
+    if unit is not None and unit != resolved.citation.unit:
+        converted = span_citation(commit, clean, resolved.span, resolved.line_index, unit)
+        resolved = resolver.resolve(converted)
+    return replace(resolved, citation=replace(resolved.citation, quote=resolved.text))
+
+
 def span_citation(
     commit: str, path: str, span: Span, index: LineIndex, unit: str, quote: str | None = None
 ) -> Citation:
