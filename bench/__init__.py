@@ -1,0 +1,1 @@
+"""Benchmarks of pincite (scripts, not tests); see BENCHMARKS.md for the figures."""
