@@ -420,6 +420,39 @@ class IndexReader:
             raise UsageError(f"search query {fts_query!r} is not valid FTS5 syntax: {exc}") from exc
         return [(r[0], r[1], Passage(r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10]), r[11]) for r in rows]
 
+    def search_substrings(
+        self, substrings: list[str], fts_query: str | None, seq: int, limit: int, path_prefix: str | None
+    ) -> list[tuple[str, int, Passage]]:
+        """Passages at `seq` containing every substring (and matching `fts_query`, if given).
+
+        The word tokenizer keeps a run of CJK text as one token, so CJK words inside a
+        sentence are found by substring instead; the trigram table narrows the versions.
+        """
+        sql = (
+            'SELECT pv.path, p.version_id, p.ordinal, p.start, p."end", p.line_start, p.line_end, p.heading, p.text,'
+            " p.page_start, p.page_end FROM passages p"
+            " JOIN path_versions pv ON pv.version_id = p.version_id AND pv.first_seq <= ? AND pv.last_seq >= ?"
+            " WHERE 1"
+        )
+        params: list[object] = [seq, seq]
+        for sub in substrings:
+            sql += " AND instr(p.text, ?) > 0"
+            params.append(sub)
+        long_subs = [sub for sub in substrings if len(sub) >= 3]
+        if long_subs:
+            sql += " AND p.version_id IN (SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?)"
+            params.append(" ".join('"' + sub.replace('"', '""') + '"' for sub in long_subs))
+        if fts_query:
+            sql += " AND p.id IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
+            params.append(fts_query)
+        if path_prefix:
+            sql += " AND substr(pv.path, 1, length(?)) = ?"
+            params += [path_prefix, path_prefix]
+        sql += " ORDER BY pv.path, p.ordinal LIMIT ?"
+        params.append(limit)
+        rows = self.conn.execute(sql, params).fetchall()
+        return [(r[0], r[1], Passage(r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10])) for r in rows]
+
     def identities_by_blob(self) -> dict[str, str]:
         """Blob SHA -> extractor identity of its newest indexed ('ok') version."""
         rows = self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id")

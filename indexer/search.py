@@ -15,6 +15,7 @@ from .index import IndexReader
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff66-\uff9f]")
 
 
 @dataclass(frozen=True)
@@ -55,16 +56,30 @@ class SearchHit:
         }
 
 
-def plain_query(query: str) -> str:
-    """Turn what a person typed into a safe FTS5 query: every word a quoted term, all required."""
+def query_terms(query: str) -> list[str]:
+    """The terms of what a person typed: whitespace-separated, each with a word in it."""
     # Control characters (NUL above all) end FTS5 strings early; they are never words.
     printable = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in query)
     terms = [t for t in printable.split() if _WORD.search(t)]
     if not terms:
         raise UsageError(f"search query {query!r} has no words to look for")
+    return terms
+
+
+def plain_query(query: str) -> str:
+    """Turn what a person typed into a safe FTS5 query: every word a quoted term, all required."""
+    return _fts_phrases(query_terms(query))
+
+
+def _fts_phrases(terms: list[str]) -> str:
     # A quoted FTS5 string is tokenized like the text, so `don't` becomes the phrase
     # "don t" and operators or stray quotes are just words.
     return " ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def is_cjk_term(term: str) -> bool:
+    """Scripts written without spaces, which the word tokenizer cannot split into words."""
+    return any(_CJK.match(ch) for ch in term)
 
 
 def search(
@@ -96,11 +111,31 @@ def search(
                 )
             seq = found
         commit = reader.commits()[seq].sha
-        fts_query = query if fts_syntax else plain_query(query)
-        rows = reader.search_passages(fts_query, seq, limit, path_prefix)
+        if fts_syntax:
+            rows = reader.search_passages(query, seq, limit, path_prefix)
+            return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
+        terms = query_terms(query)
+        cjk = [t for t in terms if is_cjk_term(t)]
+        if not cjk:
+            rows = reader.search_passages(_fts_phrases(terms), seq, limit, path_prefix)
+            return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
+        words = [t for t in terms if not is_cjk_term(t)]
+        found = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
+        return [_hit(path, commit, passage, _marked_snippet(passage.text, cjk)) for path, _vid, passage in found]
     finally:
         reader.close()
-    return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
+
+
+def _marked_snippet(text: str, substrings: list[str], width: int = 120) -> str:
+    """A snippet around the first match with every occurrence marked, like FTS5's snippet()."""
+    first = min((text.find(s) for s in substrings if s in text), default=0)
+    start = max(0, first - width // 3)
+    window = text[start : start + width]
+    for sub in sorted(set(substrings), key=len, reverse=True):
+        window = window.replace(sub, MARK_OPEN + sub + MARK_CLOSE)
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(text) else ""
+    return prefix + window + suffix
 
 
 def _hit(path: str, commit: str, passage: object, raw_snippet: str) -> SearchHit:

@@ -119,3 +119,13 @@ def test_search_without_an_index_says_to_build(corpus_repo: CorpusRepo) -> None:
     result = CliRunner().invoke(main, ["search", "a", "--repo", str(corpus_repo.root)])
     assert result.exit_code == IndexError_.exit_code
     assert "pincite build" in result.output
+
+
+def test_cjk_words_inside_a_sentence_are_found(built: CorpusRepo) -> None:
+    hits = search("東京", built.root)
+    assert [h.path for h in hits] == ["corpus/tokyo.md"]
+    hit = hits[0]
+    assert [hit.snippet[a:b] for a, b in hit.highlights] == ["東京", "東京"]
+    assert search("オフィス", built.root)[0].path == "corpus/tokyo.md"
+    assert [h.path for h in search("東京 nine", built.root)] == ["corpus/tokyo.md"]
+    assert search("東京 pager", built.root) == []
