@@ -47,6 +47,7 @@ class BuildSummary:
     seconds: float = 0.0
     index_path: str = ""
     site_dir: str | None = None
+    site: dict[str, object] | None = None  # the site stage's counts (pages rendered / reused, ...)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -62,6 +63,7 @@ class BuildSummary:
             "seconds": round(self.seconds, 3),
             "index_path": self.index_path,
             "site_dir": self.site_dir,
+            "site": self.site,
         }
 
 
@@ -81,7 +83,7 @@ def build(
     out: Path | str | None = None,
     index_path: Path | str | None = None,
     config: Config | None = None,
-    site: bool = False,
+    site: bool = True,
     progress: Progress | None = None,
 ) -> BuildSummary:
     """Index commit `rev` of the repository at `repo_path`; return what was done."""

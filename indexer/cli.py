@@ -177,6 +177,10 @@ from .cli_citations import COMMANDS as CITATION_COMMANDS  # noqa: E402
 for _command in CITATION_COMMANDS:
     main.add_command(_command)
 
+from .cli_site import serve_command  # noqa: E402
+
+main.add_command(serve_command)
+
 
 if __name__ == "__main__":
     main()

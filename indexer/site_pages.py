@@ -1,0 +1,179 @@
+"""The site's pages that hold corpus text: document pages, version pages; and the citations report."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from jinja2 import Environment
+
+from .config import Config
+from .errors import PinciteError
+from .gitrepo import GitRepo
+from .index import CommitRow, IndexReader, PathVersion, VersionMeta
+from .site_render import human_size, markdown_view, root_prefix, source_view, url_path
+
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-src 'none'; worker-src 'self' blob:"
+)
+
+
+@dataclass
+class PageContext:
+    config: Config
+    commits: list[CommitRow]
+    repo: GitRepo
+    env: Environment
+    reader: IndexReader
+    _snapshot_blobs: dict[str, str] | None = field(default=None)
+
+    def site_values(self, rel: str) -> dict[str, Any]:
+        return {
+            "title": self.config.site_title,
+            "root": root_prefix(rel),
+            "site_url": self.config.site_url,
+            "csp": CSP,
+            "human_size": human_size,
+        }
+
+    def _snapshot_entries(self) -> dict[str, str]:
+        if self._snapshot_blobs is None:
+            roots = tuple(r for r in self.config.roots if r == "snapshots")
+            entries = self.repo.tree_entries(self.commits[-1].sha, roots) if roots else []
+            self._snapshot_blobs = {e.path: e.sha for e in entries}
+        return self._snapshot_blobs
+
+    def snapshot_key(self, path: str) -> str:
+        """The blob of a snapshot's metadata file: its page shows it, so a change re-renders the page."""
+        if not path.startswith("snapshots/"):
+            return ""
+        return self._snapshot_entries().get(path + ".meta.json", "")
+
+    def provenance(self, path: str) -> dict[str, str] | None:
+        if not path.startswith("snapshots/"):
+            return None
+        meta: Any = None
+        try:
+            from . import snapshot
+
+            meta = snapshot.snapshot_provenance(self.repo, self.commits[-1].sha, path)
+        except (ImportError, AttributeError, PinciteError):
+            meta = None
+        if meta is not None:
+            return _provenance_fields(meta)
+        blob = self._snapshot_entries().get(path + ".meta.json")
+        if not blob:
+            return None
+        try:
+            return _provenance_fields(json.loads(self.repo.read_blob(blob)))
+        except ValueError:
+            return None
+
+
+def _provenance_fields(meta: Any) -> dict[str, str]:
+    def get(*names: str) -> str:
+        for name in names:
+            value = meta.get(name) if isinstance(meta, dict) else getattr(meta, name, None)
+            if value:
+                return str(value)
+        return ""
+
+    return {
+        "url": get("url", "requested_url"),
+        "final_url": get("final_url"),
+        "fetched_at": get("fetched_at", "fetch_time", "fetched"),
+        "content_type": get("content_type"),
+    }
+
+
+def original_file(meta: VersionMeta, path: str) -> str | None:
+    """Where the original bytes of an extracted version are published, if at all.
+
+    PDFs are served as PDFs (the reader's viewer opens them at `#page=N`); fetched HTML is
+    never served as HTML from the site's origin: it is published as text/plain, a download.
+    """
+    lower = path.lower()
+    if meta.source_class == "text":
+        return None
+    if lower.endswith(".pdf"):
+        return f"files/{meta.blob}.pdf"
+    if lower.endswith((".html", ".htm")):
+        return f"files/{meta.blob}.txt"
+    return None
+
+
+def _write(target: Path, html: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html, encoding="utf-8")
+
+
+def _text_and_passages(ctx: PageContext, meta: VersionMeta) -> tuple[str, list[Any]]:
+    row = ctx.reader.version(meta.id)
+    return row.text or "", ctx.reader.passages_of(meta.id)
+
+
+def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: Path) -> None:
+    rel = f"v/{meta.blob}.html"
+    text, passages = _text_and_passages(ctx, meta)
+    original = original_file(meta, path)
+    root = root_prefix(rel)
+    view = source_view(text, passages, meta.page_starts, root + original if original else None)
+    html = ctx.env.get_template("version.html").render(
+        site=ctx.site_values(rel),
+        meta=meta,
+        path=path,
+        source=view,
+        original=original,
+        download_name=PurePosixPath(path).name,
+    )
+    _write(target, html)
+
+
+def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path) -> None:
+    rel = f"doc/{pv.path}.html"
+    text, passages = _text_and_passages(ctx, meta)
+    original = original_file(meta, pv.path)
+    root = root_prefix(rel)
+    view = source_view(text, passages, meta.page_starts, root + original if original else None)
+    rendered, headings = markdown_view(text) if meta.is_markdown else (None, [])
+    intro = ctx.commits[pv.first_seq]
+    parts = pv.path.split("/")
+    html = ctx.env.get_template("document.html").render(
+        site=ctx.site_values(rel),
+        meta=meta,
+        path=pv.path,
+        source=view,
+        rendered=rendered,
+        headings=headings,
+        intro=intro,
+        original=original,
+        download_name=parts[-1],
+        provenance=ctx.provenance(pv.path),
+        folder="/".join(parts[:-1]) or ".",
+        top_folder=parts[0],
+        permalink_path=url_path(pv.path),
+        passages=passages,
+        pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
+    )
+    _write(target, html)
+
+
+def citations_report(repo: GitRepo, config: Config, paths: list[str]) -> tuple[Any, str | None]:
+    """`check` over the corpus documents that can hold citations, or why it could not run."""
+    try:
+        from .check import check_paths  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None, "this pincite has no citation checker (indexer.check) yet"
+    candidates = [repo.root / p for p in paths if p.lower().endswith((".md", ".markdown", ".txt"))]
+    candidates = [p for p in candidates if p.is_file()]
+    if not candidates:
+        return None, "no Markdown or text documents to scan"
+    try:
+        report = check_paths(candidates, repo, against="HEAD")
+    except PinciteError as exc:
+        return None, str(exc)
+    return report, None

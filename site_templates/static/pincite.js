@@ -1,0 +1,478 @@
+// pincite site: span highlighting, select-to-cite and the drift banner.
+// Offsets are Unicode code points of the document text (as in `pincite cite --chars`);
+// the browser counts UTF-16 units, so every conversion happens here, at the edge.
+"use strict";
+
+const Pincite = (() => {
+  // -- code points and paths ------------------------------------------------------------
+  function codePoints(s) {
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+      n++;
+    }
+    return n;
+  }
+
+  // Python's urllib.parse.quote(path, safe="/").
+  function quotePath(path) {
+    return encodeURIComponent(path)
+      .replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
+      .replace(/%2F/g, "/");
+  }
+
+  // indexer.citation.encode_path: the characters that would break the text form.
+  const ENCODE = new Set(["%", "@", "#", " ", "(", ")", "<", ">", "[", "]", '"', "'", "`"]);
+  function encodePath(path) {
+    let out = "";
+    for (const ch of path) {
+      const cp = ch.codePointAt(0);
+      if (ENCODE.has(ch) || cp < 0x20 || cp === 0x7f) {
+        for (const b of new TextEncoder().encode(ch)) out += "%" + b.toString(16).toUpperCase().padStart(2, "0");
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  }
+
+  // FNV-1a 64 of the UTF-8 bytes: the name of a path's history file (site_render.history_name).
+  function historyName(path) {
+    let h = 0xcbf29ce484222325n;
+    for (const b of new TextEncoder().encode(path)) {
+      h ^= BigInt(b);
+      h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    }
+    return h.toString(16).padStart(16, "0");
+  }
+
+  // -- selectors -------------------------------------------------------------------------
+  function parseSelector(hash) {
+    const s = decodeURIComponent((hash || "").replace(/^#/, ""));
+    let m;
+    if ((m = /^L(\d+)(?:-L(\d+))?$/.exec(s))) return { kind: "lines", a: +m[1], b: m[2] ? +m[2] : +m[1], text: s };
+    if ((m = /^c(\d+)-(\d+)$/.exec(s))) return { kind: "chars", a: +m[1], b: +m[2], text: s };
+    if ((m = /^L(\d+)C(\d+)-L(\d+)C(\d+)$/.exec(s)))
+      return { kind: "linecol", l1: +m[1], c1: +m[2], l2: +m[3], c2: +m[4], text: s };
+    return null;
+  }
+
+  // Mirror of indexer.drift.relocate_lines: carry lines first..last through zero-context hunks.
+  function relocateLines(first, last, hunks) {
+    let shift = 0, delta = 0, touched = false;
+    const sorted = hunks.slice().sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    for (const [os, oc, , nc] of sorted) {
+      let before, touches;
+      if (oc === 0) {
+        before = os < first;
+        touches = first <= os && os < last;
+      } else {
+        const oldLast = os + oc - 1;
+        before = oldLast < first;
+        touches = os <= last && oldLast >= first;
+      }
+      if (before) shift += nc - oc;
+      else if (touches) { touched = true; delta += nc - oc; }
+    }
+    if (!touched) return ["verified", first + shift, last + shift];
+    const nf = first + shift;
+    return ["drifted", nf, Math.max(nf - 1, last + shift + delta)];
+  }
+
+  // -- the source view -------------------------------------------------------------------
+  const src = () => document.getElementById("src");
+  const lineEls = () => Array.from(src().children).filter((el) => el.classList.contains("ln"));
+
+  // Code-point offset where each line starts (index 0 is line 1).
+  function lineStarts() {
+    const starts = [];
+    let at = 0;
+    for (const el of lineEls()) {
+      starts.push(at);
+      at += codePoints(el.textContent);
+    }
+    starts.push(at);
+    return starts;
+  }
+
+  function charSpanOf(sel) {
+    if (sel.kind === "chars") return [sel.a, sel.b];
+    if (sel.kind === "linecol") {
+      const st = lineStarts();
+      return [st[sel.l1 - 1] + sel.c1 - 1, st[sel.l2 - 1] + sel.c2 - 1];
+    }
+    return null;
+  }
+
+  function lineRangeOf(sel) {
+    if (sel.kind === "lines") return [sel.a, sel.b];
+    if (sel.kind === "linecol") return [sel.l1, sel.l2];
+    const st = lineStarts();
+    const lineOf = (off) => { let n = 0; while (n + 1 < st.length - 1 && st[n + 1] <= off) n++; return n + 1; };
+    return [lineOf(sel.a), lineOf(Math.max(sel.a, sel.b - 1))];
+  }
+
+  // Wrap code points [a, b) of the source text in <mark class="cited">, text node by text node.
+  function markChars(a, b) {
+    const walker = document.createTreeWalker(src(), NodeFilter.SHOW_TEXT);
+    const pieces = [];
+    let at = 0, node;
+    while ((node = walker.nextNode())) {
+      const s = node.data;
+      let i = 0, startUnit = -1, endUnit = -1;
+      while (i <= s.length) {
+        if (at === a && startUnit < 0) startUnit = i;
+        if (at === b) { endUnit = i; break; }
+        if (i === s.length) break;
+        const c = s.charCodeAt(i);
+        i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+        at++;
+      }
+      if (startUnit < 0 && at > a) startUnit = 0;
+      if (startUnit >= 0) pieces.push([node, startUnit, endUnit < 0 ? s.length : endUnit]);
+      if (endUnit >= 0 || at >= b) break;
+    }
+    let first = null;
+    for (const [n, x, y] of pieces) {
+      if (y <= x) continue;
+      const range = document.createRange();
+      range.setStart(n, x);
+      range.setEnd(n, y);
+      const mark = document.createElement("mark");
+      mark.className = "cited";
+      range.surroundContents(mark);
+      first = first || mark;
+    }
+    return first;
+  }
+
+  function highlight(sel) {
+    document.querySelectorAll(".hl").forEach((el) => el.classList.remove("hl"));
+    document.querySelectorAll("mark.cited").forEach((m) => m.replaceWith(...m.childNodes));
+    if (src()) src().normalize();
+    if (!sel || !src()) return;
+    const [first, last] = lineRangeOf(sel);
+    for (let n = first; n <= last; n++) {
+      const el = document.getElementById("L" + n);
+      if (el) el.classList.add("hl");
+    }
+    document.querySelectorAll("[data-line-start]").forEach((el) => {
+      const a = +el.dataset.lineStart, b = +el.dataset.lineEnd;
+      if (a <= last && b >= first && !el.querySelector("[data-line-start]")) el.classList.add("hl");
+    });
+    const span = charSpanOf(sel);
+    let target = document.getElementById("L" + first);
+    if (span) target = markChars(span[0], span[1]) || target;
+    if (target) target.scrollIntoView({ block: "center" });
+  }
+
+  // -- selection → citation ----------------------------------------------------------------
+  function offsetOf(node, offset) {
+    const range = document.createRange();
+    range.setStart(src(), 0);
+    range.setEnd(node, offset);
+    return codePoints(range.toString());
+  }
+
+  function selectedSpan() {
+    const s = window.getSelection();
+    if (!s || s.rangeCount === 0 || s.isCollapsed || !src()) return null;
+    const r = s.getRangeAt(0);
+    if (!src().contains(r.startContainer) && !src().contains(r.endContainer)) return null;
+    const total = codePoints(src().textContent);
+    const a = src().contains(r.startContainer) ? offsetOf(r.startContainer, r.startOffset) : 0;
+    const b = src().contains(r.endContainer) ? offsetOf(r.endContainer, r.endOffset) : total;
+    return b > a ? [a, b] : null;
+  }
+
+  function siteBase(main) {
+    const configured = main.dataset.siteUrl;
+    if (configured) return configured.replace(/\/+$/, "") + "/";
+    return new URL(main.dataset.root || "./", window.location.href).href;
+  }
+
+  function citationStrings(main, commit, path, a, b) {
+    const selector = `c${a}-${b}`;
+    const text = `${encodePath(path)}@${commit}#${selector}`;
+    const permalink = `${siteBase(main)}v/${main.dataset.blob}.html?commit=${commit}&path=${quotePath(path)}#${selector}`;
+    const cps = Array.from(src().textContent).slice(a, b).join("");
+    const quoted = cps.split("\n").map((l) => "> " + l).join("\n");
+    const markdown = `${quoted}\n>\n> — [${text}](${permalink})`;
+    return { text, permalink, markdown, quote: cps };
+  }
+
+  function pageCommitAndPath(main) {
+    if (main.dataset.kind === "document") return [main.dataset.commit, main.dataset.path];
+    const q = new URLSearchParams(window.location.search);
+    return [q.get("commit"), q.get("path") || main.dataset.knownPath];
+  }
+
+  function setupCite(main) {
+    const aside = document.getElementById("cite");
+    if (!aside || !src()) return;
+    const details = document.getElementById("cite-details");
+    const status = document.getElementById("cite-status");
+    let current = null;
+    document.addEventListener("selectionchange", () => {
+      const span = selectedSpan();
+      if (span) { current = span; aside.hidden = false; }
+      else if (details.hidden) aside.hidden = true;
+    });
+    document.getElementById("cite-open").addEventListener("click", () => {
+      if (!current) return;
+      const [commit, path] = pageCommitAndPath(main);
+      if (!commit || !/^[0-9a-f]{40}$/.test(commit)) {
+        status.textContent = "This page was opened without ?commit=…: cite from the document page instead.";
+        details.hidden = false;
+        return;
+      }
+      const c = citationStrings(main, commit, path, current[0], current[1]);
+      document.getElementById("cite-permalink").value = c.permalink;
+      document.getElementById("cite-text").value = c.text;
+      document.getElementById("cite-markdown").value = c.markdown;
+      details.hidden = false;
+      copy(c.permalink, status, "Permalink copied.");
+    });
+    document.getElementById("cite-close").addEventListener("click", () => {
+      details.hidden = true;
+      aside.hidden = true;
+    });
+    aside.querySelectorAll("[data-copy]").forEach((button) =>
+      button.addEventListener("click", () => {
+        const field = document.getElementById(button.dataset.copy);
+        copy(field.value, status, "Copied.");
+      }));
+  }
+
+  function copy(value, status, done) {
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(value).then(() => { status.textContent = done; },
+        () => { status.textContent = "Select the text above and copy it."; });
+    } else {
+      status.textContent = "Select the text above and copy it.";
+    }
+  }
+
+  // -- the drift banner -----------------------------------------------------------------------
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    for (const c of children) node.append(c);
+    return node;
+  }
+
+  function versionHref(main, blob, commit, path, selector) {
+    return `${main.dataset.root}v/${blob}.html?commit=${commit}&path=${quotePath(path)}#${selector}`;
+  }
+
+  function shiftedSelector(sel, lineShift, charShift) {
+    if (sel.kind === "lines") {
+      const a = sel.a + lineShift, b = sel.b + lineShift;
+      return a === b ? `L${a}` : `L${a}-L${b}`;
+    }
+    if (sel.kind === "linecol") return `L${sel.l1 + lineShift}C${sel.c1}-L${sel.l2 + lineShift}C${sel.c2}`;
+    if (charShift === null) return null;
+    return `c${sel.a + charShift}-${sel.b + charShift}`;
+  }
+
+  // Code points that hunks wholly before line `first` add (or remove) ahead of the span.
+  function charShiftBefore(first, hunks) {
+    let shift = 0;
+    for (const [os, oc, , , lines] of hunks) {
+      const before = oc === 0 ? os < first : os + oc - 1 < first;
+      if (!before) continue;
+      for (const line of lines) {
+        if (line.startsWith("\\")) {
+          if (!line.startsWith("\\ No newline")) return null; // truncated hunk: cannot count
+          continue;
+        }
+        const n = codePoints(line) - 1 + 1; // the line minus its +/- sign, plus its "\n"
+        if (line[0] === "+") shift += n;
+        else if (line[0] === "-") shift -= n;
+      }
+    }
+    return shift;
+  }
+
+  function decide(entry, sel, lines) {
+    const target = entry.target;
+    if (!target || target.status === "deleted") return { status: "deleted" };
+    if (target.status === "unavailable") return { status: "unavailable", reason: target.reason };
+    const [state, nf, nl] = relocateLines(lines[0], lines[1], target.hunks);
+    if (state === "drifted") {
+      const touching = target.hunks.filter((h) => relocateLines(lines[0], lines[1], [h])[0] === "drifted");
+      return { status: "changed", first: nf, last: nl, hunks: touching, path: target.path, blob: target.blob };
+    }
+    const moved = nf !== lines[0] || target.status === "renamed";
+    return {
+      status: moved ? "moved" : "unchanged", first: nf, last: nl, path: target.path, blob: target.blob,
+      lineShift: nf - lines[0], charShift: charShiftBefore(lines[0], target.hunks),
+    };
+  }
+
+  function showBanner(main, result, sel, headInfo) {
+    const banner = document.getElementById("banner");
+    banner.dataset.status = result.status;
+    banner.className = `banner banner-${result.status}`;
+    const title = el("p", { class: "banner-title" });
+    const body = el("p", { class: "banner-body" });
+    const head = headInfo.head;
+    const headShort = head.slice(0, 12);
+    if (result.first !== undefined) { banner.dataset.newFirst = result.first; banner.dataset.newLast = result.last; }
+    if (result.path) banner.dataset.newPath = result.path;
+    if (result.status === "unchanged" || result.status === "moved") {
+      const selector = shiftedSelector(sel, result.lineShift, result.charShift) ||
+        (result.first === result.last ? `L${result.first}` : `L${result.first}-L${result.last}`);
+      const link = el("a", { href: versionHref(main, result.blob, head, result.path, selector) },
+        `${result.path}@${headShort}#${selector}`);
+      if (result.status === "unchanged") {
+        title.append("Unchanged in the latest build.");
+        body.append("The cited text is the same at ", el("code", {}, headShort), ": ", link);
+      } else {
+        title.append(`Unchanged, but moved to lines ${result.first}–${result.last}` +
+          (result.path !== pageCommitAndPath(main)[1] ? ` of ${result.path}.` : "."));
+        body.append("Same text at ", el("code", {}, headShort), ": ", link);
+      }
+    } else if (result.status === "changed") {
+      title.append(`Changed since: the cited lines were edited by the latest build (${headShort}).`);
+      const span = result.last >= result.first ? `lines ${result.first}–${result.last}` : `near line ${result.first}`;
+      body.append(`Nearest text now: ${span} of `,
+        el("a", { href: versionHref(main, result.blob, head, result.path,
+          result.last >= result.first ? `L${result.first}-L${result.last}` : `L${Math.max(1, result.first)}`) }, result.path),
+        ".");
+      const diff = el("pre", { class: "hunk" });
+      for (const [os, oc, ns, nc, lines] of result.hunks) {
+        diff.append(el("span", { class: "hunk-head" }, `@@ -${os},${oc} +${ns},${nc} @@\n`));
+        for (const line of lines) diff.append(el("span", { class: line[0] === "+" ? "add" : line[0] === "-" ? "del" : "" }, line + "\n"));
+      }
+      banner.replaceChildren(title, body, el("details", {}, el("summary", {}, "Show the change"), diff));
+      return;
+    } else if (result.status === "deleted") {
+      title.append(`Deleted: the document is gone in the latest build (${headShort}).`);
+      body.append("This page still shows the text as it was at the cited commit.");
+    } else {
+      title.append("Cannot compare with the latest build.");
+      body.append(result.reason || "This version is not in the published history of the path.");
+    }
+    banner.replaceChildren(title, body);
+  }
+
+  async function setupBanner(main, sel) {
+    const banner = document.getElementById("banner");
+    const [commit, path] = pageCommitAndPath(main);
+    if (!banner || !path) return;
+    if (!sel) sel = { kind: "lines", a: 1, b: 1, text: "L1" };
+    try {
+      const root = main.dataset.root;
+      const [headInfo, history] = await Promise.all([
+        fetch(`${root}site.json`, { cache: "no-cache" }).then((r) => r.json()),
+        fetch(`${root}history/${historyName(path)}.json`, { cache: "no-cache" }).then((r) => (r.ok ? r.json() : null)),
+      ]);
+      const entry = history && history.path === path ? history.versions[main.dataset.blob] : null;
+      if (!entry) {
+        showBanner(main, { status: "unavailable",
+          reason: `This version is not recorded for ${path} in the published history.` }, sel, headInfo);
+        return;
+      }
+      if (commit && !entry.ranges.some((r) => r.includes(commit))) banner.dataset.commitChecked = "range-only";
+      showBanner(main, decide(entry, sel, lineRangeOf(sel)), sel, headInfo);
+    } catch (err) {
+      showBanner(main, { status: "unavailable", reason: "The site's history files could not be read." }, sel,
+        { head: "" });
+    }
+  }
+
+  // -- views, dates -----------------------------------------------------------------------------
+  function setupViews(sel) {
+    const rendered = document.getElementById("rendered");
+    const tabs = document.querySelectorAll('[role="tab"]');
+    if (!rendered || tabs.length === 0) return;
+    const show = (which) => {
+      for (const t of tabs) {
+        const on = t.getAttribute("aria-controls") === which;
+        t.setAttribute("aria-selected", on ? "true" : "false");
+        t.tabIndex = on ? 0 : -1;
+        document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+      }
+    };
+    tabs.forEach((t) => t.addEventListener("click", () => show(t.getAttribute("aria-controls"))));
+    tabs.forEach((t) => t.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        const other = Array.from(tabs).find((x) => x !== t);
+        other.focus();
+        other.click();
+      }
+    }));
+    show(sel && sel.kind !== "lines" ? "source-view" : sel ? "source-view" : "rendered");
+  }
+
+  function setupDates() {
+    document.querySelectorAll(".when[data-time]").forEach((node) => {
+      const t = +node.dataset.time;
+      if (!t) return;
+      const date = new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+      if (!node.textContent.trim() || /^\d+$/.test(node.textContent.trim())) node.textContent = date;
+      else node.setAttribute("title", date);
+    });
+  }
+
+  // Words a search result linked with (?hl=...) are marked in the text, which stays exact.
+  function highlightTerms() {
+    const terms = new URLSearchParams(window.location.search).get("hl");
+    if (!terms) return null;
+    const words = terms.split(/\s+/).filter((w) => w.length > 1).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    if (words.length === 0) return null;
+    const re = new RegExp(words.join("|"), "giu");
+    const probe = new RegExp(words.join("|"), "iu");
+    let first = null;
+    for (const scope of [document.getElementById("rendered"), src()]) {
+      if (!scope) continue;
+      const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+      const nodes = [];
+      let node;
+      while ((node = walker.nextNode())) if (probe.test(node.data)) nodes.push(node);
+      for (const n of nodes) {
+        const parts = [];
+        let last = 0;
+        n.data.replace(re, (m, at) => {
+          parts.push(document.createTextNode(n.data.slice(last, at)));
+          const mark = document.createElement("mark");
+          mark.className = "term";
+          mark.textContent = m;
+          parts.push(mark);
+          last = at + m.length;
+          return m;
+        });
+        parts.push(document.createTextNode(n.data.slice(last)));
+        n.replaceWith(...parts);
+        first = first || scope.querySelector("mark.term");
+      }
+    }
+    return first;
+  }
+
+  function start() {
+    document.documentElement.classList.add("js");
+    const main = document.getElementById("content");
+    setupDates();
+    if (!main || !src()) return;
+    const sel = parseSelector(window.location.hash);
+    setupViews(sel);
+    highlight(sel);
+    const term = highlightTerms();
+    if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
+    setupCite(main);
+    if (main.dataset.kind === "version") setupBanner(main, sel);
+    window.addEventListener("hashchange", () => highlight(parseSelector(window.location.hash)));
+  }
+
+  return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,
+    charShiftBefore, citationStrings };
+})();
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", Pincite.start);
+else Pincite.start();

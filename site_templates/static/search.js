@@ -1,0 +1,125 @@
+// pincite site search: Pagefind's index of the document pages, with pincite's own results.
+// Excerpts are rebuilt from text and <mark> only, so no markup from the index reaches the page.
+"use strict";
+
+(() => {
+  const main = document.getElementById("content");
+  const form = document.getElementById("search-form");
+  const input = document.getElementById("q");
+  const folderSelect = document.getElementById("f-folder");
+  const classSelect = document.getElementById("f-class");
+  const status = document.getElementById("search-status");
+  const list = document.getElementById("results");
+  const rootUrl = new URL(main.dataset.root || "./", window.location.href);
+  let pagefind = null;
+
+  function safeExcerpt(html) {
+    const doc = new DOMParser().parseFromString(`<body>${html}</body>`, "text/html");
+    const out = document.createElement("span");
+    out.className = "excerpt";
+    for (const node of doc.body.childNodes) {
+      if (node.nodeType === Node.ELEMENT_NODE && node.nodeName === "MARK") {
+        const mark = document.createElement("mark");
+        mark.textContent = node.textContent;
+        out.append(mark);
+      } else {
+        out.append(document.createTextNode(node.textContent));
+      }
+    }
+    return out;
+  }
+
+  function withTerms(url, terms) {
+    const u = new URL(url, rootUrl);
+    u.searchParams.set("hl", terms);
+    return u.pathname + u.search + u.hash;
+  }
+
+  function fillSelect(select, values, chosen) {
+    for (const [value, count] of Object.entries(values || {}).sort()) {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = `${value} (${count})`;
+      if (value === chosen) option.selected = true;
+      select.append(option);
+    }
+  }
+
+  async function load() {
+    if (pagefind) return pagefind;
+    pagefind = await import(new URL("pagefind/pagefind.js", rootUrl).href);
+    await pagefind.options({ baseUrl: rootUrl.pathname, excerptLength: 24 });
+    await pagefind.init();
+    return pagefind;
+  }
+
+  function resultItem(data, terms) {
+    const li = document.createElement("li");
+    li.className = "result";
+    const subs = (data.sub_results || []).filter((s) => s.url !== data.url).slice(0, 3);
+    const best = subs[0] || data;
+    const link = document.createElement("a");
+    link.className = "result-link";
+    link.href = withTerms(best.url, terms);
+    link.textContent = data.meta.path || data.meta.title || data.url;
+    li.append(link);
+    if (subs[0] && subs[0].title) {
+      const section = document.createElement("span");
+      section.className = "result-section";
+      section.textContent = " › " + subs[0].title;
+      li.append(section);
+    }
+    const tags = document.createElement("span");
+    tags.className = "tag";
+    tags.textContent = (data.filters && data.filters.class && data.filters.class[0]) || "";
+    if (tags.textContent) li.append(" ", tags);
+    const p = document.createElement("p");
+    p.append(safeExcerpt(best.excerpt || data.excerpt));
+    li.append(p);
+    return li;
+  }
+
+  async function run(query, folder, cls) {
+    list.replaceChildren();
+    if (!query.trim()) {
+      status.textContent = "Type words to search the documents of the built commit.";
+      return;
+    }
+    status.textContent = "Searching…";
+    const filters = {};
+    if (folder) filters.folder = folder;
+    if (cls) filters.class = cls;
+    const search = await pagefind.search(query, { filters });
+    const shown = await Promise.all(search.results.slice(0, 20).map((r) => r.data()));
+    status.textContent = `${search.results.length} document(s) match` +
+      (search.results.length > shown.length ? `; showing ${shown.length}.` : ".");
+    list.replaceChildren(...shown.map((d) => resultItem(d, query)));
+  }
+
+  async function start() {
+    const params = new URLSearchParams(window.location.search);
+    input.value = params.get("q") || "";
+    try {
+      await load();
+      const filters = await pagefind.filters();
+      fillSelect(folderSelect, filters.folder, params.get("folder"));
+      fillSelect(classSelect, filters.class, params.get("class"));
+    } catch (err) {
+      status.textContent = "The search index could not be loaded (was the site built with Pagefind?).";
+      return;
+    }
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const url = new URL(window.location.href);
+      url.searchParams.set("q", input.value);
+      url.searchParams.set("folder", folderSelect.value);
+      url.searchParams.set("class", classSelect.value);
+      window.history.replaceState(null, "", url);
+      run(input.value, folderSelect.value, classSelect.value);
+    });
+    await run(input.value, folderSelect.value, classSelect.value);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
