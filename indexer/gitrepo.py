@@ -128,6 +128,13 @@ class GitRepo:
     def is_shallow(self) -> bool:
         return self.run_text("rev-parse", "--is-shallow-repository").strip() == "true"
 
+    def shallow_boundaries(self) -> set[str]:
+        """Commits whose parents a shallow clone lacks (empty for a full clone)."""
+        shallow = Path(self.run_text("rev-parse", "--path-format=absolute", "--git-path", "shallow").strip())
+        if not shallow.is_file():
+            return set()
+        return set(shallow.read_text(encoding="ascii").split())
+
     def resolve_commit(self, rev: str) -> str:
         """Full SHA of the commit `rev` names; clear errors for every way it can fail."""
         if not rev or rev.startswith("-") or any(c in rev for c in "\0\n"):
@@ -146,7 +153,12 @@ class GitRepo:
             if self.is_shallow():
                 raise ShallowHistoryError(f"unknown revision {rev!r}")
             raise RepositoryError(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
-        kind = self.run_text("cat-file", "-t", sha).strip()
+        # A full 40-hex SHA passes rev-parse without the object existing.
+        kind = self.run("cat-file", "-t", sha, check=False).decode().strip()
+        if not kind:
+            if self.is_shallow():
+                raise ShallowHistoryError(f"commit {rev!r} is not in this clone")
+            raise RepositoryError(f"unknown commit {rev!r}", hint="check the SHA with `git log --oneline`")
         if kind == "tag":
             sha = self.run_text("rev-parse", "--verify", f"{sha}^{{commit}}").strip()
         elif kind != "commit":
@@ -182,10 +194,9 @@ class GitRepo:
             commits.append(CommitInfo(sha, int(time), subject))
         if start is not None and (not commits or commits[0].sha != start):
             raise RepositoryError(f"history start {start[:12]} is not on the first-parent line of {tip[:12]}")
-        if self.is_shallow() and commits and start is None:
-            first = commits[0].sha
-            if self.run_text("rev-list", "--parents", "-1", first).split()[1:]:
-                raise ShallowHistoryError(f"the history below {first[:12]} is missing")
+        if commits and start is None and commits[0].sha in self.shallow_boundaries():
+            # Git shows a shallow boundary as a root commit, so only the shallow file tells.
+            raise ShallowHistoryError(f"the history below {commits[0].sha[:12]} is missing")
         return commits
 
     def parent(self, sha: str) -> str | None:
