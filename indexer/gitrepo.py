@@ -130,7 +130,7 @@ class GitRepo:
 
     def shallow_boundaries(self) -> set[str]:
         """Commits whose parents a shallow clone lacks (empty for a full clone)."""
-        shallow = Path(self.run_text("rev-parse", "--path-format=absolute", "--git-path", "shallow").strip())
+        shallow = self.root / self.run_text("rev-parse", "--git-path", "shallow").strip()
         if not shallow.is_file():
             return set()
         return set(shallow.read_text(encoding="ascii").split())
