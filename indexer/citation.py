@@ -10,7 +10,7 @@ Text form (docs/citations.md):
 
 COMMIT is the full 40-hex SHA when emitted; parsing accepts 4..40 hex digits and the
 caller resolves abbreviations against the repository. In PATH, the characters
-`%`, `@`, `#`, space, control characters and `()<>[]` are percent-encoded (UTF-8), so
+`%`, `@`, `#`, `()<>[]`, quotes, whitespace, control and format characters are percent-encoded (UTF-8), so
 the form survives Markdown and terminals; other non-ASCII characters stay readable.
 
 Permalink into the static site (served by the site; `blob` is the path's blob at COMMIT):
@@ -24,6 +24,7 @@ when the repository's origin is on GitHub, a `blob/<sha>/<path>?plain=1#L12-L18`
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -104,7 +105,12 @@ class Citation:
 
 
 def encode_path(path: str) -> str:
-    return "".join(_percent(ch) if ch in _ENCODE or ord(ch) < 0x20 or ord(ch) == 0x7F else ch for ch in path)
+    return "".join(_percent(ch) if _needs_escape(ch) else ch for ch in path)
+
+
+def _needs_escape(ch: str) -> bool:
+    # Anything a terminal, Markdown or a `\s` regex would split or hide is escaped.
+    return ch in _ENCODE or ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zs", "Zl", "Zp")
 
 
 def _percent(ch: str) -> str:
@@ -157,7 +163,15 @@ def parse_text_form(text: str) -> Citation:
         raise CitationSyntaxError(f"{text!r}: not a citation (expected PATH@COMMIT#L12-L18 with a 4-40 hex commit)")
     path = decode_path(m.group("path"))
     selector = parse_selector(m.group("sel"), text)
-    return Citation(commit=m.group("commit").lower(), path=path, **selector)  # type: ignore[arg-type]
+    return _build(text, commit=m.group("commit").lower(), path=path, **selector)
+
+
+def _build(source: str, **fields: object) -> Citation:
+    """A Citation, with a range error naming the string it came from."""
+    try:
+        return Citation(**fields)  # type: ignore[arg-type]
+    except CitationSyntaxError as exc:
+        raise CitationSyntaxError(f"{source!r}: {exc.message}") from exc
 
 
 # -- permalinks into the static site ------------------------------------------------
@@ -188,7 +202,7 @@ def parse_permalink(url: str) -> tuple[Citation, str]:
         raise CitationSyntaxError(f"{url!r}: the permalink needs a #span such as #L12-L18")
     selector = parse_selector(unquote(parts.fragment), url)
     base = f"{parts.scheme}://{parts.netloc}{found.group('base')}"
-    citation = Citation(commit=commits[0], path=paths[0], blob=found.group("blob"), **selector)  # type: ignore[arg-type]
+    citation = _build(url, commit=commits[0], path=paths[0], blob=found.group("blob"), **selector)
     return citation, base
 
 
@@ -228,11 +242,7 @@ def parse_github_url(url: str) -> tuple[Citation, tuple[str, str]]:
     if not found:
         raise CitationSyntaxError(f"{url!r}: not a GitHub blob URL with a #L12-L18 anchor")
     selector = parse_selector(found.group("sel"), url)
-    citation = Citation(
-        commit=found.group("commit").lower(),
-        path=unquote(found.group("path")),
-        **selector,  # type: ignore[arg-type]
-    )
+    citation = _build(url, commit=found.group("commit").lower(), path=unquote(found.group("path")), **selector)
     return citation, (found.group("owner"), found.group("name"))
 
 

@@ -107,8 +107,8 @@ class Resolver:
             except ShallowHistoryError as exc:
                 self._commits[rev] = exc
             except RepositoryError as exc:
-                if exc.message.startswith("unknown revision"):
-                    exc = RepositoryError(f"commit {rev} is not in this repository", hint=UNKNOWN_COMMIT_HINT)
+                if exc.message.startswith(("unknown revision", "unknown commit")):
+                    exc = RepositoryError(f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT)
                 self._commits[rev] = exc
         return _value(self._commits[rev])
 
@@ -128,7 +128,11 @@ class Resolver:
             try:
                 self._texts[key] = documents.version_text(self.repo, blob, path)
             except documents.DocumentUnavailable as exc:
-                self._texts[key] = ExtractionError(f"{path} ({blob[:12]}): {exc}")
+                cause = exc.__cause__
+                if isinstance(cause, PinciteError):
+                    self._texts[key] = ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint)
+                else:
+                    self._texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
         return _value(self._texts[key])
 
     def text_at(self, commit: str, path: str) -> documents.VersionText:

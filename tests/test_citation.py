@@ -1,0 +1,148 @@
+"""Citation formats: text form, permalinks, GitHub URLs and SWH ids round-trip; bad strings fail clearly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.citation import (
+    Citation,
+    github_repo,
+    github_url,
+    parse_citation,
+    parse_github_url,
+    parse_permalink,
+    parse_text_form,
+    permalink,
+    swhid,
+)
+from indexer.errors import CitationSyntaxError
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+BLOB = "fedcba9876543210fedcba9876543210fedcba98"
+
+_path_segment = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\0"), min_size=1, max_size=12
+).filter(lambda s: s not in (".", ".."))
+paths = st.lists(_path_segment, min_size=1, max_size=4).map("/".join)
+shas = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+
+
+@st.composite
+def citations(draw: st.DrawFn) -> Citation:
+    unit = draw(st.sampled_from(["lines", "chars", "linecol"]))
+    a = draw(st.integers(1, 10_000))
+    b = draw(st.integers(a, 20_000))
+    if unit == "lines":
+        return Citation(draw(shas), draw(paths), lines=(a, b))
+    if unit == "chars":
+        return Citation(draw(shas), draw(paths), chars=(a - 1, b))
+    c1 = draw(st.integers(1, 500))
+    c2 = draw(st.integers(c1 if a == b else 1, 900))
+    return Citation(draw(shas), draw(paths), linecol=(a, c1, b, c2))
+
+
+@settings(max_examples=300)
+@given(citations())
+def test_text_form_round_trips(citation: Citation) -> None:
+    text = citation.text_form()
+    assert " " not in text and "\n" not in text
+    assert parse_text_form(text) == citation
+    assert parse_citation(text) == citation
+
+
+@settings(max_examples=200)
+@given(citations(), st.sampled_from(["https://docs.example.org", "https://example.org/site/", "http://127.0.0.1:8000"]))
+def test_permalink_round_trips_with_its_blob(citation: Citation, site: str) -> None:
+    url = permalink(citation, site, BLOB)
+    parsed, base = parse_permalink(url)
+    assert parsed == Citation(
+        citation.commit, citation.path, citation.lines, citation.chars, citation.linecol, blob=BLOB
+    )
+    assert base == site.rstrip("/")
+    assert parse_citation(url) == parsed
+
+
+def test_permalink_shape_is_the_site_contract() -> None:
+    citation = Citation(SHA, "corpus/política de viagens.md", lines=(12, 18))
+    url = permalink(citation, "https://docs.example.org/", BLOB)
+    assert url == (
+        f"https://docs.example.org/v/{BLOB}.html?commit={SHA}&path=corpus/pol%C3%ADtica%20de%20viagens.md#L12-L18"
+    )
+
+
+def test_non_ascii_path_with_spaces_stays_readable_in_text_form() -> None:
+    citation = Citation(SHA, "corpus/tokyo/東京 オフィス.md", lines=(3, 3))
+    assert citation.text_form() == f"corpus/tokyo/東京%20オフィス.md@{SHA}#L3"
+
+
+def test_github_url_and_origin_forms() -> None:
+    citation = Citation(SHA, "corpus/a b.md", lines=(2, 4))
+    for origin in (
+        "git@github.com:acme/handbook.git",
+        "https://github.com/acme/handbook",
+        "ssh://git@github.com/acme/handbook.git",
+    ):
+        assert github_repo(origin) == ("acme", "handbook")
+        url = github_url(citation, origin, (2, 4))
+        assert url == f"https://github.com/acme/handbook/blob/{SHA}/corpus/a%20b.md?plain=1#L2-L4"
+        parsed, repo = parse_github_url(url)
+        assert parsed == citation and repo == ("acme", "handbook")
+    assert github_url(citation, "https://gitlab.example.org/acme/handbook.git", (2, 4)) is None
+    assert github_url(citation, None, (2, 4)) is None
+
+
+def test_swhid_has_content_origin_anchor_path_and_lines() -> None:
+    citation = Citation(SHA, "corpus/a.md", lines=(5, 9))
+    assert swhid(citation, BLOB, (5, 9), "git@github.com:acme/handbook.git") == (
+        f"swh:1:cnt:{BLOB};origin=https://github.com/acme/handbook;anchor=swh:1:rev:{SHA};path=/corpus/a.md;lines=5-9"
+    )
+    assert swhid(citation, BLOB, (5, 5), None) == f"swh:1:cnt:{BLOB};anchor=swh:1:rev:{SHA};path=/corpus/a.md;lines=5"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (f"@{SHA}#L1", "not a citation"),  # empty path
+        (f"corpus/a.md{SHA}#L1", "missing '@COMMIT'"),
+        (f"corpus/a.md@{SHA}", "missing '#SPAN'"),
+        ("corpus/a.md@xyz1#L1", "4-40 hex"),  # commit not hex
+        ("corpus/a.md@abc#L1", "4-40 hex"),  # commit too short
+        (f"corpus/a.md@{SHA}0#L1", "4-40 hex"),  # commit too long
+        (f"corpus/a.md@{SHA}#X1", "is not one of"),  # unknown selector
+        (f"corpus/a.md@{SHA}#L0", "empty or reversed"),  # zero line
+        (f"corpus/a.md@{SHA}#L9-L3", "empty or reversed"),  # reversed lines
+        (f"corpus/a.md@{SHA}#c9-3", "reversed"),  # reversed chars
+        (f"corpus/a.md@{SHA}#L3C5-L3C2", "reversed"),  # reversed line:column
+        (f"corpus/a.md@{SHA}#L3C0-L3C2", "zero-based"),  # zero column
+        (f"corpus/a%zz.md@{SHA}#L1", "bad percent-escape"),
+        (f"corpus/a%ff.md@{SHA}#L1", "invalid UTF-8"),
+    ],
+)
+def test_malformed_text_forms_name_the_input_and_problem(text: str, message: str) -> None:
+    with pytest.raises(CitationSyntaxError) as info:
+        parse_citation(text)
+    assert message in str(info.value)
+    assert "#" in str(info.value) or "@" in str(info.value) or "%" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (f"https://x.org/v/{BLOB}.html?path=a.md#L1", "commit="),
+        (f"https://x.org/v/{BLOB}.html?commit=abc&path=a.md#L1", "commit="),
+        (f"https://x.org/v/{BLOB}.html?commit={SHA}#L1", "path="),
+        (f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.md", "#span"),
+        (f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.md#L5-L2", "reversed"),
+        (f"https://x.org/v/notablob.html?commit={SHA}&path=a.md#L1", "not a pincite permalink"),
+    ],
+)
+def test_malformed_permalinks(url: str, message: str) -> None:
+    with pytest.raises(CitationSyntaxError) as info:
+        parse_citation(url)
+    assert message in str(info.value)
+
+
+def test_abbreviated_commits_parse_lowercased() -> None:
+    assert parse_text_form("corpus/a.md@ABCDEF1#L2").commit == "abcdef1"
