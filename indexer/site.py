@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from jinja2 import Environment
+from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from .config import Config
-from .errors import PinciteError, UsageError
+from .errors import ConfigError, PinciteError, UsageError
 from .gitrepo import GitRepo
 from .index import CommitRow, IndexReader, PathVersion, VersionMeta
 from .site_history import HistoryBuilder
@@ -95,6 +95,13 @@ def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, 
     try:
         stats = _SiteBuilder(repo, config, index_path, out_dir, temp, summary).run()
         _swap(temp, out_dir)
+    except TemplateError as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
+        raise ConfigError(
+            f"{where}site template error: {exc.message or exc}; the previous site in {out_dir} is unchanged",
+            hint="fix the template in your template_dir (or remove the setting to use the shipped ones)",
+        ) from exc
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise

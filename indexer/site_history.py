@@ -44,8 +44,15 @@ class HistoryBuilder:
         self._text_blobs: dict[int, str] = {}
 
     def inputs(self, path: str, pvs: list[PathVersion]) -> HistoryInputs:
+        # The interval running to HEAD has no end yet: its end is not part of the key (or the file).
         intervals = tuple(
-            (self.meta[pv.version_id].blob, self.meta[pv.version_id].identity, pv.first_seq, pv.last_seq) for pv in pvs
+            (
+                self.meta[pv.version_id].blob,
+                self.meta[pv.version_id].identity,
+                pv.first_seq,
+                -1 if pv.last_seq == self.head_seq else pv.last_seq,
+            )
+            for pv in pvs
         )
         head = next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
         head_blob = self.meta[head.version_id].blob if head else None
@@ -70,7 +77,8 @@ class HistoryBuilder:
             meta = self.meta[pv.version_id]
             entry = versions.setdefault(meta.blob, {"ranges": [], "target": None})
             assert isinstance(entry, dict)
-            entry["ranges"].append([self.commits[pv.first_seq].sha, self.commits[pv.last_seq].sha])
+            last = None if pv.last_seq == self.head_seq else self.commits[pv.last_seq].sha
+            entry["ranges"].append([self.commits[pv.first_seq].sha, last])
             entry["target"] = self._target(path, pv, head_pv)
         return {"path": path, "versions": versions}
 

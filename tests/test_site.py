@@ -1,0 +1,228 @@
+"""The static site without a browser: rendering, escaping, atomic replacement, incrementality."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.build import build
+from indexer.config import Config
+from indexer.errors import ConfigError, UsageError
+from indexer.site_render import history_name, markdown_view, source_view
+from indexer.site_serve import serve_in_thread
+
+HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
+XSS_MD = (
+    "# Payloads\n\n<script>alert('md')</script>\n\n[click me](javascript:alert(1))\n\n"
+    '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n<a href="javascript:alert(4)">raw</a>\n'
+)
+
+
+class _Collector(HTMLParser):
+    """Collects tags with attributes and the text inside `#src`."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.src_depth = 0
+        self.src_text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if self.src_depth or dict(attrs).get("id") == "src":
+            self.src_depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.src_depth:
+            self.src_depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.src_depth:
+            self.src_text.append(data)
+
+
+def _parse(html: str) -> _Collector:
+    collector = _Collector()
+    collector.feed(html)
+    collector.close()
+    return collector
+
+
+def _build(repo: object, out: Path, **config: object) -> dict[str, object]:
+    summary = build(repo.root, out=out, config=Config(**config))  # type: ignore[attr-defined,arg-type]
+    assert summary.site is not None
+    return summary.site
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab \n\r\t<>&\"'é中🎉\u2028\ufeff")), max_size=80))
+def test_source_view_text_is_the_document_text_exactly(text: str) -> None:
+    parsed = _parse(f'<pre id="src">{source_view(text)}</pre>')
+    assert "".join(parsed.src_text) == text
+    lines = text.split("\n")
+    expected_lines = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
+    assert sum(1 for tag, attrs in parsed.tags if tag == "span" and attrs.get("class") == "ln") == expected_lines
+
+
+def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:
+    html, headings = markdown_view(XSS_MD)
+    parsed = _parse(str(html))
+    for tag, attrs in parsed.tags:
+        assert tag not in ("script", "img", "iframe", "object")
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+        assert not str(attrs.get("href", "")).lower().startswith("javascript:")
+    assert headings == [(1, "h-payloads", "Payloads")]
+    starts = [attrs.get("data-line-start") for tag, attrs in parsed.tags if tag == "p"]
+    assert starts == ["3", "5", "7", "9", "11"]
+
+
+def test_history_name_is_stable() -> None:
+    # The JavaScript mirror computes the same names (tested in the browser tests).
+    assert history_name("corpus/a.md") == history_name("corpus/a.md")
+    assert history_name("corpus/a.md") != history_name("corpus/b.md")
+    assert len(history_name("中文/🎉.md")) == 16
+
+
+def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/xss.md": XSS_MD, "corpus/<b>odd & name</b>.txt": "<script>x</script>\r\n"})
+    _build(corpus_repo, tmp_path / "site")
+    for page in (tmp_path / "site").rglob("*.html"):
+        parsed = _parse(page.read_text(encoding="utf-8"))
+        for tag, attrs in parsed.tags:
+            if tag == "script":
+                assert str(attrs.get("src", "")).endswith(("static/pincite.js", "static/search.js")), page
+            assert not any(name.startswith("on") for name in attrs), (page, tag, attrs)
+            assert not str(attrs.get("href", "")).lower().startswith("javascript:"), page
+        assert '<meta http-equiv="Content-Security-Policy"' in page.read_text(encoding="utf-8")
+    odd = tmp_path / "site" / "doc" / "corpus" / "<b>odd & name</b>.txt.html"
+    assert "".join(_parse(odd.read_text(encoding="utf-8")).src_text) == "<script>x</script>\r\n"
+
+
+def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> None:
+    first = corpus_repo.commit({"corpus/handbook.md": HANDBOOK})
+    second = corpus_repo.commit({"corpus/handbook.md": HANDBOOK.replace("seven", "ten")})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    old_blob = corpus_repo.git("rev-parse", f"{first}:corpus/handbook.md").strip()
+    new_blob = corpus_repo.git("rev-parse", f"{second}:corpus/handbook.md").strip()
+    assert (site / "v" / f"{old_blob}.html").is_file() and (site / "v" / f"{new_blob}.html").is_file()
+    doc = (site / "doc" / "corpus" / "handbook.md.html").read_text(encoding="utf-8")
+    assert "data-pagefind-body" in doc and f'data-blob="{new_blob}"' in doc
+    history = json.loads((site / "history" / f"{history_name('corpus/handbook.md')}.json").read_text())
+    target = history["versions"][old_blob]["target"]
+    assert target["status"] == "modified" and target["blob"] == new_blob
+    assert [h[:4] for h in target["hunks"]] == [[7, 1, 7, 1]]
+    assert history["versions"][new_blob]["target"]["status"] == "same"
+    assert json.loads((site / "site.json").read_text())["head"] == second
+    assert (site / "pincite.sqlite").is_file() and (site / "pagefind" / "pagefind.js").is_file()
+
+
+def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path) -> None:
+    files: dict[str, str | bytes | None] = {f"corpus/doc{i}.md": f"# Doc {i}\n\nText {i}.\n" for i in range(8)}
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    cold = _build(corpus_repo, site)
+    assert cold["pages_rendered"] == 16 and cold["pages_reused"] == 0
+    old_page = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc0.md').strip()}.html"
+    before = old_page.read_bytes()
+    corpus_repo.commit({"corpus/doc0.md": "# Doc 0\n\nChanged.\n"})
+    warm = _build(corpus_repo, site)
+    # One new version page and one document page; every other page is the previous file.
+    assert warm["pages_rendered"] == 2 and warm["pages_reused"] == 15
+    assert warm["history_written"] == 1 and warm["history_reused"] == 7
+    assert old_page.read_bytes() == before
+
+
+def test_template_change_renders_everything_again(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/a.md": "# A\n",
+            "templates/home.html": "{% extends 'base.html' %}{% block content %}<h1>Our own home</h1>{% endblock %}",
+        }
+    )
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    again = _build(corpus_repo, site, template_dir="templates")
+    assert again["pages_reused"] == 0
+    assert "Our own home" in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_failed_build_leaves_previous_site_whole(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n", "templates/home.html": "{% extends 'base.html' %}{% block"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    before = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    corpus_repo.commit({"corpus/a.md": "# A changed\n"})
+    with pytest.raises(ConfigError, match=r"home\.html:1: site template error"):
+        _build(corpus_repo, site, template_dir="templates")
+    after = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    assert after == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_site(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n"})
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    with pytest.raises(UsageError, match="not a pincite site"):
+        build(corpus_repo.root, out=precious)
+    assert (precious / "thesis.tex").read_text() == "years of work"
+
+
+def test_fetched_html_is_never_served_as_html(corpus_repo, tmp_path: Path) -> None:
+    from indexer import extract
+
+    html_extractor = extract.extractor_for("x.html")
+    if html_extractor is None or not html_extractor.available():
+        pytest.skip("the HTML extractor is not installed")
+    page = "<html><body><h1>T</h1><p>Body text here.</p><script>alert(1)</script></body></html>"
+    corpus_repo.commit({"corpus/page.html": page})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", "HEAD:corpus/page.html").strip()
+    published = [p.relative_to(site).as_posix() for p in (site / "files").rglob("*")]
+    assert published == [f"files/{blob}.txt"]
+    for file in site.rglob("*.htm*"):
+        assert "<script>alert(1)</script>" not in file.read_text(encoding="utf-8"), file
+
+
+def test_serve_sends_pagefind_mime_types_on_loopback(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n\nsome words\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    server, base = serve_in_thread(site)
+    try:
+        assert base.startswith("http://127.0.0.1:")
+        wanted = {
+            ".pf_meta": "application/octet-stream",
+            ".pf_fragment": "application/octet-stream",
+            ".pf_index": "application/octet-stream",
+            ".pagefind": "application/wasm",
+            ".js": "text/javascript; charset=utf-8",
+        }
+        seen = set()
+        for file in (site / "pagefind").rglob("*"):
+            if file.suffix in wanted:
+                rel = file.relative_to(site).as_posix()
+                with urllib.request.urlopen(base + rel) as response:
+                    assert response.headers["Content-Type"] == wanted[file.suffix], rel
+                    assert response.headers["X-Content-Type-Options"] == "nosniff"
+                seen.add(file.suffix)
+        assert seen == set(wanted)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_refuses_a_folder_without_a_site(tmp_path: Path) -> None:
+    from indexer.site_serve import make_server
+
+    with pytest.raises(UsageError, match="no built site"):
+        make_server(tmp_path)
