@@ -181,6 +181,10 @@ from .cli_site import serve_command  # noqa: E402
 
 main.add_command(serve_command)
 
+from .cli_snapshot import snapshot_command  # noqa: E402
+
+main.add_command(snapshot_command)
+
 
 if __name__ == "__main__":
     main()

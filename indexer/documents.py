@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import extract as extract_mod
+from . import extract_cache
 from .errors import ExtractionError
 from .extract import ExtractedText
 from .gitrepo import MODE_FILE, GitRepo, TreeEntry
@@ -43,9 +43,13 @@ def entry_at(repo: GitRepo, commit: str, path: str) -> TreeEntry:
 
 
 def version_text(repo: GitRepo, blob: str, path: str) -> VersionText:
-    """The active extractor's text of `blob` (read as the file at `path`)."""
+    """The active extractor's text of `blob` (read as the file at `path`).
+
+    Extracted text comes from the cache keyed by (blob, extractor identity) when it is
+    there (indexer.extract_cache), so diffs and re-resolution do not re-extract.
+    """
     try:
-        extracted = extract_mod.extract(repo.read_blob(blob), path)
+        extracted = extract_cache.cached_extract(repo, blob, path)
     except ExtractionError as exc:
         raise DocumentUnavailable(str(exc)) from exc
     return VersionText(path, blob, extracted)

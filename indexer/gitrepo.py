@@ -7,8 +7,10 @@ user's git configuration cannot change what pincite reads or which hunks a diff 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -108,12 +110,14 @@ class GitRepo:
         self._rename_cache: dict[tuple[str, str], dict[str, PathChange]] = {}
 
     # -- low level -------------------------------------------------------------------
-    def run(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+    def run(
+        self, *args: str, input_bytes: bytes | None = None, check: bool = True, env: dict[str, str] | None = None
+    ) -> bytes:
         cmd = ["git"]
         for setting in PINNED_CONFIG:
             cmd += ["-c", setting]
         cmd += list(args)
-        proc = subprocess.run(cmd, cwd=self.root, input=input_bytes, capture_output=True)
+        proc = subprocess.run(cmd, cwd=self.root, input=input_bytes, capture_output=True, env=env)
         if check and proc.returncode != 0:
             raise RepositoryError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
         return proc.stdout
@@ -275,6 +279,37 @@ class GitRepo:
 
     def hash_object(self, data: bytes) -> str:
         return self.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
+
+    def commit_files(self, files: dict[str, bytes | None], message: str) -> str:
+        """Commit exactly these file contents (None deletes the path) on top of HEAD.
+
+        Built in a temporary index from blobs written without filters, so the user's staged
+        changes and attributes (eol, clean filters) neither join the commit nor alter the
+        bytes; HEAD moves by compare-and-swap. The real index is then updated for these
+        paths alone; the caller writes the working-tree files.
+        """
+        parent = self.run_text("rev-parse", "--verify", "HEAD^{commit}").strip() if self.has_commits() else ""
+        with tempfile.TemporaryDirectory(prefix="pincite-index-") as tmp:
+            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            if parent:
+                self.run("read-tree", parent, env=env)
+            entries = {path: self.hash_object(data) if data is not None else None for path, data in files.items()}
+            self._update_index(entries, env)
+            tree = self.run("write-tree", env=env).decode().strip()
+        args = ["commit-tree", tree] + (["-p", parent] if parent else [])
+        commit = self.run(*args, input_bytes=message.encode("utf-8")).decode().strip()
+        subject = message.splitlines()[0] if message else "commit"
+        self.run("update-ref", "-m", f"pincite: {subject}", "HEAD", commit, parent or "0" * 40)
+        if not self._repo.bare:
+            self._update_index(entries, None)
+        return commit
+
+    def _update_index(self, entries: dict[str, str | None], env: dict[str, str] | None) -> None:
+        for path, sha in entries.items():
+            if sha is None:
+                self.run("update-index", "--force-remove", "--", path, env=env)
+            else:
+                self.run("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}", env=env)
 
     def dirty_paths(self, roots: tuple[str, ...]) -> list[str]:
         if self._repo.bare:

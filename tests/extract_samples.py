@@ -1,0 +1,76 @@
+"""Real PDF and HTML files for extraction tests, written with fpdf2 and pypdf."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+from fpdf import FPDF
+
+FIXED_DATE = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+def pdf_of_pages(pages: list[list[str]], *, user_password: str | None = None, owner_password: str = "") -> bytes:
+    """A PDF with one page per item; each page holds the given paragraphs (Latin-1 text)."""
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(FIXED_DATE)
+    pdf.set_auto_page_break(auto=False)
+    if user_password is not None:
+        pdf.set_encryption(owner_password=owner_password or "owner-secret", user_password=user_password)
+    for paragraphs in pages:
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=11)
+        for paragraph in paragraphs:
+            pdf.multi_cell(0, 6, paragraph, new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(3)
+    return bytes(pdf.output())
+
+
+def pdf_without_text(pages: int = 2) -> bytes:
+    """A PDF whose pages only hold drawings (as a scan without OCR holds only images)."""
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(FIXED_DATE)
+    for number in range(pages):
+        pdf.add_page()
+        pdf.set_fill_color(40 * number, 90, 160)
+        pdf.rect(20, 20, 120, 80, style="F")
+        pdf.circle(x=100, y=200, radius=30, style="D")
+    return bytes(pdf.output())
+
+
+def pdf_with_heavy_page(operations: int = 100_000) -> bytes:
+    """A valid one-page PDF whose content stream shows text `operations` times: slow to extract."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=595, height=842)
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    stream = DecodedStreamObject()
+    stream.set_data(b"BT /F1 10 Tf 20 800 Td " + b"(word ) Tj 0 -0.001 Td " * operations + b"ET")
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def html_page(body: str, head: str = '<meta charset="utf-8"><title>Sample page</title>') -> bytes:
+    return f"<!DOCTYPE html>\n<html><head>{head}</head><body>{body}</body></html>\n".encode()
+
+
+ARTICLE = (
+    "<article><h1>Expense claims</h1>"
+    "<p>Claims are submitted within thirty days of the trip, with receipts for every item except the "
+    "per-diem allowance, which needs no receipt at all.</p>"
+    "<p>The finance team pays approved claims with the next monthly payment run and tells the claimant "
+    "when a claim is refused, with the reason.</p></article>"
+)

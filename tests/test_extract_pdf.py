@@ -1,0 +1,158 @@
+"""PDF extraction: pages, separator, normalization, identity, and every kind of bad PDF."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import pytest
+from extract_samples import pdf_of_pages, pdf_with_heavy_page, pdf_without_text
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer.errors import ExtractionError
+from indexer.extract import Limits, extract
+from indexer.extract_pdf import LIGATURES, PAGE_SEPARATOR, PdfExtractor, join_pages, normalize_page
+
+PAGES = [
+    ["Retention of volunteer rosters is twelve months.", "Rosters older than that are deleted by the steward."],
+    ["Incident reports are kept for six years after closing."],
+    ["Board minutes are kept permanently."],
+]
+
+
+def pages_of(text: str, page_starts: tuple[int, ...]) -> list[str]:
+    bounds = [0, *page_starts, len(text)]
+    return [text[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
+
+
+def test_pages_are_joined_with_the_separator_and_their_starts_recorded() -> None:
+    result = PdfExtractor().extract(pdf_of_pages(PAGES), "r.pdf")
+    assert len(result.page_starts) == 2
+    for start in result.page_starts:
+        assert result.text[start - len(PAGE_SEPARATOR) : start] == PAGE_SEPARATOR
+    pages = pages_of(result.text, result.page_starts)
+    assert "twelve months" in pages[0] and "six years" not in pages[0]
+    assert "six years" in pages[1]
+    assert "permanently" in pages[2]
+    assert result.text.endswith("permanently.\n")
+    assert result.source_class == "extracted"
+
+
+def test_identity_names_extractor_version_library_and_mode() -> None:
+    import pypdf
+
+    assert PdfExtractor().identity() == f"pdf/1 pypdf={pypdf.__version__} mode=plain"
+    assert PdfExtractor("layout").identity().endswith("mode=layout")
+    with pytest.raises(ValueError, match="unknown pypdf extraction mode"):
+        PdfExtractor("fancy")
+
+
+def test_registry_extracts_pdf_by_extension_in_any_case() -> None:
+    result = extract(pdf_of_pages(PAGES[:1]), "reports/Annual.PDF")
+    assert result.identity.startswith("pdf/1 ")
+    assert "twelve months" in result.text
+
+
+def test_hyphenated_line_break_and_soft_hyphen_in_a_real_pdf() -> None:
+    # The cell is narrow enough that fpdf2 breaks the line after the hyphen.
+    data = pdf_of_pages([["The reten-\ntion period, the data-\nDriven review, rea\u00adsonable."]])
+    text = PdfExtractor().extract(data, "h.pdf").text
+    assert "retention period" in text
+    assert "data-\nDriven" in text
+    assert "reasonable" in text and "\u00ad" not in text
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("e\ufb03cient of\ufb01ce \ufb02ow", "efficient office flow\n"),
+        ("reten-\ntion", "retention\n"),
+        ("reten\u2010\ntion", "retention\n"),
+        ("data-\nDriven", "data-\nDriven\n"),
+        ("2020-\n2021", "2020-\n2021\n"),
+        ("reten\u00ad\ntion and co\u00adoperate", "retention and cooperate\n"),
+        ("line one   \r\nline two\rline three", "line one\nline two\nline three\n"),
+        ("\n\n  body\n\n", "  body\n"),
+        ("form\x0cfeed and nul\x00", "formfeed and nul\n"),
+        ("cafe\u0301", "caf\u00e9\n"),
+        ("   \n\t\n", ""),
+    ],
+)
+def test_normalize_page(raw: str, expected: str) -> None:
+    assert normalize_page(raw) == expected
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",))))
+def test_normalized_pages_are_clean(raw: str) -> None:
+    page = normalize_page(raw)
+    assert page == "" or page.endswith("\n")
+    assert not any(ch in page for ch in ("\r", "\f", "\u00ad", *LIGATURES))
+    assert all(line == line.rstrip() for line in page.split("\n"))
+    assert unicodedata.is_normalized("NFC", page)
+
+
+@given(st.lists(st.text(alphabet="ab \n").map(normalize_page), max_size=6))
+def test_join_pages_offsets_find_every_page(pages: list[str]) -> None:
+    text, starts = join_pages(pages)
+    assert len(starts) == max(len(pages) - 1, 0)
+    bounds = [0, *starts, len(text)]
+    for number, page in enumerate(pages):
+        end = bounds[number + 1] - (len(PAGE_SEPARATOR) if number < len(pages) - 1 else 0)
+        assert text[bounds[number] : end] == page
+
+
+def test_empty_user_password_is_opened_and_noted() -> None:
+    data = pdf_of_pages(PAGES[:1], user_password="")
+    result = PdfExtractor().extract(data, "enc.pdf")
+    assert "twelve months" in result.text
+    assert any("empty user password" in note for note in result.notes)
+
+
+def test_real_password_is_refused() -> None:
+    data = pdf_of_pages(PAGES[:1], user_password="s3cret")
+    with pytest.raises(ExtractionError, match="encrypted with a password") as info:
+        PdfExtractor().extract(data, "locked.pdf")
+    assert "locked.pdf" in str(info.value) and info.value.hint
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.6, 0.98])
+def test_truncated_pdf_is_refused(keep: float) -> None:
+    data = pdf_of_pages(PAGES)
+    with pytest.raises(ExtractionError, match="not a readable PDF"):
+        PdfExtractor().extract(data[: int(len(data) * keep)], "cut.pdf")
+
+
+@pytest.mark.parametrize("data", [b"", b"hello, not a pdf", b"%PDF-1.7\n" + bytes(range(256)) * 20])
+def test_corrupt_pdf_is_refused(data: bytes) -> None:
+    with pytest.raises(ExtractionError, match=r"not a readable PDF|no extractable text"):
+        PdfExtractor().extract(data, "junk.pdf")
+
+
+def test_pdf_without_text_layer_reports_no_extractable_text() -> None:
+    with pytest.raises(ExtractionError, match="no extractable text") as info:
+        PdfExtractor().extract(pdf_without_text(), "scan.pdf")
+    assert "OCR" in (info.value.hint or "")
+
+
+def test_pathological_page_hits_the_time_limit() -> None:
+    with pytest.raises(ExtractionError, match=r"longer than 0.4 s \(extract_timeout_seconds\)"):
+        PdfExtractor().extract(pdf_with_heavy_page(), "heavy.pdf", Limits(timeout_seconds=0.4))
+
+
+def test_too_many_pages_is_oversized() -> None:
+    with pytest.raises(ExtractionError, match=r"oversized PDF \(3 pages, more than pdf_max_pages = 2\)"):
+        PdfExtractor().extract(pdf_of_pages(PAGES), "long.pdf", Limits(pdf_max_pages=2))
+
+
+def test_too_many_bytes_is_oversized() -> None:
+    data = pdf_of_pages(PAGES)
+    with pytest.raises(ExtractionError, match=re.escape(f"({len(data)} bytes, more than max_file_bytes = 1000)")):
+        extract(data, "big.pdf", Limits(max_bytes=1000))
+
+
+def test_pypdf_warnings_do_not_reach_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    data = pdf_of_pages(PAGES)
+    with pytest.raises(ExtractionError):
+        PdfExtractor().extract(data[: len(data) // 2], "cut.pdf")
+    assert capfd.readouterr().err == ""
