@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .citation import Citation, github_repo, github_url, permalink
@@ -22,6 +22,7 @@ from .errors import UsageError
 from .gitrepo import GitRepo
 from .pins import reachability
 from .quote import FAILED, WRONG_REF, QuoteVerdict, check_quote, locate_quote
+from .recovery import Recoverer, RecoveryAttempt, write_attempts
 from .resolve import Resolver
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
@@ -36,6 +37,7 @@ class CheckRecord:
     verdict: Verdict | None
     quote_verdict: QuoteVerdict | None
     suggestion: Citation | None = None
+    recovery: RecoveryAttempt | None = None
 
     @property
     def status(self) -> str:
@@ -58,6 +60,8 @@ class CheckRecord:
             parts.append(f"quote {self.quote_verdict.status}: {self.quote_verdict.reason}")
         if self.suggestion:
             parts.append(f"suggestion (the quote stands here at the target): {self.suggestion.text_form()}")
+        if self.recovery:
+            parts.append(self.recovery.summary())
         return "; ".join(parts)
 
     def to_json(self) -> dict[str, object]:
@@ -75,6 +79,7 @@ class CheckRecord:
             "resolution": self.verdict.to_json() if self.verdict else None,
             "quote_check": self.quote_verdict.to_json() if self.quote_verdict else None,
             "suggestion": self.suggestion.text_form() if self.suggestion else None,
+            "recovery": self.recovery.to_json() if self.recovery else None,
         }
 
 
@@ -152,26 +157,45 @@ def check_paths(
     resolver: Resolver | None = None,
     fix: bool = False,
     site_url: str | None = None,
+    accept_moved: bool = False,
+    recovery_log: Path | None = None,
 ) -> CheckReport:
-    """Check every citation in the documents at `paths` against commit `against`."""
+    """Check every citation in the documents at `paths` against commit `against`.
+
+    `fix` rewrites exact relocations; with `accept_moved` also exact quote moves found by
+    recovery. `recovery_log` appends every recovery attempt to a JSON-lines audit file.
+    """
     resolver = resolver or Resolver(repo)
     target = resolver.commit(against)
     report = CheckReport(target)
+    recoverer = Recoverer.with_providers(resolver)
     own_github = github_repo(repo.origin_url())
     for file in document_files([Path(p) for p in paths]):
         text = read_document(file)
         report.files.append(str(file))
         records = [
-            _check_one(str(file), f, resolver, target)
+            _check_one(str(file), f, resolver, target, recoverer)
             for f in scan(text)
             if f.kind != "github" or _same_repo(f.github_repo, own_github)
         ]
         report.records += records
         if fix:
-            report.fixed += _fix_file(file, text, records, resolver, site_url)
+            fixed = _fix_file(file, text, records, resolver, site_url, accept_moved)
+            records = [_mark_applied(r, accept_moved) if r in fixed else r for r in records]
+            report.records[-len(records) :] = records
+            report.fixed += [_mark_applied(r, accept_moved) for r in fixed]
     commits = {r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved}
     report.reachability = reachability(repo, sorted(commits))
+    if recovery_log is not None:
+        write_attempts(recovery_log, [r.recovery for r in report.records if r.recovery is not None])
     return report
+
+
+def _mark_applied(record: CheckRecord, accept_moved: bool) -> CheckRecord:
+    if record.recovery is None:
+        return record
+    by = "accept-moved" if record.recovery.moved and accept_moved else "fix"
+    return replace(record, recovery=record.recovery.mark_applied(by))
 
 
 def _same_repo(found: tuple[str, str] | None, own: tuple[str, str] | None) -> bool:
@@ -183,7 +207,7 @@ def _same_repo(found: tuple[str, str] | None, own: tuple[str, str] | None) -> bo
     )
 
 
-def _check_one(file: str, found: Found, resolver: Resolver, target: str) -> CheckRecord:
+def _check_one(file: str, found: Found, resolver: Resolver, target: str, recoverer: Recoverer) -> CheckRecord:
     if found.citation is None:
         return CheckRecord(file, found.line, found, None, None)
     verdict = verify(found.citation, resolver.repo, target, resolver=resolver)
@@ -195,20 +219,30 @@ def _check_one(file: str, found: Found, resolver: Resolver, target: str) -> Chec
             unit = found.citation.unit
             located = locate_quote(found.quote, target, resolver, unit=unit)
             suggestion = located[0] if located else None
-    return CheckRecord(file, found.line, found, verdict, quote_verdict, suggestion)
+    quote_status = quote_verdict.status if quote_verdict else None
+    recovery = recoverer.attempt(verdict, found.quote, quote_status)
+    return CheckRecord(file, found.line, found, verdict, quote_verdict, suggestion, recovery)
 
 
 def _fix_file(
-    file: Path, text: str, records: list[CheckRecord], resolver: Resolver, site_url: str | None
+    file: Path,
+    text: str,
+    records: list[CheckRecord],
+    resolver: Resolver,
+    site_url: str | None,
+    accept_moved: bool = False,
 ) -> list[CheckRecord]:
-    """Point each verified citation at the target commit; every other byte stays as it was."""
+    """Point each verified citation at the target commit; every other byte stays as it was.
+
+    With `accept_moved`, a citation whose quote recovery found at exactly one other place
+    is pointed there too. Fuzzy suggestions are never applied.
+    """
     edits: list[tuple[int, int, str, CheckRecord]] = []
     for record in records:
-        if record.status != VERIFIED or record.verdict is None or record.verdict.relocated is None:
+        new_citation = _fix_target(record, accept_moved)
+        if new_citation is None:
             continue
-        if record.quote_verdict is not None and record.quote_verdict.status != "matched":
-            continue
-        new = _rewrite(record.found, record.verdict.relocated, resolver, site_url)
+        new = _rewrite(record.found, new_citation, resolver, site_url)
         if new is not None and new != record.found.raw:
             edits.append((record.found.start, record.found.end, new, record))
     if not edits:
@@ -221,6 +255,17 @@ def _fix_file(
     pieces.append(text[last:])
     _atomic_write(file, "".join(pieces).encode("utf-8"))
     return [e[3] for e in edits]
+
+
+def _fix_target(record: CheckRecord, accept_moved: bool) -> Citation | None:
+    """The citation `check --fix` writes for this record, or None to leave it alone."""
+    verdict, quote = record.verdict, record.quote_verdict
+    if record.status == VERIFIED and verdict is not None and verdict.relocated is not None:
+        return verdict.relocated if quote is None or quote.status == "matched" else None
+    recovery = record.recovery
+    if accept_moved and recovery is not None and recovery.moved and recovery.applicable(accept_moved=True):
+        return recovery.new_citation
+    return None
 
 
 def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: str | None) -> str | None:

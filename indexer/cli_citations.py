@@ -19,6 +19,7 @@ from .errors import CheckFailed, UsageError
 from .gitrepo import GitRepo
 from .pins import pin_commits
 from .quote import cite_quote
+from .recovery import Recoverer
 from .resolve import Resolved, Resolver, cite_span
 
 # Declared here rather than imported from cli.py, which imports this module at its end.
@@ -200,10 +201,14 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     resolver, _base = _open(repo)
     parsed = [parse_citation(c) for c in citations]
     verdicts = [verify(c, resolver.repo, against, resolver=resolver) for c in parsed]
+    recoverer = Recoverer.with_providers(resolver)
+    attempts = [recoverer.attempt(v) for v in verdicts]
     if as_json:
-        _emit_json([v.to_json() for v in verdicts])
+        _emit_json(
+            [{**v.to_json(), "recovery": a.to_json() if a else None} for v, a in zip(verdicts, attempts, strict=True)]
+        )
     else:
-        for raw, verdict in zip(citations, verdicts, strict=True):
+        for raw, verdict, attempt in zip(citations, verdicts, attempts, strict=True):
             click.echo(f"{verdict.status}: {raw}: {verdict.reason}")
             if verdict.hint:
                 click.echo(f"  hint: {verdict.hint}")
@@ -213,6 +218,8 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
                 click.echo(f"  {hunk.header}")
                 for line in hunk.lines:
                     click.echo(f"  {line}")
+            if attempt is not None and attempt.detail != "shifted":
+                click.echo(f"  {attempt.summary()}")
     bad = {UNRESOLVABLE, DRIFTED} if strict else {UNRESOLVABLE}
     if any(v.status in bad for v in verdicts):
         sys.exit(CheckFailed.exit_code)
@@ -231,6 +238,17 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
 )
 @click.option("--strict", is_flag=True, help="Fail on drifted citations and unreachable commits too.")
 @click.option("--fix", is_flag=True, help="Rewrite verified citations to point at the target commit.")
+@click.option(
+    "--accept-moved",
+    is_flag=True,
+    help="With --fix: also re-pin citations whose quote moved, exactly, to one other place.",
+)
+@click.option(
+    "--recovery-log",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Append every recovery attempt to this JSON-lines file (an audit trail).",
+)
 @click.option("--pin", is_flag=True, help="Keep every cited commit alive under refs/pincite/pins/<sha>.")
 @site_url_option
 @repo_option
@@ -241,6 +259,8 @@ def check_command(
     fmt: str,
     strict: bool,
     fix: bool,
+    accept_moved: bool,
+    recovery_log: Path | None,
     pin: bool,
     site_url: str | None,
     repo: Path,
@@ -253,13 +273,28 @@ def check_command(
       pincite check docs/ README.md
       pincite check --format github docs/        (in CI)
       pincite check --fix docs/report.md         (re-pin verified citations to HEAD)
+      pincite check --fix --accept-moved --recovery-log audit.jsonl docs/
 
     Finds permalinks, text forms and GitHub blob URLs, verifies each against
     --against (default HEAD) and checks its quote. Exit status 7 when a citation is
     unresolvable or its quote failed or is wrong_ref (drifted too with --strict).
+    A broken citation gets a recovery attempt: where its words went (moved, changed,
+    removed). --fix applies only exact relocations; --accept-moved adds exact moves;
+    fuzzy suggestions are never applied.
     """
+    if accept_moved and not fix:
+        raise UsageError("--accept-moved only works with --fix", hint="run `pincite check --fix --accept-moved PATHS`")
     resolver, base = _open(repo, site_url)
-    report = check_paths(list(paths), resolver.repo, against, resolver=resolver, fix=fix, site_url=base or None)
+    report = check_paths(
+        list(paths),
+        resolver.repo,
+        against,
+        resolver=resolver,
+        fix=fix,
+        site_url=base or None,
+        accept_moved=accept_moved,
+        recovery_log=recovery_log,
+    )
     pinned: list[str] = []
     if pin:
         commits = [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]

@@ -1,0 +1,541 @@
+"""Recovery: when a citation breaks, find where its words went.
+
+Everything here answers from what pincite already has — the index and the history it
+holds — and every answer is labelled with how sure it is:
+
+1. exact places at the target: candidates from the trigram index
+   (`IndexReader.versions_containing`), each confirmed by comparing the normalized quote
+   (`quote.normalize_for_match`) with the normalized version text, then mapped back to
+   exact offsets. Each place comes with a ready new citation at the target.
+2. near matches (only when no exact place exists): a bounded fuzzy search over the best
+   bm25 passages, scored with difflib's similarity ratio. These are suggestions, never
+   verified citations, and are never applied automatically.
+3. last seen: when the quote stands nowhere at the target, the last commit at which it
+   stood at the cited path and the commit that removed or changed it (subject, message
+   and the diff hunks that touched it), read from the index's path version intervals —
+   no `git log -S` walk.
+
+`recover()` turns one broken citation into a `RecoveryAttempt` record: the steps tried
+and one outcome (relocated / suggested / not_found / needs_human) with an explicit
+detail saying whether the cited text moved, changed or was removed. Records can be
+appended to a JSON-lines audit log (`write_attempts`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .citation import Citation
+from .discovery import (
+    DiscoveryProvider,
+    DiscoveryRequest,
+    DiscoveryResult,
+    ProviderFailure,
+    load_providers,
+    quote_spans,
+    run_providers,
+    source_end,
+)
+from .drift import UNRESOLVABLE, VERIFIED, Verdict
+from .errors import RepositoryError
+from .gitrepo import Hunk
+from .index import PathVersion
+from .quote import MATCHED, locate_quote, normalize, normalize_for_match
+from .resolve import Resolver, span_citation
+from .textmodel import LineIndex, Span
+
+FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
+FUZZY_LIMIT = 3  # near matches reported
+FUZZY_CANDIDATES = 20  # passages scored at most (the bound on fuzzy work)
+_WORD = re.compile(r"\w+")
+
+OUTCOMES = ("relocated", "suggested", "not_found", "needs_human")
+# Verdict details: what happened to the cited text between the pinned commit and the target.
+DETAIL_SHIFTED = "shifted"  # git's diff moved the lines; the text is identical (verify: verified)
+DETAIL_MOVED = "moved"  # the text stands, exactly, somewhere else at the target
+DETAIL_CHANGED = "changed"  # the text was edited: only near matches remain
+DETAIL_REMOVED = "removed"  # the text stands nowhere at the target, not even nearly
+DETAIL_AMBIGUOUS = "ambiguous"  # the text stands, exactly, at several places
+DETAIL_NO_QUOTE = "no_quote"  # nothing to search for: no quote and no pinned text
+_HOW_TO_APPLY = {DETAIL_SHIFTED: "`check --fix` applies it", DETAIL_MOVED: "`check --fix --accept-moved` applies it"}
+
+
+@dataclass(frozen=True)
+class NearMatch:
+    """Text at the target that resembles the quote: a suggestion, never a verified citation."""
+
+    path: str
+    start: int
+    end: int
+    lines: tuple[int, int]
+    similarity: float
+    text: str
+    word_diff: str  # the quote against this text, as `[-removed-]{+added+}`
+    citation: Citation
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "span": [self.start, self.end],
+            "lines": list(self.lines),
+            "similarity": round(self.similarity, 3),
+            "text": self.text,
+            "word_diff": self.word_diff,
+            "citation": self.citation.text_form(),
+            "exact": False,
+            "label": f"suggestion (fuzzy, {self.similarity:.0%} similar; not verified)",
+        }
+
+
+@dataclass(frozen=True)
+class LastSeen:
+    """Where the quote last stood at the cited path, and the commit that took it away."""
+
+    path: str
+    last_commit: str
+    removed_by: str
+    subject: str
+    message: str
+    change: str  # "modified", "deleted" or "renamed" (by git's rename detection)
+    new_path: str | None
+    hunks: tuple[Hunk, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "last_commit": self.last_commit,
+            "removed_by": self.removed_by,
+            "subject": self.subject,
+            "message": self.message,
+            "change": self.change,
+            "new_path": self.new_path,
+            "diff": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
+        }
+
+
+@dataclass(frozen=True)
+class QuoteSearch:
+    """Everything the local search found for one quote at one target commit."""
+
+    quote: str
+    target: str
+    places: tuple[Citation, ...]
+    near: tuple[NearMatch, ...]
+    last_seen: LastSeen | None
+    steps: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "quote": self.quote,
+            "target": self.target,
+            "places": [p.text_form() for p in self.places],
+            "near": [n.to_json() for n in self.near],
+            "last_seen": self.last_seen.to_json() if self.last_seen else None,
+        }
+
+
+@dataclass(frozen=True)
+class RecoveryAttempt:
+    """One recovery attempt, as written to the audit log."""
+
+    citation: Citation
+    target: str
+    outcome: str
+    detail: str
+    steps: tuple[str, ...]
+    new_citation: Citation | None = None
+    search: QuoteSearch | None = None
+    discovery: DiscoveryResult | None = None
+    applied: bool = False
+    applied_by: str | None = None  # "fix" (exact relocation) or "accept-moved"
+    at: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"unknown recovery outcome {self.outcome!r}")
+
+    @property
+    def moved(self) -> bool:
+        """The cited text stands, exactly, somewhere else at the target."""
+        return self.outcome == "relocated" and self.detail == DETAIL_MOVED
+
+    def applicable(self, *, accept_moved: bool) -> bool:
+        """May `check --fix` rewrite this citation? Exact relocations yes; moves only when accepted."""
+        if self.outcome != "relocated" or self.new_citation is None:
+            return False
+        return self.detail == DETAIL_SHIFTED or (accept_moved and self.detail == DETAIL_MOVED)
+
+    def mark_applied(self, by: str) -> RecoveryAttempt:
+        return replace(self, applied=True, applied_by=by)
+
+    def with_discovery(self, result: DiscoveryResult) -> RecoveryAttempt:
+        return replace(self, discovery=result)
+
+    def summary(self) -> str:
+        """One line for people: what happened to the cited text and what to do."""
+        search = self.search
+        if self.new_citation is not None:
+            how = "applied" if self.applied else _HOW_TO_APPLY[self.detail]
+            return f"recovery: {self.detail} -> {self.new_citation.text_form()} ({how})"
+        parts = [f"recovery: {self.detail}"]
+        if search and search.places:
+            parts.append(f"{len(search.places)} exact places: " + ", ".join(c.text_form() for c in search.places[:3]))
+        if search and search.near:
+            best = search.near[0]
+            parts.append(f"nearest ({best.similarity:.0%} similar, not verified): {best.citation.text_form()}")
+            parts.append(f"diff: {best.word_diff}")
+        if search and search.last_seen:
+            seen = search.last_seen
+            parts.append(
+                f"last stood at {seen.last_commit[:12]}; {seen.change} by {seen.removed_by[:12]} {seen.subject!r}"
+            )
+        if self.discovery and self.discovery.candidates:
+            parts.append(f"{len(self.discovery.candidates)} discovery suggestion(s)")
+        return "; ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "at": self.at,
+            "citation": self.citation.text_form(),
+            "quote": self.citation.quote,
+            "target": self.target,
+            "steps": list(self.steps),
+            "outcome": self.outcome,
+            "detail": self.detail,
+            "new_citation": self.new_citation.text_form() if self.new_citation else None,
+            "applied": self.applied,
+            "applied_by": self.applied_by,
+            "search": self.search.to_json() if self.search else None,
+            "discovery": self.discovery.to_json() if self.discovery else None,
+        }
+
+
+# -- the local quote search ----------------------------------------------------------
+class QuoteLocator:
+    """Searches the repository and its index for quotes; caches the texts it normalizes."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+        self.repo = resolver.repo
+        self.reader = resolver.index()
+        self._normalized: dict[int, tuple[str, list[int]]] = {}
+        self._texts: dict[int, str | None] = {}
+        commits = self.reader.commits() if self.reader else []
+        self._commits = {c.seq: c for c in commits}
+        self._seq_of = {c.sha: c.seq for c in commits}
+
+    def locate(
+        self,
+        quote: str,
+        target: str,
+        *,
+        cited_path: str | None = None,
+        pinned: str | None = None,
+        unit: str = "lines",
+        fuzzy: bool = True,
+    ) -> QuoteSearch:
+        """Every exact place of `quote` at commit `target`; else near matches and where it was last seen.
+
+        `cited_path` and `pinned` (the citation's path and full commit) let the search say
+        when the quote left that path; new citations are written in `unit`.
+        """
+        wanted = normalize(quote)
+        if not wanted:
+            return QuoteSearch(quote, target, (), (), None, ("empty quote: nothing to search",))
+        steps = ["exact search at the target (trigram candidates, confirmed on normalized text)"]
+        places = locate_quote(quote, target, self.resolver, unit=unit)
+        steps.append(f"exact: {len(places)} place(s)")
+        if places:
+            return QuoteSearch(quote, target, places, (), None, tuple(steps))
+        seq = self._seq_of.get(target)
+        if self.reader is None or seq is None:
+            steps.append(f"the index does not hold {target[:12]}: no near matches or history (run `pincite build`)")
+            return QuoteSearch(quote, target, (), (), None, tuple(steps))
+        near: tuple[NearMatch, ...] = ()
+        if fuzzy:
+            steps.append(f"fuzzy search over at most {FUZZY_CANDIDATES} passages (difflib ratio)")
+            near = tuple(self._near(wanted, target, seq, cited_path, pinned, unit))
+            steps.append(f"fuzzy: {len(near)} near match(es) with similarity >= {FUZZY_THRESHOLD}")
+        last_seen = None
+        if cited_path is not None:
+            steps.append(f"history of {cited_path} from the index's path version intervals")
+            pinned_seq = self._seq_of.get(pinned) if pinned else None
+            last_seen = self._last_seen(wanted, cited_path, pinned_seq, seq)
+            steps.append(
+                f"last seen at {last_seen.last_commit[:12]}, {last_seen.change} by {last_seen.removed_by[:12]}"
+                if last_seen
+                else f"not found at {cited_path} in the indexed history"
+            )
+        return QuoteSearch(quote, target, (), near, last_seen, tuple(steps))
+
+    # fuzzy -------------------------------------------------------------------------
+    def _near(
+        self, wanted: str, target: str, seq: int, cited_path: str | None, pinned: str | None, unit: str
+    ) -> list[NearMatch]:
+        assert self.reader is not None
+        query = fts_words_query(wanted)
+        if query is None:
+            return []
+        hits = []
+        followed = self._followed_path(cited_path, pinned, target)
+        if followed is not None:
+            hits += self.reader.search_passages(query, seq, FUZZY_CANDIDATES // 2, followed)
+        hits += self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None)
+        scored: dict[tuple[str, int, int], NearMatch] = {}
+        for path, version_id, passage, _snippet in hits[:FUZZY_CANDIDATES]:
+            match = self._score(wanted, path, version_id, Span(passage.start, passage.end), target, unit)
+            if match is not None and match.similarity >= FUZZY_THRESHOLD:
+                scored[(match.path, match.start, match.end)] = match
+        ranked = sorted(scored.values(), key=lambda m: (-m.similarity, m.path, m.start))
+        return ranked[:FUZZY_LIMIT]
+
+    def _followed_path(self, path: str | None, pinned: str | None, target: str) -> str | None:
+        """The cited path at the target, renames followed; None when it is gone or unknown."""
+        if path is None or pinned is None:
+            return path
+        try:
+            return self.repo.path_change(pinned, target, path).new_path
+        except RepositoryError:  # an unknown pinned commit: verify reports it; search by the path
+            return path
+
+    def _score(
+        self, wanted: str, path: str, version_id: int, passage: Span, target: str, unit: str
+    ) -> NearMatch | None:
+        assert self.reader is not None
+        text = self._text(version_id)
+        if text is None:
+            return None
+        norm, offsets = self._normalized_text(version_id)
+        # The window around the passage leaves room for a quote that crosses its edges.
+        lo = max(0, bisect_left(offsets, passage.start) - len(wanted))
+        hi = min(len(norm), bisect_left(offsets, passage.end) + len(wanted))
+        found = best_window(wanted, norm[lo:hi])
+        if found is None:
+            return None
+        a, b, ratio = found
+        span = Span(offsets[lo + a], source_end(offsets, lo + b, len(text)))
+        original = text[span.start : span.end]
+        citation = span_citation(target, path, span, LineIndex(text), unit)
+        citation = replace(citation, blob=self.reader.version_blob(version_id))
+        lines = LineIndex(text).lines_of_span(span)
+        diff = word_diff(wanted, normalize(original))
+        return NearMatch(path, span.start, span.end, lines, ratio, original, diff, citation)
+
+    # history -----------------------------------------------------------------------
+    def _last_seen(self, wanted: str, path: str, pinned_seq: int | None, target_seq: int) -> LastSeen | None:
+        assert self.reader is not None
+        history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
+        if pinned_seq is not None:
+            history = [pv for pv in history if pv.last_seq >= pinned_seq]
+        present: PathVersion | None = None
+        for pv in history:
+            if wanted in self._normalized_text(pv.version_id)[0]:
+                present = pv
+        if present is None or present.last_seq >= target_seq:
+            return None
+        last = self._commits[present.last_seq].sha
+        remover = self._commits[present.last_seq + 1]
+        change = self.repo.path_change(last, remover.sha, path)
+        message = self.repo.run_text("log", "-1", "--format=%B", remover.sha).strip()
+        hunks = self._removing_hunks(present, path, wanted, present.last_seq + 1, change.status)
+        return LastSeen(path, last, remover.sha, remover.subject, message, change.status, change.new_path, hunks)
+
+    def _removing_hunks(
+        self, present: PathVersion, path: str, wanted: str, removing_seq: int, status: str
+    ) -> tuple[Hunk, ...]:
+        assert self.reader is not None
+        after = self.reader.version_of(path, removing_seq)
+        if after is not None:
+            new_blob = self._diffable_blob(after.version_id)
+        elif status == "renamed":
+            return ()  # the words left with the file; the exact search reports the new path
+        else:
+            new_blob = self.repo.hash_object(b"")
+        hunks = self.repo.diff_blobs(self._diffable_blob(present.version_id), new_blob)
+        text = self._text(present.version_id) or ""
+        spans = quote_spans(wanted, text, most=1)
+        if not spans:
+            return tuple(hunks)
+        first, last = LineIndex(text).lines_of_span(spans[0])
+        touching = [h for h in hunks if _hunk_touches(h, first, last)]
+        return tuple(touching or hunks)
+
+    def _diffable_blob(self, version_id: int) -> str:
+        """A blob git can diff that holds the indexed text (DESIGN decision 4)."""
+        assert self.reader is not None
+        version = self.reader.version(version_id)
+        if version.source_class == "text":
+            return version.blob
+        return self.repo.hash_object((version.text or "").encode("utf-8"))
+
+    # texts -------------------------------------------------------------------------
+    def _text(self, version_id: int) -> str | None:
+        assert self.reader is not None
+        if version_id not in self._texts:
+            self._texts[version_id] = self.reader.version(version_id).text
+        return self._texts[version_id]
+
+    def _normalized_text(self, version_id: int) -> tuple[str, list[int]]:
+        if version_id not in self._normalized:
+            self._normalized[version_id] = normalize_for_match(self._text(version_id) or "")
+        return self._normalized[version_id]
+
+
+# -- recovery of one citation --------------------------------------------------------
+class Recoverer:
+    """Recovery attempts for the citations of one run, with the discovery providers."""
+
+    def __init__(
+        self,
+        resolver: Resolver,
+        providers: Sequence[DiscoveryProvider] = (),
+        failures: Sequence[ProviderFailure] = (),
+    ) -> None:
+        self.resolver = resolver
+        self.locator = QuoteLocator(resolver)
+        self.providers = providers
+        self.failures = tuple(failures)
+
+    @classmethod
+    def with_providers(cls, resolver: Resolver) -> Recoverer:
+        """A recoverer with the shipped local provider and every installed `pincite.discovery` one."""
+        providers, failures = load_providers(resolver.config)
+        return cls(resolver, providers, failures)
+
+    def attempt(
+        self, verdict: Verdict, quote: str | None = None, quote_status: str | None = None
+    ) -> RecoveryAttempt | None:
+        """The recovery attempt for one verdict, or None when the citation holds as written.
+
+        Discovery providers are asked only when the quote stands nowhere exactly at the target.
+        """
+        attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status)
+        if attempt is None or attempt.search is None or attempt.search.places:
+            return attempt
+        if not self.providers and not self.failures:
+            return attempt
+        request = DiscoveryRequest(
+            attempt.search.quote, attempt.citation, self.resolver.repo.root, self.resolver.config
+        )
+        found = run_providers(request, self.providers)
+        return attempt.with_discovery(DiscoveryResult(found.candidates, self.failures + found.failures))
+
+
+def recover(
+    verdict: Verdict, locator: QuoteLocator, *, quote: str | None = None, quote_status: str | None = None
+) -> RecoveryAttempt | None:
+    """One recovery attempt for a citation that does not hold at the verdict's target as written.
+
+    None when there is nothing to recover: verified in place, its quote (if any) matched.
+    A verified citation whose lines shifted is the "relocated / shifted" outcome (an exact
+    relocation by git's diff); otherwise the search key is the quote, or else the text the
+    span held at its pinned commit.
+    """
+    citation = verdict.resolved.citation if verdict.resolved else verdict.citation
+    citation = replace(citation, quote=quote) if quote else citation
+    target = verdict.target_commit
+    if target is None:
+        return None
+    if verdict.status == VERIFIED and quote_status in (None, MATCHED):
+        relocated = verdict.relocated
+        if relocated is None or (relocated.path, relocated.selector) == (citation.path, citation.selector):
+            return None
+        shifted = ("git diff relocation: the cited text is unchanged, its lines moved",)
+        return RecoveryAttempt(citation, target, "relocated", DETAIL_SHIFTED, shifted, relocated)
+    pinned_text = verdict.resolved.text if verdict.resolved else None
+    key = quote if quote and normalize(quote) else pinned_text
+    if key is None or not normalize(key):
+        return RecoveryAttempt(
+            citation, target, "needs_human", DETAIL_NO_QUOTE, ("no quote and no pinned text to search",)
+        )
+    first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
+    found = locator.locate(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
+    steps: tuple[str, ...] = (first, *found.steps)
+    if found.places:
+        detail = DETAIL_MOVED if len(found.places) == 1 else DETAIL_AMBIGUOUS
+    else:
+        detail = DETAIL_CHANGED if found.near else DETAIL_REMOVED
+    if verdict.status == UNRESOLVABLE:
+        steps += ("the citation itself is unresolvable: a person decides",)
+        return RecoveryAttempt(citation, target, "needs_human", detail, steps, None, found)
+    if detail == DETAIL_MOVED:
+        new = replace(found.places[0], quote=quote)
+        return RecoveryAttempt(citation, target, "relocated", detail, steps, new, found)
+    outcome = {DETAIL_AMBIGUOUS: "needs_human", DETAIL_CHANGED: "suggested", DETAIL_REMOVED: "not_found"}[detail]
+    return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
+
+
+def write_attempts(path: Path, attempts: Sequence[RecoveryAttempt]) -> None:
+    """Append the attempts to a JSON-lines audit log (one object per line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        for attempt in attempts:
+            handle.write(json.dumps(attempt.to_json(), ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def read_attempts(path: Path) -> list[dict[str, object]]:
+    """The records of an audit log, oldest first."""
+    records: list[dict[str, object]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            records.append(json.loads(line))
+    return records
+
+
+# -- helpers -------------------------------------------------------------------------
+def fts_words_query(normalized_quote: str) -> str | None:
+    """Any of the quote's words, for bm25-ranked near-match candidates."""
+    words = sorted(set(_WORD.findall(normalized_quote)), key=lambda w: (-len(w), w))[:24]
+    if not words:
+        return None
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def best_window(wanted: str, window: str) -> tuple[int, int, float] | None:
+    """(start, end, ratio) of the part of `window` that best matches `wanted`, word-aligned."""
+    matcher = difflib.SequenceMatcher(None, wanted, window, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size >= 3]
+    if not blocks:
+        return None
+    start = max(0, blocks[0].b - blocks[0].a)
+    end = min(len(window), blocks[-1].b + blocks[-1].size + (len(wanted) - blocks[-1].a - blocks[-1].size))
+    while start > 0 and not window[start - 1].isspace():
+        start -= 1
+    while end < len(window) and not window[end].isspace():
+        end += 1
+    while start < end and window[start].isspace():
+        start += 1
+    while end > start and window[end - 1].isspace():
+        end -= 1
+    if start >= end:
+        return None
+    ratio = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False).ratio()
+    return start, end, ratio
+
+
+def word_diff(old: str, new: str) -> str:
+    """A word-level diff of two texts, written like `git diff --word-diff=plain`."""
+    a, b = old.split(" "), new.split(" ")
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(" ".join(a[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append("[-" + " ".join(a[i1:i2]) + "-]")
+        if j2 > j1:
+            out.append("{+" + " ".join(b[j1:j2]) + "+}")
+    return " ".join(out)
+
+
+def _hunk_touches(hunk: Hunk, first: int, last: int) -> bool:
+    if hunk.old_count == 0:  # a pure insertion after line old_start
+        return first <= hunk.old_start < last
+    return hunk.old_start <= last and hunk.old_start + hunk.old_count - 1 >= first

@@ -1,0 +1,291 @@
+"""Recovery of broken citations, in real git repositories with a real index."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.build import build
+from indexer.citation import Citation
+from indexer.discovery import quote_spans
+from indexer.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
+from indexer.gitrepo import GitRepo
+from indexer.quote import normalize
+from indexer.recovery import (
+    DETAIL_AMBIGUOUS,
+    DETAIL_CHANGED,
+    DETAIL_MOVED,
+    DETAIL_REMOVED,
+    DETAIL_SHIFTED,
+    Recoverer,
+    RecoveryAttempt,
+    best_window,
+    read_attempts,
+    word_diff,
+    write_attempts,
+)
+from indexer.resolve import Resolver
+from indexer.textmodel import LineIndex
+from tests.conftest import CorpusRepo
+
+INTRO = "# Office handbook\n"
+P_MOVE_AWAY = "Visitors sign the guest book at the front desk before they go upstairs."
+P_MOVE_DOWN = "The kitchen closes at eight in the evening on weekdays."
+P_EDIT = "Expense claims are paid within thirty days of approval by the finance team."
+P_EDITED = "Expense claims are paid within forty-five days of approval by the finance team."
+P_DELETE = "Badges must be worn visibly at all times inside the building."
+P_KEEP = "Fire drills happen twice a year, announced one week ahead."
+OTHER = "# Reception\n\nThe reception is staffed from seven to seven.\n"
+
+
+def doc(*paragraphs: str) -> str:
+    return INTRO + "".join(f"\n{p}\n" for p in paragraphs)
+
+
+class History:
+    """A corpus where four cited paragraphs meet four fates, one commit each."""
+
+    def __init__(self, repo: CorpusRepo) -> None:
+        self.repo = repo
+        self.first = repo.commit(
+            {
+                "corpus/handbook.md": doc(P_MOVE_AWAY, P_MOVE_DOWN, P_EDIT, P_DELETE, P_KEEP),
+                "corpus/reception.md": OTHER,
+            },
+            "Add the handbook",
+        )
+        self.moved_away = repo.commit(
+            {
+                "corpus/handbook.md": doc(P_MOVE_DOWN, P_EDIT, P_DELETE, P_KEEP),
+                "corpus/reception.md": OTHER + f"\n{P_MOVE_AWAY}\n",
+            },
+            "Move the guest book rule to reception",
+        )
+        self.moved_down = repo.commit(
+            {"corpus/handbook.md": doc(P_EDIT, P_DELETE, P_KEEP, P_MOVE_DOWN)},
+            "Put the kitchen last",
+        )
+        self.edited = repo.commit(
+            {"corpus/handbook.md": doc(P_EDITED, P_DELETE, P_KEEP, P_MOVE_DOWN)},
+            "Pay expenses in forty-five days",
+        )
+        self.deleted = repo.commit(
+            {"corpus/handbook.md": doc(P_EDITED, P_KEEP, P_MOVE_DOWN)},
+            "Drop the badge rule\n\nBadges are no longer required since the new gates.",
+        )
+        self.root = repo.root
+        build(self.root, site=False)
+        self.git = GitRepo(self.root)
+        self.resolver = Resolver(self.git)
+        self.recoverer = Recoverer(self.resolver)
+
+    def cite(self, paragraph: str, *, quote: bool = True, commit: str | None = None) -> Citation:
+        text = doc(P_MOVE_AWAY, P_MOVE_DOWN, P_EDIT, P_DELETE, P_KEEP)
+        line = LineIndex(text).line_of(text.index(paragraph))
+        cited = paragraph if quote else None
+        return Citation(commit or self.first, "corpus/handbook.md", lines=(line, line), quote=cited)
+
+    def attempt(self, citation: Citation, quote: str | None = None) -> tuple[Verdict, RecoveryAttempt | None]:
+        verdict = verify(citation, self.git, "HEAD", resolver=self.resolver)
+        return verdict, self.recoverer.attempt(verdict, quote or citation.quote)
+
+    def text_of(self, citation: Citation) -> str:
+        return self.resolver.resolve(citation).text
+
+
+@pytest.fixture
+def history(corpus_repo: CorpusRepo) -> History:
+    return History(corpus_repo)
+
+
+def test_moved_to_another_file_gets_a_new_citation(history: History) -> None:
+    verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY))
+    assert verdict.status == DRIFTED
+    assert attempt is not None
+    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
+    new = attempt.new_citation
+    assert new is not None and new.path == "corpus/reception.md" and new.commit == history.deleted
+    assert history.text_of(new) == P_MOVE_AWAY
+    assert verify(new, history.git, "HEAD", resolver=history.resolver).status == VERIFIED
+    assert attempt.applicable(accept_moved=True) and not attempt.applicable(accept_moved=False)
+
+
+def test_moved_within_the_file_gets_a_new_citation(history: History) -> None:
+    verdict, attempt = history.attempt(history.cite(P_MOVE_DOWN))
+    assert verdict.status == DRIFTED
+    assert attempt is not None
+    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
+    new = attempt.new_citation
+    assert new is not None and new.path == "corpus/handbook.md"
+    assert new.lines is not None and new.lines != history.cite(P_MOVE_DOWN).lines
+    assert history.text_of(new) == P_MOVE_DOWN
+
+
+def test_edited_passage_gets_the_nearest_text_and_the_diff(history: History) -> None:
+    _verdict, attempt = history.attempt(history.cite(P_EDIT))
+    assert attempt is not None
+    assert (attempt.outcome, attempt.detail) == ("suggested", DETAIL_CHANGED)
+    assert attempt.new_citation is None and not attempt.applicable(accept_moved=True)
+    search = attempt.search
+    assert search is not None and not search.places
+    nearest = search.near[0]
+    assert nearest.text == P_EDITED and nearest.path == "corpus/handbook.md"
+    assert 0.6 <= nearest.similarity < 1.0
+    assert "[-thirty-]" in nearest.word_diff and "{+forty-five+}" in nearest.word_diff
+    assert history.text_of(nearest.citation) == P_EDITED
+    assert search.last_seen is not None
+    assert (search.last_seen.last_commit, search.last_seen.removed_by) == (history.moved_down, history.edited)
+    assert search.last_seen.change == "modified"
+    diff = [line for hunk in search.last_seen.hunks for line in hunk.lines]
+    assert f"-{P_EDIT}" in diff and f"+{P_EDITED}" in diff
+
+
+def test_deleted_passage_gets_the_last_commit_and_the_removing_commit(history: History) -> None:
+    _verdict, attempt = history.attempt(history.cite(P_DELETE))
+    assert attempt is not None
+    assert (attempt.outcome, attempt.detail) == ("not_found", DETAIL_REMOVED)
+    seen = attempt.search.last_seen if attempt.search else None
+    assert seen is not None
+    assert (seen.last_commit, seen.removed_by) == (history.edited, history.deleted)
+    assert seen.subject == "Drop the badge rule"
+    assert "no longer required" in seen.message
+    assert [line for hunk in seen.hunks for line in hunk.lines] == [f"-{P_DELETE}", "-"]
+
+
+def test_without_a_quote_the_pinned_text_is_searched(history: History) -> None:
+    _verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY, quote=False))
+    assert attempt is not None and attempt.moved
+    assert attempt.steps[0] == "search key: the text of the pinned span"
+
+
+def test_untouched_citation_needs_no_recovery(history: History) -> None:
+    _verdict, attempt = history.attempt(history.cite(P_KEEP))
+    # P_KEEP moved up two lines: git's diff relocates it exactly.
+    assert attempt is not None
+    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_SHIFTED)
+    assert attempt.applicable(accept_moved=False)
+    assert attempt.new_citation is not None and history.text_of(attempt.new_citation) == P_KEEP
+    same = Citation(history.deleted, "corpus/handbook.md", lines=attempt.new_citation.lines, quote=P_KEEP)
+    assert history.attempt(same)[1] is None
+
+
+def test_quote_at_several_places_needs_a_person(corpus_repo: CorpusRepo) -> None:
+    repo = corpus_repo
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n"})
+    repo.commit({"corpus/a.md": "# A\n\nnothing\n", "corpus/b.md": f"{P_KEEP}\n", "corpus/c.md": f"{P_KEEP}\n"})
+    root = repo.root
+    build(root, site=False)
+    resolver = Resolver(GitRepo(root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
+    assert attempt is not None
+    assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_AMBIGUOUS)
+    assert attempt.search is not None and {c.path for c in attempt.search.places} == {"corpus/b.md", "corpus/c.md"}
+    assert not attempt.applicable(accept_moved=True)
+
+
+def test_unresolvable_citation_is_left_to_a_person(history: History) -> None:
+    ghost = history.cite(P_MOVE_AWAY, commit="0" * 40)
+    verdict, attempt = history.attempt(ghost)
+    assert verdict.status == UNRESOLVABLE
+    assert attempt is not None and attempt.outcome == "needs_human"
+    assert attempt.search is not None and attempt.search.places  # shown, never applied
+    assert not attempt.applicable(accept_moved=True)
+
+
+def test_deleted_file_is_reported_as_deleted(corpus_repo: CorpusRepo) -> None:
+    repo = corpus_repo
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_DELETE}\n", "corpus/keep.md": "keep\n"})
+    gone = repo.commit({"corpus/a.md": None}, "Remove a")
+    root = repo.root
+    build(root, site=False)
+    resolver = Resolver(GitRepo(root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_DELETE)
+    assert attempt is not None and attempt.outcome == "not_found"
+    seen = attempt.search.last_seen if attempt.search else None
+    assert seen is not None and (seen.last_commit, seen.removed_by, seen.change) == (first, gone, "deleted")
+    assert f"-{P_DELETE}" in [line for hunk in seen.hunks for line in hunk.lines]
+
+
+def test_without_an_index_exact_moves_are_still_found(corpus_repo: CorpusRepo) -> None:
+    repo = corpus_repo
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n"})
+    repo.commit({"corpus/a.md": "# A\n", "corpus/b.md": f"{P_KEEP}\n"})
+    resolver = Resolver(GitRepo(repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
+    assert attempt is not None and attempt.moved
+    missing = Citation(first, "corpus/a.md", lines=(1, 1))
+    verdict = verify(missing, resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, "words that stand nowhere at all", "failed")
+    assert attempt is not None and attempt.outcome == "not_found"
+    assert any("run `pincite build`" in step for step in attempt.steps)
+
+
+def test_attempts_are_written_as_json_lines(history: History, tmp_path: Path) -> None:
+    attempts = [history.attempt(history.cite(p))[1] for p in (P_MOVE_AWAY, P_EDIT, P_DELETE)]
+    log = tmp_path / "audit" / "recovery.jsonl"
+    write_attempts(log, [a for a in attempts if a is not None])
+    write_attempts(log, [a.mark_applied("accept-moved") for a in attempts[:1] if a is not None])
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4 and all(json.loads(line) for line in lines)
+    records = read_attempts(log)
+    assert [r["outcome"] for r in records] == ["relocated", "suggested", "not_found", "relocated"]
+    assert records[0]["applied"] is False and records[3]["applied_by"] == "accept-moved"
+    assert records[0]["citation"] == history.cite(P_MOVE_AWAY).text_form()
+    assert records[0]["quote"] == P_MOVE_AWAY
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(records[0]["at"]))
+    assert records[2]["search"]["last_seen"]["removed_by"] == history.deleted  # type: ignore[index]
+
+
+# -- properties ------------------------------------------------------------------------
+WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "“quoted”", "em—dash", "x", "  ", "\n", "é", "e\u0301"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=30), st.data())
+def test_quote_spans_map_back_to_text_holding_the_quote(words: list[str], data: st.DataObject) -> None:
+    text = " ".join(words)
+    # Pieces start and end at word edges: a slice inside "e\u0301" is not text a person quotes.
+    i = data.draw(st.integers(0, len(words)))
+    j = data.draw(st.integers(i, len(words)))
+    wanted = normalize(" ".join(words[i:j]))
+    if not wanted:
+        return
+    spans = quote_spans(wanted, text, most=1000)
+    assert spans, "a piece of the text must be found in it"
+    for span in spans:
+        assert normalize(text[span.start : span.end]) == wanted
+
+
+def _side(diff: str, keep: tuple[str, str], drop: tuple[str, str]) -> str:
+    kept = re.sub(re.escape(drop[0]) + r"(.*?)" + re.escape(drop[1]), "", diff)
+    kept = re.sub(re.escape(keep[0]) + r"(.*?)" + re.escape(keep[1]), r"\1", kept)
+    return " ".join(kept.split())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "dd", "ee"]), max_size=12),
+    st.lists(st.sampled_from(["a", "b", "c", "dd", "ff"]), max_size=12),
+)
+def test_word_diff_holds_both_sides(old: list[str], new: list[str]) -> None:
+    diff = word_diff(" ".join(old), " ".join(new))
+    assert _side(diff, ("[-", "-]"), ("{+", "+}")) == " ".join(old)
+    assert _side(diff, ("{+", "+}"), ("[-", "-]")) == " ".join(new)
+
+
+def test_best_window_finds_the_edited_sentence() -> None:
+    window = f"Before it. {normalize(P_EDITED)} After it."
+    found = best_window(normalize(P_EDIT), window)
+    assert found is not None
+    start, end, ratio = found
+    assert window[start:end] == normalize(P_EDITED)
+    assert ratio > 0.9
+    assert best_window("zzzz", "nothing in common here") is None
