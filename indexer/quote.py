@@ -220,7 +220,7 @@ def trigram_query(normalized_quote: str, most: int = 8) -> str | None:
             current.append(ch)
     if not pieces:
         return None
-    longest = sorted(set(pieces), key=len, reverse=True)[:most]
+    longest = sorted(dict.fromkeys(pieces), key=len, reverse=True)[:most]
     return " AND ".join('"' + p + '"' for p in longest)
 
 

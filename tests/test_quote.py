@@ -1,0 +1,141 @@
+"""Quote checks: the one normalization (with exact offsets back) and matched / wrong_ref / failed / unverifiable."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer import build
+from indexer.citation import Citation
+from indexer.gitrepo import GitRepo
+from indexer.quote import (
+    FAILED,
+    MATCHED,
+    QUOTE_FOLD,
+    UNVERIFIABLE,
+    WRONG_REF,
+    check_quote,
+    locate_quote,
+    normalize,
+    normalize_for_match,
+    trigram_query,
+)
+from indexer.resolve import Resolver
+from tests.conftest import CorpusRepo
+
+texts = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("ab cé\t\n\r\u00a0\u3000e\u0301\u0308\u1100\u1161\u11a8") + list(QUOTE_FOLD)),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=60,
+)
+
+
+def reference_normalize(text: str) -> str:
+    """What the documentation promises, written the obvious (offset-free) way."""
+    folded = unicodedata.normalize("NFC", text).translate(str.maketrans(QUOTE_FOLD))
+    return re.sub(r"\s+", " ", folded)
+
+
+@settings(max_examples=400)
+@given(texts)
+def test_normalization_is_nfc_folded_quotes_dashes_and_spaces_nothing_else(text: str) -> None:
+    normalized, offsets = normalize_for_match(text)
+    assert normalized == reference_normalize(text)
+    assert len(offsets) == len(normalized) + 1 and offsets[-1] == len(text)
+    assert offsets == sorted(offsets) and all(0 <= o <= len(text) for o in offsets)
+
+
+@settings(max_examples=400)
+@given(texts, st.data())
+def test_any_quoted_slice_maps_back_to_original_text_with_the_same_normalization(
+    text: str, data: st.DataObject
+) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    wanted = normalize(text[start:end])
+    if not wanted:
+        return
+    normalized, offsets = normalize_for_match(text)
+    at = normalized.find(wanted)
+    assert at != -1
+    # Where the match stands in the original, found the way check and cite find it.
+    citation_text = text[
+        offsets[at] : next(o for o in offsets[at + len(wanted) :] if o > offsets[at + len(wanted) - 1])
+    ]
+    assert normalize(citation_text) == wanted
+
+
+def test_normalization_examples() -> None:
+    assert normalize("  “Seven”\u00a0years —\n  ‘not’ six ") == "\"Seven\" years - 'not' six"
+    assert normalize("Cafe\u0301") == normalize("Café") == "Café"
+    assert normalize("CASE") != normalize("case")  # nothing else is folded
+    assert normalize("*emphasis*") == "*emphasis*"
+
+
+def test_trigram_query_uses_only_safe_pieces() -> None:
+    assert trigram_query('kept for "seven" years') == '"seven" AND "years" AND "kept" AND "for"'
+    assert trigram_query("a b") is None
+    assert trigram_query("Café au lait") == '"lait" AND "Caf"'
+
+
+# -- verdicts ---------------------------------------------------------------------------------
+DOCS = {
+    "corpus/retention.md": "# Retention\n\nInvoices are kept for “seven years”.\n\nEmail is kept for two years.\n",
+    "corpus/other.md": "# Other\n\nBackups are copied to a second site — every night.\n",
+}
+
+
+@pytest.fixture(params=["with index", "without index"])
+def resolver(request: pytest.FixtureRequest, corpus_repo: CorpusRepo) -> Resolver:
+    corpus_repo.commit(DOCS)
+    if request.param == "with index":
+        build(corpus_repo.root, site=False)
+        assert Resolver(GitRepo(corpus_repo.root)).index() is not None
+    return Resolver(GitRepo(corpus_repo.root))
+
+
+def _resolved(resolver: Resolver, path: str, lines: tuple[int, int]):  # type: ignore[no-untyped-def]
+    return resolver.resolve(Citation(resolver.commit("HEAD"), path, lines=lines))
+
+
+def test_matched_after_normalization(resolver: Resolver) -> None:
+    verdict = check_quote('kept for "seven years"', _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
+    assert verdict.status == MATCHED
+
+
+def test_wrong_ref_in_the_same_document_gives_the_right_place(resolver: Resolver) -> None:
+    verdict = check_quote("Email is kept for two  years.", _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
+    assert verdict.status == WRONG_REF
+    assert verdict.suggestion is not None and verdict.suggestion.lines == (5, 5)
+    assert verdict.suggestion.path == "corpus/retention.md" and verdict.suggestion.commit == resolver.commit("HEAD")
+
+
+def test_wrong_ref_in_another_document_in_chars(resolver: Resolver) -> None:
+    head = resolver.commit("HEAD")
+    resolved = resolver.resolve(Citation(head, "corpus/retention.md", chars=(0, 11)))
+    verdict = check_quote("second site - every night", resolved, resolver)
+    assert verdict.status == WRONG_REF and verdict.suggestion is not None
+    found = resolver.resolve(verdict.suggestion)
+    assert found.path == "corpus/other.md" and found.text == "second site — every night"
+
+
+def test_failed_when_the_quote_stands_nowhere(resolver: Resolver) -> None:
+    verdict = check_quote("kept for eight years", _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
+    assert verdict.status == FAILED and "nowhere" in verdict.reason
+
+
+def test_unverifiable_when_the_citation_is_unresolvable(resolver: Resolver) -> None:
+    verdict = check_quote("anything", None, resolver, "commit 'abcd' is not a commit in this repository")
+    assert verdict.status == UNVERIFIABLE and "abcd" in verdict.reason
+
+
+def test_locate_lists_every_place_nearest_first(resolver: Resolver) -> None:
+    head = resolver.commit("HEAD")
+    places = locate_quote("kept for", head, resolver, near=_resolved(resolver, "corpus/retention.md", (5, 5)))
+    assert [c.lines for c in places] == [(5, 5), (3, 3)]
