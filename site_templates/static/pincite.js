@@ -467,7 +467,11 @@ const Pincite = (() => {
     if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
     setupCite(main);
     if (main.dataset.kind === "version") setupBanner(main, sel);
-    window.addEventListener("hashchange", () => highlight(parseSelector(window.location.hash)));
+    window.addEventListener("hashchange", () => {
+      const next = parseSelector(window.location.hash);
+      highlight(next);
+      if (main.dataset.kind === "version") setupBanner(main, next);
+    });
   }
 
   return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,

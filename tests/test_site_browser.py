@@ -1,0 +1,331 @@
+"""The built site in a real browser (Debian chromium driven by Playwright)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from indexer.build import build
+from indexer.citation import Citation, parse_permalink, parse_text_form
+from indexer.drift import relocate_lines, verify
+from indexer.gitrepo import GitRepo, Hunk
+from indexer.resolve import resolve
+from indexer.site_render import history_name
+from indexer.site_serve import serve_in_thread
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed")
+
+HANDBOOK = (
+    "# Staff handbook\n\nThis handbook explains how records are handled.\n\n## Retention\n\n"
+    "Personnel records are kept for seven years after departure.\n\n## 国际 offices\n\n"
+    "东京办公室 🎌 保留期限为七年 🎉 然后销毁.\n\nClosing line.\n"
+)
+XSS_MD = (
+    "# Payloads\n\n<script>window.__pwned = 1; alert('md')</script>\n\n[click me](javascript:alert(1))\n\n"
+    '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n<a href="javascript:alert(4)" onclick="alert(5)">x</a>\n'
+)
+XSS_HTML = (
+    "<html><head><title>Payload page</title></head><body><h1>Payload page</h1>"
+    "<p>Plain words stay &lt;script&gt;alert(6)&lt;/script&gt; as text.</p>"
+    '<script>alert(7)</script><a href="javascript:alert(8)" onmouseover="alert(9)">link</a></body></html>'
+)
+OLD = "".join(f"line {n} of the policy\n" for n in range(1, 21))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    tab = context.new_page()
+    tab.errors = []
+    tab.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+    tab.on("dialog", lambda dialog: (tab.errors.append("dialog: " + dialog.message), dialog.dismiss()))
+    yield tab
+    context.close()
+
+
+@pytest.fixture
+def served(corpus_repo: Any, tmp_path: Path) -> Iterator[tuple[Any, Path, str]]:
+    corpus_repo.commit({"corpus/handbook.md": HANDBOOK, "corpus/xss.md": XSS_MD, "corpus/policy.txt": OLD}, "start")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    yield corpus_repo, site, base
+    server.shutdown()
+    server.server_close()
+
+
+def _select(page: Any, needle: str) -> None:
+    """Select the first occurrence of `needle` in the source view, as a reader would by dragging."""
+    found = page.evaluate(
+        """(needle) => {
+            const src = document.getElementById('src');
+            const at = src.textContent.indexOf(needle);
+            if (at < 0) return false;
+            const walker = document.createTreeWalker(src, NodeFilter.SHOW_TEXT);
+            let seen = 0, node, start = null, end = null;
+            while ((node = walker.nextNode())) {
+                const len = node.data.length;
+                if (!start && at < seen + len) start = [node, at - seen];
+                if (at + needle.length <= seen + len) { end = [node, at + needle.length - seen]; break; }
+                seen += len;
+            }
+            const range = document.createRange();
+            range.setStart(...start);
+            range.setEnd(...end);
+            const sel = window.getSelection();
+            sel.removeAllRanges();
+            sel.addRange(range);
+            return true;
+        }""",
+        needle,
+    )
+    assert found, needle
+
+
+def test_search_finds_the_passage_and_lands_on_highlighted_text(served: Any, page: Any) -> None:
+    _repo, _site, base = served
+    page.goto(base + "index.html")
+    page.fill("#q-top", "departure")
+    page.press("#q-top", "Enter")
+    page.wait_for_selector(".result-link")
+    first = page.locator(".result-link").first
+    assert first.inner_text() == "corpus/handbook.md"
+    assert "departure" in page.locator(".result .excerpt mark").first.inner_text().lower()
+    first.click()
+    page.wait_for_url(re.compile(r"/doc/corpus/handbook\.md\.html"))
+    mark = page.locator("#rendered mark.term").first
+    mark.wait_for()
+    assert mark.inner_text().lower() == "departure"
+    assert mark.is_visible()
+    assert page.errors == []
+
+
+def test_select_to_cite_cjk_and_emoji_resolves_to_the_selection(served: Any, page: Any) -> None:
+    repo, _site, base = served
+    page.goto(base + "doc/corpus/handbook.md.html")
+    page.click("#tab-source")
+    selected = "保留期限为七年 🎉 然后"
+    _select(page, selected)
+    page.click("#cite-open")
+    text_form = page.input_value("#cite-text")
+    permalink = page.input_value("#cite-permalink")
+    markdown = page.input_value("#cite-markdown")
+    citation = parse_text_form(text_form)
+    assert citation.chars is not None
+    assert resolve(citation, GitRepo(repo.root)).text == selected
+    from_link, link_base = parse_permalink(permalink)
+    assert (from_link.commit, from_link.path, from_link.chars) == (citation.commit, citation.path, citation.chars)
+    assert link_base + "/" == base
+    assert selected in markdown and permalink in markdown
+    # The permalink opens the version page with exactly that span marked.
+    page.goto(permalink)
+    assert page.locator("mark.cited").all_inner_texts() == [selected]
+    assert page.errors == []
+
+
+def test_old_permalink_shows_old_text_and_banner_after_rebuild(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    old_commit = corpus_repo.commit({"corpus/policy.txt": OLD, "corpus/gone.md": "# Gone\n\nsoon deleted\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    new_text = "inserted at the top\n" + OLD.replace("line 12 of the policy", "line twelve, reworded")
+    corpus_repo.commit({"corpus/policy.txt": new_text, "corpus/gone.md": None}, "edit and delete")
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    repo = GitRepo(corpus_repo.root)
+    try:
+        cases = {"L12": "changed", "L3-L5": "moved", "c0-6": "moved"}
+        for selector, status in cases.items():
+            page.goto(_permalink(base, repo, old_commit, "corpus/policy.txt", selector))
+            page.wait_for_selector(f"#banner[data-status='{status}']")
+            assert "line 12 of the policy" in page.inner_text("#src")
+            cite = parse_text_form(f"corpus/policy.txt@{old_commit}#{selector}")
+            verdict = verify(cite, repo, against="HEAD")
+            assert verdict.status == ("drifted" if status == "changed" else "verified"), selector
+            if verdict.relocated is not None:
+                new_link = page.get_attribute("#banner a", "href")
+                assert new_link.endswith("#" + verdict.relocated.selector), (new_link, verdict.relocated.selector)
+        page.goto(_permalink(base, repo, old_commit, "corpus/gone.md", "L3"))
+        page.wait_for_selector("#banner[data-status='deleted']")
+        assert "soon deleted" in page.inner_text("#src")
+        assert verify(parse_text_form(f"corpus/gone.md@{old_commit}#L3"), repo).status == "drifted"
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _permalink(base: str, repo: GitRepo, commit: str, path: str, selector: str) -> str:
+    blob = repo.blob_at(commit, path)
+    assert blob is not None
+    return f"{base}v/{blob.sha}.html?commit={commit}&path={quote(path, safe='/')}#{selector}"
+
+
+def test_banner_agrees_with_verify_on_many_spans(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    rng = random.Random(6)
+    lines = [f"clause {n}: {rng.choice(['keep', 'review', 'archive'])} the file\n" for n in range(1, 31)]
+    old_commit = corpus_repo.commit({"corpus/rules.md": "".join(lines)})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    edited = list(lines)
+    edited[4] = "clause 5 rewritten\n"
+    edited.insert(10, "a new clause\n")
+    del edited[20:22]
+    edited.append("trailer\n")
+    corpus_repo.commit({"corpus/rules.md": "".join(edited)})
+    build(corpus_repo.root, out=site)
+    repo = GitRepo(corpus_repo.root)
+    history = json.loads((site / "history" / f"{history_name('corpus/rules.md')}.json").read_text())
+    blob = repo.blob_at(old_commit, "corpus/rules.md")
+    assert blob is not None
+    entry = history["versions"][blob.sha]
+    page.goto((site / "v" / f"{blob.sha}.html").as_uri())
+    spans = [(a, b) for a in range(1, 31) for b in range(a, min(31, a + 6))]
+    decided = page.evaluate(
+        "([entry, spans]) => spans.map(([a, b]) => Pincite.decide(entry, {kind: 'lines', a, b}, [a, b]))",
+        [entry, spans],
+    )
+    for (a, b), banner in zip(spans, decided, strict=True):
+        verdict = verify(Citation(old_commit, "corpus/rules.md", lines=(a, b)), repo)
+        expected = "verified" if banner["status"] in ("unchanged", "moved") else "drifted"
+        assert verdict.status == expected, (a, b, banner, verdict.reason)
+        if verdict.relocated is not None:
+            assert verdict.relocated.lines == (banner["first"], banner["last"]), (a, b)
+
+
+def test_relocation_in_javascript_matches_python(page: Any, tmp_path: Path) -> None:
+    (tmp_path / "blank.html").write_text("<!doctype html><title>t</title>")
+    page.goto((tmp_path / "blank.html").as_uri())
+    page.add_script_tag(path=str(Path(__file__).parent.parent / "site_templates" / "static" / "pincite.js"))
+    rng = random.Random(12)
+    cases = []
+    for _ in range(400):
+        hunks, at = [], 1
+        for _ in range(rng.randint(0, 4)):
+            at += rng.randint(0, 6)
+            old_count, new_count = rng.randint(0, 3), rng.randint(0, 3)
+            if old_count == 0 and new_count == 0:
+                new_count = 1
+            hunks.append([at, old_count, at, new_count, []])
+            at += old_count + 1
+        first = rng.randint(1, 25)
+        cases.append([first, first + rng.randint(0, 5), hunks])
+    results = page.evaluate("cases => cases.map(([f, l, h]) => Pincite.relocateLines(f, l, h))", cases)
+    for (first, last, hunks), got in zip(cases, results, strict=True):
+        want = relocate_lines(first, last, [Hunk(*h[:4]) for h in hunks])
+        assert tuple(got) == want, (first, last, hunks)
+    names = page.evaluate("paths => paths.map(Pincite.historyName)", ["corpus/a.md", "中文/🎉 b.md"])
+    assert names == [history_name("corpus/a.md"), history_name("中文/🎉 b.md")]
+
+
+def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    from indexer import extract
+
+    files: dict[str, str | bytes | None] = {"corpus/xss.md": XSS_MD}
+    html_extractor = extract.extractor_for("x.html")
+    has_html = html_extractor is not None and html_extractor.available()
+    if has_html:
+        files["corpus/payload.html"] = XSS_HTML
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    try:
+        pages = ["doc/corpus/xss.md.html", "index.html", "search.html?q=payloads"]
+        if has_html:
+            pages.append("doc/corpus/payload.html.html")
+        for rel in pages:
+            page.goto(base + rel)
+            page.wait_for_timeout(300)
+            page.click("#tab-source") if page.locator("#tab-source").count() else None
+            report = page.evaluate(
+                """() => ({
+                    pwned: window.__pwned || 0,
+                    scripts: Array.from(document.scripts).map(s => s.getAttribute('src') || 'inline'),
+                    handlers: Array.from(document.querySelectorAll('*')).flatMap(
+                        el => Array.from(el.attributes).filter(a => a.name.startsWith('on')).map(a => a.name)),
+                    jsLinks: Array.from(document.querySelectorAll('[href],[src]')).filter(
+                        el => /^\\s*javascript:/i.test(el.getAttribute('href') || el.getAttribute('src') || '')).length,
+                })"""
+            )
+            assert report["pwned"] == 0 and report["handlers"] == [] and report["jsLinks"] == 0, (rel, report)
+            assert all(s.endswith(("static/pincite.js", "static/search.js")) for s in report["scripts"]), report
+        for link in page.locator("a").all():
+            assert not (link.get_attribute("href") or "").lower().startswith("javascript")
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _start(cmd: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    found = re.search(pattern, line)
+    if not found:
+        proc.kill()
+        raise AssertionError(f"{cmd}: {line!r}")
+    return proc, f"http://127.0.0.1:{found.group(1)}/"
+
+
+@pytest.mark.parametrize("server_kind", ["pincite serve", "python -m http.server"])
+def test_site_works_from_pincite_serve_and_a_plain_static_server(served: Any, page: Any, server_kind: str) -> None:
+    repo, site, _base = served
+    if server_kind == "pincite serve":
+        cmd = [sys.executable, "-m", "indexer.cli", "serve", "--port", "0", "--dir", str(site)]
+        proc, base = _start(cmd, r"127\.0\.0\.1:(\d+)/")
+    else:
+        cmd = [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)]
+        proc, base = _start(cmd, r"port (\d+)")
+    try:
+        page.goto(base + "search.html?q=retention")
+        page.wait_for_selector(".result-link")
+        head = repo.head()
+        page.goto(_permalink(base, GitRepo(repo.root), head, "corpus/policy.txt", "L2-L3"))
+        page.wait_for_selector("#banner[data-status='unchanged']")
+        assert page.locator("#src .hl").count() == 2
+        assert page.errors == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browser: Any) -> None:
+    repo, _site, base = served
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
+        colour = "el => getComputedStyle(el).backgroundColor"
+        assert tab.eval_on_selector("#L7", colour) != tab.eval_on_selector("#L6", colour)
+        assert "line 7 of the policy" in tab.inner_text("#L7")
+        assert tab.locator("noscript").count() >= 1
+    finally:
+        context.close()
