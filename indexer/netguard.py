@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import ipaddress
-import re
 import socket
 import ssl
 import time
@@ -33,16 +31,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpcore
 import httpx
 
 from . import __version__
-from .errors import FetchError, GuardRefusal, UsageError
+from .errors import FetchError, GuardRefusal
+from .netaddr import connectable, parse_url, redact, refusal_reason
 
 USER_AGENT = f"pincite/{__version__}"
-ALLOWED_SCHEMES = ("http", "https")
 # Media type -> file extension of the stored body.
 ALLOWED_TYPES: dict[str, str] = {
     "text/html": "html",
@@ -55,44 +52,10 @@ ALLOWED_TYPES: dict[str, str] = {
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 KEPT_HEADERS = ("etag", "last-modified", "content-language")
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
 # Opens a TCP stream to an already checked address. Tests stand in for the public
 # internet with their own; everything else uses httpcore's plain socket backend.
 Connector = Callable[[str, int, float | None], httpcore.NetworkStream]
-
-_BLOCKED: tuple[tuple[str, str], ...] = (
-    ("0.0.0.0/8", "an unspecified ('this network') address"),
-    ("10.0.0.0/8", "a private address"),
-    ("100.64.0.0/10", "a carrier-grade NAT (shared) address"),
-    ("127.0.0.0/8", "a loopback address"),
-    ("169.254.0.0/16", "a link-local address (cloud metadata services live here)"),
-    ("172.16.0.0/12", "a private address"),
-    ("192.0.0.0/24", "an IETF protocol assignment address"),
-    ("192.0.2.0/24", "a documentation address"),
-    ("192.88.99.0/24", "a 6to4 relay anycast address"),
-    ("192.168.0.0/16", "a private address"),
-    ("198.18.0.0/15", "a benchmarking address"),
-    ("198.51.100.0/24", "a documentation address"),
-    ("203.0.113.0/24", "a documentation address"),
-    ("224.0.0.0/4", "a multicast address"),
-    ("240.0.0.0/4", "a reserved address"),
-    ("::/128", "the unspecified address"),
-    ("::1/128", "a loopback address"),
-    ("64:ff9b:1::/48", "a local-use NAT64 address"),
-    ("100::/64", "a discard-only address"),
-    ("2001::/32", "a Teredo tunnel address"),
-    ("2001::/23", "an IETF protocol assignment address"),
-    ("2001:db8::/32", "a documentation address"),
-    ("fc00::/7", "a unique-local (private) address"),
-    ("fe80::/10", "a link-local address"),
-    ("fec0::/10", "a site-local address"),
-    ("ff00::/8", "a multicast address"),
-)
-_BLOCKED_NETS = tuple((ipaddress.ip_network(net), why) for net, why in _BLOCKED)
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
-_LEGACY_IPV4 = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -131,54 +94,10 @@ class FetchedPage:
 
 
 # -- checking URLs and addresses ------------------------------------------------------
-def refusal_reason(address: str) -> str | None:
-    """Why the guard refuses to connect to `address`, or None when it is a public address."""
-    try:
-        ip: Address = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return f"{address!r} is not an IP address"
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = _embedded_ipv4(ip)
-        if embedded is not None:
-            inner = refusal_reason(str(embedded))
-            return f"{ip} embeds {embedded}, {inner}" if inner else None
-    for net, why in _BLOCKED_NETS:
-        if ip.version == net.version and ip in net:
-            return f"{ip} is {why}"
-    if not ip.is_global:
-        return f"{ip} is not a public address"
-    return None
-
-
-def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv4-mapped, -compatible, NAT64 or 6to4 address reaches."""
-    if ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    if ip.sixtofour is not None:
-        return ip.sixtofour
-    if ip in _NAT64 or (ip in _IPV4_COMPATIBLE and int(ip) > 1):
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return None
-
-
-def redact(url: str) -> str:
-    """The URL without credentials, for messages: a password never reaches a log."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
-
-
 def check_url(url: str, *, allow_private: bool = False, resolver: Resolver | None = None) -> Target:
     """Accept `url` for fetching or raise GuardRefusal / UsageError saying why."""
-    parts = _split(url)
-    host, literal = _host_of(url, parts)
-    port = _port_of(url, parts)
-    canonical = _canonical(url, parts, host, literal, port)
-    host = httpx.URL(canonical).raw_host.decode("ascii")  # IDNA form: what DNS is asked
+    parsed = parse_url(url)
+    canonical, host, literal, port = parsed.canonical, parsed.host, parsed.literal, parsed.port
     if literal is not None:
         addresses = [literal]
     else:
@@ -192,87 +111,13 @@ def check_url(url: str, *, allow_private: bool = False, resolver: Resolver | Non
             if reason:
                 via = "" if literal is not None else f"{host} resolves to {address}; "
                 raise GuardRefusal(f"refused {redact(url)}: {via}{reason}", hint=_PRIVATE_HINT)
-    connect_to = tuple(_connectable(a) for a in addresses)
+    connect_to = tuple(connectable(a) for a in addresses)
     return Target(canonical, host, port, connect_to)
-
-
-def canonical_url(url: str) -> str:
-    """The URL as pincite requests it: lower-case scheme and host, IPv4 in dotted form,
-    default port and fragment dropped. No network access; refusals of `check_url` that
-    need no DNS (scheme, credentials) apply."""
-    parts = _split(url)
-    host, literal = _host_of(url, parts)
-    return _canonical(url, parts, host, literal, _port_of(url, parts))
-
-
-def _canonical(url: str, parts: SplitResult, host: str, literal: str | None, port: int) -> str:
-    netloc_host = f"[{literal}]" if literal and ":" in literal else (literal or host)
-    default_port = {"http": 80, "https": 443}[parts.scheme.lower()]
-    netloc = netloc_host if port == default_port else f"{netloc_host}:{port}"
-    canonical = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
-    try:
-        normal = urlsplit(str(httpx.URL(canonical)))  # dot segments removed, IDNA applied
-    except httpx.InvalidURL as exc:
-        raise UsageError(f"{redact(url)}: not a valid URL ({exc})", hint="check the address") from exc
-    return urlunsplit(normal._replace(path=normal.path or "/"))
 
 
 _PRIVATE_HINT = (
     "pincite snapshots public pages only; for an intranet page use --allow-private (unsafe, see docs/security.md)"
 )
-
-
-def _split(url: str) -> SplitResult:
-    if any(c in url for c in "\0\r\n\t") or not url.strip():
-        raise UsageError(f"{url!r} is not a URL", hint="give an http:// or https:// address")
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError as exc:
-        raise UsageError(f"{redact(url)}: not a valid URL ({exc})", hint="check the address") from exc
-    if parts.scheme.lower() not in ALLOWED_SCHEMES:
-        scheme = parts.scheme or "no scheme"
-        raise GuardRefusal(
-            f"refused {redact(url)}: {scheme} URLs are not fetched, only http and https",
-            hint="give an http:// or https:// address",
-        )
-    if "@" in parts.netloc:
-        raise GuardRefusal(
-            f"refused {redact(url)}: credentials in the URL",
-            hint="pincite snapshots public pages and never stores passwords; remove the user:password@ part",
-        )
-    return parts
-
-
-def _host_of(url: str, parts: SplitResult) -> tuple[str, str | None]:
-    """(hostname, IP literal or None). Legacy IPv4 forms (127.1, 0x7f.1, 2130706433) are literals."""
-    host = (parts.hostname or "").lower()
-    if not host:
-        raise UsageError(f"{redact(url)}: the URL has no host", hint="give an address like https://example.org/page")
-    try:
-        return host, str(ipaddress.ip_address(host.split("%", 1)[0]))
-    except ValueError:
-        pass
-    if _LEGACY_IPV4.fullmatch(host):
-        try:
-            return host, socket.inet_ntoa(socket.inet_aton(host))
-        except OSError as exc:
-            raise UsageError(f"{redact(url)}: {host} is not a valid IPv4 address") from exc
-    return host, None
-
-
-def _port_of(url: str, parts: SplitResult) -> int:
-    try:
-        port = parts.port
-    except ValueError as exc:
-        raise UsageError(f"{redact(url)}: bad port ({exc})") from exc
-    return port if port is not None else {"http": 80, "https": 443}[parts.scheme.lower()]
-
-
-def _connectable(address: str) -> str:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return str(ip.ipv4_mapped)
-    return address
 
 
 def system_resolver(host: str, port: int) -> list[str]:

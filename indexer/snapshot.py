@@ -29,14 +29,16 @@ from . import extract as extract_mod
 from .documents import DocumentUnavailable, text_blob, version_text
 from .errors import FetchError, PinciteError, RepositoryError
 from .gitrepo import GitRepo
-from .netguard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, canonical_url, fetch
+from .netaddr import canonical_url
+from .netguard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, fetch
 
 SNAPSHOT_ROOT = "snapshots"
 META_SUFFIX = ".meta.json"
 _SLUG_MAX = 60
 _PAGE_SUFFIX = re.compile(r"\.(?:html?|xhtml|php|aspx?|jsp|md|markdown|txt|pdf)$", re.IGNORECASE)
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-_UTF8_NAMES = ("utf-8", "ascii")
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# Labels browsers read as windows-1252 (WHATWG Encoding), as the HTML extractor does.
+_WHATWG_ALIASES = dict.fromkeys(("iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "ascii", "us-ascii"), "cp1252")
 
 
 @dataclass(frozen=True)
@@ -243,7 +245,7 @@ def _fetch(git: GitRepo, url: str, options: FetchOptions) -> FetchedPage:
         resolver=options.resolver,
         connector=options.connector,
     )
-    problem = unreadable_charset(page.body, page.media_type, page.charset)
+    problem = unreadable_charset(page.body, page.media_type, page.charset, snapshot_path(url, page.extension))
     if problem:
         raise FetchError(
             f"{page.final_url}: {problem}; nothing was stored",
@@ -253,34 +255,40 @@ def _fetch(git: GitRepo, url: str, options: FetchOptions) -> FetchedPage:
     return page
 
 
-def unreadable_charset(body: bytes, media_type: str, charset: str | None) -> str | None:
-    """Why the committed bytes alone would not give the page's text, or None.
+def unreadable_charset(body: bytes, media_type: str, charset: str | None, path: str) -> str | None:
+    """Why the committed bytes alone would not give the characters the server sent, or None.
 
     The extractors read a snapshot without its HTTP headers: text and Markdown as UTF-8,
-    HTML by BOM, then `<meta charset>`, then UTF-8. A charset named only in the header
-    would be lost, and the text read back would be wrong, so such pages are refused.
+    HTML by BOM, then `<meta charset>`, then UTF-8. When the header's charset gives other
+    characters than that reading, the text read back would be wrong, so the page is refused.
     """
     if media_type == "application/pdf":
         return None
-    declared = codecs.lookup(charset).name if charset else None
     is_html = ALLOWED_TYPES.get(media_type) == "html"
-    if not is_html:
+    if charset is not None and not body.startswith(_BOMS):  # a byte-order mark outranks the header
+        label = charset.strip().lower()
         try:
-            body.decode("utf-8")
-        except UnicodeDecodeError:
-            said = f"declared as {charset}" if charset else "without a declared charset"
-            return f"the {media_type} body is not UTF-8 ({said})"
-        return None
-    if declared is None or declared in _UTF8_NAMES or body.startswith(codecs.BOM_UTF8) or body.isascii():
-        return None
-    inner = _META_CHARSET.search(body[:4096])
-    if inner is not None:
-        try:
-            if codecs.lookup(inner.group(1).decode("ascii")).name == declared:
-                return None
-        except LookupError:
-            pass
-    return f"the page is {charset} according to the HTTP header, but the HTML itself does not say so"
+            sent: str | None = body.decode(_WHATWG_ALIASES.get(label, label))
+        except (UnicodeDecodeError, LookupError):
+            return f"the body is not valid {charset}, the charset its HTTP header declares"
+    else:
+        sent = None
+    try:
+        read_back = _decode_as_extractor(body, path) if is_html else body.decode("utf-8")
+    except (UnicodeDecodeError, PinciteError):
+        read_back = None
+    if read_back is None:
+        said = f"declared as {charset} in the HTTP header only" if charset else "no charset declared"
+        return f"the {media_type} body cannot be read back from its bytes ({said})"
+    if sent is not None and sent.removeprefix("\ufeff") != read_back.removeprefix("\ufeff"):
+        return f"the page is {charset} by its HTTP header, but its bytes alone read differently"
+    return None
+
+
+def _decode_as_extractor(body: bytes, path: str) -> str:
+    from .extract_html import decode_html
+
+    return decode_html(body, path)[0]
 
 
 def _store(

@@ -18,7 +18,8 @@ from webserver import Route, WebServer, internet_via, serve
 
 from indexer import __version__
 from indexer.errors import FetchError, GuardRefusal, UsageError
-from indexer.netguard import FetchLimits, canonical_url, check_url, fetch, redact, refusal_reason
+from indexer.netaddr import canonical_url, redact, refusal_reason
+from indexer.netguard import FetchLimits, check_url, fetch
 
 FAST = FetchLimits(max_bytes=100_000, connect_timeout=2.0, read_timeout=2.0, total_timeout=5.0)
 PUBLIC = "93.184.215.14"

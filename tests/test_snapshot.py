@@ -272,6 +272,28 @@ def test_a_charset_named_only_in_the_header_is_refused(
     assert repo.head() == before and files_under(repo.root, "snapshots") == []
 
 
+def test_a_header_charset_that_contradicts_the_page_is_refused(web: WebServer, repo: CorpusRepo) -> None:
+    body = '<meta charset="windows-1252"><p>cr\xe8me</p>'.encode("cp1252")
+    url = web.page("/conflict.html", body, "text/html; charset=utf-8")
+    with pytest.raises(FetchError, match="utf-8"):
+        snapshot([url], repo.root, options=LOCAL)
+    assert files_under(repo.root, "snapshots") == []
+
+
+def test_latin1_read_as_browsers_do_agrees_with_the_extractor(web: WebServer, repo: CorpusRepo) -> None:
+    body = b'<meta charset="iso-8859-1"><p>na\xefve \x93quotes\x94</p>'
+    url = web.page("/latin.html", body, "text/html; charset=ISO-8859-1")
+    [result] = snapshot([url], repo.root, options=LOCAL)
+    assert (repo.root / result.path).read_bytes() == body
+
+
+def test_a_utf8_page_with_a_bom_and_a_stale_header_is_kept(web: WebServer, repo: CorpusRepo) -> None:
+    body = "\ufeff# Caf\xe9\n".encode()
+    url = web.page("/bom.md", body, "text/markdown; charset=iso-8859-1")
+    [result] = snapshot([url], repo.root, options=LOCAL)
+    assert (repo.root / result.path).read_bytes() == body
+
+
 # -- provenance, build, refresh and verify -----------------------------------------------------------
 def test_provenance_names_the_url_and_fetch_time(web: WebServer, repo: CorpusRepo) -> None:
     url = web.page("/prov.md", "# Provenance\n", "text/markdown")
@@ -317,6 +339,46 @@ def test_snapshot_refresh_and_verify_end_to_end(web: WebServer, repo: CorpusRepo
         "+Application logs are kept for 30 days.",
     )
     assert verify(backups, GitRepo(repo.root)).status == "verified"
+
+
+HTML_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Retention</title>
+<script>var tracking = "never in the text";</script></head>
+<body><nav><a href="/">Home</a></nav><article><h1>Data retention</h1>
+<p>Application logs are kept for 90 days before they are deleted from every system.</p>
+<p>Backups are kept for one year and then destroyed by the operations team on a schedule.</p>
+<p>Access to backups needs two people from different teams, both named in the ticket.</p>
+</article></body></html>
+"""
+
+
+def test_an_html_snapshot_is_indexed_and_verified_through_the_html_extractor(
+    web: WebServer, repo: CorpusRepo, tmp_path: Path
+) -> None:
+    url = web.page("/retention.html", HTML_PAGE)
+    [first] = snapshot([url], repo.root, options=LOCAL)
+    if first.warnings:
+        pytest.skip(f"HTML extractor unavailable: {first.warnings[0]}")
+    pinned = repo.head()
+    build(repo.root, index_path=tmp_path / "index.sqlite", site=False)
+    reader = IndexReader(tmp_path / "index.sqlite")
+    version = reader.version_by_blob(repo.git("rev-parse", f"HEAD:{first.path}").strip())
+    reader.close()
+    assert version is not None and version.source_class == "snapshot" and version.text is not None
+    assert "tracking" not in version.text
+    lines = version.text.split("\n")
+    logs_line = next(i for i, line in enumerate(lines, 1) if "90 days" in line)
+    access_line = next(i for i, line in enumerate(lines, 1) if "two people" in line)
+    meta = snapshot_provenance(repo.root, pinned, first.path)
+    assert meta is not None and meta.extractor is not None and meta.extractor.startswith("html/")
+
+    web.page("/retention.html", HTML_PAGE.replace("90 days", "30 days"))
+    [changed] = refresh([url], repo.root, options=LOCAL)
+    assert changed.status == "changed" and changed.diffstat == (1, 1)
+    git = GitRepo(repo.root)
+    drifted = verify(Citation(commit=pinned, path=first.path, lines=(logs_line, logs_line)), git)
+    assert drifted.status == "drifted" and any("30 days" in line for line in drifted.hunks[0].lines)
+    kept = verify(Citation(commit=pinned, path=first.path, lines=(access_line, access_line)), git)
+    assert kept.status == "verified"
 
 
 def test_refresh_reports_unchanged_changed_and_failed(web: WebServer, repo: CorpusRepo) -> None:
