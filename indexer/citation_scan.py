@@ -12,8 +12,8 @@ The quote of a citation, first rule that applies:
 2. the last double-quoted string ("…" or “…”) earlier in the same paragraph or list
    item, after any previous citation there;
 3. for the first citation of a paragraph: the blockquote directly above the paragraph
-   (at most one blank line between), or, when the citation sits inside a blockquote,
-   the lines of that blockquote above it.
+   (at most one blank line between) unless that blockquote holds a citation itself, or,
+   when the citation sits inside a blockquote, the lines of that blockquote above it.
 """
 
 from __future__ import annotations
@@ -173,4 +173,6 @@ def _blockquote_above(facts: _Lines, row: int, para: int) -> str | None:
         return None
     body = [_BLOCKQUOTE.sub("", facts.lines[i], count=1) for i in range(start, end)]
     quote = "\n".join(body).strip()
+    if _ANY.search(quote):
+        return None  # that blockquote is already attributed to its own citation
     return quote or None

@@ -1,0 +1,221 @@
+"""pincite check: verdicts and quote verdicts per citation, --fix, GitHub output, reachability and pins."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from indexer.check import check_paths
+from indexer.cli import main
+from indexer.gitrepo import GitRepo
+from tests.conftest import CorpusRepo
+
+POLICY = (
+    "# Retention\n\n"
+    "Invoices are kept for seven years.\n\n"
+    "Email is kept for two years.\n\n"
+    "Chat logs are kept for ninety days.\n"
+)
+
+
+@pytest.fixture
+def setup(corpus_repo: CorpusRepo) -> tuple[CorpusRepo, str]:
+    pinned = corpus_repo.commit({"corpus/policy.md": POLICY})
+    corpus_repo.commit({"corpus/policy.md": "Preface.\n\n" + POLICY.replace("ninety days", "thirty days")})
+    return corpus_repo, pinned
+
+
+def run(repo: CorpusRepo, *args: str, env: dict[str, str] | None = None) -> Result:
+    result = CliRunner().invoke(main, [*args, "--repo", str(repo.root)], env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def four_cases(pinned: str) -> str:
+    c = f"corpus/policy.md@{pinned}"
+    return (
+        "# Review\n\n"
+        f'- Good: "Invoices are kept for seven years." ({c}#L3)\n'
+        f'- Fabricated: "Invoices are kept forever." ({c}#L3)\n'
+        f'- Wrong passage: "Email is kept for two years." ({c}#L3)\n'
+        f'- Drifted: "Chat logs are kept for ninety days." ({c}#L7)\n'
+    )
+
+
+def test_check_reports_matched_failed_wrong_ref_and_drifted(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "review.md"
+    doc.write_text(four_cases(pinned))
+    report = check_paths([doc], GitRepo(repo.root))
+    rows = [(r.line, r.status, r.quote_verdict.status if r.quote_verdict else None) for r in report.records]
+    assert rows == [
+        (3, "verified", "matched"),
+        (4, "verified", "failed"),
+        (5, "verified", "wrong_ref"),
+        (6, "drifted", "matched"),
+    ]
+    wrong = report.records[2]
+    assert wrong.quote_verdict is not None and wrong.quote_verdict.suggestion is not None
+    assert wrong.quote_verdict.suggestion.text_form() == f"corpus/policy.md@{pinned}#L5"
+    assert report.failed() and report.summary()["errors"] == 2 and report.summary()["warnings"] == 1
+
+    result = run(repo, "check", str(doc))
+    assert result.exit_code == 7
+    assert f"{doc}:4: verified quote:failed" in result.stdout
+    assert f"the quote stands at corpus/policy.md@{pinned}#L5" in result.stdout
+    assert "4 citation(s) in 1 file(s): 3 verified, 1 drifted, 0 unresolvable" in result.stdout
+    data = json.loads(run(repo, "check", str(doc), "--json").stdout)
+    assert [r["quote_verdict"] for r in data["records"]] == ["matched", "failed", "wrong_ref", "matched"]
+    assert data["summary"]["citations"] == 4
+
+
+def test_drifted_alone_is_a_warning_unless_strict(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "d.md"
+    doc.write_text(f'"Chat logs are kept for ninety days." corpus/policy.md@{pinned}#L7\n')
+    assert run(repo, "check", str(doc)).exit_code == 0
+    assert run(repo, "check", str(doc), "--strict").exit_code == 7
+
+
+def test_github_format_annotations_and_job_summary(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "review, draft.md"
+    doc.write_text(four_cases(pinned))
+    summary = tmp_path / "summary.md"
+    result = run(repo, "check", str(doc), "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    lines = result.stdout.splitlines()
+    escaped = str(doc).replace(",", "%2C")
+    assert lines[0].startswith(f"::error file={escaped},line=4,title=citation verified::")
+    assert lines[1].startswith(f"::error file={escaped},line=5,")
+    assert lines[2].startswith(f"::warning file={escaped},line=6,title=citation drifted::")
+    assert len(lines) == 3 and result.exit_code == 7
+    text = summary.read_text()
+    assert text.startswith("## pincite check") and "| file | verdict | quote | details |" in text
+
+
+def test_fix_repins_verified_citations_and_keeps_every_other_byte(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    repo, pinned = setup
+    head = repo.head()
+    good = f"corpus/policy.md@{pinned[:10]}#L3"
+    drifted = f"corpus/policy.md@{pinned}#L7"
+    original = (
+        f"\ufeffIntro\r\n> Invoices are kept for seven years.\r\n\r\n— {good}\r\n\r\n"
+        f'"Chat logs are kept for thirty days." {drifted} — trailing ✓\r\n'
+    )
+    doc = tmp_path / "notes.md"
+    doc.write_bytes(original.encode("utf-8"))
+    result = run(repo, "check", str(doc), "--fix")
+    after = doc.read_bytes().decode("utf-8")
+    assert after == original.replace(good, f"corpus/policy.md@{head}#L5")
+    assert f"fixed: {doc}:4" in result.stdout
+    assert f"suggestion (the quote stands here at the target): corpus/policy.md@{head}#L9" in result.stdout
+    again = run(repo, "check", str(doc), "--fix")
+    assert doc.read_bytes().decode("utf-8") == after and "fixed:" not in again.stdout
+
+
+def test_fix_rewrites_permalinks_with_their_own_site(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    cite = run(
+        repo,
+        "cite",
+        "corpus/policy.md",
+        "--lines",
+        "3",
+        "--rev",
+        pinned,
+        "--format",
+        "json",
+        "--site-url",
+        "https://s.example/x",
+    )
+    link = json.loads(cite.stdout)["permalink"]
+    doc = tmp_path / "p.md"
+    doc.write_text(f"See [the rule]({link}).\n")
+    run(repo, "check", str(doc), "--fix")
+    new_blob = repo.git("rev-parse", "HEAD:corpus/policy.md").strip()
+    assert doc.read_text() == (
+        f"See [the rule](https://s.example/x/v/{new_blob}.html?commit={repo.head()}&path=corpus/policy.md#L5).\n"
+    )
+
+
+def test_github_urls_count_only_for_this_repository(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    repo.git("remote", "add", "origin", "git@github.com:acme/handbook.git")
+    doc = tmp_path / "g.md"
+    doc.write_text(
+        f"Ours: https://github.com/acme/handbook/blob/{pinned}/corpus/policy.md#L3\n"
+        f"Theirs: https://github.com/other/thing/blob/{pinned}/corpus/policy.md#L3\n"
+    )
+    report = check_paths([doc], GitRepo(repo.root))
+    assert [(r.line, r.found.kind, r.status) for r in report.records] == [(1, "github", "verified")]
+
+
+def test_bad_citations_and_inputs(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "bad.md"
+    doc.write_text(
+        f"corpus/policy.md@{pinned}#L5-L2 corpus/policy.md@{'0' * 40}#L1 ../x.md@{pinned}#L1 corpus@{pinned}#L1\n"
+    )
+    data = json.loads(run(repo, "check", str(doc), "--json").stdout)
+    details = [r["details"] for r in data["records"]]
+    assert [r["verdict"] for r in data["records"]] == ["unresolvable"] * 4
+    assert "reversed" in details[0] and "fetch-depth: 0" in details[1]
+    assert "'..' is not allowed" in details[2] and "is a folder" in details[3]
+    missing = run(repo, "check", str(tmp_path / "nope.md"))
+    assert missing.exit_code == 2 and "no such file" in missing.stderr
+    binary = tmp_path / "b.md"
+    binary.write_bytes(b"\x00\x01binary")
+    result = run(repo, "check", str(binary))
+    assert result.exit_code == 2 and "looks binary" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_folders_are_scanned_for_markdown_and_text(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    (tmp_path / "docs/sub").mkdir(parents=True)
+    (tmp_path / "docs/a.md").write_text(f"corpus/policy.md@{pinned}#L3\n")
+    (tmp_path / "docs/sub/b.txt").write_text(f"corpus/policy.md@{pinned}#L5\n")
+    (tmp_path / "docs/c.py").write_text(f"# corpus/policy.md@{pinned}#L5\n")
+    (tmp_path / "docs/.hidden").mkdir()
+    (tmp_path / "docs/.hidden/d.md").write_text(f"corpus/policy.md@{pinned}#L5\n")
+    report = check_paths([tmp_path / "docs"], GitRepo(repo.root))
+    assert [Path(f).name for f in report.files] == ["a.md", "b.txt"]
+
+
+def test_a_ten_megabyte_document(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    filler = "Lorem ipsum dolor sit amet, “consectetur” adipiscing elit — sed do eiusmod.\n" * 1000
+    parts = [filler + f'\n"Invoices are kept for seven years." corpus/policy.md@{pinned}#L3\n\n' for _ in range(130)]
+    doc = tmp_path / "big.md"
+    doc.write_text("".join(parts))
+    assert doc.stat().st_size > 10_000_000
+    report = check_paths([doc], GitRepo(repo.root))
+    assert len(report.records) == 130
+    assert {(r.status, r.quote_verdict.status if r.quote_verdict else None) for r in report.records} == {
+        ("verified", "matched")
+    }
+
+
+def test_unreachable_commits_are_reported_and_pins_keep_them(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, _pinned = setup
+    repo.git("checkout", "-q", "-b", "topic")
+    orphan = repo.commit({"corpus/policy.md": POLICY + "\nA topic-only line.\n"}, message="topic")
+    repo.git("checkout", "-q", "main")
+    repo.git("branch", "-D", "topic")
+    doc = tmp_path / "o.md"
+    doc.write_text(f'"A topic-only line." corpus/policy.md@{orphan}#L9\n')
+    report = check_paths([doc], GitRepo(repo.root))
+    assert report.reachability == {orphan: "unreachable"} and report.records[0].status == "drifted"
+    result = run(repo, "check", str(doc))
+    assert f"commit {orphan[:12]} is unreachable" in result.stderr and "pincite pin" in result.stderr
+    assert run(repo, "check", str(doc), "--strict").exit_code == 7
+    pinned = run(repo, "pin", str(doc))
+    assert f"pinned: refs/pincite/pins/{orphan}" in pinned.stdout
+    assert repo.git("rev-parse", f"refs/pincite/pins/{orphan}").strip() == orphan
+    assert check_paths([doc], GitRepo(repo.root)).reachability == {orphan: "pinned"}
+    again = run(repo, "pin", f"corpus/policy.md@{orphan[:9]}#L1", "--json")
+    assert json.loads(again.stdout) == {"commits": [orphan], "created": []}
