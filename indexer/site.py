@@ -276,10 +276,9 @@ class _SiteBuilder:
             stats=self.stats,
         )
         self._page("search.html", "search.html", ctx)
-        report, problem = citations_report(
-            self.repo, self.config, [p for p, pv in heads.items() if metas[pv.version_id].status == "ok"]
-        )
-        self._page("citations.html", "citations.html", ctx, head=head, report=report, problem=problem)
+        ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        rows, problem = citations_report(ctx, ok)
+        self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
 
     def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
         html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)

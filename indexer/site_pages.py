@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -162,18 +163,53 @@ def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target
     _write(target, html)
 
 
-def citations_report(repo: GitRepo, config: Config, paths: list[str]) -> tuple[Any, str | None]:
-    """`check` over the corpus documents that can hold citations, or why it could not run."""
+def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[dict[str, Any]], str | None]:
+    """`check` over the corpus's own Markdown and text documents at the built commit.
+
+    The documents are written from the index (the committed text, not the working tree)
+    into a scratch folder, checked against the built commit, and each record gets links
+    to the cited version and to where the text stands now.
+    """
     try:
-        from .check import check_paths  # type: ignore[attr-defined,unused-ignore]
+        from .check import check_paths
+        from .citation import parse_text_form
     except ImportError:
-        return None, "this pincite has no citation checker (indexer.check) yet"
-    candidates = [repo.root / p for p in paths if p.lower().endswith((".md", ".markdown", ".txt"))]
-    candidates = [p for p in candidates if p.is_file()]
-    if not candidates:
-        return None, "no Markdown or text documents to scan"
+        return [], "this pincite has no citation checker (indexer.check) yet"
+    head = ctx.commits[-1].sha
+    scannable = {p: v for p, v in documents.items() if p.lower().endswith((".md", ".markdown", ".txt"))}
+    if not scannable:
+        return [], "no Markdown or text documents to scan"
+    with tempfile.TemporaryDirectory(prefix="pincite-check-") as scratch:
+        for path, version_id in scannable.items():
+            target = Path(scratch, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(ctx.reader.version(version_id).text or "", encoding="utf-8")
+        try:
+            report = check_paths([Path(scratch, p) for p in sorted(scannable)], ctx.repo, against=head)
+        except PinciteError as exc:
+            return [], str(exc)
+        rows = []
+        for record in report.records:
+            data = record.to_json()
+            file = Path(str(data["file"])).relative_to(scratch).as_posix()
+            row: dict[str, Any] = {**data, "file": file, "file_href": f"doc/{url_path(file)}.html#L{data['line']}"}
+            for key, form in (("cited_href", data.get("parsed")), ("now_href", _relocated(data))):
+                row[key] = _version_href(ctx, parse_text_form(str(form))) if form else None
+            rows.append(row)
+    return rows, None
+
+
+def _relocated(data: dict[str, Any]) -> str | None:
+    resolution = data.get("resolution")
+    return resolution.get("relocated") if isinstance(resolution, dict) else None
+
+
+def _version_href(ctx: PageContext, citation: Any) -> str | None:
     try:
-        report = check_paths(candidates, repo, against="HEAD")
-    except PinciteError as exc:
-        return None, str(exc)
-    return report, None
+        commit = ctx.repo.resolve_commit(citation.commit)
+        entry = ctx.repo.blob_at(commit, citation.path)
+    except PinciteError:
+        return None
+    if entry is None or entry.mode == "tree":
+        return None
+    return f"v/{entry.sha}.html?commit={commit}&path={url_path(citation.path)}#{citation.selector}"

@@ -226,3 +226,16 @@ def test_serve_refuses_a_folder_without_a_site(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match="no built site"):
         make_server(tmp_path)
+
+
+def test_citations_report_checks_the_corpus_documents(corpus_repo, tmp_path: Path) -> None:
+    first = corpus_repo.commit({"corpus/policy.txt": "alpha\nbeta\ngamma\n"})
+    corpus_repo.commit({"corpus/report.md": f"# Report\n\nAs stated (corpus/policy.txt@{first}#L2).\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    page = (site / "citations.html").read_text(encoding="utf-8")
+    blob = corpus_repo.git("rev-parse", f"{first}:corpus/policy.txt").strip()
+    assert f"corpus/policy.txt@{first}#L2" in page
+    assert 'class="tag verdict-verified"' in page
+    assert f"v/{blob}.html?commit={first}&amp;path=corpus/policy.txt#L2" in page
+    assert 'href="doc/corpus/report.md.html#L3"' in page

@@ -41,7 +41,8 @@ HANDBOOK = (
 )
 XSS_MD = (
     "# Payloads\n\n<script>window.__pwned = 1; alert('md')</script>\n\n[click me](javascript:alert(1))\n\n"
-    '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n<a href="javascript:alert(4)" onclick="alert(5)">x</a>\n'
+    '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n'
+    '<a href="javascript:alert(4)" onclick="alert(5)">x</a>\n'
 )
 XSS_HTML = (
     "<html><head><title>Payload page</title></head><body><h1>Payload page</h1>"
