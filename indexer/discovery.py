@@ -24,7 +24,7 @@ still run: one broken plugin does not break `pincite check`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -155,11 +155,13 @@ def run_providers(
     failures: list[ProviderFailure] = []
     for provider in providers:
         name = str(getattr(provider, "name", type(provider).__name__))
+        found: list[object] = []
         try:
-            found = list(provider.discover(request))
+            # Consumed one by one: what a provider yielded before it failed is kept.
+            for item in provider.discover(request):
+                found.append(item)
         except Exception as exc:  # see load_providers: a plugin's failure is reported, not raised
-            failures.append(ProviderFailure(name, f"{type(exc).__name__}: {exc}"))
-            continue
+            failures.append(ProviderFailure(name, _failure_message(exc)))
         wrong = [c for c in found if not isinstance(c, Candidate)]
         if wrong:
             failures.append(ProviderFailure(name, f"returned {type(wrong[0]).__name__}, not Candidate"))
@@ -176,24 +178,23 @@ class LocalIndexProvider:
     def __init__(self, config: Config) -> None:
         self.indexes = config.discovery_indexes
 
-    def discover(self, request: DiscoveryRequest) -> Iterable[Candidate]:
+    def discover(self, request: DiscoveryRequest) -> Iterator[Candidate]:
         wanted = normalize(request.quote)
         if not wanted:
-            return []
-        found: list[Candidate] = []
+            return
+        missing: list[str] = []
         for name in self.indexes:
-            found += self._search(self._locate(name, request.repo_root), wanted)
-        return found
-
-    def _locate(self, name: str, repo_root: Path) -> Path:
-        path = Path(name).expanduser()
-        path = path if path.is_absolute() else repo_root / path
-        if not path.is_file():
+            path = Path(name).expanduser()
+            path = path if path.is_absolute() else request.repo_root / path
+            if path.is_file():
+                yield from self._search(path, wanted)
+            else:
+                missing.append(f"{name} (looked at {path})")
+        if missing:
             raise PinciteError(
-                f"discovery index {name} not found (looked at {path})",
+                f"discovery index(es) not found: {'; '.join(missing)}",
                 hint="fix `discovery_indexes` in the config, or build that index with `pincite build`",
             )
-        return path
 
     def _search(self, index_path: Path, wanted: str) -> list[Candidate]:
         reader = IndexReader(index_path)
@@ -231,6 +232,12 @@ class LocalIndexProvider:
             return found
         finally:
             reader.close()
+
+
+def _failure_message(exc: Exception) -> str:
+    if isinstance(exc, PinciteError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 def quote_spans(wanted: str, text: str, most: int = CANDIDATES_PER_PROVIDER) -> list[Span]:

@@ -289,3 +289,83 @@ def test_best_window_finds_the_edited_sentence() -> None:
     assert window[start:end] == normalize(P_EDITED)
     assert ratio > 0.9
     assert best_window("zzzz", "nothing in common here") is None
+
+
+# -- check --fix semantics ---------------------------------------------------------------
+def run_check(history: History, *args: str) -> dict[str, object]:
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    result = CliRunner().invoke(main, ["check", "--json", "--repo", str(history.root), *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    report: dict[str, object] = json.loads(result.stdout)
+    return report
+
+
+def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
+    history: History, tmp_path: Path
+) -> None:
+    moved, edited, shifted = (history.cite(p) for p in (P_MOVE_AWAY, P_EDIT, P_KEEP))
+    document = tmp_path / "report.md"
+    original = (
+        f'Guests: "{P_MOVE_AWAY}" {moved.text_form()}\n\n'
+        f'Money: "{P_EDIT}" {edited.text_form()}\n\n'
+        f'Drills: "{P_KEEP}" {shifted.text_form()}\n'
+    )
+    document.write_text(original, encoding="utf-8")
+    log = tmp_path / "recovery.jsonl"
+
+    report = run_check(history, "--fix", "--recovery-log", str(log), str(document))
+    after_fix = document.read_text(encoding="utf-8")
+    assert moved.text_form() in after_fix and edited.text_form() in after_fix  # untouched
+    assert shifted.text_form() not in after_fix
+    records = report["records"]
+    assert isinstance(records, list)
+    recoveries = [r["recovery"] for r in records]
+    assert [r["outcome"] if r else None for r in recoveries] == ["relocated", "suggested", "relocated"]
+    assert [r["applied"] if r else None for r in recoveries] == [False, False, True]
+    assert recoveries[2]["applied_by"] == "fix" and recoveries[0]["detail"] == DETAIL_MOVED
+
+    run_check(history, "--fix", "--accept-moved", "--recovery-log", str(log), str(document))
+    final = document.read_text(encoding="utf-8")
+    assert moved.text_form() not in final and f"corpus/reception.md@{history.deleted}#L5" in final
+    assert edited.text_form() in final  # a fuzzy suggestion is never applied
+    # Every byte but the rewritten citations is as it was.
+    assert final == after_fix.replace(moved.text_form(), f"corpus/reception.md@{history.deleted}#L5")
+    assert after_fix == original.replace(shifted.text_form(), f"corpus/handbook.md@{history.deleted}#L5")
+
+    audit = read_attempts(log)
+    assert [(r["outcome"], r["applied"], r["applied_by"]) for r in audit] == [
+        ("relocated", False, None),
+        ("suggested", False, None),
+        ("relocated", True, "fix"),
+        ("relocated", True, "accept-moved"),
+        ("suggested", False, None),
+    ]
+
+
+def test_accept_moved_needs_fix(history: History, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    document = tmp_path / "report.md"
+    document.write_text("nothing cited\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "--accept-moved", "--repo", str(history.root), str(document)])
+    assert result.exit_code == 2
+    assert "--accept-moved only works with --fix" in result.output
+
+
+def test_verify_prints_the_recovery(history: History) -> None:
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    cited = history.cite(P_DELETE, quote=False).text_form()
+    result = CliRunner().invoke(main, ["verify", "--repo", str(history.root), cited])
+    assert "recovery: removed" in result.output and history.deleted[:12] in result.output
+    as_json = CliRunner().invoke(main, ["verify", "--json", "--repo", str(history.root), cited])
+    (verdict,) = json.loads(as_json.stdout)
+    assert verdict["recovery"]["outcome"] == "not_found"
+    assert verdict["recovery"]["search"]["last_seen"]["subject"] == "Drop the badge rule"
