@@ -10,6 +10,7 @@ active identity differs (DESIGN decision 5).
 from __future__ import annotations
 
 import importlib.util
+import logging
 import signal
 import threading
 import time
@@ -184,7 +185,8 @@ def time_limit(seconds: float, path: str) -> Iterator[Deadline]:
             raise _Expired
 
     previous_handler = signal.signal(signal.SIGALRM, on_alarm)
-    previous_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Re-fires until disarmed: an exception raised while a gc callback runs is swallowed by Python.
+    previous_timer = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield deadline
     except _Expired:
@@ -215,3 +217,28 @@ def _load_optional() -> None:
         except ImportError:  # the module ships with pincite; this only guards partial checkouts
             continue
         register(getattr(module, class_name)())
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self, sink: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.sink.append(record.getMessage())
+
+
+@contextmanager
+def captured_log(name: str) -> Iterator[list[str]]:
+    """Collect a library's logged warnings for one document instead of letting them reach stderr."""
+    logger = logging.getLogger(name)
+    sink: list[str] = []
+    handler = _ListHandler(sink)
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield sink
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate

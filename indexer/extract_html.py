@@ -27,7 +27,7 @@ import unicodedata
 from typing import Any
 
 from .errors import ExtractionError
-from .extract import ExtractedText, Limits, importable, time_limit
+from .extract import ExtractedText, Limits, captured_log, importable, time_limit
 
 VERSION = 1
 INSTALL_HINT = "pip install 'pincite[html]'"
@@ -198,7 +198,9 @@ class HtmlExtractor:
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         limits = limits or Limits()
         markup, notes = decode_html(data, path)
-        with time_limit(limits.timeout_seconds, path):
+        if not markup.strip():
+            raise ExtractionError(f"{path}: no extractable text (the file is empty)", hint="commit the page's HTML")
+        with captured_log("readability"), time_limit(limits.timeout_seconds, path):
             try:
                 text, title, fallback = _main_text(markup, path)
             except ExtractionError:

@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import io
-import logging
 import re
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from .errors import ExtractionError
-from .extract import ExtractedText, Limits, importable, time_limit
+from .extract import ExtractedText, Limits, captured_log, importable, time_limit
 
 VERSION = 1
 PAGE_SEPARATOR = "\f\n"
@@ -113,7 +110,7 @@ class PdfExtractor:
                 f"{path}: oversized PDF ({len(data)} bytes, more than max_file_bytes = {limits.max_bytes})",
                 hint="raise max_file_bytes in pincite.toml if it should be indexed",
             )
-        with _pypdf_warnings() as warnings, time_limit(limits.timeout_seconds, path) as deadline:
+        with captured_log("pypdf") as warnings, time_limit(limits.timeout_seconds, path) as deadline:
             try:
                 reader, notes = _open(data, path, warnings)
                 count = len(reader.pages)
@@ -203,28 +200,3 @@ def _refuse_partial(path: str, warnings: list[str]) -> None:
                 f"{path}: not a readable PDF (looks truncated: {warning.strip()})",
                 hint="the file is truncated or corrupt; re-export or re-download it and commit it again",
             )
-
-
-class _ListHandler(logging.Handler):
-    def __init__(self, sink: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.sink = sink
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.sink.append(record.getMessage())
-
-
-@contextmanager
-def _pypdf_warnings() -> Iterator[list[str]]:
-    """Collect pypdf's logged warnings for this document instead of printing them."""
-    logger = logging.getLogger("pypdf")
-    sink: list[str] = []
-    handler = _ListHandler(sink)
-    propagate = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
-        yield sink
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
