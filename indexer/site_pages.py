@@ -107,6 +107,11 @@ def original_file(meta: VersionMeta, path: str) -> str | None:
     return None
 
 
+def _pdf_href(root: str, original: str | None) -> str | None:
+    """Page markers link into the original PDF (`#page=N`); other originals have no pages."""
+    return root + original if original and original.endswith(".pdf") else None
+
+
 def _write(target: Path, html: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
@@ -122,7 +127,7 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
     text, passages = _text_and_passages(ctx, meta)
     original = original_file(meta, path)
     root = root_prefix(rel)
-    view = source_view(text, passages, meta.page_starts, root + original if original else None)
+    view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
     html = ctx.env.get_template("version.html").render(
         site=ctx.site_values(rel),
         meta=meta,
@@ -139,7 +144,7 @@ def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target
     text, passages = _text_and_passages(ctx, meta)
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
-    view = source_view(text, passages, meta.page_starts, root + original if original else None)
+    view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
     rendered, headings = markdown_view(text) if meta.is_markdown else (None, [])
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")

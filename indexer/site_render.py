@@ -128,6 +128,8 @@ def source_view(
         starts.append(starts[-1] + len(line) + 1)
     for passage in passages:
         passage_at.setdefault(bisect_right(starts, passage.start), []).append(passage.ordinal)
+    if page_href:
+        page_at[1] = [1]
     for page, offset in enumerate(page_starts, start=2):
         page_at.setdefault(bisect_right(starts, offset), []).append(page)
     out: list[str] = []

@@ -16,6 +16,7 @@ import pytest
 
 from indexer.build import build
 from indexer.citation import Citation, parse_permalink, parse_text_form
+from indexer.cli_citations import markdown_snippet
 from indexer.drift import relocate_lines, verify
 from indexer.gitrepo import GitRepo, Hunk
 from indexer.resolve import resolve
@@ -140,15 +141,35 @@ def test_select_to_cite_cjk_and_emoji_resolves_to_the_selection(served: Any, pag
     markdown = page.input_value("#cite-markdown")
     citation = parse_text_form(text_form)
     assert citation.chars is not None
-    assert resolve(citation, GitRepo(repo.root)).text == selected
+    resolved = resolve(citation, GitRepo(repo.root))
+    assert resolved.text == selected
+    assert markdown == markdown_snippet(resolved, permalink)
     from_link, link_base = parse_permalink(permalink)
     assert (from_link.commit, from_link.path, from_link.chars) == (citation.commit, citation.path, citation.chars)
     assert link_base + "/" == base
-    assert selected in markdown and permalink in markdown
     # The permalink opens the version page with exactly that span marked.
     page.goto(permalink)
     assert page.locator("mark.cited").all_inner_texts() == [selected]
     assert page.errors == []
+
+
+def test_select_in_the_rendered_view_cites_the_blocks_source_lines(served: Any, page: Any) -> None:
+    repo, _site, _base = served
+    page.goto(_base + "doc/corpus/handbook.md.html")
+    page.evaluate(
+        """() => {
+            const para = Array.from(document.querySelectorAll('#rendered p')).find(p => p.textContent.includes('办公室'));
+            const range = document.createRange();
+            range.selectNodeContents(para);
+            window.getSelection().removeAllRanges();
+            window.getSelection().addRange(range);
+        }"""
+    )
+    page.click("#cite-open")
+    citation = parse_text_form(page.input_value("#cite-text"))
+    resolved = resolve(citation, GitRepo(repo.root))
+    assert citation.lines == (11, 11) and resolved.text.startswith("东京办公室")
+    assert page.input_value("#cite-markdown") == markdown_snippet(resolved, page.input_value("#cite-permalink"))
 
 
 def test_old_permalink_shows_old_text_and_banner_after_rebuild(corpus_repo: Any, tmp_path: Path, page: Any) -> None:

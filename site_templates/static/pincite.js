@@ -178,15 +178,24 @@ const Pincite = (() => {
     return codePoints(range.toString());
   }
 
+  // The selection as a span: code points in the source view, or whole lines of the
+  // Markdown blocks it touches in the rendered view (those blocks carry their source lines).
   function selectedSpan() {
     const s = window.getSelection();
     if (!s || s.rangeCount === 0 || s.isCollapsed || !src()) return null;
     const r = s.getRangeAt(0);
+    const rendered = document.getElementById("rendered");
+    if (rendered && !rendered.hidden && rendered.contains(r.commonAncestorContainer)) {
+      const block = (node) => (node.nodeType === 1 ? node : node.parentElement).closest("[data-line-start]");
+      const a = block(r.startContainer), b = block(r.endContainer);
+      if (!a || !b) return null;
+      return { kind: "lines", a: +a.dataset.lineStart, b: Math.max(+a.dataset.lineStart, +b.dataset.lineEnd) };
+    }
     if (!src().contains(r.startContainer) && !src().contains(r.endContainer)) return null;
     const total = codePoints(src().textContent);
     const a = src().contains(r.startContainer) ? offsetOf(r.startContainer, r.startOffset) : 0;
     const b = src().contains(r.endContainer) ? offsetOf(r.endContainer, r.endOffset) : total;
-    return b > a ? [a, b] : null;
+    return b > a ? { kind: "chars", a, b } : null;
   }
 
   function siteBase(main) {
@@ -195,14 +204,28 @@ const Pincite = (() => {
     return new URL(main.dataset.root || "./", window.location.href).href;
   }
 
-  function citationStrings(main, commit, path, a, b) {
-    const selector = `c${a}-${b}`;
+  // The strings `pincite cite --chars A-B` (or --lines) prints: text form, permalink, and
+  // the Markdown snippet of indexer.cli_citations.markdown_snippet, character for character.
+  function citationStrings(main, commit, path, span) {
+    const points = Array.from(src().textContent);
+    const starts = lineStarts();
+    let selector, quote, lines;
+    if (span.kind === "lines") {
+      selector = span.a === span.b ? `L${span.a}` : `L${span.a}-L${span.b}`;
+      const end = starts[span.b] - (points[starts[span.b] - 1] === "\n" ? 1 : 0);
+      quote = points.slice(starts[span.a - 1], end).join("");
+      lines = [span.a, span.b];
+    } else {
+      selector = `c${span.a}-${span.b}`;
+      quote = points.slice(span.a, span.b).join("");
+      lines = lineRangeOf(span);
+    }
     const text = `${encodePath(path)}@${commit}#${selector}`;
     const permalink = `${siteBase(main)}v/${main.dataset.blob}.html?commit=${commit}&path=${quotePath(path)}#${selector}`;
-    const cps = Array.from(src().textContent).slice(a, b).join("");
-    const quoted = cps.split("\n").map((l) => "> " + l).join("\n");
-    const markdown = `${quoted}\n>\n> — [${text}](${permalink})`;
-    return { text, permalink, markdown, quote: cps };
+    const quoted = quote.replace(/\n+$/, "").split("\n").map((l) => (l ? "> " + l : ">")).join("\n");
+    const label = lines[0] === lines[1] ? `${path}, line ${lines[0]}` : `${path}, lines ${lines[0]}-${lines[1]}`;
+    const markdown = `${quoted}\n\n— [${label}](${permalink})\n`;
+    return { text, permalink, markdown, quote };
   }
 
   function pageCommitAndPath(main) {
@@ -230,7 +253,7 @@ const Pincite = (() => {
         details.hidden = false;
         return;
       }
-      const c = citationStrings(main, commit, path, current[0], current[1]);
+      const c = citationStrings(main, commit, path, current);
       document.getElementById("cite-permalink").value = c.permalink;
       document.getElementById("cite-text").value = c.text;
       document.getElementById("cite-markdown").value = c.markdown;
