@@ -158,7 +158,8 @@ def test_select_in_the_rendered_view_cites_the_blocks_source_lines(served: Any, 
     page.goto(_base + "doc/corpus/handbook.md.html")
     page.evaluate(
         """() => {
-            const para = Array.from(document.querySelectorAll('#rendered p')).find(p => p.textContent.includes('办公室'));
+            const para = Array.from(document.querySelectorAll('#rendered p'))
+                .find(p => p.textContent.includes('办公室'));
             const range = document.createRange();
             range.selectNodeContents(para);
             window.getSelection().removeAllRanges();
