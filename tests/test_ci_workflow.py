@@ -19,8 +19,6 @@ step runs with `--json` appended so the test can read how many blobs were extrac
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
 import subprocess
 import tarfile
@@ -30,11 +28,11 @@ from typing import Any
 
 import yaml
 from conftest import CorpusRepo
+from workflow_steps import expand, run_bash
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 BASE_URL = "https://docs.example.org/corpus/"
-EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
 
 HANDBOOK_V1 = "# Handbook\n\nRecords are kept for seven years.\n\n## Travel\n\nBook trains two weeks ahead.\n"
 HANDBOOK_V2 = HANDBOOK_V1 + "\n## Equipment\n\nLaptops are returned on the last day.\n"
@@ -65,7 +63,7 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
     workflow = yaml.safe_load(SITE_WORKFLOW.read_text(encoding="utf-8"))
     job = workflow["jobs"]["build"]
     clone = workdir / "repo"
-    outputs: dict[str, dict[str, str]] = {}
+    contexts: dict[str, Any] = {"steps": {}, "github": {}}
     cache_entries: list[tuple[str, str]] = []
     build_json: dict[str, Any] = {}
     check_output = ""
@@ -77,14 +75,14 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
             assert step["with"]["fetch-depth"] == 0
             subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True, capture_output=True)
             head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True)
-            outputs["github"] = {"sha": head.stdout.strip()}
+            contexts["github"]["sha"] = head.stdout.strip()
         elif action == "actions/setup-python":
             pass
         elif action == "actions/configure-pages":
-            outputs[step["id"]] = {"base_url": BASE_URL}
+            contexts["steps"][step["id"]] = {"outputs": {"base_url": BASE_URL}}
         elif action == "actions/cache":
-            key = expand(step["with"]["key"], outputs)
-            prefixes = [expand(line.strip(), outputs) for line in step["with"]["restore-keys"].splitlines()]
+            key = expand(step["with"]["key"], contexts)
+            prefixes = [expand(line.strip(), contexts) for line in step["with"]["restore-keys"].splitlines()]
             cache_entries.append((key, step["with"]["path"]))
             restore_cache(cache, clone, step["with"]["path"], key, [p for p in prefixes if p])
         elif action == "actions/upload-pages-artifact":
@@ -94,11 +92,11 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
         elif step.get("id") == "install":
             assert "pip install" in step["run"]
         else:
-            command = expand(step["run"], outputs)
-            env = {key: expand(str(value), outputs) for key, value in step.get("env", {}).items()}
+            command = expand(step["run"], contexts)
+            env = {key: expand(str(value), contexts) for key, value in step.get("env", {}).items()}
             if command.startswith("pincite build"):
                 command += " --json"
-            result = run_step(command, clone, env, summary_file, workdir)
+            result = run_bash(command, clone, env, workdir)
             assert result.returncode == 0, f"step {step.get('name', command)!r} failed:\n{result.stderr}"
             if command.startswith("pincite build"):
                 build_json = json.loads(result.stdout)
@@ -110,37 +108,6 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
     assert build_json and check_output is not None
     summary = summary_file.read_text(encoding="utf-8") if summary_file.exists() else ""
     return Run(upload_path, build_json, check_output, summary, clone / cache_entries[0][1])
-
-
-def expand(text: str, outputs: dict[str, dict[str, str]]) -> str:
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1)
-        step_output = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", name)
-        if step_output and step_output.group(1) in outputs:
-            return outputs[step_output.group(1)][step_output.group(2)]
-        context = re.fullmatch(r"github\.(\w+)", name)
-        if context and context.group(1) in outputs.get("github", {}):
-            return outputs["github"][context.group(1)]
-        raise AssertionError(f"expression {name!r} has no local value: keep run steps locally runnable")
-
-    return EXPRESSION.sub(value, text)
-
-
-def run_step(
-    command: str, cwd: Path, env: dict[str, str], summary: Path, workdir: Path
-) -> subprocess.CompletedProcess[str]:
-    runner_temp = workdir / "runner-temp"
-    runner_temp.mkdir(exist_ok=True)
-    full_env = {**os.environ, **env, "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(runner_temp), "CI": "true"}
-    # The same shell GitHub Actions uses for `run:` on Linux.
-    return subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def restore_cache(cache: Path, clone: Path, path: str, key: str, prefixes: list[str]) -> None:

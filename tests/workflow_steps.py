@@ -1,0 +1,61 @@
+"""Run GitHub Actions `run:` steps locally, for the tests that execute our workflow and action.
+
+Only the expressions our files use are filled in (`steps.<id>.outputs.<name>`,
+`inputs.<name>`, `github.<name>`); any other expression fails the test, so the files stay
+runnable outside GitHub Actions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
+
+
+def expand(text: str, contexts: dict[str, Any]) -> str:
+    """Fill in `${{ ... }}` from nested dicts: {"steps": {id: {"outputs": {...}}}, "inputs": {...}}."""
+
+    def value(match: re.Match[str]) -> str:
+        expression = match.group(1)
+        node: Any = contexts
+        for part in expression.split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise AssertionError(f"expression {expression!r} has no local value: keep steps locally runnable")
+            node = node[part]
+        return str(node)
+
+    return EXPRESSION.sub(value, text)
+
+
+def run_bash(command: str, cwd: Path, env: dict[str, str], workdir: Path) -> subprocess.CompletedProcess[str]:
+    """Run a step the way GitHub's Linux runners do, with the runner's files in `workdir`."""
+    runner_temp = workdir / "runner-temp"
+    runner_temp.mkdir(parents=True, exist_ok=True)
+    runner_files = {
+        "GITHUB_STEP_SUMMARY": str(workdir / "step-summary.md"),
+        "GITHUB_OUTPUT": str(workdir / "step-output.txt"),
+        "RUNNER_TEMP": str(runner_temp),
+        "CI": "true",
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command],
+        cwd=cwd,
+        env={**os.environ, **runner_files, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def read_outputs(workdir: Path) -> dict[str, str]:
+    """What the steps wrote to $GITHUB_OUTPUT (name=value lines), then clear it for the next step."""
+    target = workdir / "step-output.txt"
+    if not target.exists():
+        return {}
+    lines = target.read_text(encoding="utf-8").splitlines()
+    target.unlink()
+    return dict(line.split("=", 1) for line in lines if "=" in line)
