@@ -9,6 +9,8 @@ active identity differs (DESIGN decision 5).
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import importlib.util
 import logging
 import signal
@@ -46,6 +48,12 @@ def importable(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # ValueError: a module blocked as None in sys.modules
         return False
+
+
+@functools.cache
+def library_version(distribution: str) -> str:
+    """An installed distribution's version, looked up once per process (it cannot change under us)."""
+    return importlib.metadata.version(distribution)
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import codecs
 import html
-import importlib.metadata
 import re
 import unicodedata
 from typing import Any
 
 from .errors import ExtractionError
-from .extract import ExtractedText, Limits, captured_log, importable, time_limit
+from .extract import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 
 VERSION = 1
 INSTALL_HINT = "pip install 'pincite[html]'"
@@ -191,8 +190,8 @@ class HtmlExtractor:
 
         libxml2 = ".".join(str(n) for n in lxml.etree.LIBXML_VERSION)
         return (
-            f"html/{VERSION} readability-lxml={importlib.metadata.version('readability-lxml')} "
-            f"lxml={importlib.metadata.version('lxml')} libxml2={libxml2}"
+            f"html/{VERSION} readability-lxml={library_version('readability-lxml')} "
+            f"lxml={library_version('lxml')} libxml2={libxml2}"
         )
 
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:

@@ -16,14 +16,13 @@ golden tests in tests/golden/ fail until it is bumped and the goldens regenerate
 
 from __future__ import annotations
 
-import importlib.metadata
 import io
 import re
 import unicodedata
 from typing import Any
 
 from .errors import ExtractionError
-from .extract import ExtractedText, Limits, captured_log, importable, time_limit
+from .extract import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 
 VERSION = 1
 PAGE_SEPARATOR = "\f\n"
@@ -101,7 +100,7 @@ class PdfExtractor:
         return importable("pypdf")
 
     def identity(self) -> str:
-        return f"pdf/{VERSION} pypdf={importlib.metadata.version('pypdf')} mode={self.mode}"
+        return f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
 
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         limits = limits or Limits()

@@ -1,0 +1,200 @@
+"""Extraction benchmark: pincite's PDF and HTML extractors beside the raw libraries, same files, same run.
+
+Generates documents from a fixed seed (PDFs with fpdf2, HTML pages with navigation, scripts,
+styles and an article), then times, in alternating rounds (median of the rounds):
+
+- PDF: raw `pypdf.PdfReader(...).pages[i].extract_text()` over every page, and
+  `PdfExtractor().extract` (the same call plus limits, warning capture, normalization,
+  page joining); reported as pages/s and our time / raw time;
+- HTML: raw `readability.Document(bytes).summary(html_partial=True)`, and
+  `HtmlExtractor().extract` (charset policy, script cutting, readability, text walk,
+  NFC); reported as MB/s and the ratio;
+- a warm extraction cache (`extract_cache.extract_bytes` hits) for both, as documents/s.
+
+Target: our overhead ratio <= 1.2 for both.
+
+    python bench/extract_bench.py                  # 10 PDFs x 20 pages, 40 HTML pages
+    python bench/extract_bench.py --scale 0.3      # quicker
+    python bench/extract_bench.py --record         # also write the figures to BENCHMARKS.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from indexer import extract_cache  # noqa: E402
+from indexer.extract_html import HtmlExtractor  # noqa: E402
+from indexer.extract_pdf import PdfExtractor  # noqa: E402
+
+SECTION = "## Extraction (PDF and HTML)"
+TARGET_RATIO = 1.2
+_WORD_TEXT = """
+retention schedule volunteer roster incident report access review storage share link steward deletion
+backup policy travel expense claim receipt approval manager finance quarter board minutes record category
+period legal hold request subject personal data security advisory phishing code
+"""
+WORDS = tuple(_WORD_TEXT.split())
+
+
+def sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(8, 18))]
+    return " ".join(words).capitalize() + "."
+
+
+def paragraph(rng: random.Random) -> str:
+    return " ".join(sentence(rng) for _ in range(rng.randint(3, 6)))
+
+
+def make_pdf(rng: random.Random, pages: int) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    for number in range(pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", style="B", size=13)
+        pdf.cell(0, 8, f"Section {number + 1}: {rng.choice(WORDS)} {rng.choice(WORDS)}", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        while pdf.get_y() < 250:
+            pdf.multi_cell(0, 5, paragraph(rng), new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(2)
+    return bytes(pdf.output())
+
+
+def make_html(rng: random.Random, paragraphs: int) -> bytes:
+    nav = "".join(f"<li><a href='/p{i}'>{rng.choice(WORDS)}</a></li>" for i in range(25))
+    script = "<script>" + "".join(f"window.t{i} = '{sentence(rng)}';\n" for i in range(60)) + "</script>"
+    style = "<style>" + "".join(f".c{i} {{ margin: {i}px; }}\n" for i in range(60)) + "</style>"
+    body = "".join(
+        f"<h2>{sentence(rng)}</h2><p>{paragraph(rng)}</p><p>{paragraph(rng)} <b>{rng.choice(WORDS)}</b></p>"
+        for _ in range(paragraphs)
+    )
+    page = (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{sentence(rng)}</title>{style}{script}</head>"
+        f"<body><nav><ul>{nav}</ul></nav><main><article><h1>{sentence(rng)}</h1>{body}</article></main>"
+        f"<aside class='sidebar'>{paragraph(rng)}</aside><footer>{sentence(rng)}</footer>{script}</body></html>"
+    )
+    return page.encode("utf-8")
+
+
+def raw_pypdf(data: bytes) -> int:
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    return sum(len(page.extract_text()) for page in reader.pages)
+
+
+def raw_readability(data: bytes) -> int:
+    from readability import Document
+
+    return len(Document(data).summary(html_partial=True))
+
+
+def timed(function: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def run(scale: float, rounds: int) -> dict[str, float]:
+    rng = random.Random(20251006)
+    pdfs = [make_pdf(rng, 20) for _ in range(max(1, round(10 * scale)))]
+    pages = 20 * len(pdfs)
+    htmls = [make_html(rng, 30) for _ in range(max(1, round(40 * scale)))]
+    html_mb = sum(len(h) for h in htmls) / 1e6
+    pdf_ex, html_ex = PdfExtractor(), HtmlExtractor()
+    times: dict[str, list[float]] = {k: [] for k in ("pdf_raw", "pdf_ours", "html_raw", "html_ours")}
+    for _ in range(rounds):  # alternate so drifting machine load hits both sides alike
+        times["pdf_raw"].append(timed(lambda: [raw_pypdf(d) for d in pdfs]))
+        times["pdf_ours"].append(timed(lambda: [pdf_ex.extract(d, "b.pdf") for d in pdfs]))
+        times["html_raw"].append(timed(lambda: [raw_readability(d) for d in htmls]))
+        times["html_ours"].append(timed(lambda: [html_ex.extract(d, "b.html") for d in htmls]))
+    median = {k: statistics.median(v) for k, v in times.items()}
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        docs = [(d, "b.pdf") for d in pdfs] + [(d, "b.html") for d in htmls]
+        keyed = [(extract_cache.blob_sha(d), d, name) for d, name in docs]
+        for sha, d, name in keyed:  # fill the cache
+            extract_cache.extract_bytes(root, sha, lambda d=d: d, name)  # type: ignore[misc]
+        warm = timed(lambda: [extract_cache.extract_bytes(root, s, lambda d=d: d, n) for s, d, n in keyed])  # type: ignore[misc]
+    return {
+        "pdf_files": len(pdfs),
+        "pdf_pages": pages,
+        "pdf_raw_pages_s": pages / median["pdf_raw"],
+        "pdf_ours_pages_s": pages / median["pdf_ours"],
+        "pdf_ratio": median["pdf_ours"] / median["pdf_raw"],
+        "html_files": len(htmls),
+        "html_mb": html_mb,
+        "html_raw_mb_s": html_mb / median["html_raw"],
+        "html_ours_mb_s": html_mb / median["html_ours"],
+        "html_ratio": median["html_ours"] / median["html_raw"],
+        "cache_docs_s": len(keyed) / warm,
+        "rounds": rounds,
+    }
+
+
+def report(figures: dict[str, float]) -> str:
+    f = figures
+    verdict = "meets" if max(f["pdf_ratio"], f["html_ratio"]) <= TARGET_RATIO else "MISSES"
+    return "\n".join(
+        [
+            SECTION,
+            "",
+            f"Measured by `python bench/extract_bench.py` on {platform.machine()} / "
+            f"Python {platform.python_version()}, median of {f['rounds']} alternating rounds, "
+            "same generated files for both sides.",
+            "",
+            "| | raw library | pincite | overhead (pincite / raw) |",
+            "|---|---|---|---|",
+            f"| PDF ({f['pdf_files']} files, {f['pdf_pages']} pages) | pypdf {f['pdf_raw_pages_s']:.1f} pages/s "
+            f"| {f['pdf_ours_pages_s']:.1f} pages/s | {f['pdf_ratio']:.2f}x |",
+            f"| HTML ({f['html_files']} pages, {f['html_mb']:.2f} MB) | readability-lxml {f['html_raw_mb_s']:.2f} MB/s "
+            f"| {f['html_ours_mb_s']:.2f} MB/s | {f['html_ratio']:.2f}x |",
+            "",
+            f"Warm extraction cache (what `git diff` via textconv and re-resolution pay): "
+            f"{f['cache_docs_s']:.0f} documents/s.",
+            f"Target: overhead <= {TARGET_RATIO}x for both; this run {verdict} it.",
+            "",
+        ]
+    )
+
+
+def record(text: str) -> None:
+    path = ROOT / "BENCHMARKS.md"
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
+    if SECTION in current:
+        start = current.index(SECTION)
+        following = current.find("\n## ", start + len(SECTION))
+        current = current[:start] + text + (current[following + 1 :] if following != -1 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    path.write_text(current, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0, help="Document count multiplier (default 1.0).")
+    parser.add_argument("--rounds", type=int, default=3, help="Alternating timing rounds (median is reported).")
+    parser.add_argument("--record", action="store_true", help="Write the section into BENCHMARKS.md.")
+    args = parser.parse_args()
+    text = report(run(args.scale, args.rounds))
+    print(text)
+    if args.record:
+        record(text)
+
+
+if __name__ == "__main__":
+    main()
