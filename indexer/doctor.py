@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import platform
 import re
+import subprocess
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -52,7 +54,7 @@ class Report:
 
 def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) -> Report:
     """Run every check against the repository at `repo_path` (which need not be one)."""
-    checks = [_check_pincite(), _check_git(), *_check_extras()]
+    checks = [_check_pincite(), _check_git(), *_check_extras(), _check_pagefind()]
     try:
         repo = GitRepo(repo_path)
     except PinciteError as exc:
@@ -98,6 +100,20 @@ def _check_extras() -> list[Check]:
         else:
             checks.append(Check(name, OK, f".{extra} files are extracted ({extractor.identity()})"))
     return checks
+
+
+def _check_pagefind() -> Check:
+    # The site build runs Pagefind the same way; a missing binary fails the build.
+    try:
+        command = [sys.executable, "-m", "pagefind", "--version"]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = subprocess.CompletedProcess([], 1, "", str(exc))
+    found = proc.stdout.strip()
+    if proc.returncode != 0 or not found:
+        hint = "pip install 'pagefind[bin]' (or build with --no-site)"
+        return Check("pagefind", WARN, "Pagefind does not run: the site cannot be built", hint)
+    return Check("pagefind", OK, f"{found} (search in the site)")
 
 
 def _check_history(repo: GitRepo) -> Check:

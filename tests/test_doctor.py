@@ -30,7 +30,7 @@ def healthy_repo(corpus_repo: CorpusRepo) -> CorpusRepo:
 
 def test_healthy_repository_is_all_ok(corpus_repo: CorpusRepo) -> None:
     checks = by_name(diagnose(healthy_repo(corpus_repo).root))
-    for name in ("pincite", "git", "history", "textconv", "index", "site_url"):
+    for name in ("pincite", "git", "pagefind", "history", "textconv", "index", "site_url"):
         assert checks[name][0] == OK, checks[name]
     assert "2 commit(s)" in checks["history"][1]
     assert "schema" in checks["index"][1]
