@@ -26,7 +26,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -47,14 +46,18 @@ from .drift import UNRESOLVABLE, VERIFIED, Verdict
 from .errors import RepositoryError
 from .gitrepo import Hunk
 from .index import PathVersion
-from .quote import MATCHED, locate_quote, normalize, normalize_for_match
+from .quote import MATCHED, locate_quote, normalize, normalize_for_match, trigram_query
 from .resolve import Resolver, span_citation
 from .textmodel import LineIndex, Span
 
 FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
 FUZZY_LIMIT = 3  # near matches reported
-FUZZY_CANDIDATES = 20  # passages scored at most (the bound on fuzzy work)
+FUZZY_CANDIDATES = 12  # bm25 passages considered for near matches
+FUZZY_SCORED = 4  # candidates compared character by character (the bound on fuzzy work)
+FTS_WORDS = 12  # longest words of the quote that pick bm25 candidates for near matches
+ANCHORS = 3  # word-level matching blocks tried as anchors of a near match
 _WORD = re.compile(r"\w+")
+_NONSPACE = re.compile(r"\S+")
 
 OUTCOMES = ("relocated", "suggested", "not_found", "needs_human")
 # Verdict details: what happened to the cited text between the pinned commit and the target.
@@ -279,31 +282,42 @@ class QuoteLocator:
     def _near(
         self, wanted: str, target: str, seq: int, cited_path: str | None, pinned: str | None, unit: str
     ) -> list[NearMatch]:
+        """Near matches among the cited path's passages and the best bm25 passages at the target."""
         assert self.reader is not None
+        candidates: dict[tuple[str, int], tuple[int, Span, str]] = {}
+        followed = self._followed_path(cited_path, pinned, target, seq)
+        at_target = self.reader.version_of(followed, seq) if followed else None
+        if followed is not None and at_target is not None:
+            for p in self.reader.passages_of(at_target.version_id):
+                candidates[(followed, p.start)] = (at_target.version_id, Span(p.start, p.end), p.text)
         query = fts_words_query(wanted)
-        if query is None:
-            return []
-        hits = []
-        followed = self._followed_path(cited_path, pinned, target)
-        if followed is not None:
-            hits += self.reader.search_passages(query, seq, FUZZY_CANDIDATES // 2, followed)
-        hits += self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None)
+        if query is not None:
+            for path, version_id, p, _snippet in self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None):
+                candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
+        # Shared words are a cheap first ranking; only the best few are compared closely.
+        quote_words = set(wanted.lower().split(" "))
+        ranked = sorted(
+            candidates.items(), key=lambda item: (-len(quote_words & set(item[1][2].lower().split())), item[0])
+        )
         scored: dict[tuple[str, int, int], NearMatch] = {}
-        for path, version_id, passage, _snippet in hits[:FUZZY_CANDIDATES]:
-            match = self._score(wanted, path, version_id, Span(passage.start, passage.end), target, unit)
+        for (path, _start), (version_id, passage, _text) in ranked[:FUZZY_SCORED]:
+            match = self._score(wanted, path, version_id, passage, target, unit)
             if match is not None and match.similarity >= FUZZY_THRESHOLD:
                 scored[(match.path, match.start, match.end)] = match
-        ranked = sorted(scored.values(), key=lambda m: (-m.similarity, m.path, m.start))
-        return ranked[:FUZZY_LIMIT]
+        best = sorted(scored.values(), key=lambda m: (-m.similarity, m.path, m.start))
+        return best[:FUZZY_LIMIT]
 
-    def _followed_path(self, path: str | None, pinned: str | None, target: str) -> str | None:
+    def _followed_path(self, path: str | None, pinned: str | None, target: str, seq: int) -> str | None:
         """The cited path at the target, renames followed; None when it is gone or unknown."""
         if path is None or pinned is None:
             return path
+        assert self.reader is not None
+        if self.reader.version_of(path, seq) is not None:
+            return path  # still there: no need to ask git about renames
         try:
             return self.repo.path_change(pinned, target, path).new_path
-        except RepositoryError:  # an unknown pinned commit: verify reports it; search by the path
-            return path
+        except RepositoryError:  # an unknown pinned commit: verify reports it
+            return None
 
     def _score(
         self, wanted: str, path: str, version_id: int, passage: Span, target: str, unit: str
@@ -312,21 +326,21 @@ class QuoteLocator:
         text = self._text(version_id)
         if text is None:
             return None
-        norm, offsets = self._normalized_text(version_id)
-        # The window around the passage leaves room for a quote that crosses its edges.
-        lo = max(0, bisect_left(offsets, passage.start) - len(wanted))
-        hi = min(len(norm), bisect_left(offsets, passage.end) + len(wanted))
-        found = best_window(wanted, norm[lo:hi])
+        # A window around the passage leaves room for a quote that crosses its edges;
+        # only the window is normalized, not the whole document.
+        base = max(0, passage.start - 2 * len(wanted))
+        window = text[base : passage.end + 2 * len(wanted)]
+        norm, offsets = normalize_for_match(window)
+        found = best_window(wanted, norm)
         if found is None:
             return None
         a, b, ratio = found
-        span = Span(offsets[lo + a], source_end(offsets, lo + b, len(text)))
+        span = Span(base + offsets[a], base + source_end(offsets, b, len(window)))
         original = text[span.start : span.end]
-        citation = span_citation(target, path, span, LineIndex(text), unit)
-        citation = replace(citation, blob=self.reader.version_blob(version_id))
-        lines = LineIndex(text).lines_of_span(span)
+        index = LineIndex(text)
+        citation = replace(span_citation(target, path, span, index, unit), blob=self.reader.version_blob(version_id))
         diff = word_diff(wanted, normalize(original))
-        return NearMatch(path, span.start, span.end, lines, ratio, original, diff, citation)
+        return NearMatch(path, span.start, span.end, index.lines_of_span(span), ratio, original, diff, citation)
 
     # history -----------------------------------------------------------------------
     def _last_seen(self, wanted: str, path: str, pinned_seq: int | None, target_seq: int) -> LastSeen | None:
@@ -334,6 +348,10 @@ class QuoteLocator:
         history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
         if pinned_seq is not None:
             history = [pv for pv in history if pv.last_seq >= pinned_seq]
+        query = trigram_query(wanted)
+        if query is not None:  # only versions the trigram index names can hold the quote
+            holding = {vid for p, vid in self.reader.versions_containing(query, None) if p == path}
+            history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None
         for pv in history:
             if wanted in self._normalized_text(pv.version_id)[0]:
@@ -342,16 +360,26 @@ class QuoteLocator:
             return None
         last = self._commits[present.last_seq].sha
         remover = self._commits[present.last_seq + 1]
-        change = self.repo.path_change(last, remover.sha, path)
-        message = self.repo.run_text("log", "-1", "--format=%B", remover.sha).strip()
-        hunks = self._removing_hunks(present, path, wanted, present.last_seq + 1, change.status)
-        return LastSeen(path, last, remover.sha, remover.subject, message, change.status, change.new_path, hunks)
+        after = self.reader.version_of(path, present.last_seq + 1)
+        new_path: str | None
+        if after is not None:
+            status, new_path = "modified", path
+        else:  # gone from the path: git's rename detection tells a move from a deletion
+            change = self.repo.path_change(last, remover.sha, path)
+            status, new_path = change.status, change.new_path
+        hunks = self._removing_hunks(present, after, wanted, status)
+        message = self._message(remover.sha)
+        return LastSeen(path, last, remover.sha, remover.subject, message, status, new_path, hunks)
+
+    def _message(self, commit: str) -> str:
+        """The full commit message, read through the persistent object reader (no process)."""
+        raw = self.repo.read_blob(commit)  # any object id reads; this one is a commit
+        _headers, _sep, message = raw.partition(b"\n\n")
+        return message.decode("utf-8", errors="replace").strip()
 
     def _removing_hunks(
-        self, present: PathVersion, path: str, wanted: str, removing_seq: int, status: str
+        self, present: PathVersion, after: PathVersion | None, wanted: str, status: str
     ) -> tuple[Hunk, ...]:
-        assert self.reader is not None
-        after = self.reader.version_of(path, removing_seq)
         if after is not None:
             new_blob = self._diffable_blob(after.version_id)
         elif status == "renamed":
@@ -492,32 +520,33 @@ def read_attempts(path: Path) -> list[dict[str, object]]:
 # -- helpers -------------------------------------------------------------------------
 def fts_words_query(normalized_quote: str) -> str | None:
     """Any of the quote's words, for bm25-ranked near-match candidates."""
-    words = sorted(set(_WORD.findall(normalized_quote)), key=lambda w: (-len(w), w))[:24]
+    words = sorted(set(_WORD.findall(normalized_quote)), key=lambda w: (-len(w), w))[:FTS_WORDS]
     if not words:
         return None
     return " OR ".join(f'"{w}"' for w in words)
 
 
 def best_window(wanted: str, window: str) -> tuple[int, int, float] | None:
-    """(start, end, ratio) of the part of `window` that best matches `wanted`, word-aligned."""
-    matcher = difflib.SequenceMatcher(None, wanted, window, autojunk=False)
-    blocks = [b for b in matcher.get_matching_blocks() if b.size >= 3]
-    if not blocks:
-        return None
-    start = max(0, blocks[0].b - blocks[0].a)
-    end = min(len(window), blocks[-1].b + blocks[-1].size + (len(wanted) - blocks[-1].a - blocks[-1].size))
-    while start > 0 and not window[start - 1].isspace():
-        start -= 1
-    while end < len(window) and not window[end].isspace():
-        end += 1
-    while start < end and window[start].isspace():
-        start += 1
-    while end > start and window[end - 1].isspace():
-        end -= 1
-    if start >= end:
-        return None
-    ratio = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False).ratio()
-    return start, end, ratio
+    """(start, end, ratio) of the part of `window` that best matches `wanted`, whole words.
+
+    Word-level matching blocks anchor candidate regions as long as the quote; only those
+    short regions are compared character by character, so the cost stays small however
+    long the window is.
+    """
+    quote_words = wanted.split(" ")
+    spans = [(m.start(), m.end()) for m in _NONSPACE.finditer(window)]
+    words = [window[a:b] for a, b in spans]
+    blocks = difflib.SequenceMatcher(None, quote_words, words, autojunk=False).get_matching_blocks()
+    anchors = sorted((b for b in blocks if b.size), key=lambda b: -b.size)[:ANCHORS]
+    best: tuple[int, int, float] | None = None
+    for block in anchors:
+        first = max(0, block.b - block.a)
+        last = min(len(words), block.b + len(quote_words) - block.a)
+        start, end = spans[first][0], spans[last - 1][1]
+        ratio = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False).ratio()
+        if best is None or ratio > best[2]:
+            best = (start, end, ratio)
+    return best
 
 
 def word_diff(old: str, new: str) -> str:
