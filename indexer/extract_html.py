@@ -124,7 +124,8 @@ _BLOCK = _PARAGRAPH | frozenset(
     }
 )
 _CELLS = frozenset(("td", "th"))
-_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
+_HTML_SPACE_CHARS = " \t\n\r\f"
+_HTML_SPACE = re.compile(f"[{_HTML_SPACE_CHARS}]+")
 # Comments, scripts and styles, read as an HTML tokenizer reads them (a script ends at the first
 # `</script`), are cut before parsing: megabytes of script then cost one scan, not the parser's
 # text-size limit.
@@ -296,7 +297,7 @@ class _Lines:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.segments: list[str] = []
+        self.segments: list[tuple[str, bool]] = []  # (text, from <pre>)
         self.raw = False
         self.pending = 0  # 0 none, 1 line break, 2 blank line
 
@@ -316,7 +317,7 @@ class _Lines:
 
     def text(self, value: str, in_pre: bool) -> None:
         if not in_pre:
-            self.add(_HTML_SPACE.sub(" ", value), raw=False)
+            self.add(value, raw=False)
             return
         for number, part in enumerate(value.replace("\r\n", "\n").replace("\r", "\n").split("\n")):
             if number:
@@ -330,12 +331,16 @@ class _Lines:
             if self.pending == 2 and self.lines and self.lines[-1] != "":
                 self.lines.append("")
             self.pending = 0
-        self.segments.append(value)
+        self.segments.append((value, raw))
         self.raw = self.raw or raw
 
     def end_line(self, keep_empty: bool = False) -> None:
-        line = "".join(self.segments)
-        line = line.rstrip() if self.raw else _HTML_SPACE.sub(" ", line).strip()
+        # Whitespace is folded once per line, not per text node: most lines hold many nodes.
+        if self.raw:
+            line = "".join(text if raw else _HTML_SPACE.sub(" ", text) for text, raw in self.segments)
+            line = line.rstrip(_HTML_SPACE_CHARS)
+        else:
+            line = _HTML_SPACE.sub(" ", "".join(text for text, _raw in self.segments)).strip(" ")
         if line or keep_empty:
             self.lines.append(line)
         self.segments = []

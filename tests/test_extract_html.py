@@ -65,6 +65,8 @@ def test_whitespace_is_folded_and_text_is_nfc() -> None:
     assert unicodedata.is_normalized("NFC", text)
     assert "Café au lait, décomposé\u00a0ok" in text
     assert all(line == line.strip(" \t") for line in text.split("\n"))
+    edge = HtmlExtractor().extract(html_page(ARTICLE.replace("<p>", "<p>\u00a0 ", 1)), "e.html").text
+    assert "\n\u00a0 Claims are submitted" in edge  # a no-break space is text, even at a line's start
 
 
 @pytest.mark.parametrize(
