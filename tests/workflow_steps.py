@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,14 @@ def run_bash(command: str, cwd: Path, env: dict[str, str], workdir: Path) -> sub
     """Run a step the way GitHub's Linux runners do, with the runner's files in `workdir`."""
     runner_temp = workdir / "runner-temp"
     runner_temp.mkdir(parents=True, exist_ok=True)
+    # What actions/setup-python provides: `python` is the interpreter that runs pincite.
+    tool_bin = workdir / "setup-python-bin"
+    tool_bin.mkdir(exist_ok=True)
+    if not (tool_bin / "python").exists():
+        (tool_bin / "python").symlink_to(sys.executable)
+    search_path = os.pathsep.join([str(tool_bin), str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     runner_files = {
+        "PATH": search_path,
         "GITHUB_STEP_SUMMARY": str(workdir / "step-summary.md"),
         "GITHUB_OUTPUT": str(workdir / "step-output.txt"),
         "RUNNER_TEMP": str(runner_temp),
