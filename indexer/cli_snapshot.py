@@ -69,6 +69,8 @@ def snapshot_command(
         results = snapshot(urls, repo, message, commit, allow_private)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
+    elif not results:
+        click.echo("no snapshots to refresh", err=True)
     else:
         for result in results:
             _print_result(result)

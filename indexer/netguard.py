@@ -217,7 +217,8 @@ class _PinnedTransport(httpx.BaseTransport):
 
     def __init__(self, backend: _PinnedBackend) -> None:
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(),
+            # SSL_CERT_FILE / SSL_CERT_DIR choose the trusted CAs (an intranet's own CA).
+            ssl_context=httpx.create_ssl_context(trust_env=True),
             max_connections=1,
             http1=True,
             http2=False,

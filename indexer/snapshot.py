@@ -27,7 +27,7 @@ from urllib.parse import unquote, urlsplit
 from . import __version__
 from . import extract as extract_mod
 from .documents import DocumentUnavailable, text_blob, version_text
-from .errors import FetchError, PinciteError, RepositoryError
+from .errors import FetchError, PinciteError, RepositoryError, UsageError
 from .gitrepo import GitRepo
 from .netaddr import canonical_url
 from .netguard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, fetch
@@ -209,8 +209,8 @@ def refresh(
     wanted = list(urls)
     if all_snapshots:
         wanted += [meta.url for meta in list_snapshots(git)]
-    if not wanted:
-        raise PinciteError("nothing to refresh", hint="name URLs, or pass --all to refresh every snapshot")
+    if not wanted and not all_snapshots:
+        raise UsageError("nothing to refresh", hint="name URLs, or pass --all to refresh every snapshot")
     results: list[SnapshotResult] = []
     seen: set[str] = set()
     for url in wanted:

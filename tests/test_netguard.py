@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import gzip
 import ipaddress
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from webserver import Route, WebServer, internet_via, serve
+from webserver import Route, WebServer, internet_via, self_signed, serve
 
 from indexer import __version__
 from indexer.errors import FetchError, GuardRefusal, UsageError
@@ -134,6 +136,34 @@ def test_the_connection_goes_to_the_resolved_address_with_the_hostname_as_host(w
     assert asked == ["wiki.internal"]
     assert page.resolved_ip == "127.0.0.1"
     assert web.requests[0].headers["Host"] == f"wiki.internal:{web.port}"
+
+
+def test_https_keeps_the_hostname_for_sni_and_the_certificate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command makes the test certificate")
+    cert, key = self_signed(tmp_path, "secure.example")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # trust the test certificate only
+    server = WebServer(tls=(cert, key))
+    try:
+        server.page("/page", "<p>over TLS</p>")
+        page = fetch(
+            server.url("/page", host="secure.example", scheme="https"),
+            allow_private=True,
+            resolver=lambda h, p: ["127.0.0.1"],
+            limits=FAST,
+        )
+        assert page.body == b"<p>over TLS</p>" and page.resolved_ip == "127.0.0.1"
+        assert server.server_names == ["secure.example"]
+        assert server.requests[0].headers["Host"] == f"secure.example:{server.port}"
+        with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED|certificate"):
+            fetch(
+                server.url("/page", host="other.example", scheme="https"),
+                allow_private=True,
+                resolver=lambda h, p: ["127.0.0.1"],
+                limits=FAST,
+            )
+    finally:
+        server.close()
 
 
 # -- refusals: schemes and credentials ---------------------------------------------------------

@@ -434,3 +434,6 @@ def test_cli_needs_a_url_and_all_needs_refresh(repo: CorpusRepo) -> None:
     runner = CliRunner()
     assert runner.invoke(main, ["snapshot", "--repo", str(repo.root)]).exit_code == 2
     assert runner.invoke(main, ["snapshot", "--all", "--repo", str(repo.root)]).exit_code == 2
+    assert runner.invoke(main, ["snapshot", "--refresh", "--repo", str(repo.root)]).exit_code == 2
+    empty = runner.invoke(main, ["snapshot", "--refresh", "--all", "--repo", str(repo.root)])
+    assert empty.exit_code == 0 and "no snapshots to refresh" in empty.output

@@ -7,11 +7,14 @@ bytes than it sends. Every request is recorded (path and headers).
 
 from __future__ import annotations
 
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import httpcore
 
@@ -33,9 +36,11 @@ class Seen:
 
 
 class WebServer:
-    def __init__(self) -> None:
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
+        """`tls`: (certificate, key) files to serve https; `server_names` records each TLS SNI."""
         self.routes: dict[str, Route] = {}
         self.requests: list[Seen] = []
+        self.server_names: list[str | None] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -67,12 +72,17 @@ class WebServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            context.sni_callback = lambda _sock, name, _ctx: self.server_names.append(name)  # type: ignore[assignment,func-returns-value]
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
 
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+    def url(self, path: str, host: str = "127.0.0.1", scheme: str = "http") -> str:
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def page(self, path: str, body: bytes | str, content_type: str = "text/html; charset=utf-8", **kw: object) -> str:
         data = body.encode("utf-8") if isinstance(body, str) else body
@@ -103,3 +113,15 @@ def internet_via(server: WebServer, log: list[tuple[str, int]]) -> Callable[[str
         return httpcore.SyncBackend().connect_tcp("127.0.0.1", server.port, timeout=timeout)
 
     return connect
+
+
+def self_signed(folder: Path, hostname: str) -> tuple[Path, Path]:
+    """A certificate for `hostname` (and its key), made with the openssl command."""
+    cert, key = folder / f"{hostname}.crt", folder / f"{hostname}.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", str(key),
+         "-out", str(cert), "-subj", f"/CN={hostname}", "-addext", f"subjectAltName=DNS:{hostname}"],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
