@@ -25,6 +25,7 @@ import codecs
 import hashlib
 import socket
 import ssl
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -94,8 +95,13 @@ class FetchedPage:
 
 
 # -- checking URLs and addresses ------------------------------------------------------
-def check_url(url: str, *, allow_private: bool = False, resolver: Resolver | None = None) -> Target:
-    """Accept `url` for fetching or raise GuardRefusal / UsageError saying why."""
+def check_url(
+    url: str, *, allow_private: bool = False, resolver: Resolver | None = None, timeout: float = 10.0
+) -> Target:
+    """Accept `url` for fetching or raise GuardRefusal / UsageError saying why.
+
+    `timeout` bounds the DNS lookup, which the system resolver would not.
+    """
     parsed = parse_url(url)
     canonical, host, literal, port = parsed.canonical, parsed.host, parsed.literal, parsed.port
     if literal is not None:
@@ -104,7 +110,7 @@ def check_url(url: str, *, allow_private: bool = False, resolver: Resolver | Non
         bare = host.rstrip(".")
         if not allow_private and (bare == "localhost" or bare.endswith(".localhost")):
             raise GuardRefusal(f"refused {redact(url)}: {host} names this machine", hint=_PRIVATE_HINT)
-        addresses = _resolve(url, host, port, resolver or system_resolver)
+        addresses = _resolve(url, host, port, resolver or system_resolver, timeout)
     if not allow_private:
         for address in addresses:
             reason = refusal_reason(address)
@@ -126,14 +132,28 @@ def system_resolver(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
-def _resolve(url: str, host: str, port: int, resolver: Resolver) -> list[str]:
-    try:
-        addresses = resolver(host, port)
-    except (OSError, UnicodeError) as exc:
-        raise FetchError(f"could not resolve {host} for {redact(url)}: {exc}", hint="check the host name") from exc
-    if not addresses:
+def _resolve(url: str, host: str, port: int, resolver: Resolver, timeout: float) -> list[str]:
+    answer: list[list[str] | BaseException] = []
+
+    def lookup() -> None:
+        try:
+            answer.append(resolver(host, port))
+        except BaseException as exc:  # handed to the caller's thread below
+            answer.append(exc)
+
+    worker = threading.Thread(target=lookup, name="pincite-resolve", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not answer:  # the lookup thread is abandoned: getaddrinfo cannot be cancelled
+        raise FetchError(f"{redact(url)}: timed out resolving {host} ({timeout:g} s)", hint="check the host name")
+    result = answer[0]
+    if isinstance(result, (OSError, UnicodeError)):
+        raise FetchError(f"could not resolve {host} for {redact(url)}: {result}", hint="check the host name")
+    if isinstance(result, BaseException):
+        raise result
+    if not result:
         raise FetchError(f"could not resolve {host} for {redact(url)}: no addresses", hint="check the host name")
-    return list(addresses)
+    return list(result)
 
 
 # -- connecting to the checked address only -------------------------------------------
@@ -305,7 +325,7 @@ def fetch(
 ) -> FetchedPage:
     """GET `url` through the guard; the whole body in memory, or FetchError / GuardRefusal."""
     limits = limits or FetchLimits()
-    target = check_url(url, allow_private=allow_private, resolver=resolver)
+    target = check_url(url, allow_private=allow_private, resolver=resolver, timeout=limits.connect_timeout)
     deadline = time.monotonic() + limits.total_timeout
     backend = _PinnedBackend(target.addresses, connector or _default_connector, deadline)
     timeout = httpx.Timeout(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import gzip
 import ipaddress
 import shutil
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,6 +166,28 @@ def test_https_keeps_the_hostname_for_sni_and_the_certificate(tmp_path: Path, mo
             )
     finally:
         server.close()
+
+
+def test_a_hanging_dns_lookup_is_cut_by_the_connect_limit() -> None:
+    release = threading.Event()
+
+    def stuck(host: str, port: int) -> list[str]:
+        release.wait(30)
+        return [PUBLIC]
+
+    try:
+        with pytest.raises(FetchError, match=r"timed out resolving slow\.example"):
+            fetch("http://slow.example/", resolver=stuck, limits=FetchLimits(connect_timeout=0.3))
+    finally:
+        release.set()
+
+
+def test_an_unknown_host_is_a_clear_error() -> None:
+    def nxdomain(host: str, port: int) -> list[str]:
+        raise socket.gaierror(-2, "Name or service not known")
+
+    with pytest.raises(FetchError, match=r"could not resolve nowhere\.example"):
+        fetch("http://nowhere.example/", resolver=nxdomain, limits=FAST)
 
 
 # -- refusals: schemes and credentials ---------------------------------------------------------
