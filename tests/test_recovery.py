@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import random
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -369,3 +371,68 @@ def test_verify_prints_the_recovery(history: History) -> None:
     (verdict,) = json.loads(as_json.stdout)
     assert verdict["recovery"]["outcome"] == "not_found"
     assert verdict["recovery"]["search"]["last_seen"]["subject"] == "Drop the badge rule"
+
+
+# -- property: random fates in a real repository -------------------------------------------
+FATES = ("keep", "move_file", "move_within", "edit", "delete")
+VOCAB = [f"{stem}{suffix}" for stem in ("lor", "ves", "tam", "qui", "dor", "pel") for suffix in "abcdefghij"]
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.sampled_from(FATES), min_size=3, max_size=6), st.randoms(use_true_random=False))
+def test_each_fate_gets_its_outcome(fates: list[str], rnd: random.Random) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = CorpusRepo(Path(tmp) / "repo")
+        # Paragraph i draws its words from its own slice of the vocabulary, so no two
+        # paragraphs look alike and a near match can only be the paragraph's own edit.
+        paragraphs = [" ".join(rnd.sample(VOCAB[i * 10 : i * 10 + 10], 8)) + "." for i in range(len(fates))]
+        a, b = list(paragraphs), ["# B"]
+        first = repo.commit({"corpus/a.md": "\n\n".join(a) + "\n", "corpus/b.md": "\n\n".join(b) + "\n"})
+        changed_by: dict[int, str] = {}
+        edited: dict[int, str] = {}
+        for i in rnd.sample(range(len(fates)), len(fates)):
+            fate, p = fates[i], paragraphs[i]
+            if fate == "keep":
+                continue
+            a.remove(p)
+            if fate == "move_file":
+                b.append(p)
+            elif fate == "move_within":
+                a.insert(len(a), p)
+            elif fate == "edit":
+                words = p.split(" ")
+                words[3] = "changed"
+                edited[i] = " ".join(words)
+                a.insert(rnd.randrange(len(a) + 1), edited[i])
+            files: dict[str, str | bytes | None] = {
+                "corpus/a.md": "\n\n".join(a) + "\n",
+                "corpus/b.md": "\n\n".join(b) + "\n",
+            }
+            changed_by[i] = repo.commit(files, f"{fate} paragraph {i}")
+        build(repo.root, site=False)
+        resolver = Resolver(GitRepo(repo.root))
+        recoverer = Recoverer(resolver)
+        head = repo.head()
+        at_head = {"corpus/a.md": "\n\n".join(a) + "\n", "corpus/b.md": "\n\n".join(b) + "\n"}
+        for i, p in enumerate(paragraphs):
+            cited = Citation(first, "corpus/a.md", lines=(2 * i + 1, 2 * i + 1), quote=p)
+            verdict = verify(cited, resolver.repo, "HEAD", resolver=resolver)
+            attempt = recoverer.attempt(verdict, p, "matched")
+            stands = sum(text.count(p) for text in at_head.values())
+            if stands == 1:
+                if attempt is None:  # verified in place, not even shifted
+                    assert verdict.status == VERIFIED and verdict.relocated is not None
+                    assert verdict.relocated.lines == cited.lines
+                    continue
+                assert attempt.outcome == "relocated" and attempt.new_citation is not None
+                assert attempt.new_citation.commit == head
+                assert resolver.resolve(attempt.new_citation).text == p
+            elif i in edited:
+                assert attempt is not None and (attempt.outcome, attempt.detail) == ("suggested", DETAIL_CHANGED)
+                assert attempt.search is not None and attempt.search.near[0].text == edited[i]
+                assert attempt.search.last_seen is not None
+                assert attempt.search.last_seen.removed_by == changed_by[i]
+            else:
+                assert attempt is not None and (attempt.outcome, attempt.detail) == ("not_found", DETAIL_REMOVED)
+                assert attempt.search is not None and attempt.search.last_seen is not None
+                assert attempt.search.last_seen.removed_by == changed_by[i]
