@@ -182,7 +182,11 @@ def snapshot(
     *,
     options: FetchOptions | None = None,
 ) -> list[SnapshotResult]:
-    """Fetch every URL, then store and commit each; any failure stores nothing at all."""
+    """Fetch every URL, then store and commit each (one commit per URL).
+
+    Every page is fetched and every target path checked before the first file is written,
+    so a failed or refused fetch, or a snapshot file with local edits, stores nothing.
+    """
     git = repo if isinstance(repo, GitRepo) else GitRepo(repo)
     options = options or FetchOptions(allow_private=allow_private)
     pages: dict[str, FetchedPage] = {}
@@ -190,7 +194,13 @@ def snapshot(
         key = canonical_url(url)  # URLs that differ by fragment only are one snapshot
         if key not in pages:
             pages[key] = _fetch(git, url, options)
+    _refuse_dirty(git, [p for page in pages.values() for p in _paths_of(page)])
     return [_store(git, page, _existing(git, page.url), message, commit) for page in pages.values()]
+
+
+def _paths_of(page: FetchedPage) -> list[str]:
+    body = snapshot_path(page.url, page.extension)
+    return [body, body + META_SUFFIX]
 
 
 def refresh(

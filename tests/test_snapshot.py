@@ -236,9 +236,12 @@ def test_local_changes_to_a_snapshot_are_not_overwritten(web: WebServer, repo: C
     [first] = snapshot([url], repo.root, options=LOCAL)
     (repo.root / first.path).write_text("# my edit\n")
     web.page("/mine.md", "# v2\n", "text/markdown")
+    other = web.page("/other.md", "# other\n", "text/markdown")
+    before = repo.head()
     with pytest.raises(RepositoryError, match="uncommitted changes"):
-        snapshot([url], repo.root, options=LOCAL)
+        snapshot([other, url], repo.root, options=LOCAL)
     assert (repo.root / first.path).read_text() == "# my edit\n"
+    assert repo.head() == before and not (repo.root / snapshot_path(other, "md")).exists()
 
 
 # -- charsets ---------------------------------------------------------------------------------------
