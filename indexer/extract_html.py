@@ -125,7 +125,9 @@ _BLOCK = _PARAGRAPH | frozenset(
 )
 _CELLS = frozenset(("td", "th"))
 _HTML_SPACE_CHARS = " \t\n\r\f"
-_HTML_SPACE = re.compile(f"[{_HTML_SPACE_CHARS}]+")
+# Only runs that need changing match (two or more characters, or one that is not a space):
+# in ordinary prose that is a handful of matches rather than one per word.
+_HTML_SPACE = re.compile(r" [ \t\n\r\f]+|[\t\n\r\f][ \t\n\r\f]*")
 # Comments, scripts and styles, read as an HTML tokenizer reads them (a script ends at the first
 # `</script`), are cut before parsing: megabytes of script then cost one scan, not the parser's
 # text-size limit.
@@ -219,7 +221,7 @@ class HtmlExtractor:
 
 def _main_text(markup: str, path: str) -> tuple[str, str, bool]:
     """(text, title, whether the whole body was used)."""
-    import lxml.html
+    import lxml.etree
     from readability import Document
     from readability.htmls import utf8_parser
 
@@ -228,14 +230,18 @@ def _main_text(markup: str, path: str) -> tuple[str, str, bool]:
     summary = document.summary(html_partial=True)
     _refuse_lost_content(path, utf8_parser)
     title = _title(markup)
-    text = html_to_text(lxml.html.document_fromstring(summary)) if summary.strip() else ""
+    # Plain lxml.etree elements: lxml.html's element-class lookup would cost more than the walk.
+    parser = lxml.etree.HTMLParser(encoding="utf-8")
+    text = ""
+    if summary.strip():
+        text = html_to_text(lxml.etree.fromstring(summary.encode("utf-8", "surrogatepass"), parser))
+        _refuse_lost_content(path, parser)
     if text:
         return text, title, False
-    parser = lxml.html.HTMLParser(encoding="utf-8")
-    page = lxml.html.document_fromstring(markup.encode("utf-8", "surrogatepass"), parser=parser)
+    page = lxml.etree.fromstring(markup.encode("utf-8", "surrogatepass"), parser)
     _refuse_lost_content(path, parser)
-    body = page.find("body")
-    return html_to_text(body if body is not None else page), title, True
+    body = page.find("body") if page is not None else None
+    return (html_to_text(body if body is not None else page) if page is not None else ""), title, True
 
 
 def _refuse_lost_content(path: str, parser: Any) -> None:
