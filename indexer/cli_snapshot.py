@@ -31,6 +31,14 @@ from .snapshot import SnapshotResult, refresh, snapshot
     is_flag=True,
     help="UNSAFE: allow loopback, private and link-local addresses (intranet pages). See docs/security.md.",
 )
+@click.option(
+    "--export-warc",
+    "warc_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Fetch nothing: write the snapshots committed at HEAD (or those of URL...) to this WARC file "
+    "(.warc.gz compresses). Needs pincite[warc].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def snapshot_command(
     urls: tuple[str, ...],
@@ -40,6 +48,7 @@ def snapshot_command(
     refresh_: bool,
     all_snapshots: bool,
     allow_private: bool,
+    warc_file: Path | None,
     as_json: bool,
 ) -> None:
     """Fetch each URL and commit the page under snapshots/ with its metadata.
@@ -53,11 +62,17 @@ def snapshot_command(
       pincite snapshot https://example.org/policy.html
       pincite snapshot --refresh https://example.org/policy.html
       pincite snapshot --refresh --all --json
+      pincite snapshot --export-warc archive.warc.gz
 
     Only public http(s) pages of type HTML, plain text, Markdown or PDF are fetched;
     redirects are refused (snapshot the target explicitly). Exit status 6 when a
     fetch fails or is refused; with --refresh, when any URL failed.
     """
+    if warc_file is not None:
+        if refresh_ or all_snapshots or no_commit or message:
+            raise UsageError("--export-warc fetches nothing: it takes no --refresh, --all, --no-commit or --message")
+        _export(repo, warc_file, urls, as_json)
+        return
     if all_snapshots and not refresh_:
         raise UsageError("--all only works with --refresh", hint="pincite snapshot --refresh --all")
     if not urls and not all_snapshots:
@@ -91,3 +106,15 @@ def _print_result(result: SnapshotResult) -> None:
     if result.diffstat is not None:
         stat = f", text +{result.diffstat[0]} -{result.diffstat[1]} lines"
     click.echo(f"{result.status:<10} {result.url} -> {result.path} (sha256 {result.sha256[:12]}{stat}; {where})")
+
+
+def _export(repo: Path, warc_file: Path, urls: tuple[str, ...], as_json: bool) -> None:
+    from .warc import export_warc
+
+    done = export_warc(repo, warc_file, urls=urls)
+    if as_json:
+        click.echo(json.dumps(done.to_json(), indent=2))
+    else:
+        click.echo(
+            f"wrote {done.path}: {done.snapshots} snapshot(s), {done.records} records, commit {done.commit[:12]}"
+        )
