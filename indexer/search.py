@@ -110,7 +110,7 @@ def search(
                     hint=f"build it with `pincite build --rev {rev}` or search the built commit",
                 )
             seq = found
-        commit = reader.commits()[seq].sha
+        commit = reader.commit_at(seq)
         if fts_syntax:
             rows = reader.search_passages(query, seq, limit, path_prefix)
             return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
@@ -120,8 +120,8 @@ def search(
             rows = reader.search_passages(_fts_phrases(terms), seq, limit, path_prefix)
             return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
         words = [t for t in terms if not is_cjk_term(t)]
-        found = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
-        return [_hit(path, commit, passage, _marked_snippet(passage.text, cjk)) for path, _vid, passage in found]
+        matched = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
+        return [_hit(path, commit, passage, _marked_snippet(passage.text, cjk)) for path, _vid, passage in matched]
     finally:
         reader.close()
 
