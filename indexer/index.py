@@ -23,13 +23,16 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .chunk import Passage
 from .errors import IndexError_
 
+WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 1
 
 SCHEMA = """
@@ -131,6 +134,13 @@ class PathVersion:
     version_id: int
     first_seq: int
     last_seq: int
+
+
+def _version_meta(r: tuple[Any, ...]) -> VersionMeta:
+    vid, blob, identity, source_class, status, reason, size, title = r[:8]
+    return VersionMeta(
+        vid, blob, identity, source_class, status, reason, size, title, tuple(json.loads(r[8])), bool(r[9]), r[10]
+    )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -382,7 +392,7 @@ class IndexReader:
             "SELECT id, blob, identity, source_class, status, reason, size, title, page_starts, is_markdown,"
             " line_count FROM versions"
         )
-        return {r[0]: VersionMeta(*r[:8], tuple(json.loads(r[8])), bool(r[9]), r[10]) for r in rows}
+        return {r[0]: _version_meta(r) for r in rows}
 
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
