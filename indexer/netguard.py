@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import shlex
 import socket
 import ssl
 import threading
@@ -381,11 +382,10 @@ def _accept_response(
     """(media type, charset, extension) of an acceptable response; FetchError otherwise."""
     status = response.status_code
     if status in REDIRECT_STATUSES:
-        location = response.headers.get("location", "")
-        where = redact(str(httpx.URL(target.url).join(location))) if location else "(no Location header)"
+        where = _redirect_target(target.url, response.headers.get("location", ""))
         raise FetchError(
             f"{shown}: the server redirects (HTTP {status}) to {where}; pincite does not follow redirects",
-            hint=f"check that address and snapshot it explicitly: pincite snapshot '{where}'",
+            hint=f"check that address and snapshot it explicitly: pincite snapshot {shlex.quote(where)}",
         )
     if status != 200:
         raise FetchError(
@@ -412,6 +412,15 @@ def _accept_response(
             hint="raise fetch_max_bytes in the configuration if the page is wanted",
         )
     return media_type, charset, ALLOWED_TYPES[media_type]
+
+
+def _redirect_target(base: str, location: str) -> str:
+    if not location:
+        return "(no Location header)"
+    try:
+        return redact(str(httpx.URL(base).join(location)))
+    except (httpx.InvalidURL, ValueError):
+        return repr(location)
 
 
 def _parse_content_type(value: str) -> tuple[str, dict[str, str]]:
