@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -15,6 +16,10 @@ from .errors import PinciteError
 from .gitrepo import GitRepo
 from .index import CommitRow, IndexReader, PathVersion, VersionMeta
 from .site_render import human_size, markdown_view, root_prefix, source_view, url_path
+
+CHECKED_SUFFIXES = (".md", ".markdown", ".txt")
+# Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
+CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/\S+/blob/")
 
 CSP = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
@@ -181,14 +186,16 @@ def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[
     except ImportError:
         return [], "this pincite has no citation checker (indexer.check) yet"
     head = ctx.commits[-1].sha
-    scannable = {p: v for p, v in documents.items() if p.lower().endswith((".md", ".markdown", ".txt"))}
+    texts = {p: ctx.reader.version(v).text or "" for p, v in documents.items() if p.lower().endswith(CHECKED_SUFFIXES)}
+    # Only documents with something shaped like a citation go to the (slower) full scan.
+    scannable = {p: t for p, t in texts.items() if CITATION_HINT.search(t)}
     if not scannable:
-        return [], "no Markdown or text documents to scan"
+        return [], None
     with tempfile.TemporaryDirectory(prefix="pincite-check-") as scratch:
-        for path, version_id in scannable.items():
+        for path, text in scannable.items():
             target = Path(scratch, path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(ctx.reader.version(version_id).text or "", encoding="utf-8")
+            target.write_text(text, encoding="utf-8")
         try:
             report = check_paths([Path(scratch, p) for p in sorted(scannable)], ctx.repo, against=head)
         except PinciteError as exc:

@@ -12,6 +12,7 @@
   const list = document.getElementById("results");
   const rootUrl = new URL(main.dataset.root || "./", window.location.href);
   let pagefind = null;
+  const PAGE = 10;
 
   function safeExcerpt(html) {
     const doc = new DOMParser().parseFromString(`<body>${html}</body>`, "text/html");
@@ -81,6 +82,7 @@
 
   async function run(query, folder, cls) {
     list.replaceChildren();
+    document.querySelectorAll(".more-results").forEach((b) => b.remove());
     if (!query.trim()) {
       status.textContent = "Type words to search the documents of the built commit.";
       return;
@@ -90,10 +92,23 @@
     if (folder) filters.folder = folder;
     if (cls) filters.class = cls;
     const search = await pagefind.search(query, { filters });
-    const shown = await Promise.all(search.results.slice(0, 20).map((r) => r.data()));
-    status.textContent = `${search.results.length} document(s) match` +
-      (search.results.length > shown.length ? `; showing ${shown.length}.` : ".");
-    list.replaceChildren(...shown.map((d) => resultItem(d, query)));
+    // Each result's excerpt is a download: fetch a page of them at a time, more on request.
+    let shown = 0;
+    const more = document.createElement("button");
+    more.type = "button";
+    more.className = "more-results";
+    more.textContent = "Show more results";
+    const showPage = async () => {
+      const batch = await Promise.all(search.results.slice(shown, shown + PAGE).map((r) => r.data()));
+      shown += batch.length;
+      more.remove();
+      list.append(...batch.map((d) => resultItem(d, query)));
+      status.textContent = `${search.results.length} document(s) match` +
+        (search.results.length > shown ? `; showing ${shown}.` : ".");
+      if (search.results.length > shown) list.after(more);
+    };
+    more.addEventListener("click", showPage);
+    await showPage();
   }
 
   async function start() {

@@ -1,0 +1,235 @@
+"""Site benchmark: render the static site of the synthetic corpus, then search it in chromium.
+
+One run reports, on the same machine and input:
+- the cold site build (pincite's rendering, and Pagefind's own indexing of the same document
+  pages, measured inside the same build) and the site's size by part;
+- the site build after one changed file (pages rendered vs reused: work proportional to the
+  changed documents; Pagefind re-indexes every document page each build);
+- the bytes a reader downloads for a cold query and for a warm one (a second query in the
+  same tab), counted at a local server, beside the page's own HTML/CSS/JS.
+
+    python bench/site_bench.py                     # 10,000 documents, 200 commits (minutes)
+    python bench/site_bench.py --docs 1000 --json  # a quick run
+
+Targets (issue 6): incremental site work proportional to changed documents; cold query
+<= 300 KB, warm <= 100 KB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.synth_corpus import SynthParams, commit_change, generate
+from indexer.build import build
+from indexer.site_serve import HOST, SiteRequestHandler
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _size(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def _site_sizes(site: Path) -> dict[str, dict[str, int]]:
+    parts: dict[str, dict[str, int]] = {}
+    for name in ("v", "doc", "history", "pagefind", "static", "files"):
+        if (site / name).exists():
+            size, count = _size(site / name)
+            parts[name] = {"bytes": size, "files": count}
+    total, count = _size(site)
+    parts["total"] = {"bytes": total, "files": count}
+    return parts
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.bytes = 0
+        self.requests: list[tuple[str, int]] = []
+
+    def reset(self) -> tuple[int, list[tuple[str, int]]]:
+        with self.lock:
+            seen = (self.bytes, self.requests)
+            self.bytes, self.requests = 0, []
+        return seen
+
+
+def _counting_server(site: Path, counter: _Counter) -> http.server.ThreadingHTTPServer:
+    class Counting(SiteRequestHandler):
+        def copyfile(self, source: Any, outputfile: Any) -> None:
+            data = source.read()
+            outputfile.write(data)
+            with counter.lock:
+                counter.bytes += len(data)
+                counter.requests.append((self.path, len(data)))
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer((HOST, 0), lambda *a: Counting(*a, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _query_words(root: Path, paths: list[str]) -> tuple[str, str]:
+    """Two words from document headings: real vocabulary, found in some documents, not all."""
+    words = []
+    for path in paths[:: max(1, len(paths) // 7)][:6]:
+        heading = (root / path).read_text(encoding="utf-8").splitlines()[0]
+        words += [w for w in heading.lstrip("# ").lower().split() if len(w) > 4]
+    return words[0], words[-1]
+
+
+def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    counter = _Counter()
+    server = _counting_server(site, counter)
+    base = f"http://{HOST}:{server.server_address[1]}/"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            page = browser.new_context().new_page()
+            counter.reset()
+            started = time.monotonic()
+            # A reader arrives with a query (as from the search box on any page).
+            page.goto(base + "search.html?q=" + first)
+            page.wait_for_selector(".result-link", timeout=60_000)
+            page.wait_for_load_state("networkidle")
+            cold_seconds = time.monotonic() - started
+            _, cold_requests = counter.reset()
+            shell = sum(n for path, n in cold_requests if not path.startswith("/pagefind/"))
+            cold = sum(n for path, n in cold_requests if path.startswith("/pagefind/"))
+            started = time.monotonic()
+            page.fill("#q", second)
+            page.click("#search-form button[type=submit]")
+            page.wait_for_function(
+                "w => document.querySelector('#search-status').textContent.includes('match')"
+                " && location.search.includes(w)",
+                arg=second,
+                timeout=60_000,
+            )
+            page.wait_for_load_state("networkidle")
+            warm_seconds = time.monotonic() - started
+            warm, warm_requests = counter.reset()
+            results = page.locator(".result-link").count()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return {
+        "queries": [first, second],
+        "page_bytes_html_css_js": shell,
+        "cold_query_bytes": cold,
+        "cold_query_requests": len(cold_requests),
+        "cold_first_results_seconds": round(cold_seconds, 2),
+        "warm_query_bytes": warm,
+        "warm_query_requests": len(warm_requests),
+        "warm_results_seconds": round(warm_seconds, 2),
+        "warm_results_shown": results,
+    }
+
+
+def run(docs: int, commits: int, workdir: Path) -> dict[str, Any]:
+    repo_dir = workdir / "repo"
+    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
+    site = workdir / "site"
+    index = workdir / "index.sqlite"
+    started = time.monotonic()
+    build(repo_dir, index_path=index, site=False)
+    index_seconds = time.monotonic() - started
+
+    started = time.monotonic()
+    cold = build(repo_dir, index_path=index, out=site)
+    cold_total = time.monotonic() - started
+    cold_site = dict(cold.site or {})
+    sizes = _site_sizes(site)
+    index_bytes = index.stat().st_size
+
+    changed = corpus.paths[len(corpus.paths) // 2]
+    commit_change(repo_dir, changed, "\nOne more paragraph, added by the benchmark.\n")
+    started = time.monotonic()
+    warm = build(repo_dir, index_path=index, out=site)
+    warm_total = time.monotonic() - started
+    warm_site = dict(warm.site or {})
+
+    first, second = _query_words(repo_dir, corpus.paths)
+    queries = measure_queries(site, first, second)
+
+    def own(stage: dict[str, Any]) -> float:
+        return round(float(stage["seconds"]) - float(stage["pagefind_seconds"]), 2)
+
+    return {
+        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
+        "corpus": {
+            "docs": docs,
+            "commits": commits,
+            "bytes": corpus.total_bytes if hasattr(corpus, "total_bytes") else None,
+            "versions": cold.versions,
+            "documents": cold.documents,
+        },
+        "index_only_build_seconds": round(index_seconds, 2),
+        "cold": {
+            "build_seconds": round(cold_total, 2),
+            "site_seconds": cold_site.get("seconds"),
+            "pincite_render_seconds": own(cold_site),
+            "pagefind_seconds": cold_site.get("pagefind_seconds"),
+            "pages_rendered": cold_site.get("pages_rendered"),
+            "pages_reused": cold_site.get("pages_reused"),
+        },
+        "one_changed_file": {
+            "build_seconds": round(warm_total, 2),
+            "site_seconds": warm_site.get("seconds"),
+            "pincite_render_seconds": own(warm_site),
+            "pagefind_seconds": warm_site.get("pagefind_seconds"),
+            "pages_rendered": warm_site.get("pages_rendered"),
+            "pages_reused": warm_site.get("pages_reused"),
+            "history_written": warm_site.get("history_written"),
+            "history_reused": warm_site.get("history_reused"),
+        },
+        "site_size": sizes,
+        "index_file_bytes": index_bytes,
+        "query": queries,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--docs", type=int, default=10_000, help="documents in the synthetic corpus")
+    parser.add_argument("--commits", type=int, default=200, help="edit commits after the first")
+    parser.add_argument("--keep", type=Path, default=None, help="work in this new folder and keep it")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    args = parser.parse_args(argv)
+    workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
+    try:
+        figures = run(args.docs, args.commits, workdir)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
