@@ -166,6 +166,10 @@ def test_composite_action_contract() -> None:
         match = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", spec["value"])
         assert match and match.group(1) in ids and match.group(2) == name, (name, spec)
     assert set(CHECK_OUTPUTS) | {"site-path", "index-path"} == set(action["outputs"])
+    cache = next(step for step in steps if str(step.get("uses", "")).startswith("actions/cache@"))
+    for step in steps:
+        if "pincite build" in step.get("run", "") or "pincite check" in step.get("run", ""):
+            assert step["env"]["PINCITE_INDEX_PATH"] == cache["with"]["path"], "the cache must find the index"
     strictness = action["inputs"]["strictness"]["description"]
     assert all(f'"{level}"' in strictness for level in ("errors", "strict", "report"))
 
