@@ -7,13 +7,14 @@ have yet → write the index atomically → render the site.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import extract as extract_mod
-from .chunk import chunk
+from .chunk import Passage, chunk
 from .config import Config, load_config
 from .errors import ExtractionError, PinciteError, RepositoryError
 from .gitrepo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -48,6 +49,7 @@ class BuildSummary:
     index_path: str = ""
     site_dir: str | None = None
     site: dict[str, object] | None = None  # the site stage's counts (pages rendered / reused, ...)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, for benchmarks
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -64,6 +66,7 @@ class BuildSummary:
             "index_path": self.index_path,
             "site_dir": self.site_dir,
             "site": self.site,
+            "stages": {name: round(seconds, 3) for name, seconds in self.stages.items()},
         }
 
 
@@ -92,15 +95,16 @@ def build(
     config = config or load_config(repo.root)
     tip = repo.resolve_commit(rev)
     summary = BuildSummary(commit=tip)
-    _check_roots(repo, tip, config, summary)
-    dirty = repo.dirty_paths(config.roots)
-    if dirty:
-        summary.warnings.append(
-            f"{len(dirty)} uncommitted change(s) under {', '.join(config.roots)} are not indexed "
-            f"(pincite reads commit {tip[:12]}, not the working tree), e.g. {dirty[0]}"
-        )
-    start = repo.resolve_commit(config.history_start) if config.history_start else None
-    commits = repo.first_parent_line(tip, start)
+    with _stage(summary, "prepare"):
+        _check_roots(repo, tip, config, summary)
+        dirty = repo.dirty_paths(config.roots)
+        if dirty:
+            summary.warnings.append(
+                f"{len(dirty)} uncommitted change(s) under {', '.join(config.roots)} are not indexed "
+                f"(pincite reads commit {tip[:12]}, not the working tree), e.g. {dirty[0]}"
+            )
+        start = repo.resolve_commit(config.history_start) if config.history_start else None
+        commits = repo.first_parent_line(tip, start)
     target = Path(index_path) if index_path else repo.root / config.index_path
     with build_lock(target):
         writer = IndexWriter(target)
@@ -110,6 +114,8 @@ def build(
         except BaseException:
             writer.abort()
             raise
+        finally:
+            summary.stages.update(writer.timings)
     summary.index_path = str(target)
     if site:
         from .site import render_site  # type: ignore[import-not-found,import-untyped,unused-ignore]
@@ -119,6 +125,15 @@ def build(
         summary.site_dir = str(out_dir)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+@contextlib.contextmanager
+def _stage(summary: BuildSummary, name: str) -> Iterator[None]:
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        summary.stages[name] = summary.stages.get(name, 0.0) + time.monotonic() - started
 
 
 def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
@@ -168,18 +183,25 @@ def _write_index(
     # Skipped versions have no text, so they never entered the FTS tables.
     writer.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
     known = writer.known_versions()
-    intervals = _intervals(repo, config, commits)
+    with _stage(summary, "history"):
+        intervals = _intervals(repo, config, commits)
     needed: dict[tuple[str, str], str] = {}
     for path, entry, kind, _first, _last in intervals:
         if kind.identity is not None and (entry.sha, kind.identity) not in known:
             needed.setdefault((entry.sha, kind.identity), path)
     summary.reused = len({(e.sha, k.identity) for _, e, k, _, _ in intervals if k.identity} - set(needed))
     total = len(needed)
-    for done, ((blob, identity), path) in enumerate(needed.items(), start=1):
-        known[(blob, identity)] = _index_version(repo, config, writer, blob, identity, path)
-        summary.extracted += 1
-        if progress:
-            progress(done, total)
+    # One `git cat-file --batch` streams the new blobs in order, one at a time, so the
+    # build holds a single document's text (and its passages) at once.
+    blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes)
+    with contextlib.closing(blobs):
+        for done, ((blob, identity), path) in enumerate(needed.items(), start=1):
+            with _stage(summary, "read_blobs"):
+                _sha, size, data = next(blobs)
+            known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, path, size, data)
+            summary.extracted += 1
+            if progress:
+                progress(done, total)
     head_seq = len(commits) - 1
     path_versions = []
     for path, entry, kind, first, last in intervals:
@@ -189,10 +211,12 @@ def _write_index(
             continue
         version_id = known[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
-    writer.replace_history([CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)], path_versions)
-    writer.set_meta("built_commit", commits[-1].sha)
-    writer.set_meta("built_at", str(int(time.time())))
-    _summarise_head(writer, summary, head_seq)
+    with _stage(summary, "write_history"):
+        commit_rows = [CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)]
+        writer.replace_history(commit_rows, path_versions)
+        writer.set_meta("built_commit", commits[-1].sha)
+        writer.set_meta("built_at", str(int(time.time())))
+        _summarise_head(writer, summary, head_seq)
     summary.commits = len(commits)
     summary.versions = len({pv.version_id for pv in path_versions})
 
@@ -228,30 +252,66 @@ def _intervals(
     return result
 
 
-def _index_version(repo: GitRepo, config: Config, writer: IndexWriter, blob: str, identity: str, path: str) -> int:
-    data = repo.read_blob(blob)
-    if len(data) > config.max_file_bytes:
+def _index_version(
+    config: Config,
+    writer: IndexWriter,
+    summary: BuildSummary,
+    blob: str,
+    identity: str,
+    path: str,
+    size: int,
+    data: bytes | None,
+) -> int:
+    if data is None:  # iter_blobs does not read a blob over the limit
         return writer.add_version(
             blob=blob,
             identity=identity,
             source_class="text",
-            size=len(data),
+            size=size,
             text=None,
             status="skipped",
-            reason=f"larger than max_file_bytes ({len(data)} > {config.max_file_bytes} bytes)",
+            reason=f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)",
         )
+    with _stage(summary, "extract_and_chunk"):
+        version = _extract_and_chunk(config, data, path)
+    with _stage(summary, "write_versions"):
+        if isinstance(version, str):
+            return writer.add_version(
+                blob=blob,
+                identity=identity,
+                source_class="text",
+                size=size,
+                text=None,
+                status="skipped",
+                reason=version,
+            )
+        extracted, passages = version
+        status, reason = ("ok", "")
+        if not extracted.text.strip() and extracted.source_class != "text":
+            status, reason = ("ok", "no extractable text")
+        return writer.add_version(
+            blob=blob,
+            identity=identity,
+            source_class=extracted.source_class,
+            size=size,
+            text=extracted.text,
+            status=status,
+            reason=reason,
+            title=extracted.title,
+            page_starts=extracted.page_starts,
+            notes=extracted.notes,
+            is_markdown=extracted.is_markdown,
+            line_count=LineIndex(extracted.text).line_count,
+            passages=passages,
+        )
+
+
+def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_mod.ExtractedText, list[Passage]] | str:
+    """The version's text and passages, or the reason it cannot be indexed."""
     try:
         extracted = extract_mod.extract(data, path)
     except ExtractionError as exc:
-        return writer.add_version(
-            blob=blob,
-            identity=identity,
-            source_class="text",
-            size=len(data),
-            text=None,
-            status="skipped",
-            reason=exc.message,
-        )
+        return exc.message
     if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
         extracted = _as_snapshot(extracted)
     passages = chunk(
@@ -260,24 +320,7 @@ def _index_version(repo: GitRepo, config: Config, writer: IndexWriter, blob: str
         max_chars=config.passage_max_chars,
         page_starts=extracted.page_starts,
     )
-    status, reason = ("ok", "")
-    if not extracted.text.strip() and extracted.source_class != "text":
-        status, reason = ("ok", "no extractable text")
-    return writer.add_version(
-        blob=blob,
-        identity=identity,
-        source_class=extracted.source_class,
-        size=len(data),
-        text=extracted.text,
-        status=status,
-        reason=reason,
-        title=extracted.title,
-        page_starts=extracted.page_starts,
-        notes=extracted.notes,
-        is_markdown=extracted.is_markdown,
-        line_count=LineIndex(extracted.text).line_count,
-        passages=passages,
-    )
+    return extracted, passages
 
 
 def _as_snapshot(extracted: extract_mod.ExtractedText) -> extract_mod.ExtractedText:

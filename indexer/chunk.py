@@ -40,7 +40,9 @@ class _Block:
     heading_text: str = ""
 
 
-_MD = MarkdownIt("commonmark", {"html": False}).enable("table")
+# Only block tokens and their line maps are used: inline parsing (emphasis, links, ...)
+# would cost about as much again and change nothing here.
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
 
 
 def chunk(text: str, *, markdown: bool, max_chars: int, page_starts: tuple[int, ...] = ()) -> list[Passage]:

@@ -1,18 +1,24 @@
 """The git boundary: every git call pincite makes goes through `GitRepo`.
 
-Blobs are read through GitPython's persistent `git cat-file --batch` process; everything
+Blobs are read through GitPython's persistent `git cat-file --batch` process (a build
+streams its new blobs through one raw `cat-file --batch` of its own); everything
 else runs `git` with explicit options (`PINNED_CONFIG` plus per-command flags), so a
 user's git configuration cannot change what pincite reads or which hunks a diff reports.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import subprocess
 import tempfile
+import threading
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 import git
 
@@ -266,6 +272,57 @@ class GitRepo:
         data: bytes = self._repo.odb.stream(bytes.fromhex(sha)).read()
         return data
 
+    def iter_blobs(
+        self, shas: list[str], *, max_bytes: int | None = None
+    ) -> Generator[tuple[str, int, bytes | None], None, None]:
+        """(sha, size, content) of each blob, in order, streamed from one `git cat-file --batch`.
+
+        A helper thread writes every request up front while this generator reads the
+        answers, so no blob waits for a pipe round trip (asking one blob at a time costs
+        one per blob). Content over `max_bytes` is skipped unread and comes back as None.
+        """
+        if not shas:
+            return
+        cmd = ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), "cat-file", "--batch"]
+        proc = subprocess.Popen(
+            cmd, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        requests, answers = proc.stdin, proc.stdout
+        with contextlib.suppress(OSError, AttributeError):  # a larger pipe lets git run ahead of the reader
+            fcntl.fcntl(answers.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+
+        def feed() -> None:
+            with contextlib.suppress(OSError, ValueError):  # git stopped early: the reader reports it
+                for sha in shas:
+                    requests.write(sha.encode("ascii") + b"\n")
+                requests.close()
+
+        feeder = threading.Thread(target=feed, name="pincite-cat-file-feed", daemon=True)
+        feeder.start()
+        try:
+            for sha in shas:
+                header = answers.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    found = b" ".join(header).decode(errors="replace") or "no answer from git cat-file"
+                    raise RepositoryError(f"cannot read blob {sha}: {found}", hint="run `git fsck` on the repository")
+                size = int(header[2])
+                if max_bytes is not None and size > max_bytes:
+                    _skip(answers, size + 1)
+                    yield sha, size, None
+                else:
+                    data = answers.read(size)
+                    if len(data) != size:
+                        raise RepositoryError(f"cannot read blob {sha}: git cat-file stopped after {len(data)} bytes")
+                    answers.read(1)  # the newline after the content
+                    yield sha, size, data
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            feeder.join()
+            answers.close()
+
     def blob_at(self, commit: str, path: str) -> TreeEntry | None:
         out = self.run("ls-tree", "-z", "--full-tree", commit, "--", path)
         for record in out.split(b"\0"):
@@ -364,6 +421,14 @@ class GitRepo:
             return []
         out = self.run_text("diff", "-U0", *DIFF_FLAGS, old_blob, new_blob)
         return parse_hunks(out)
+
+
+def _skip(stream: IO[bytes], count: int) -> None:
+    while count > 0:
+        chunk = stream.read(min(count, 1 << 20))
+        if not chunk:
+            return
+        count -= len(chunk)
 
 
 def parse_hunks(diff_text: str) -> list[Hunk]:

@@ -174,17 +174,25 @@ class IndexWriter:
         self.final_path = index_path
         self.temp_path = index_path.with_name(f".{index_path.name}.{os.getpid()}.tmp")
         self.reused_file = False
+        self.timings: dict[str, float] = {}  # seconds spent on whole-file steps, for benchmarks
+        self._next_passage_id: int | None = None
         # A build killed earlier leaves its temporary file behind; we hold the lock now.
         for stale in index_path.parent.glob(f".{index_path.name}.*.tmp"):
             stale.unlink(missing_ok=True)
+        started = time.monotonic()
         if index_path.exists() and _schema_of(index_path) == SCHEMA_VERSION:
             shutil.copyfile(index_path, self.temp_path)
             self.reused_file = True
         elif self.temp_path.exists():
             self.temp_path.unlink()
+        self.timings["copy_previous"] = time.monotonic() - started
         self.conn = _connect(self.temp_path)
         self.conn.execute("PRAGMA journal_mode = OFF")
         self.conn.execute("PRAGMA synchronous = OFF")
+        # The file is private to this build until the rename: no other reader or writer.
+        self.conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+        self.conn.execute("PRAGMA temp_store = MEMORY")
+        self.conn.execute(f"PRAGMA cache_size = {-WRITER_CACHE_KIB}")
         if not self.reused_file:
             self.conn.executescript(SCHEMA)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
@@ -235,11 +243,21 @@ class IndexWriter:
         version_id = int(cur.lastrowid or 0)
         if text is not None:
             self.conn.execute("INSERT INTO versions_tri(rowid, text) VALUES (?, ?)", (version_id, text))
-        for p in passages:
-            pcur = self.conn.execute(
-                'INSERT INTO passages(version_id, ordinal, start, "end", line_start, line_end, page_start, page_end,'
-                " heading, text) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        if not passages:
+            return version_id
+        if self._next_passage_id is None:
+            self._next_passage_id = int(
+                self.conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM passages").fetchone()[0]
+            )
+        # Ids given here, so both tables take one executemany each instead of a statement per passage.
+        first_id = self._next_passage_id
+        self._next_passage_id += len(passages)
+        self.conn.executemany(
+            'INSERT INTO passages(id, version_id, ordinal, start, "end", line_start, line_end, page_start, page_end,'
+            " heading, text) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [
                 (
+                    first_id + i,
                     version_id,
                     p.ordinal,
                     p.start,
@@ -250,11 +268,14 @@ class IndexWriter:
                     p.page_end,
                     p.heading,
                     p.text,
-                ),
-            )
-            self.conn.execute(
-                "INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)", (pcur.lastrowid, p.text, p.heading)
-            )
+                )
+                for i, p in enumerate(passages)
+            ],
+        )
+        self.conn.executemany(
+            "INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)",
+            [(first_id + i, p.text, p.heading) for i, p in enumerate(passages)],
+        )
         return version_id
 
     def replace_history(self, commits: list[CommitRow], path_versions: list[PathVersion]) -> None:
@@ -271,11 +292,15 @@ class IndexWriter:
 
     def commit(self, *, optimize: bool) -> None:
         self.conn.execute("COMMIT")
+        started = time.monotonic()
         if optimize:
             self.conn.execute("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')")
             self.conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('optimize')")
         self.conn.close()
+        self.timings["optimize"] = time.monotonic() - started
+        started = time.monotonic()
         os.replace(self.temp_path, self.final_path)
+        self.timings["replace"] = time.monotonic() - started
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):
@@ -287,10 +312,17 @@ class IndexWriter:
 def _schema_of(path: Path) -> int | None:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        finally:
-            conn.close()
+    except sqlite3.DatabaseError:
+        return None
+    try:
+        return _schema_on(conn)
+    finally:
+        conn.close()
+
+
+def _schema_on(conn: sqlite3.Connection) -> int | None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except sqlite3.DatabaseError:
         return None
     return int(row[0]) if row else None
@@ -302,14 +334,16 @@ class IndexReader:
     def __init__(self, index_path: Path) -> None:
         if not index_path.exists():
             raise IndexError_(f"{index_path}: no index here", hint="run `pincite build` first")
-        schema = _schema_of(index_path)
+        # One connection both checks the schema and serves the reads (a search opens a reader per call).
+        self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
+        schema = _schema_on(self.conn)
         if schema != SCHEMA_VERSION:
+            self.conn.close()
             raise IndexError_(
                 f"{index_path}: index schema {schema} is not the schema {SCHEMA_VERSION} this pincite reads",
                 hint="rebuild it: delete the file and run `pincite build`",
             )
         self.path = index_path
-        self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
 
     def close(self) -> None:
         self.conn.close()
@@ -322,6 +356,13 @@ class IndexReader:
         return [
             CommitRow(*row) for row in self.conn.execute("SELECT seq, sha, time, subject FROM commits ORDER BY seq")
         ]
+
+    def commit_at(self, seq: int) -> str:
+        """The SHA of the commit at position `seq` of the indexed first-parent line."""
+        row = self.conn.execute("SELECT sha FROM commits WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise IndexError_(f"{self.path}: no commit at position {seq}", hint="rebuild the index")
+        return str(row[0])
 
     def commit_seq(self, sha: str) -> int | None:
         row = self.conn.execute("SELECT seq FROM commits WHERE sha = ?", (sha,)).fetchone()
