@@ -266,26 +266,36 @@ def _title(markup: str) -> str:
 
 def html_to_text(root: Any) -> str:
     """The text of an lxml element by the block and whitespace rules in the module docstring."""
+    import lxml.etree
+
     out = _Lines()
-    # (element, closing, inside <pre>) — iterative, so deep trees cannot exhaust the stack.
-    stack: list[tuple[Any, bool, bool]] = [(root, False, False)]
-    while stack:
-        element, closing, in_pre = stack.pop()
-        tag = element.tag if isinstance(element.tag, str) else ""
-        if closing:
-            out.block_end(tag)
-        elif not tag or tag in _SKIP or _hidden(element):
-            pass
-        else:
+    pre_depth = 0
+    skipped: set[Any] = set()
+    # lxml walks the tree in C (no recursion, so deep trees cannot exhaust the stack);
+    # comments and processing instructions come as their own events so their tails are kept.
+    walker = lxml.etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, element in walker:
+        if event == "start":
+            tag = element.tag
+            if tag in _SKIP or (element.attrib and _hidden(element)):
+                walker.skip_subtree()
+                skipped.add(element)
+                continue
             out.block_start(tag, element)
-            inner_pre = in_pre or tag == "pre"
+            if tag == "pre":
+                pre_depth += 1
             if element.text:
-                out.text(element.text, inner_pre)
-            stack.append((element, True, in_pre))
-            stack.extend((child, False, inner_pre) for child in reversed(element))
+                out.text(element.text, pre_depth > 0)
             continue
+        if event == "end":
+            if element in skipped:
+                skipped.discard(element)
+            else:
+                out.block_end(element.tag)
+                if element.tag == "pre":
+                    pre_depth -= 1
         if element is not root and element.tail:
-            out.text(element.tail, in_pre)
+            out.text(element.tail, pre_depth > 0)
     return out.result()
 
 
