@@ -204,6 +204,34 @@ def test_old_permalink_shows_old_text_and_banner_after_rebuild(corpus_repo: Any,
         server.server_close()
 
 
+@pytest.mark.parametrize("width", [1100, 360])
+def test_banner_loads_without_layout_shift(corpus_repo: Any, tmp_path: Path, browser: Any, width: int) -> None:
+    old_commit = corpus_repo.commit({"corpus/policy.txt": OLD})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    corpus_repo.commit({"corpus/policy.txt": OLD.replace("line 2 of", "the second line of a much longer policy, of")})
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        tab = context.new_page()
+        tab.goto(_permalink(base, GitRepo(corpus_repo.root), old_commit, "corpus/policy.txt", "L2"))
+        tab.wait_for_selector("#banner[data-status='changed']")
+        shifts = tab.evaluate(
+            """() => new Promise(resolve => {
+                const seen = [];
+                new PerformanceObserver(list => seen.push(...list.getEntries().map(e => e.value)))
+                    .observe({type: 'layout-shift', buffered: true});
+                setTimeout(() => resolve(seen), 300);
+            })"""
+        )
+        assert sum(shifts) < 0.01, shifts
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
 def _permalink(base: str, repo: GitRepo, commit: str, path: str, selector: str) -> str:
     blob = repo.blob_at(commit, path)
     assert blob is not None

@@ -345,6 +345,9 @@ const Pincite = (() => {
     const body = el("p", { class: "banner-body" });
     const head = headInfo.head;
     const headShort = head.slice(0, 12);
+    const [citedCommit, citedPath] = pageCommitAndPath(main);
+    const cited = el("p", { class: "banner-cited" }, "Cited: ",
+      el("code", {}, `${citedPath}@${(citedCommit || "?").slice(0, 12)}#${sel.text}`));
     if (result.first !== undefined) { banner.dataset.newFirst = result.first; banner.dataset.newLast = result.last; }
     if (result.path) banner.dataset.newPath = result.path;
     if (result.status === "unchanged" || result.status === "moved") {
@@ -361,27 +364,27 @@ const Pincite = (() => {
         body.append("Same text at ", el("code", {}, headShort), ": ", link);
       }
     } else if (result.status === "changed") {
-      title.append(`Changed since: the cited lines were edited by the latest build (${headShort}).`);
+      title.append("Changed in the latest build.");
       const span = result.last >= result.first ? `lines ${result.first}–${result.last}` : `near line ${result.first}`;
-      body.append(`Nearest text now: ${span} of `,
+      body.append(`Now ${span} of `,
         el("a", { href: versionHref(main, result.blob, head, result.path,
           result.last >= result.first ? `L${result.first}-L${result.last}` : `L${Math.max(1, result.first)}`) }, result.path),
-        ".");
+        " at ", el("code", {}, headShort), ".");
       const diff = el("pre", { class: "hunk" });
       for (const [os, oc, ns, nc, lines] of result.hunks) {
         diff.append(el("span", { class: "hunk-head" }, `@@ -${os},${oc} +${ns},${nc} @@\n`));
         for (const line of lines) diff.append(el("span", { class: line[0] === "+" ? "add" : line[0] === "-" ? "del" : "" }, line + "\n"));
       }
-      banner.replaceChildren(title, body, el("details", {}, el("summary", {}, "Show the change"), diff));
+      banner.replaceChildren(cited, title, body, el("details", {}, el("summary", {}, "Show the change"), diff));
       return;
     } else if (result.status === "deleted") {
-      title.append(`Deleted: the document is gone in the latest build (${headShort}).`);
-      body.append("This page still shows the text as it was at the cited commit.");
+      title.append("Deleted in the latest build.");
+      body.append("Below is the text as cited, from ", el("code", {}, (citedCommit || "").slice(0, 12)), ".");
     } else {
       title.append("Cannot compare with the latest build.");
       body.append(result.reason || "This version is not in the published history of the path.");
     }
-    banner.replaceChildren(title, body);
+    banner.replaceChildren(cited, title, body);
   }
 
   async function setupBanner(main, sel) {
