@@ -91,7 +91,7 @@ def _show(repo: Path, commit: str, path: str) -> str | None:
 
 def time_pincite(repo: Path, head: str, quotes: list[Quote]) -> dict[str, Any]:
     from indexer.gitrepo import GitRepo
-    from indexer.recovery import QuoteLocator
+    from indexer.quote_history import QuoteLocator
     from indexer.resolve import Resolver
 
     locator = QuoteLocator(Resolver(GitRepo(repo)))

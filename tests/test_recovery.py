@@ -18,6 +18,7 @@ from indexer.discovery import quote_spans
 from indexer.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
 from indexer.gitrepo import GitRepo
 from indexer.quote import normalize
+from indexer.quote_history import best_window, word_diff
 from indexer.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
@@ -26,9 +27,7 @@ from indexer.recovery import (
     DETAIL_SHIFTED,
     Recoverer,
     RecoveryAttempt,
-    best_window,
     read_attempts,
-    word_diff,
     write_attempts,
 )
 from indexer.resolve import Resolver
@@ -436,3 +435,19 @@ def test_each_fate_gets_its_outcome(fates: list[str], rnd: random.Random) -> Non
                 assert attempt is not None and (attempt.outcome, attempt.detail) == ("not_found", DETAIL_REMOVED)
                 assert attempt.search is not None and attempt.search.last_seen is not None
                 assert attempt.search.last_seen.removed_by == changed_by[i]
+
+
+def test_unwritable_recovery_log_is_a_clear_error(history: History, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    document = tmp_path / "report.md"
+    document.write_text(f'"{P_DELETE}" {history.cite(P_DELETE).text_form()}\n', encoding="utf-8")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["check", "--repo", str(history.root), "--recovery-log", str(blocker / "log.jsonl"), str(document)]
+    )
+    assert result.exit_code == 2
+    assert "cannot write the recovery log" in result.output and "Traceback" not in result.output
