@@ -87,3 +87,13 @@ def test_check_reports_the_shallow_clone(corpus_repo: CorpusRepo, tmp_path: Path
     assert result.exit_code == 7, result.output
     assert UNRESOLVABLE in result.output
     assert "git fetch --unshallow" in result.output, result.output
+
+
+def test_history_start_inside_the_clone_builds_the_recent_history(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commits = history(corpus_repo)
+    clone = shallow_clone(corpus_repo.root, tmp_path / "clone", depth=2)
+    monkeypatch.setenv("PINCITE_HISTORY_START", commits[1])
+    summary = build(clone)
+    assert summary.commits == 2 and summary.commit == commits[2]
