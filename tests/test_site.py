@@ -239,3 +239,55 @@ def test_citations_report_checks_the_corpus_documents(corpus_repo, tmp_path: Pat
     assert 'class="tag verdict-verified"' in page
     assert f"v/{blob}.html?commit={first}&amp;path=corpus/policy.txt#L2" in page
     assert 'href="doc/corpus/report.md.html#L3"' in page
+
+
+def test_snapshot_page_shows_its_url_and_fetch_time(corpus_repo, tmp_path: Path) -> None:
+    meta = {
+        "url": "https://example.org/notice?a=1&b=<2>",
+        "final_url": "https://example.org/notice?a=1&b=<2>",
+        "fetched_at": "2026-03-01T12:00:00Z",
+        "status": 200,
+        "content_type": "text/plain",
+        "charset": "utf-8",
+        "size": 20,
+        "sha256": "0" * 64,
+        "resolved_ip": "192.0.2.1",
+        "pincite_version": "0.1.0",
+        "extractor": None,
+    }
+    corpus_repo.commit(
+        {
+            "corpus/a.md": "# A\n",
+            "snapshots/example.org/notice-00000000.txt": "A notice, fetched.\n",
+            "snapshots/example.org/notice-00000000.txt.meta.json": json.dumps(meta),
+        }
+    )
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    page = (site / "doc" / "snapshots" / "example.org" / "notice-00000000.txt.html").read_text(encoding="utf-8")
+    assert 'href="https://example.org/notice?a=1&amp;b=&lt;2&gt;"' in page
+    assert "fetched 2026-03-01T12:00:00Z" in page
+    assert 'content="snapshot"' in page  # the Pagefind filter for the source class
+
+
+def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path: Path) -> None:
+    from indexer import extract
+
+    pdf_extractor = extract.extractor_for("x.pdf")
+    if pdf_extractor is None or not pdf_extractor.available():
+        pytest.skip("the PDF extractor is not installed")
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    for words in ("First page words.", "Second page words."):
+        pdf.add_page()
+        pdf.set_font("helvetica", size=12)
+        pdf.cell(text=words)
+    corpus_repo.commit({"corpus/two.pdf": bytes(pdf.output())})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", "HEAD:corpus/two.pdf").strip()
+    page = (site / "doc" / "corpus" / "two.pdf.html").read_text(encoding="utf-8")
+    assert f'id="page-2" data-page="2" href="../../files/{blob}.pdf#page=2"' in page
+    assert (site / "files" / f"{blob}.pdf").read_bytes()[:5] == b"%PDF-"
+    assert "".join(_parse(page).src_text).count("Second page words.") == 1
