@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 import unicodedata
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from indexer.errors import ExtractionError
 from indexer.extract import extract
-from indexer.extract_html import FALLBACK_NOTE, HtmlExtractor, decode_html
+from indexer.extract_html import FALLBACK_NOTE, HtmlExtractor, decode_html, fold_whitespace
 
 NOISE = (
     "<script>var secret = 'script text';</script>"
@@ -155,3 +156,8 @@ def test_every_visible_word_appears_in_order(paragraphs: list[list[str]]) -> Non
     text = HtmlExtractor().extract(html_page(body + "<script>var hidden;</script>"), "h.html").text
     assert text.split() == [w for words in paragraphs for w in words]
     assert "hidden" not in text
+
+
+@given(st.text(alphabet=" \t\n\r\f\v\u00a0\u2028\x1cab"))
+def test_fold_whitespace_folds_exactly_html_whitespace(text: str) -> None:
+    assert fold_whitespace(text) == re.sub("[ \t\n\r\f]+", " ", text).strip(" ")
