@@ -291,3 +291,24 @@ def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path:
     assert f'id="page-2" data-page="2" href="../../files/{blob}.pdf#page=2"' in page
     assert (site / "files" / f"{blob}.pdf").read_bytes()[:5] == b"%PDF-"
     assert "".join(_parse(page).src_text).count("Second page words.") == 1
+
+
+def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) -> None:
+    from indexer.citation import Citation
+    from indexer.drift import verify
+    from indexer.gitrepo import GitRepo
+
+    body = "".join(f"rule {n}: keep the ledger for {n} years\n" for n in range(1, 30))
+    old = corpus_repo.commit({"corpus/rules.md": body})
+    corpus_repo.move("corpus/rules.md", "corpus/policy/rules.md")
+    corpus_repo.commit({"corpus/policy/rules.md": "preface\n" + body})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", f"{old}:corpus/rules.md").strip()
+    history = json.loads((site / "history" / f"{history_name('corpus/rules.md')}.json").read_text())
+    target = history["versions"][blob]["target"]
+    verdict = verify(Citation(old, "corpus/rules.md", lines=(5, 6)), GitRepo(corpus_repo.root))
+    assert verdict.status == "verified" and verdict.new_path == "corpus/policy/rules.md"
+    assert (target["status"], target["path"]) == ("renamed", verdict.new_path)
+    assert [h[:4] for h in target["hunks"]] == [[0, 0, 1, 1]]
+    assert verdict.relocated is not None and verdict.relocated.lines == (6, 7)
