@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
@@ -101,3 +102,13 @@ def test_doctor_in_the_clone_names_what_is_left(clone: Path) -> None:
     assert checks["index"]["status"] == "ok"
     assert checks["history"]["status"] == "ok"
     assert all(check["hint"] for check in data["checks"] if check["status"] == "warn")
+
+
+def test_this_repositorys_documents_pass_the_site_workflows_check(clone: Path) -> None:
+    """The site workflow deploys only when this check passes: an example citation in the
+    docs that does not resolve would stop the site from being published."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "site.yml").read_text(encoding="utf-8"))
+    runs = [str(step.get("run", "")) for step in workflow["jobs"]["build"]["steps"]]
+    command = next(run for run in runs if run.startswith("pincite check"))
+    result = subprocess.run(command, shell=True, cwd=clone, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
