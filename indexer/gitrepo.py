@@ -283,7 +283,8 @@ class GitRepo:
         """
         if not shas:
             return
-        cmd = ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), "cat-file", "--batch"]
+        # --buffer: every request is sent up front, so git need not flush after each answer.
+        cmd = ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), "cat-file", "--batch", "--buffer"]
         proc = subprocess.Popen(
             cmd, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
