@@ -21,7 +21,7 @@ from .drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
 from .errors import UsageError
 from .gitrepo import GitRepo
 from .pins import reachability
-from .quote import FAILED, WRONG_REF, QuoteVerdict, check_quote, locate_quote
+from .quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
 from .recovery import Recoverer, RecoveryAttempt, write_attempts
 from .resolve import Resolver
 
@@ -212,15 +212,14 @@ def _check_one(file: str, found: Found, resolver: Resolver, target: str, recover
         return CheckRecord(file, found.line, found, None, None)
     verdict = verify(found.citation, resolver.repo, target, resolver=resolver)
     quote_verdict = None
-    suggestion = None
     if found.quote:
         quote_verdict = check_quote(found.quote, verdict.resolved, resolver, verdict.reason)
-        if verdict.status == DRIFTED:
-            unit = found.citation.unit
-            located = locate_quote(found.quote, target, resolver, unit=unit)
-            suggestion = located[0] if located else None
     quote_status = quote_verdict.status if quote_verdict else None
     recovery = recoverer.attempt(verdict, found.quote, quote_status)
+    suggestion = None
+    if found.quote and verdict.status == DRIFTED and recovery is not None and recovery.search is not None:
+        # Recovery ran the same `locate_quote` search at the target: reuse it, do not repeat it.
+        suggestion = recovery.search.places[0] if recovery.search.places else None
     return CheckRecord(file, found.line, found, verdict, quote_verdict, suggestion, recovery)
 
 

@@ -122,6 +122,7 @@ class QuoteLocator:
         self.reader = resolver.index()
         self._normalized: dict[int, tuple[str, list[int]]] = {}
         self._texts: dict[int, str | None] = {}
+        self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearch] = {}
         commits = self.reader.commits() if self.reader else []
         self._commits = {c.seq: c for c in commits}
         self._seq_of = {c.sha: c.seq for c in commits}
@@ -139,8 +140,17 @@ class QuoteLocator:
         """Every exact place of `quote` at commit `target`; else near matches and where it was last seen.
 
         `cited_path` and `pinned` (the citation's path and full commit) let the search say
-        when the quote left that path; new citations are written in `unit`.
+        when the quote left that path; new citations are written in `unit`. Answers are
+        remembered: many citations of one passage cost one search.
         """
+        key = (quote, target, cited_path, pinned, unit, fuzzy)
+        if key not in self._answers:
+            self._answers[key] = self._locate(quote, target, cited_path, pinned, unit, fuzzy)
+        return self._answers[key]
+
+    def _locate(
+        self, quote: str, target: str, cited_path: str | None, pinned: str | None, unit: str, fuzzy: bool
+    ) -> QuoteSearch:
         wanted = normalize(quote)
         if not wanted:
             return QuoteSearch(quote, target, (), (), None, ("empty quote: nothing to search",))
