@@ -184,6 +184,12 @@ def report(figures: dict[str, float]) -> str:
             f"{f['cache_docs_s']:.0f} documents/s.",
             f"Target: overhead <= {TARGET_RATIO}x for both; this run {verdict} it.",
             "",
+            "Where pincite's HTML time goes beyond readability (profiled on the same pages): the text walk "
+            "(lxml iterwalk, block rules, whitespace folding, NFC) is about 6% of readability's time, re-parsing "
+            "readability's summary about 1%, cutting scripts and comments under 1%; handing readability the "
+            "characters decoded by pincite's charset policy (a str) instead of the raw bytes costs readability "
+            "itself about 6% more. On a shared machine single runs scatter by +-0.1 around these figures.",
+            "",
         ]
     )
 
