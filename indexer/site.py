@@ -30,7 +30,7 @@ from .gitrepo import GitRepo
 from .index import CommitRow, IndexReader, PathVersion, VersionMeta
 from .site_history import HistoryBuilder
 from .site_pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
-from .site_render import doc_page_path, fingerprint, history_name, make_environment, template_folders
+from .site_render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 
 MANIFEST = ".pincite-site.json"
 PAGEFIND_GLOB = "doc/**/*.html"
@@ -93,8 +93,11 @@ def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, 
         shutil.rmtree(temp)
     temp.mkdir(parents=True)
     try:
-        stats = _SiteBuilder(repo, config, index_path, out_dir, temp, summary).run()
-        _swap(temp, out_dir)
+        builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary)
+        stats = builder.run()
+        _swap(temp, out_dir, builder.adopt_versions)
+        if builder.adopt_versions is not None:
+            _prune(out_dir / "v", builder.needed_versions)
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -120,12 +123,45 @@ def _check_replaceable(out_dir: Path) -> None:
         )
 
 
-def _swap(temp: Path, out_dir: Path) -> None:
+def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
+    """Put the new site in place of the old one.
+
+    Version pages are immutable, so they are not copied from site to site: new ones are
+    moved into the live `v/` folder (adding files changes no page a reader can see), and
+    that folder moves into the new site just before the two folders change places.
+    """
     old = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.old")
-    if out_dir.exists():
-        os.replace(out_dir, old)
-    os.replace(temp, out_dir)
+    if live_versions is not None:
+        staged = temp / "v"
+        if staged.is_dir():
+            for page in os.listdir(staged):
+                os.replace(staged / page, live_versions / page)
+            os.rmdir(staged)
+        os.replace(live_versions, staged)
+    try:
+        if out_dir.exists():
+            os.replace(out_dir, old)
+        os.replace(temp, out_dir)
+    except BaseException:
+        if live_versions is not None and not live_versions.exists():
+            os.replace(temp / "v", live_versions)
+        raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _prune(versions: Path, needed: set[str]) -> None:
+    """Drop version pages no longer in the published history (after `history_start` moved)."""
+    for page in os.listdir(versions):
+        if page.endswith(".html") and page[:-5] not in needed:
+            (versions / page).unlink()
+
+
+def _read_shard(file: Path) -> dict[str, Any]:
+    try:
+        entries = json.loads(file.read_text(encoding="utf-8"))["paths"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -147,6 +183,8 @@ class _SiteBuilder:
         self.fp = fingerprint(self.folders, config.site_title, config.site_url)
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
+        self.adopt_versions: Path | None = None
+        self.needed_versions: set[str] = set()
 
     def run(self) -> SiteStats:
         try:
@@ -193,6 +231,11 @@ class _SiteBuilder:
                 if meta.status == "ok":
                     chosen[meta.blob] = (meta, path)
         same_fp = self.old.fingerprint == self.fp
+        live = self.previous / "v"
+        if same_fp and live.is_dir():
+            self.adopt_versions = live
+            live_pages = set(os.listdir(live))
+        self.needed_versions = set(chosen)
         for blob, (meta, path) in sorted(chosen.items()):
             rel = f"v/{blob}.html"
             key = meta.identity
@@ -203,10 +246,10 @@ class _SiteBuilder:
                     target = self.out / original
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(self.repo.read_blob(blob))
-            if same_fp and self._reuse(self.new.versions, self.old.versions, blob, key, rel):
+            self.new.versions[blob] = key
+            if self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages:
                 self.stats.pages_reused += 1
                 continue
-            self.new.versions[blob] = key
             render_version_page(ctx, meta, path, self.out / rel)
             self.stats.pages_rendered += 1
 
@@ -229,19 +272,34 @@ class _SiteBuilder:
     def _histories(
         self, commits: list[CommitRow], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]
     ) -> None:
+        """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = HistoryBuilder(self.repo, self.reader, commits, metas)
-        for path, pvs in sorted(by_path.items()):
-            inputs = builder.inputs(path, pvs)
-            rel = f"history/{history_name(path)}.json"
-            # A path gone from HEAD may be found renamed by a later commit: always redo those.
-            if inputs.at_head and self._reuse(self.new.history, self.old.history, path, inputs.key(), rel):
-                self.stats.history_reused += 1
-                continue
-            self.new.history[path] = inputs.key()
+        shards: dict[str, list[str]] = {}
+        for path in by_path:
+            shards.setdefault(history_shard(path), []).append(path)
+        (self.out / "history").mkdir(exist_ok=True)
+        for shard, paths in sorted(shards.items()):
+            rel = f"history/{shard}.json"
+            old_entries: dict[str, Any] | None = None
+            entries: dict[str, Any] = {}
+            for path in sorted(paths):
+                inputs = builder.inputs(path, by_path[path])
+                self.new.history[path] = inputs.key()
+                # A path gone from HEAD may be found renamed by a later commit: always redo those.
+                if inputs.at_head and self.old.history.get(path) == inputs.key():
+                    if old_entries is None:
+                        old_entries = _read_shard(self.previous / rel)
+                    if path in old_entries:
+                        entries[path] = old_entries[path]
+                        self.stats.history_reused += 1
+                        continue
+                entries[path] = builder.build(path, by_path[path])
+                self.stats.history_written += 1
             target = self.out / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(builder.build(path, pvs), ensure_ascii=False), encoding="utf-8")
-            self.stats.history_written += 1
+            if old_entries is not None and old_entries == entries:
+                _link_or_copy(self.previous / rel, target)
+            else:
+                target.write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
 
     def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         head = ctx.commits[-1]

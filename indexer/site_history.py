@@ -1,11 +1,11 @@
-"""Per-path history files: what became of each published version of a path at the site's HEAD.
+"""Per-path history: what became of each published version of a path at the site's HEAD.
 
 A version page (`v/{blob}.html`) is immutable, so the drift banner cannot be baked into it:
-after every build the page reads `history/{history_name(path)}.json`, which says for each
-blob the path ever had where that text went at the built commit: the same blob, a zero-
-context diff to the HEAD version (git's own, of the indexed texts, as `pincite verify`
-computes it), a rename (followed the way verify follows it), or a deletion. The page then
-relocates the cited lines through those hunks in the browser.
+after every build the page reads its path's entry in `history/{history_shard(path)}.json`,
+which says for each blob the path ever had where that text went at the built commit: the
+same blob, a zero-context diff to the HEAD version (git's own, of the indexed texts, as
+`pincite verify` computes it), a rename (followed the way verify follows it), or a
+deletion. The page then relocates the cited lines through those hunks in the browser.
 """
 
 from __future__ import annotations

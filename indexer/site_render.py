@@ -92,6 +92,11 @@ def history_name(path: str) -> str:
     return f"{value:016x}"
 
 
+def history_shard(path: str) -> str:
+    """The history file holding a path's entry: 256 shards by the first byte of its name."""
+    return history_name(path)[:2]
+
+
 def doc_page_path(path: str) -> str:
     """Where a document's page lives in the site, relative to its root."""
     return f"doc/{path}.html"

@@ -6,6 +6,7 @@ import json
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from indexer.build import build
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
-from indexer.site_render import history_name, markdown_view, source_view
+from indexer.site_render import history_name, history_shard, markdown_view, source_view
 from indexer.site_serve import serve_in_thread
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
@@ -52,6 +53,12 @@ def _parse(html: str) -> _Collector:
     collector.feed(html)
     collector.close()
     return collector
+
+
+def _history(site: Path, path: str) -> dict[str, Any]:
+    shard = json.loads((site / "history" / f"{history_shard(path)}.json").read_text(encoding="utf-8"))
+    entry: dict[str, Any] = shard["paths"][path]
+    return entry
 
 
 def _build(repo: object, out: Path, **config: object) -> dict[str, object]:
@@ -114,7 +121,7 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     assert (site / "v" / f"{old_blob}.html").is_file() and (site / "v" / f"{new_blob}.html").is_file()
     doc = (site / "doc" / "corpus" / "handbook.md.html").read_text(encoding="utf-8")
     assert "data-pagefind-body" in doc and f'data-blob="{new_blob}"' in doc
-    history = json.loads((site / "history" / f"{history_name('corpus/handbook.md')}.json").read_text())
+    history = _history(site, "corpus/handbook.md")
     target = history["versions"][old_blob]["target"]
     assert target["status"] == "modified" and target["blob"] == new_blob
     assert [h[:4] for h in target["hunks"]] == [[7, 1, 7, 1]]
@@ -130,13 +137,25 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     cold = _build(corpus_repo, site)
     assert cold["pages_rendered"] == 16 and cold["pages_reused"] == 0
     old_page = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc0.md').strip()}.html"
-    before = old_page.read_bytes()
+    before, inode = old_page.read_bytes(), old_page.stat().st_ino
     corpus_repo.commit({"corpus/doc0.md": "# Doc 0\n\nChanged.\n"})
     warm = _build(corpus_repo, site)
     # One new version page and one document page; every other page is the previous file.
     assert warm["pages_rendered"] == 2 and warm["pages_reused"] == 15
     assert warm["history_written"] == 1 and warm["history_reused"] == 7
-    assert old_page.read_bytes() == before
+    assert old_page.read_bytes() == before and old_page.stat().st_ino == inode
+
+
+def test_version_pages_leave_when_their_history_does(corpus_repo, tmp_path: Path) -> None:
+    first = corpus_repo.commit({"corpus/a.md": "# A\n\nold\n"})
+    second = corpus_repo.commit({"corpus/a.md": "# A\n\nnew\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    old_blob = corpus_repo.git("rev-parse", f"{first}:corpus/a.md").strip()
+    new_blob = corpus_repo.git("rev-parse", f"{second}:corpus/a.md").strip()
+    assert {p.stem for p in (site / "v").iterdir()} == {old_blob, new_blob}
+    _build(corpus_repo, site, history_start=second)
+    assert {p.stem for p in (site / "v").iterdir()} == {new_blob}
 
 
 def test_template_change_renders_everything_again(corpus_repo, tmp_path: Path) -> None:
@@ -305,7 +324,7 @@ def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) ->
     site = tmp_path / "site"
     _build(corpus_repo, site)
     blob = corpus_repo.git("rev-parse", f"{old}:corpus/rules.md").strip()
-    history = json.loads((site / "history" / f"{history_name('corpus/rules.md')}.json").read_text())
+    history = _history(site, "corpus/rules.md")
     target = history["versions"][blob]["target"]
     verdict = verify(Citation(old, "corpus/rules.md", lines=(5, 6)), GitRepo(corpus_repo.root))
     assert verdict.status == "verified" and verdict.new_path == "corpus/policy/rules.md"

@@ -20,7 +20,7 @@ from indexer.cli_citations import markdown_snippet
 from indexer.drift import relocate_lines, verify
 from indexer.gitrepo import GitRepo, Hunk
 from indexer.resolve import resolve
-from indexer.site_render import history_name
+from indexer.site_render import history_name, history_shard
 from indexer.site_serve import serve_in_thread
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -232,6 +232,12 @@ def test_banner_loads_without_layout_shift(corpus_repo: Any, tmp_path: Path, bro
         server.server_close()
 
 
+def _history(site: Path, path: str) -> dict[str, Any]:
+    shard = json.loads((site / "history" / f"{history_shard(path)}.json").read_text(encoding="utf-8"))
+    entry: dict[str, Any] = shard["paths"][path]
+    return entry
+
+
 def _permalink(base: str, repo: GitRepo, commit: str, path: str, selector: str) -> str:
     blob = repo.blob_at(commit, path)
     assert blob is not None
@@ -252,7 +258,7 @@ def test_banner_agrees_with_verify_on_many_spans(corpus_repo: Any, tmp_path: Pat
     corpus_repo.commit({"corpus/rules.md": "".join(edited)})
     build(corpus_repo.root, out=site)
     repo = GitRepo(corpus_repo.root)
-    history = json.loads((site / "history" / f"{history_name('corpus/rules.md')}.json").read_text())
+    history = _history(site, "corpus/rules.md")
     blob = repo.blob_at(old_commit, "corpus/rules.md")
     assert blob is not None
     entry = history["versions"][blob.sha]

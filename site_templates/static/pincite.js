@@ -396,9 +396,11 @@ const Pincite = (() => {
       const root = main.dataset.root;
       const [headInfo, history] = await Promise.all([
         fetch(`${root}site.json`, { cache: "no-cache" }).then((r) => r.json()),
-        fetch(`${root}history/${historyName(path)}.json`, { cache: "no-cache" }).then((r) => (r.ok ? r.json() : null)),
+        fetch(`${root}history/${historyName(path).slice(0, 2)}.json`, { cache: "no-cache" })
+          .then((r) => (r.ok ? r.json() : null)),
       ]);
-      const entry = history && history.path === path ? history.versions[main.dataset.blob] : null;
+      const record = history && history.paths ? history.paths[path] : null;
+      const entry = record && record.path === path ? record.versions[main.dataset.blob] : null;
       if (!entry) {
         showBanner(main, { status: "unavailable",
           reason: `This version is not recorded for ${path} in the published history.` }, sel, headInfo);
