@@ -309,7 +309,7 @@ def _index_version(
 def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_mod.ExtractedText, list[Passage]] | str:
     """The version's text and passages, or the reason it cannot be indexed."""
     try:
-        extracted = extract_mod.extract(data, path)
+        extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config))
     except ExtractionError as exc:
         return exc.message
     if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":

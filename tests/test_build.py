@@ -222,3 +222,15 @@ def test_a_killed_build_leaves_the_previous_index_unchanged(corpus_repo: CorpusR
     assert [h.path for h in search("previous", corpus_repo.root)] == ["corpus/first.md"]
     assert build(corpus_repo.root, site=False).documents == 3001
     assert not list(_index(corpus_repo).parent.glob(".index.sqlite.*.tmp"))
+
+
+def test_configured_extraction_limits_apply_to_the_build(corpus_repo: CorpusRepo) -> None:
+    from tests.extract_samples import pdf_of_pages
+
+    corpus_repo.commit({"corpus/long.pdf": pdf_of_pages([[f"page {n}"] for n in range(5)])})
+    corpus_repo.write("pincite.toml", "pdf_max_pages = 3\n")
+    summary = build(corpus_repo.root, site=False)
+    assert [s.path for s in summary.skipped] == ["corpus/long.pdf"]
+    assert "pages" in summary.skipped[0].reason
+    (corpus_repo.root / "pincite.toml").unlink()
+    assert build(corpus_repo.root, site=False).documents == 1
