@@ -185,6 +185,10 @@ from .cli_snapshot import snapshot_command  # noqa: E402
 
 main.add_command(snapshot_command)
 
+from .cli_recovery import locate_command  # noqa: E402
+
+main.add_command(locate_command)
+
 
 if __name__ == "__main__":
     main()

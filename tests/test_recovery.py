@@ -451,3 +451,44 @@ def test_unwritable_recovery_log_is_a_clear_error(history: History, tmp_path: Pa
     )
     assert result.exit_code == 2
     assert "cannot write the recovery log" in result.output and "Traceback" not in result.output
+
+
+# -- pincite locate ------------------------------------------------------------------------
+def run_locate(history: History, *args: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    result = CliRunner().invoke(main, ["locate", "--repo", str(history.root), *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_locate_prints_exact_places_and_exits_zero(history: History) -> None:
+    code, out = run_locate(history, P_MOVE_AWAY)
+    assert code == 0
+    assert out.splitlines() == [f"exact: corpus/reception.md@{history.deleted}#L5"]
+
+
+def test_locate_explains_where_a_removed_quote_went(history: History) -> None:
+    code, out = run_locate(history, "--path", "corpus/handbook.md", "--since", history.first[:10], P_DELETE)
+    assert code == 1
+    assert f"last stood at corpus/handbook.md@{history.edited}" in out
+    assert f"modified by {history.deleted}: Drop the badge rule" in out
+    assert f"  -{P_DELETE}" in out
+
+
+def test_locate_json_labels_near_matches(history: History) -> None:
+    code, out = run_locate(history, "--json", "--path", "corpus/handbook.md", P_EDIT)
+    data = json.loads(out.split("\nno exact place")[0])
+    assert code == 1 and data["places"] == []
+    (near,) = data["near"]
+    assert near["exact"] is False and "not verified" in near["label"] and near["text"] == P_EDITED
+    assert data["last_seen"]["removed_by"] == history.edited
+    _code, exact_only = run_locate(history, "--json", "--no-fuzzy", P_EDIT)
+    assert json.loads(exact_only.split("\nno exact place")[0])["near"] == []
+
+
+def test_locate_rejects_paths_outside_the_repository(history: History) -> None:
+    code, out = run_locate(history, "--path", "../secrets.md", "anything at all")
+    assert code == 2 and "leaves the repository" in out
