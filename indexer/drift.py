@@ -99,7 +99,7 @@ def verify(citation: Citation, repo: GitRepo, against: str = "HEAD", *, resolver
 
 def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Verdict:
     cited = resolved.citation
-    change = resolver.repo.path_change(resolved.commit, target, resolved.path)
+    change = resolver.path_change(resolved.commit, target, resolved.path)
     if change.status == "deleted" or change.new_path is None:
         return Verdict(cited, DRIFTED, f"{resolved.path} was deleted by {target[:12]}", target, resolved=resolved)
     new_path = change.new_path

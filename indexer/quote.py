@@ -16,6 +16,7 @@ whitespace run at the end of a match is included whole).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,22 +35,24 @@ QUOTE_FOLD = {
 }
 
 
+_FOLD_TABLE = str.maketrans(QUOTE_FOLD)
+_SPACE_RUN = re.compile(r"\s+")  # `\s` on str patterns is exactly str.isspace()
+
+
 def normalize_for_match(text: str) -> tuple[str, list[int]]:
     """`text` normalized for quote matching, and the map back to its offsets (see module docstring)."""
     composed, origin = _nfc_with_origin(text)
+    folded = composed.translate(_FOLD_TABLE)  # one code point for one: positions unchanged
     out: list[str] = []
-    offsets: list[int] = []
-    in_space = False
-    for ch, source in zip(composed, origin, strict=True):
-        if ch.isspace():
-            if not in_space:
-                out.append(" ")
-                offsets.append(source)
-            in_space = True
-            continue
-        in_space = False
-        out.append(QUOTE_FOLD.get(ch, ch))
-        offsets.append(source)
+    positions: list[int] = []
+    last = 0
+    for run in _SPACE_RUN.finditer(folded):
+        out += [folded[last : run.start()], " "]
+        positions.extend(range(last, run.start() + 1))
+        last = run.end()
+    out.append(folded[last:])
+    positions.extend(range(last, len(folded)))
+    offsets = positions if origin is None else [origin[i] for i in positions]
     offsets.append(len(text))
     return "".join(out), offsets
 
@@ -59,9 +62,10 @@ def normalize(text: str) -> str:
     return normalize_for_match(text)[0].strip(" ")
 
 
-def _nfc_with_origin(text: str) -> tuple[str, list[int]]:
+def _nfc_with_origin(text: str) -> tuple[str, list[int] | None]:
+    """NFC of `text` and, unless it is `text` itself, where each code point came from."""
     if text.isascii() or unicodedata.is_normalized("NFC", text):
-        return text, list(range(len(text)))
+        return text, None
     # NFC only ever rewrites a starter together with the characters that combine with it,
     # so normalizing segment by segment gives the same text and tells where each came from.
     out: list[str] = []
@@ -152,7 +156,7 @@ def locate_quote(
             version = resolver.text(blob, path)
         except PinciteError:
             continue
-        normalized, offsets = normalize_for_match(version.text)
+        normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
         at = normalized.find(wanted)
         while at != -1 and len(hits) < MAX_LOCATIONS * 4:
@@ -197,7 +201,7 @@ def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | N
                 if blob:
                     found.setdefault(pv.path, blob)
         return list(found.items())
-    for entry in resolver.repo.tree_entries(commit, resolver.config.roots):
+    for entry in resolver.corpus_entries(commit):
         if entry.mode in MODE_FILE and extract_mod.extractor_for(entry.path) is not None:
             found.setdefault(entry.path, entry.sha)
     return list(found.items())
@@ -233,7 +237,7 @@ def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = 
         raise UsageError(f"--quote {quote!r} is empty", hint="quote the words you want to cite")
     version = resolver.text_at(commit, clean)
     index = resolver.line_index(version)
-    normalized, offsets = normalize_for_match(version.text)
+    normalized, offsets = resolver.normalized(version)
     spans: list[Span] = []
     at = normalized.find(wanted)
     while at != -1:

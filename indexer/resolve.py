@@ -18,7 +18,7 @@ from . import documents
 from .citation import Citation
 from .config import Config, load_config
 from .errors import ExtractionError, PinciteError, RepositoryError, ShallowHistoryError, UsageError
-from .gitrepo import GitRepo, Hunk, TreeEntry, safe_repo_path
+from .gitrepo import GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 from .index import IndexReader
 from .textmodel import LineIndex, Span
 
@@ -94,6 +94,9 @@ class Resolver:
         self._texts: dict[tuple[str, str], documents.VersionText | PinciteError] = {}
         self._lines: dict[int, LineIndex] = {}
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
+        self._changes: dict[tuple[str, str, str], PathChange] = {}
+        self._normalized: dict[int, tuple[str, list[int]]] = {}
+        self._trees: dict[str, list[TreeEntry]] = {}
         self._text_blobs: dict[int, str] = {}
         self._identities: dict[str, str] | None = None
         self._reader: IndexReader | bool | None = False
@@ -142,6 +145,27 @@ class Resolver:
         if id(version) not in self._lines:
             self._lines[id(version)] = LineIndex(version.text)
         return self._lines[id(version)]
+
+    def corpus_entries(self, commit: str) -> list[TreeEntry]:
+        """Every tree entry under the corpus roots at `commit`."""
+        if commit not in self._trees:
+            self._trees[commit] = self.repo.tree_entries(commit, self.config.roots)
+        return self._trees[commit]
+
+    def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
+        """The version's text as quote matching sees it, with its offset map (quote.normalize_for_match)."""
+        if id(version) not in self._normalized:
+            from .quote import normalize_for_match  # quote builds on this module
+
+            self._normalized[id(version)] = normalize_for_match(version.text)
+        return self._normalized[id(version)]
+
+    def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
+        """What became of `path` between two commits (renames followed), once per (commits, path)."""
+        key = (old_commit, new_commit, path)
+        if key not in self._changes:
+            self._changes[key] = self.repo.path_change(old_commit, new_commit, path)
+        return self._changes[key]
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
         """Zero-context hunks of git's diff between two versions' texts."""

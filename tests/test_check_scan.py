@@ -81,7 +81,7 @@ def test_hundreds_of_citations_on_one_line() -> None:
     assert found[499].citation == Citation(SHA, "corpus/a.md", lines=(500, 500))
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200), st.integers(0, 200))
 def test_scanning_never_raises_and_finds_an_inserted_citation(noise: str, at: int) -> None:
     at = min(at, len(noise))

@@ -43,7 +43,7 @@ def citations(draw: st.DrawFn) -> Citation:
     return Citation(draw(shas), draw(paths), linecol=(a, c1, b, c2))
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(citations())
 def test_text_form_round_trips(citation: Citation) -> None:
     text = citation.text_form()
@@ -52,7 +52,7 @@ def test_text_form_round_trips(citation: Citation) -> None:
     assert parse_citation(text) == citation
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(citations(), st.sampled_from(["https://docs.example.org", "https://example.org/site/", "http://127.0.0.1:8000"]))
 def test_permalink_round_trips_with_its_blob(citation: Citation, site: str) -> None:
     url = permalink(citation, site, BLOB)

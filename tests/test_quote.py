@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
@@ -42,7 +42,7 @@ def reference_normalize(text: str) -> str:
     return re.sub(r"\s+", " ", folded)
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(texts)
 def test_normalization_is_nfc_folded_quotes_dashes_and_spaces_nothing_else(text: str) -> None:
     normalized, offsets = normalize_for_match(text)
@@ -51,13 +51,16 @@ def test_normalization_is_nfc_folded_quotes_dashes_and_spaces_nothing_else(text:
     assert offsets == sorted(offsets) and all(0 <= o <= len(text) for o in offsets)
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(texts, st.data())
 def test_any_quoted_slice_maps_back_to_original_text_with_the_same_normalization(
     text: str, data: st.DataObject
 ) -> None:
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
+    nfc = lambda part: unicodedata.normalize("NFC", part)  # noqa: E731
+    # A slice that cuts a combining sequence in two is not a quote of this text.
+    assume(nfc(text[:start]) + nfc(text[start:]) == nfc(text) and nfc(text[:end]) + nfc(text[end:]) == nfc(text))
     wanted = normalize(text[start:end])
     if not wanted:
         return

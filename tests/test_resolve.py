@@ -57,7 +57,7 @@ def test_crlf_is_kept_and_bom_is_not_counted(repo: CorpusRepo) -> None:
     assert bom.text == "x"
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_char_span_resolves_to_exactly_that_slice(repo: CorpusRepo, data: st.DataObject) -> None:
     start = data.draw(st.integers(0, len(DOC)))
