@@ -18,6 +18,7 @@ Targets (issue 6): incremental site work proportional to changed documents; cold
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.server
 import json
 import os
@@ -66,9 +67,9 @@ class _Counter:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.bytes = 0
-        self.requests: list[tuple[str, int]] = []
+        self.requests: list[tuple[str, int, int]] = []
 
-    def reset(self) -> tuple[int, list[tuple[str, int]]]:
+    def reset(self) -> tuple[int, list[tuple[str, int, int]]]:
         with self.lock:
             seen = (self.bytes, self.requests)
             self.bytes, self.requests = 0, []
@@ -80,9 +81,13 @@ def _counting_server(site: Path, counter: _Counter) -> http.server.ThreadingHTTP
         def copyfile(self, source: Any, outputfile: Any) -> None:
             data = source.read()
             outputfile.write(data)
+            # What a host that gzips text (as most static hosts do) would send; Pagefind's
+            # own files are compressed already and go as they are.
+            text = self.path.split("?")[0].endswith((".html", ".js", ".css", ".json"))
+            wire = len(gzip.compress(data, 6)) if text else len(data)
             with counter.lock:
                 counter.bytes += len(data)
-                counter.requests.append((self.path, len(data)))
+                counter.requests.append((self.path, len(data), wire))
 
         def log_message(self, format: str, *args: object) -> None:
             pass
@@ -119,8 +124,9 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
             page.wait_for_load_state("networkidle")
             cold_seconds = time.monotonic() - started
             _, cold_requests = counter.reset()
-            shell = sum(n for path, n in cold_requests if not path.startswith("/pagefind/"))
-            cold = sum(n for path, n in cold_requests if path.startswith("/pagefind/"))
+            shell = sum(n for path, n, _ in cold_requests if not path.startswith("/pagefind/"))
+            cold = sum(n for path, n, _ in cold_requests if path.startswith("/pagefind/"))
+            cold_wire = sum(w for path, _, w in cold_requests if path.startswith("/pagefind/"))
             started = time.monotonic()
             page.fill("#q", second)
             page.click("#search-form button[type=submit]")
@@ -133,6 +139,7 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
             page.wait_for_load_state("networkidle")
             warm_seconds = time.monotonic() - started
             warm, warm_requests = counter.reset()
+            warm_wire = sum(w for _, _, w in warm_requests)
             results = page.locator(".result-link").count()
             browser.close()
     finally:
@@ -142,9 +149,12 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
         "queries": [first, second],
         "page_bytes_html_css_js": shell,
         "cold_query_bytes": cold,
+        "cold_query_bytes_text_gzipped": cold_wire,
         "cold_query_requests": len(cold_requests),
+        "cold_query_files": sorted((path.split("?")[0], n) for path, n, _ in cold_requests),
         "cold_first_results_seconds": round(cold_seconds, 2),
         "warm_query_bytes": warm,
+        "warm_query_bytes_text_gzipped": warm_wire,
         "warm_query_requests": len(warm_requests),
         "warm_results_seconds": round(warm_seconds, 2),
         "warm_results_shown": results,

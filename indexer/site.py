@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -333,7 +334,17 @@ class _SiteBuilder:
             documents=len(documents),
             stats=self.stats,
         )
-        self._page("search.html", "search.html", ctx)
+        # The filter choices are written into the page, so a search loads no filter index.
+        ok_docs = [d for d in documents if d["href"]]
+        folder_counts = Counter(str(d["folder"]) for d in ok_docs)
+        class_counts = Counter(d["meta"].source_class for d in ok_docs)
+        self._page(
+            "search.html",
+            "search.html",
+            ctx,
+            folder_counts=sorted(folder_counts.items()),
+            class_counts=sorted(class_counts.items()),
+        )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
         rows, problem = citations_report(ctx, ok)
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)

@@ -120,6 +120,12 @@ def test_search_finds_the_passage_and_lands_on_highlighted_text(served: Any, pag
     first = page.locator(".result-link").first
     assert first.inner_text() == "corpus/handbook.md"
     assert "departure" in page.locator(".result .excerpt mark").first.inner_text().lower()
+    assert page.locator("#f-class option[value='text']").inner_text() == "text (3)"
+    page.select_option("#f-folder", "corpus")
+    page.click("#search-form button[type=submit]")
+    page.wait_for_function("() => location.search.includes('folder=corpus')")
+    page.wait_for_selector(".result-link")
+    first = page.locator(".result-link").first
     first.click()
     page.wait_for_url(re.compile(r"/doc/corpus/handbook\.md\.html"))
     mark = page.locator("#rendered mark.term").first

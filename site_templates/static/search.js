@@ -36,14 +36,8 @@
     return u.pathname + u.search + u.hash;
   }
 
-  function fillSelect(select, values, chosen) {
-    for (const [value, count] of Object.entries(values || {}).sort()) {
-      const option = document.createElement("option");
-      option.value = value;
-      option.textContent = `${value} (${count})`;
-      if (value === chosen) option.selected = true;
-      select.append(option);
-    }
+  function choose(select, value) {
+    if (value && Array.from(select.options).some((o) => o.value === value)) select.value = value;
   }
 
   async function load() {
@@ -114,11 +108,10 @@
   async function start() {
     const params = new URLSearchParams(window.location.search);
     input.value = params.get("q") || "";
+    choose(folderSelect, params.get("folder"));
+    choose(classSelect, params.get("class"));
     try {
       await load();
-      const filters = await pagefind.filters();
-      fillSelect(folderSelect, filters.folder, params.get("folder"));
-      fillSelect(classSelect, filters.class, params.get("class"));
     } catch (err) {
       status.textContent = "The search index could not be loaded (was the site built with Pagefind?).";
       return;
