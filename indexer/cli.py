@@ -177,6 +177,11 @@ from .cli_citations import COMMANDS as CITATION_COMMANDS  # noqa: E402
 for _command in CITATION_COMMANDS:
     main.add_command(_command)
 
+from .cli_extract import init_command, textconv_command  # noqa: E402
+
+main.add_command(textconv_command)
+main.add_command(init_command)
+
 from .cli_site import serve_command  # noqa: E402
 
 main.add_command(serve_command)
