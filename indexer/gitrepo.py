@@ -392,6 +392,17 @@ class GitRepo:
         sha = entry.sha if entry else None
         return PathChange("unchanged", path, sha, sha)
 
+    def changes_between(self, old_commit: str, new_commit: str) -> dict[str, PathChange]:
+        """Every path that changed between two commits (renames detected), keyed by its old path; cached.
+
+        A path absent from the map kept its blob: callers that know the old blob need no
+        further git call for it.
+        """
+        key = (old_commit, new_commit)
+        if key not in self._rename_cache:
+            self._rename_cache[key] = self._changes_between(old_commit, new_commit)
+        return self._rename_cache[key]
+
     def _changes_between(self, old: str, new: str) -> dict[str, PathChange]:
         out = self.run("diff", "--raw", "-z", "--no-abbrev", RENAME_THRESHOLD, *DIFF_FLAGS, old, new)
         result: dict[str, PathChange] = {}

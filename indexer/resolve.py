@@ -18,11 +18,13 @@ from . import documents
 from .citation import Citation
 from .config import Config, load_config
 from .errors import ExtractionError, PinciteError, RepositoryError, ShallowHistoryError, UsageError
-from .gitrepo import GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
+from .gitrepo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 from .index import IndexReader
 from .textmodel import LineIndex, Span
 
 _T = TypeVar("_T")
+
+TREE_LISTING_AFTER = 8
 
 UNKNOWN_COMMIT_HINT = (
     "CI checkouts are often shallow: fetch the full history (`git fetch --unshallow`, or "
@@ -97,6 +99,8 @@ class Resolver:
         self._changes: dict[tuple[str, str, str], PathChange] = {}
         self._normalized: dict[int, tuple[str, list[int]]] = {}
         self._trees: dict[str, list[TreeEntry]] = {}
+        self._full_trees: dict[str, dict[str, TreeEntry]] = {}
+        self._asked: dict[str, int] = {}
         self._text_blobs: dict[int, str] = {}
         self._identities: dict[str, str] | None = None
         self._reader: IndexReader | bool | None = False
@@ -118,11 +122,32 @@ class Resolver:
     def entry(self, commit: str, path: str) -> TreeEntry:
         key = (commit, path)
         if key not in self._entries:
-            try:
-                self._entries[key] = documents.entry_at(self.repo, commit, path)
-            except documents.DocumentUnavailable as exc:
-                self._entries[key] = RepositoryError(str(exc), hint="check the path with `git ls-tree -r COMMIT`")
+            listed = self._listed_entry(commit, path)
+            if listed is not None:
+                self._entries[key] = listed
+            else:
+                try:
+                    self._entries[key] = documents.entry_at(self.repo, commit, path)
+                except documents.DocumentUnavailable as exc:
+                    hint = "check the path with `git ls-tree -r COMMIT`"
+                    self._entries[key] = RepositoryError(str(exc), hint=hint)
         return _value(self._entries[key])
+
+    def _listed_entry(self, commit: str, path: str) -> TreeEntry | None:
+        """A regular file's entry from one listing of the whole tree, once a commit is asked often.
+
+        One `git ls-tree` per path is cheaper for a few paths; past TREE_LISTING_AFTER paths
+        of one commit, a single listing of its tree serves them all. Anything the listing does
+        not hold as a regular file is left to `documents.entry_at`, which explains why.
+        """
+        asked = self._asked.get(commit, 0) + 1
+        self._asked[commit] = asked
+        if asked <= TREE_LISTING_AFTER:
+            return None
+        if commit not in self._full_trees:
+            self._full_trees[commit] = {e.path: e for e in self.repo.tree_entries(commit, ())}
+        entry = self._full_trees[commit].get(path)
+        return entry if entry is not None and entry.mode in MODE_FILE else None
 
     def text(self, blob: str, path: str) -> documents.VersionText:
         """The active extractor's text of a blob read as `path` (the extension picks the extractor)."""
@@ -164,7 +189,11 @@ class Resolver:
         """What became of `path` between two commits (renames followed), once per (commits, path)."""
         key = (old_commit, new_commit, path)
         if key not in self._changes:
-            self._changes[key] = self.repo.path_change(old_commit, new_commit, path)
+            change = self.repo.changes_between(old_commit, new_commit).get(path)
+            if change is None:
+                blob = self.entry(old_commit, path).sha
+                change = PathChange("unchanged", path, blob, blob)
+            self._changes[key] = change
         return self._changes[key]
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
