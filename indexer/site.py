@@ -12,6 +12,8 @@ what each reused file was rendered from; a page is reused only when that key is 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -86,8 +89,31 @@ class _Manifest:
 
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: Any) -> SiteStats:
     """Render the site for the index's built commit into `out_dir`, replacing the previous site whole."""
-    started = time.monotonic()
     out_dir = out_dir.absolute()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with _site_lock(out_dir):
+        return _render_locked(repo, config, index_path, out_dir, summary)
+
+
+@contextlib.contextmanager
+def _site_lock(out_dir: Path) -> Iterator[None]:
+    """One build writes a site folder at a time (the index lock is released before the site)."""
+    with open(out_dir.with_name(f".{out_dir.name}.lock"), "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise UsageError(
+                f"{out_dir}: another pincite build is writing this site",
+                hint="wait for it to finish, or write this build's site elsewhere with --out",
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: Any) -> SiteStats:
+    started = time.monotonic()
     _check_replaceable(out_dir)
     temp = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.tmp")
     if temp.exists():

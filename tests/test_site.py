@@ -182,7 +182,7 @@ def test_failed_build_leaves_previous_site_whole(corpus_repo, tmp_path: Path) ->
         _build(corpus_repo, site, template_dir="templates")
     after = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
     assert after == before
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".old"))] == []
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_site(corpus_repo, tmp_path: Path) -> None:
@@ -331,3 +331,16 @@ def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) ->
     assert (target["status"], target["path"]) == ("renamed", verdict.new_path)
     assert [h[:4] for h in target["hunks"]] == [[0, 0, 1, 1]]
     assert verdict.relocated is not None and verdict.relocated.lines == (6, 7)
+
+
+def test_two_builds_do_not_write_one_site_at_once(corpus_repo, tmp_path: Path) -> None:
+    import fcntl
+
+    corpus_repo.commit({"corpus/a.md": "# A\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    with open(tmp_path / ".site.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(UsageError, match="another pincite build is writing this site"):
+            build(corpus_repo.root, out=site)
+    assert (site / "index.html").is_file()
