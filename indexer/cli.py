@@ -117,7 +117,9 @@ def _print_summary(summary: BuildSummary) -> None:
     )
     click.echo(f"index: {summary.index_path}")
     if summary.site_dir:
-        click.echo(f"site:  {summary.site_dir}")
+        site = summary.site or {}
+        counts = f" ({site.get('pages_rendered', 0)} pages rendered, {site.get('pages_reused', 0)} reused)"
+        click.echo(f"site:  {summary.site_dir}{counts if site else ''}")
 
 
 @main.command("search")
