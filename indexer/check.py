@@ -170,14 +170,15 @@ def check_paths(
     report = CheckReport(target)
     recoverer = Recoverer.with_providers(resolver)
     own_github = github_repo(repo.origin_url())
+    scanned: list[tuple[Path, str, list[Found]]] = []
     for file in document_files([Path(p) for p in paths]):
         text = read_document(file)
+        found = [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
+        scanned.append((file, text, found))
+    resolver.prefetch_hunks((f.citation for _, _, fs in scanned for f in fs if f.citation), target)
+    for file, text, found in scanned:
         report.files.append(str(file))
-        records = [
-            _check_one(str(file), f, resolver, target, recoverer)
-            for f in scan(text)
-            if f.kind != "github" or _same_repo(f.github_repo, own_github)
-        ]
+        records = [_check_one(str(file), f, resolver, target, recoverer) for f in found]
         report.records += records
         if fix:
             fixed = _fix_file(file, text, records, resolver, site_url, accept_moved)

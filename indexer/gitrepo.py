@@ -434,6 +434,46 @@ class GitRepo:
         out = self.run_text("diff", "-U0", *DIFF_FLAGS, old_blob, new_blob)
         return parse_hunks(out)
 
+    def diff_commit_paths(self, old: str, new: str, paths: list[str]) -> dict[tuple[str, str], list[Hunk]]:
+        """Zero-context hunks of many files between two commits in one git process.
+
+        Keyed by (old blob, new blob), so the result is the same as `diff_blobs` per pair.
+        Paths that carry a `diff` attribute (binary, a driver) are left out, as are files
+        without textual hunks: callers diff those blobs one by one, where no attribute applies.
+        """
+        plain = self._without_diff_attribute(paths)
+        if not plain:
+            return {}
+        out = self.run_text(
+            "--literal-pathspecs", "diff", "-U0", "--full-index", RENAME_THRESHOLD, *DIFF_FLAGS, old, new, "--", *plain
+        )
+        result: dict[tuple[str, str], list[Hunk]] = {}
+        blobs: tuple[str, str] | None = None
+        body: list[str] = []
+        for line in [*out.split("\n"), "diff --git end"]:
+            if line.startswith("diff --git "):
+                hunks = parse_hunks("\n".join(body)) if blobs else []
+                if blobs and hunks:
+                    result[blobs] = hunks
+                blobs, body = None, []
+            elif blobs is None and not body and (found := re.match(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40})", line)):
+                blobs = (found.group(1), found.group(2))
+            elif blobs is not None:
+                body.append(line)
+        return result
+
+    def _without_diff_attribute(self, paths: list[str]) -> list[str]:
+        if not paths:
+            return []
+        out = self.run("check-attr", "-z", "diff", "--", *paths)
+        fields = out.split(b"\0")
+        flagged = {
+            fields[i].decode("utf-8", errors="surrogateescape")
+            for i in range(0, len(fields) - 2, 3)
+            if fields[i + 2] != b"unspecified"
+        }
+        return [p for p in paths if p not in flagged]
+
 
 def _skip(stream: IO[bytes], count: int) -> None:
     while count > 0:

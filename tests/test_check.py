@@ -219,3 +219,32 @@ def test_unreachable_commits_are_reported_and_pins_keep_them(setup: tuple[Corpus
     assert check_paths([doc], GitRepo(repo.root)).reachability == {orphan: "pinned"}
     again = run(repo, "pin", f"corpus/policy.md@{orphan[:9]}#L1", "--json")
     assert json.loads(again.stdout) == {"commits": [orphan], "created": []}
+
+
+def test_users_git_config_and_attributes_cannot_change_a_check(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    files = {f"corpus/d{i}.md": "".join(f"doc {i} line {n}\n" for n in range(1, 31)) for i in range(6)}
+    pinned = corpus_repo.commit(files)
+    corpus_repo.commit({p: "new top\n" + t.replace("line 7\n", "line seven\n") for p, t in files.items()})
+    doc = tmp_path / "many.md"
+    doc.write_text("".join(f"{p}@{pinned}#L{n}\n\n" for p in files for n in (2, 7, 20)))
+
+    def report() -> list[tuple[str, str | None]]:
+        checked = check_paths([doc], GitRepo(corpus_repo.root))
+        return [
+            (r.status, r.verdict.relocated.text_form() if r.verdict and r.verdict.relocated else None)
+            for r in checked.records
+        ]
+
+    before = report()
+    assert [s for s, _ in before] == ["verified", "drifted", "verified"] * 6
+    for key, value in [
+        ("diff.algorithm", "patience"),
+        ("diff.noprefix", "true"),
+        ("diff.context", "5"),
+        ("diff.external", "false"),
+        ("diff.weird.textconv", "tr a-z A-Z"),
+        ("color.diff", "always"),
+    ]:
+        corpus_repo.git("config", key, value)
+    (corpus_repo.root / ".git/info/attributes").write_text("d1.md -diff\nd2.md diff=weird\n")
+    assert report() == before

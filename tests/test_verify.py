@@ -200,3 +200,24 @@ def test_cli_verify_exit_codes_and_json(history: tuple[CorpusRepo, str]) -> None
     assert bad.exit_code == 7 and "unresolvable" in bad.stdout and "fetch-depth: 0" in bad.stdout
     against = runner.invoke(main, ["verify", f"{PATH}@{pinned}#L1", "--against", "no-such-rev", *root])
     assert against.exit_code == 3 and "no-such-rev" in against.stderr and "Traceback" not in against.stderr
+
+
+def test_batched_commit_diff_gives_the_same_hunks_as_blob_diffs(corpus_repo: CorpusRepo) -> None:
+    files = {f"corpus/d{i}.md": "".join(f"doc {i} line {n}\n" for n in range(30)) for i in range(6)}
+    pinned = corpus_repo.commit({**files, "corpus/weird [x]*.md": "a\nb\nc\n"})
+    edited = {p: t.replace("line 7\n", "line seven\n").replace("line 20\n", "") for p, t in files.items()}
+    corpus_repo.commit({**edited, "corpus/weird [x]*.md": "a\nB\nc\n"})
+    corpus_repo.move("corpus/d0.md", "corpus/moved.md")
+    git = GitRepo(corpus_repo.root)
+    head = corpus_repo.head()
+    paths = [*files, "corpus/moved.md", "corpus/weird [x]*.md"]
+    batched = git.diff_commit_paths(pinned, head, paths)
+    changes = git.changes_between(pinned, head)
+    pairs = {(c.old_blob, c.new_blob) for c in changes.values() if c.old_blob and c.new_blob}
+    assert set(batched) == pairs and len(pairs) == 7
+    for old_blob, new_blob in pairs:
+        assert batched[(old_blob, new_blob)] == git.diff_blobs(old_blob, new_blob)
+    # A diff attribute (binary, a driver) could change the commit diff: those paths are left to blob diffs.
+    (corpus_repo.root / ".git/info/attributes").write_text("d1.md -diff\nd2.md diff=weird\n")
+    left = git.diff_commit_paths(pinned, head, paths)
+    assert len(left) == 5 and all(left[k] == batched[k] for k in left)
