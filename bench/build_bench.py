@@ -28,6 +28,7 @@ import math
 import os
 import platform
 import random
+import re
 import resource
 import shutil
 import sqlite3
@@ -426,11 +427,11 @@ def record(markdown: str, target: Path, when: str) -> None:
     """Write (or replace) this benchmark's own section of BENCHMARKS.md; others stay untouched."""
     section = f"{SECTION}\n\nMeasured {when} by `bench/build_bench.py`.\n\n{markdown}\n"
     text = target.read_text(encoding="utf-8") if target.exists() else "# Benchmarks\n"
-    if SECTION in text:
-        head, rest = text.split(SECTION, 1)
-        nxt = rest.find("\n## ")
-        tail = rest[nxt + 1 :] if nxt != -1 else ""
-        text = head + section + ("\n" + tail if tail else "")
+    found = re.search(rf"^{re.escape(SECTION)}$", text, flags=re.MULTILINE)
+    if found:
+        nxt = text.find("\n## ", found.end())
+        tail = text[nxt + 1 :] if nxt != -1 else ""
+        text = text[: found.start()] + section + ("\n" + tail if tail else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
     target.write_text(text, encoding="utf-8")
