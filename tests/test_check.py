@@ -248,3 +248,13 @@ def test_users_git_config_and_attributes_cannot_change_a_check(corpus_repo: Corp
         corpus_repo.git("config", key, value)
     (corpus_repo.root / ".git/info/attributes").write_text("d1.md -diff\nd2.md diff=weird\n")
     assert report() == before
+
+
+def test_a_line_holding_hundreds_of_citations(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "crowded.md"
+    doc.write_text(" ".join(f'"Invoices are kept" corpus/policy.md@{pinned}#L3' for _ in range(300)) + "\n")
+    result = run(repo, "check", str(doc), "--json")
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0 and data["summary"]["citations"] == 300
+    assert {(r["line"], r["verdict"], r["quote_verdict"]) for r in data["records"]} == {(1, "verified", "matched")}
