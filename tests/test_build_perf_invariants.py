@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sqlite3
 import tracemalloc
@@ -157,3 +158,15 @@ def test_iter_blobs_round_trips_any_bytes(corpus_repo: CorpusRepo, contents: lis
     repo = GitRepo(corpus_repo.root)
     shas = [repo.hash_object(data) for data in contents]
     assert [data for _sha, _size, data in repo.iter_blobs(shas)] == contents
+
+
+def test_the_synthetic_corpus_is_reproducible_from_its_seed(tmp_path: Path) -> None:
+    params = SynthParams(docs=30, commits=6, files_per_commit=2, target_bytes=60_000, seed=11, rename_rate=0.5)
+    first = generate(tmp_path / "one", params)
+    second = generate(tmp_path / "two", params)
+    other = generate(tmp_path / "three", dataclasses.replace(params, seed=12))
+    assert first.head == second.head and first.commits == second.commits
+    assert other.head != first.head
+    assert len(first.commits) == 7 and len(first.paths) == 30
+    assert abs(first.total_bytes - 60_000) < 15_000
+    assert {kind for _n, kind, _path in first.edits} == {"modify", "rename"}
