@@ -15,12 +15,13 @@ from .check import CheckRecord, CheckReport, check_paths
 from .citation import Citation, github_url, parse_citation, permalink, swhid
 from .config import load_config
 from .drift import DRIFTED, UNRESOLVABLE, verify
-from .errors import CheckFailed, UsageError
+from .errors import CheckFailed, PinciteError, UsageError
 from .gitrepo import GitRepo
 from .pins import pin_commits
 from .quote import cite_quote
 from .recovery import Recoverer
 from .resolve import Resolved, Resolver, cite_span
+from .snapshot import snapshot_provenance
 
 # Declared here rather than imported from cli.py, which imports this module at its end.
 repo_option = click.option(
@@ -171,9 +172,14 @@ def resolve_command(citation: str, context: int, repo: Path, as_json: bool) -> N
     resolver, _base = _open(repo)
     resolved = resolver.resolve(parse_citation(citation))
     before, after = resolved.context(context)
+    provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
     if as_json:
-        _emit_json({**resolved.to_json(), "before": before, "after": after})
+        source = provenance.to_json() if provenance else None
+        _emit_json({**resolved.to_json(), "before": before, "after": after, "snapshot": source})
         return
+    if provenance:
+        # stderr, so stdout stays exactly the pinned text
+        click.echo(f"snapshot of {provenance.url} fetched {provenance.fetched_at}", err=True)
     if before:
         click.echo(click.style(before, dim=True), nl=False)
     click.echo(resolved.text, nl=not resolved.text.endswith("\n") and not after)
@@ -205,11 +211,17 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     attempts = [recoverer.attempt(v) for v in verdicts]
     if as_json:
         _emit_json(
-            [{**v.to_json(), "recovery": a.to_json() if a else None} for v, a in zip(verdicts, attempts, strict=True)]
+            [
+                {**v.to_json(), "recovery": a.to_json() if a else None, "snapshot": _provenance_json(resolver, c)}
+                for c, v, a in zip(parsed, verdicts, attempts, strict=True)
+            ]
         )
     else:
-        for raw, verdict, attempt in zip(citations, verdicts, attempts, strict=True):
+        for raw, cited, verdict, attempt in zip(citations, parsed, verdicts, attempts, strict=True):
             click.echo(f"{verdict.status}: {raw}: {verdict.reason}")
+            snapshot = _provenance_json(resolver, cited)
+            if snapshot:
+                click.echo(f"  snapshot of {snapshot['url']} fetched {snapshot['fetched_at']}")
             if verdict.hint:
                 click.echo(f"  hint: {verdict.hint}")
             if verdict.relocated and verdict.relocated.text_form() != raw:
@@ -223,6 +235,16 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     bad = {UNRESOLVABLE, DRIFTED} if strict else {UNRESOLVABLE}
     if any(v.status in bad for v in verdicts):
         sys.exit(CheckFailed.exit_code)
+
+
+def _provenance_json(resolver: Resolver, citation: Citation) -> dict[str, Any] | None:
+    """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
+    try:
+        commit = resolver.repo.resolve_commit(citation.commit)
+    except PinciteError:
+        return None
+    meta = snapshot_provenance(resolver.repo, commit, citation.path)
+    return meta.to_json() if meta else None
 
 
 @click.command("check")

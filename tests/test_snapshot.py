@@ -344,6 +344,25 @@ def test_snapshot_refresh_and_verify_end_to_end(web: WebServer, repo: CorpusRepo
     assert verify(backups, GitRepo(repo.root)).status == "verified"
 
 
+def test_resolve_and_verify_show_where_a_snapshot_came_from(web: WebServer, repo: CorpusRepo) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    url = web.page("/prov-cli.md", PAGE_V1, "text/markdown")
+    [result] = snapshot([url], repo.root, options=LOCAL)
+    cited = Citation(commit=repo.head(), path=result.path, lines=(3, 3)).text_form()
+    runner = CliRunner()
+    resolved = runner.invoke(main, ["resolve", cited, "--repo", str(repo.root), "--json"])
+    assert resolved.exit_code == 0, resolved.output
+    assert json.loads(resolved.output)["snapshot"]["url"] == url
+    verified = runner.invoke(main, ["verify", cited, "--repo", str(repo.root)])
+    assert verified.exit_code == 0, verified.output
+    assert f"snapshot of {url} fetched " in verified.output
+
+
 HTML_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Retention</title>
 <script>var tracking = "never in the text";</script></head>
 <body><nav><a href="/">Home</a></nav><article><h1>Data retention</h1>
