@@ -7,7 +7,6 @@ alone turns them into a one-line message and the class's exit code.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ import click
 
 from . import __version__
 from .build import BuildSummary, build
+from .cli_common import emit_json, index_option, json_option, repo_option
 from .errors import PinciteError
 from .search import search
 
@@ -28,28 +28,6 @@ class PinciteGroup(click.Group):
         except PinciteError as exc:
             click.echo(f"pincite: error: {exc}", err=True)
             sys.exit(exc.exit_code)
-
-
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-repo_option = click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository (any folder inside it).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
-index_option = click.option(
-    "--index",
-    "index_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Index file (default: `index_path` from the config, .pincite/index.sqlite).",
-)
 
 
 @click.group(cls=PinciteGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -13,6 +12,7 @@ import click
 
 from .check import CheckRecord, CheckReport, check_paths
 from .citation import Citation, github_url, parse_citation, permalink, swhid
+from .cli_common import emit_json, json_option, repo_option
 from .config import load_config
 from .drift import DRIFTED, UNRESOLVABLE, verify
 from .errors import CheckFailed, PinciteError, UsageError
@@ -23,16 +23,6 @@ from .recovery import Recoverer
 from .resolve import Resolved, Resolver, cite_span
 from .snapshot import snapshot_provenance
 
-# Declared here rather than imported from cli.py, which imports this module at its end.
-repo_option = click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository (any folder inside it).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 site_url_option = click.option(
     "--site-url", default=None, help="Base URL of the published site, for permalinks (default: `site_url`)."
 )
@@ -40,10 +30,6 @@ against_option = click.option(
     "--against", default="HEAD", show_default=True, help="The commit to verify against (any git revision)."
 )
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def _open(repo: Path, site_url: str | None = None) -> tuple[Resolver, str]:
@@ -142,7 +128,7 @@ def cite_command(
         resolved = cite_span(resolver, path, rev, line_range, char_range, unit)
     forms = _forms(resolved, resolver, base)
     if fmt == "json":
-        _emit_json(forms)
+        emit_json(forms)
     elif fmt == "markdown":
         click.echo(markdown_snippet(resolved, forms["permalink"]), nl=False)
     else:
@@ -175,7 +161,7 @@ def resolve_command(citation: str, context: int, repo: Path, as_json: bool) -> N
     provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
     if as_json:
         source = provenance.to_json() if provenance else None
-        _emit_json({**resolved.to_json(), "before": before, "after": after, "snapshot": source})
+        emit_json({**resolved.to_json(), "before": before, "after": after, "snapshot": source})
         return
     if provenance:
         # stderr, so stdout stays exactly the pinned text
@@ -210,7 +196,7 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     recoverer = Recoverer.with_providers(resolver)
     attempts = [recoverer.attempt(v) for v in verdicts]
     if as_json:
-        _emit_json(
+        emit_json(
             [
                 {**v.to_json(), "recovery": a.to_json() if a else None, "snapshot": _provenance_json(resolver, c)}
                 for c, v, a in zip(parsed, verdicts, attempts, strict=True)
@@ -322,7 +308,7 @@ def check_command(
         commits = [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
         pinned = pin_commits(resolver.repo, commits)
     if as_json:
-        _emit_json({**report.to_json(), "pinned": pinned})
+        emit_json({**report.to_json(), "pinned": pinned})
     elif fmt == "github":
         _print_github(report)
     else:
@@ -429,7 +415,7 @@ def pin_command(items: tuple[str, ...], repo: Path, as_json: bool) -> None:
         commits += [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
     created = pin_commits(resolver.repo, commits)
     if as_json:
-        _emit_json({"commits": sorted(set(commits)), "created": created})
+        emit_json({"commits": sorted(set(commits)), "created": created})
         return
     for ref in created:
         click.echo(f"pinned: {ref}")

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
+from .cli_common import emit_json, json_option, repo_option
 from .errors import ExtractionError
 from .gitrepo import GitRepo
 from .textconv import DEFAULT_COMMAND, extracted_file, init_repo, textconv_bytes
-
-# Declared here rather than imported from cli.py, which imports this module at its end.
-repo_option = click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository (any folder inside it).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
-
-
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 @click.command("textconv")

@@ -8,25 +8,8 @@ from pathlib import Path
 
 import click
 
+from .cli_common import index_option, json_option, repo_option
 from .doctor import OK, diagnose
-
-# Declared here rather than imported from cli.py, which imports this module at its end.
-repo_option = click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository (any folder inside it).",
-)
-index_option = click.option(
-    "--index",
-    "index_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Index file (default: `index_path` from the config, .pincite/index.sqlite).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 
 @click.command("doctor")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from .cli_common import json_option, repo_option
 from .config import load_config
 from .discovery import DiscoveryRequest, DiscoveryResult, load_providers, run_providers
 from .gitrepo import GitRepo, safe_repo_path
@@ -29,15 +30,8 @@ from .resolve import Resolver
     help="How the new citations are written.",
 )
 @click.option("--no-fuzzy", is_flag=True, help="Exact places only: no near matches.")
-@click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository (any folder inside it).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@repo_option
+@json_option
 def locate_command(
     quote: str,
     cited_path: str | None,

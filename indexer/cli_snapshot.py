@@ -8,20 +8,14 @@ from pathlib import Path
 
 import click
 
+from .cli_common import json_option, repo_option
 from .errors import UsageError
 from .snapshot import SnapshotResult, refresh, snapshot
 
 
 @click.command("snapshot")
 @click.argument("urls", nargs=-1, metavar="URL...")
-@click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository (any folder inside it).",
-)
+@repo_option
 @click.option("--message", "-m", default=None, help="Subject of the commit (the URL and digest are always added).")
 @click.option("--no-commit", is_flag=True, help="Write the files under snapshots/ but do not commit them.")
 @click.option("--refresh", "refresh_", is_flag=True, help="Re-fetch URLs already snapshotted; commit only changes.")
@@ -39,7 +33,7 @@ from .snapshot import SnapshotResult, refresh, snapshot
     help="Fetch nothing: write the snapshots committed at HEAD (or those of URL...) to this WARC file "
     "(.warc.gz compresses). Needs pincite[warc].",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option
 def snapshot_command(
     urls: tuple[str, ...],
     repo: Path,
