@@ -252,6 +252,13 @@ def _intervals(
     return result
 
 
+def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
+    """Record a version that has no text, with the reason; later builds retry it."""
+    return writer.add_version(
+        blob=blob, identity=identity, source_class="text", size=size, text=None, status="skipped", reason=reason
+    )
+
+
 def _index_version(
     config: Config,
     writer: IndexWriter,
@@ -263,28 +270,14 @@ def _index_version(
     data: bytes | None,
 ) -> int:
     if data is None:  # iter_blobs does not read a blob over the limit
-        return writer.add_version(
-            blob=blob,
-            identity=identity,
-            source_class="text",
-            size=size,
-            text=None,
-            status="skipped",
-            reason=f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)",
+        return _add_skipped(
+            writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
         )
     with _stage(summary, "extract_and_chunk"):
         version = _extract_and_chunk(config, data, path)
     with _stage(summary, "write_versions"):
         if isinstance(version, str):
-            return writer.add_version(
-                blob=blob,
-                identity=identity,
-                source_class="text",
-                size=size,
-                text=None,
-                status="skipped",
-                reason=version,
-            )
+            return _add_skipped(writer, blob, identity, size, version)
         extracted, passages = version
         status, reason = ("ok", "")
         if not extracted.text.strip() and extracted.source_class != "text":
