@@ -164,7 +164,7 @@ def source_view(
 _MD = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
 
 
-def _render_image(tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
+def _render_image(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
     # An <img> would make the browser request the URL: show the alt text as a link instead.
     token = tokens[idx]
     src = str(token.attrGet("src") or "")

@@ -85,6 +85,10 @@ def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:
         assert not any(name.startswith("on") for name in attrs), (tag, attrs)
         assert not str(attrs.get("href", "")).lower().startswith("javascript:")
     assert headings == [(1, "h-payloads", "Payloads")]
+    pictures, _ = markdown_view("![a <b> pic](https://tracker.invalid/p.png)\n")
+    assert "<img" not in pictures
+    assert '<a class="img-link" href="https://tracker.invalid/p.png"' in pictures
+    assert "[image: a &lt;b&gt; pic]" in pictures
     starts = [attrs.get("data-line-start") for tag, attrs in parsed.tags if tag == "p"]
     assert starts == ["3", "5", "7", "9", "11"]
 

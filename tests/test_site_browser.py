@@ -43,7 +43,7 @@ HANDBOOK = (
 XSS_MD = (
     "# Payloads\n\n<script>window.__pwned = 1; alert('md')</script>\n\n[click me](javascript:alert(1))\n\n"
     '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n'
-    '<a href="javascript:alert(4)" onclick="alert(5)">x</a>\n'
+    '<a href="javascript:alert(4)" onclick="alert(5)">x</a>\n\n![tracker](https://tracker.invalid/pixel.png)\n'
 )
 XSS_HTML = (
     "<html><head><title>Payload page</title></head><body><h1>Payload page</h1>"
@@ -319,6 +319,8 @@ def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> 
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     server, base = serve_in_thread(site)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     try:
         pages = ["doc/corpus/xss.md.html", "index.html", "search.html?q=payloads"]
         if has_html:
@@ -339,6 +341,8 @@ def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> 
             )
             assert report["pwned"] == 0 and report["handlers"] == [] and report["jsLinks"] == 0, (rel, report)
             assert all(s.endswith(("static/pincite.js", "static/search.js")) for s in report["scripts"]), report
+        # Nothing leaves the site: no CDN, no fonts, no image from the corpus's Markdown.
+        assert requested and all(url.startswith(base) for url in requested), requested
         for link in page.locator("a").all():
             assert not (link.get_attribute("href") or "").lower().startswith("javascript")
         assert page.errors == []
