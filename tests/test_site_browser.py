@@ -179,6 +179,19 @@ def test_select_in_the_rendered_view_cites_the_blocks_source_lines(served: Any, 
     assert page.input_value("#cite-markdown") == markdown_snippet(resolved, page.input_value("#cite-permalink"))
 
 
+def test_keyboard_follows_a_line_number_and_cites_the_line(served: Any, page: Any) -> None:
+    repo, _site, base = served
+    page.goto(base + "doc/corpus/policy.txt.html")
+    page.focus("#L4 > a")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.hash === '#L4'")
+    page.focus("#cite-open")
+    page.keyboard.press("Enter")
+    citation = parse_text_form(page.input_value("#cite-text"))
+    assert citation.lines == (4, 4)
+    assert resolve(citation, GitRepo(repo.root)).text == "line 4 of the policy"
+
+
 def test_old_permalink_shows_old_text_and_banner_after_rebuild(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
     old_commit = corpus_repo.commit({"corpus/policy.txt": OLD, "corpus/gone.md": "# Gone\n\nsoon deleted\n"})
     site = tmp_path / "site"

@@ -234,16 +234,19 @@ const Pincite = (() => {
     return [q.get("commit"), q.get("path") || main.dataset.knownPath];
   }
 
+  // Returns offer(sel): the span in the address (#L12 after following a line number, with the
+  // keyboard too) can be cited without selecting anything.
   function setupCite(main) {
     const aside = document.getElementById("cite");
-    if (!aside || !src()) return;
+    if (!aside || !src()) return () => {};
     const details = document.getElementById("cite-details");
     const status = document.getElementById("cite-status");
     let current = null;
+    let offered = null;
     document.addEventListener("selectionchange", () => {
       const span = selectedSpan();
       if (span) { current = span; aside.hidden = false; }
-      else if (details.hidden) aside.hidden = true;
+      else if (details.hidden) { current = offered; aside.hidden = !offered; }
     });
     document.getElementById("cite-open").addEventListener("click", () => {
       if (!current) return;
@@ -269,6 +272,12 @@ const Pincite = (() => {
         const field = document.getElementById(button.dataset.copy);
         copy(field.value, status, "Copied.");
       }));
+    return (sel) => {
+      offered = null;
+      if (sel && sel.kind === "lines") offered = { kind: "lines", a: sel.a, b: sel.b };
+      else if (sel) { const [a, b] = charSpanOf(sel); offered = { kind: "chars", a, b }; }
+      if (details.hidden) { current = offered; aside.hidden = !offered; }
+    };
   }
 
   function copy(value, status, done) {
@@ -493,11 +502,13 @@ const Pincite = (() => {
     highlight(sel);
     const term = highlightTerms();
     if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
-    setupCite(main);
+    const offer = setupCite(main);
+    offer(sel);
     if (main.dataset.kind === "version") setupBanner(main, sel);
     window.addEventListener("hashchange", () => {
       const next = parseSelector(window.location.hash);
       highlight(next);
+      offer(next);
       if (main.dataset.kind === "version") setupBanner(main, next);
     });
   }
