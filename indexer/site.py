@@ -350,6 +350,9 @@ class _SiteBuilder:
         folders: dict[str, list[dict[str, Any]]] = {}
         for doc in documents:
             folders.setdefault(doc["folder"], []).append(doc)
+        ok_docs = [d for d in documents if d["href"]]
+        folder_counts = Counter(str(d["folder"]) for d in ok_docs)
+        class_counts = Counter(d["meta"].source_class for d in ok_docs)
         self._page(
             "home.html",
             "index.html",
@@ -359,11 +362,10 @@ class _SiteBuilder:
             summary=self.summary,
             documents=len(documents),
             stats=self.stats,
+            roots=self.config.roots,
+            class_counts=sorted(class_counts.items()),
         )
         # The filter choices are written into the page, so a search loads no filter index.
-        ok_docs = [d for d in documents if d["href"]]
-        folder_counts = Counter(str(d["folder"]) for d in ok_docs)
-        class_counts = Counter(d["meta"].source_class for d in ok_docs)
         self._page(
             "search.html",
             "search.html",

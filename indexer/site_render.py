@@ -15,6 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from urllib.parse import quote
@@ -63,6 +64,7 @@ def make_environment(folders: Sequence[Path]) -> Environment:
         lstrip_blocks=True,
     )
     env.filters["urlpath"] = url_path
+    env.filters["utc"] = utc_time
     return env
 
 
@@ -76,6 +78,10 @@ def fingerprint(folders: Sequence[Path], *extra: str) -> str:
     for value in extra:
         digest.update(b"\0" + value.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:20]
+
+
+def utc_time(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def url_path(path: str) -> str:

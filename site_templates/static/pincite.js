@@ -423,7 +423,7 @@ const Pincite = (() => {
     }
   }
 
-  // -- views, dates -----------------------------------------------------------------------------
+  // -- views -----------------------------------------------------------------------------
   function setupViews(sel) {
     const rendered = document.getElementById("rendered");
     const tabs = document.querySelectorAll('[role="tab"]');
@@ -445,16 +445,6 @@ const Pincite = (() => {
       }
     }));
     show(sel && sel.kind !== "lines" ? "source-view" : sel ? "source-view" : "rendered");
-  }
-
-  function setupDates() {
-    document.querySelectorAll(".when[data-time]").forEach((node) => {
-      const t = +node.dataset.time;
-      if (!t) return;
-      const date = new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
-      if (!node.textContent.trim() || /^\d+$/.test(node.textContent.trim())) node.textContent = date;
-      else node.setAttribute("title", date);
-    });
   }
 
   // Words a search result linked with (?hl=...) are marked in the text, which stays exact.
@@ -495,7 +485,6 @@ const Pincite = (() => {
   function start() {
     document.documentElement.classList.add("js");
     const main = document.getElementById("content");
-    setupDates();
     if (!main || !src()) return;
     const sel = parseSelector(window.location.hash);
     setupViews(sel);
