@@ -185,8 +185,10 @@ def test_keyboard_follows_a_line_number_and_cites_the_line(served: Any, page: An
     page.focus("#L4 > a")
     page.keyboard.press("Enter")
     page.wait_for_function("() => location.hash === '#L4'")
+    assert not page.locator("#cite-details").is_visible()
     page.focus("#cite-open")
     page.keyboard.press("Enter")
+    assert page.locator("#cite-details").is_visible()
     citation = parse_text_form(page.input_value("#cite-text"))
     assert citation.lines == (4, 4)
     assert resolve(citation, GitRepo(repo.root)).text == "line 4 of the policy"
