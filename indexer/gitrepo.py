@@ -163,6 +163,9 @@ class GitRepo:
             if self.is_shallow():
                 raise ShallowHistoryError(f"unknown revision {rev!r}")
             raise RepositoryError(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
+        if re.fullmatch(r"[0-9a-fA-F]{4,39}", rev) and not sha.startswith(rev.lower()):
+            # rev-parse prefers a branch or tag of that name; a hex name pins an object.
+            sha = self._object_by_prefix(rev)
         # A full 40-hex SHA passes rev-parse without the object existing.
         kind = self.run("cat-file", "-t", sha, check=False).decode().strip()
         if not kind:
@@ -174,6 +177,17 @@ class GitRepo:
         elif kind != "commit":
             raise RepositoryError(f"{rev!r} names a {kind}, not a commit")
         return sha
+
+    def _object_by_prefix(self, rev: str) -> str:
+        """The one object whose SHA starts with the hex `rev`, refs aside."""
+        proc = subprocess.run(["git", "rev-parse", "--disambiguate=" + rev], cwd=self.root, capture_output=True)
+        found = proc.stdout.decode().split()
+        if len(found) > 1:
+            raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
+        if not found:
+            hint = "a branch or tag has that name; cite the commit's SHA"
+            raise RepositoryError(f"{rev!r} is not a commit in this repository", hint=hint)
+        return found[0]
 
     def _is_ambiguous(self, rev: str) -> bool:
         if not re.fullmatch(r"[0-9a-fA-F]{4,39}", rev):

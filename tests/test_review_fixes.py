@@ -1,0 +1,100 @@
+"""Regression tests for bugs found in the correctness and security review.
+
+Each test pins one way a citation could come out silently wrong, or a file could be
+written where it should not, and fails on the code before its fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.citation import Citation, parse_github_url
+from indexer.cli_citations import _forms
+from indexer.drift import DRIFTED, VERIFIED, verify
+from indexer.errors import CitationSyntaxError, PinciteError
+from indexer.extract import extractor_for
+from indexer.gitrepo import GitRepo
+from indexer.resolve import Resolver
+from indexer.site_pages import safe_link
+from indexer.snapshot import snapshot_path
+from tests.conftest import CorpusRepo
+
+
+def test_abbreviated_sha_is_not_taken_over_by_a_tag_of_that_name(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": "original words\n"})
+    later = corpus_repo.commit({"corpus/a.md": "rewritten words\n"})
+    short = pinned[:10]
+    corpus_repo.git("tag", short, later)  # a tag named like the abbreviation, pointing elsewhere
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    assert resolver.commit(short) == pinned
+    resolved = resolver.resolve(Citation(short, "corpus/a.md", lines=(1, 1)))
+    assert resolved.text == "original words"
+
+
+def test_hex_name_of_no_object_is_not_resolved_through_a_branch(corpus_repo: CorpusRepo) -> None:
+    head = corpus_repo.commit({"corpus/a.md": "words\n"})
+    name = "beef" if not head.startswith("beef") else "cafe"
+    corpus_repo.git("branch", name, head)
+    with pytest.raises(PinciteError, match="not a commit"):
+        Resolver(GitRepo(corpus_repo.root)).commit(name)
+
+
+def test_github_line_anchor_into_an_extracted_document_is_refused() -> None:
+    # GitHub numbers the lines of the raw HTML; pincite's lines count the extracted text.
+    url = "https://github.com/acme/handbook/blob/" + "a" * 40 + "/corpus/policy.html#L3-L4"
+    with pytest.raises(CitationSyntaxError, match="raw file"):
+        parse_github_url(url)
+    text_url = "https://github.com/acme/handbook/blob/" + "a" * 40 + "/corpus/policy.md#L3-L4"
+    assert parse_github_url(text_url)[0].lines == (3, 4)
+
+
+def test_no_github_url_or_swhid_lines_for_extracted_text(corpus_repo: CorpusRepo) -> None:
+    extractor = extractor_for("corpus/policy.html")
+    if extractor is None or not extractor.available():
+        pytest.skip("HTML extraction is not installed")
+    sentence = "of the policy, long enough to be kept by the extractor."
+    paragraphs = "".join(f"<p>Paragraph {n} {sentence}</p>" for n in range(6))
+    html = f"<html><head><title>P</title></head><body><article><h1>Policy</h1>{paragraphs}</article></body></html>"
+    head = corpus_repo.commit({"corpus/policy.html": html, "corpus/a.md": "one\ntwo\n"})
+    corpus_repo.git("remote", "add", "origin", "https://github.com/acme/handbook.git")
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    extracted = _forms(resolver.resolve(Citation(head, "corpus/policy.html", lines=(2, 2))), resolver, "")
+    assert extracted["github_url"] is None
+    assert ";lines=" not in str(extracted["swhid"])
+    text = _forms(resolver.resolve(Citation(head, "corpus/a.md", lines=(2, 2))), resolver, "")
+    assert str(text["github_url"]).endswith("#L2")
+    assert str(text["swhid"]).endswith(";lines=2")
+
+
+@pytest.mark.parametrize("url", ["http://../x", "http://./x", "http://.../x"])
+def test_snapshot_path_stays_under_snapshots(url: str) -> None:
+    path = snapshot_path(url, "html")
+    parts = path.split("/")
+    assert parts[0] == "snapshots"
+    assert not any(part in (".", "..") for part in parts)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://example.org/page", "https://example.org/page"),
+        ("http://example.org/", "http://example.org/"),
+        ("javascript:alert(1)", None),
+        (" JavaScript:alert(1)", None),
+        ("data:text/html,<script>alert(1)</script>", None),
+        ("", None),
+    ],
+)
+def test_provenance_links_are_http_only(url: str, expected: str | None) -> None:
+    assert safe_link(url) == expected
+
+
+def test_empty_span_at_the_end_of_a_file_verifies_without_a_crash(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": "a\nb\n"})
+    corpus_repo.commit({"corpus/a.md": "a\nB"})
+    verdict = verify(Citation(pinned, "corpus/a.md", chars=(4, 4)), GitRepo(corpus_repo.root))
+    assert verdict.status == DRIFTED
+    grown = corpus_repo.commit({"corpus/a.md": "z\na\nB\n"})
+    again = verify(Citation(pinned, "corpus/a.md", chars=(4, 4)), GitRepo(corpus_repo.root), grown)
+    assert again.status == VERIFIED  # still the end of the file, after its final line end
+    assert again.relocated is not None and again.relocated.chars == (6, 6)
