@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from .errors import CitationSyntaxError
+from .extract import TEXT_EXTENSIONS
 
 _ENCODE = set("%@# ()<>[]\"'`")
 _TEXT_FORM = re.compile(r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s]+)$")
@@ -241,21 +242,33 @@ def parse_github_url(url: str) -> tuple[Citation, tuple[str, str]]:
     found = _GITHUB_BLOB.match(url.strip())
     if not found:
         raise CitationSyntaxError(f"{url!r}: not a GitHub blob URL with a #L12-L18 anchor")
+    path = unquote(found.group("path"))
+    if not path.lower().endswith(TEXT_EXTENSIONS):
+        # GitHub numbers the raw file's lines; pincite's lines of a PDF or HTML count its extracted text.
+        raise CitationSyntaxError(
+            f"{url!r}: GitHub's line anchors count lines of the raw file, but pincite cites the extracted "
+            f"text of {path}; cite it with the text form or a pincite permalink"
+        )
     selector = parse_selector(found.group("sel"), url)
-    citation = _build(url, commit=found.group("commit").lower(), path=unquote(found.group("path")), **selector)
+    citation = _build(url, commit=found.group("commit").lower(), path=path, **selector)
     return citation, (found.group("owner"), found.group("name"))
 
 
-def swhid(citation: Citation, blob: str, lines: tuple[int, int], origin_url: str | None) -> str:
-    """The Software Heritage identifier of the cited lines, with origin, anchor and path qualifiers."""
+def swhid(citation: Citation, blob: str, lines: tuple[int, int] | None, origin_url: str | None) -> str:
+    """The Software Heritage identifier of the cited lines, with origin, anchor and path qualifiers.
+
+    `lines` None leaves the lines qualifier out: it counts lines of the blob itself, which
+    are not the lines of an extracted text.
+    """
     parts = [f"swh:1:cnt:{blob}"]
     origin = _public_origin(origin_url)
     if origin:
         parts.append(f"origin={origin}")
     parts.append(f"anchor=swh:1:rev:{citation.commit}")
     parts.append("path=/" + quote(citation.path, safe="/"))
-    first, last = lines
-    parts.append(f"lines={first}" if first == last else f"lines={first}-{last}")
+    if lines is not None:
+        first, last = lines
+        parts.append(f"lines={first}" if first == last else f"lines={first}-{last}")
     return ";".join(parts)
 
 

@@ -55,11 +55,13 @@ def _forms(resolved: Resolved, resolver: Resolver, site_url: str) -> dict[str, A
     plain = resolved.citation
     origin = resolver.repo.origin_url()
     link = permalink(plain, site_url, resolved.blob) if site_url else None
+    raw_lines = resolved.source_class == "text"
     return {
         **resolved.to_json(),
         "permalink": link,
-        "github_url": github_url(plain, origin, resolved.lines),
-        "swhid": swhid(plain, resolved.blob, resolved.lines, origin),
+        # Both count lines of the raw blob: only a text document's lines are those.
+        "github_url": github_url(plain, origin, resolved.lines) if raw_lines else None,
+        "swhid": swhid(plain, resolved.blob, resolved.lines if raw_lines else None, origin),
     }
 
 
