@@ -118,6 +118,10 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         return Verdict(
             cited, DRIFTED, reason, target, new_path, None, touching_hunks(first, last, hunks), nearest, None, resolved
         )
+    if new_first > new_index.line_of(len(new_version.text)):
+        # An empty span after the final line end, and the target no longer ends with one.
+        reason = f"the end of {resolved.path} the span stands at changed by {target[:12]}{moved}"
+        return Verdict(cited, DRIFTED, reason, target, new_path, None, tuple(hunks), None, None, resolved)
     line_shift = new_index.line_start(new_first) - resolved.line_index.line_start(first)
     new_span = Span(resolved.span.start + line_shift, resolved.span.end + line_shift)
     if new_version.text[new_span.start : new_span.end] != resolved.text:
