@@ -119,6 +119,8 @@ def snapshot_path(url: str, extension: str) -> str:
     canonical = canonical_url(url)
     parts = urlsplit(canonical)
     host = (parts.hostname or "host").replace(":", "-")
+    if not host.strip("."):  # "." or ".." as a folder name would leave snapshots/
+        host = "host"
     if parts.port is not None:
         host = f"{host}_{parts.port}"
     slug = re.sub(r"[^a-z0-9._]+", "-", unquote(parts.path).lower())
