@@ -88,12 +88,25 @@ def _provenance_fields(meta: Any) -> dict[str, str]:
                 return str(value)
         return ""
 
+    url = get("url", "requested_url")
     return {
-        "url": get("url", "requested_url"),
+        "url": url,
+        "href": safe_link(url) or "",
         "final_url": get("final_url"),
         "fetched_at": get("fetched_at", "fetch_time", "fetched"),
         "content_type": get("content_type"),
     }
+
+
+def safe_link(url: str) -> str | None:
+    """`url` when it is an http(s) address a page may link to; None for any other scheme.
+
+    A snapshot's metadata is committed data anyone can edit: a `javascript:` or `data:`
+    URL there must not become a link, whatever the CSP would do with it.
+    """
+    candidate = url.strip()
+    scheme = candidate.split(":", 1)[0].lower() if ":" in candidate else ""
+    return candidate if scheme in ("http", "https") and candidate.lower().startswith(scheme + "://") else None
 
 
 def original_file(meta: VersionMeta, path: str) -> str | None:
