@@ -536,7 +536,8 @@ def safe_repo_path(path: str) -> str:
         raise UsageError(f"{path!r} is not a repository path")
     if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
         raise UsageError(f"{path!r} is absolute; give a path relative to the repository root")
-    parts = PurePosixPath(path.replace("\\", "/")).parts
+    # POSIX only (fcntl): a backslash is part of a file name, not a separator to convert.
+    parts = PurePosixPath(path).parts
     if any(p == ".." for p in parts):
         raise UsageError(f"{path!r} leaves the repository ('..' is not allowed)")
     return "/".join(p for p in parts if p != ".")

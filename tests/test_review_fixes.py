@@ -98,3 +98,11 @@ def test_empty_span_at_the_end_of_a_file_verifies_without_a_crash(corpus_repo: C
     again = verify(Citation(pinned, "corpus/a.md", chars=(4, 4)), GitRepo(corpus_repo.root), grown)
     assert again.status == VERIFIED  # still the end of the file, after its final line end
     assert again.relocated is not None and again.relocated.chars == (6, 6)
+
+
+def test_backslash_in_a_path_is_a_file_name_character_not_a_folder(corpus_repo: CorpusRepo) -> None:
+    # pincite runs on POSIX only (fcntl): "a\b.md" is one file, and "a/b.md" another.
+    head = corpus_repo.commit({"corpus/a/b.md": "the wrong file\n", "corpus/a\\b.md": "the cited file\n"})
+    resolved = Resolver(GitRepo(corpus_repo.root)).resolve(Citation(head, "corpus/a\\b.md", lines=(1, 1)))
+    assert resolved.text == "the cited file"
+    assert resolved.path == "corpus/a\\b.md"
