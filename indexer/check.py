@@ -235,8 +235,11 @@ def _fix_file(
     """Point each verified citation at the target commit; every other byte stays as it was.
 
     With `accept_moved`, a citation whose quote recovery found at exactly one other place
-    is pointed there too. Fuzzy suggestions are never applied.
+    is pointed there too. Fuzzy suggestions are never applied. A symlinked document is
+    left alone: rewriting it would replace the link, or write wherever the link points.
     """
+    if file.is_symlink():
+        return []
     edits: list[tuple[int, int, str, CheckRecord]] = []
     for record in records:
         new_citation = _fix_target(record, accept_moved)

@@ -6,8 +6,11 @@ written where it should not, and fails on the code before its fix.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from indexer.check import check_paths
 from indexer.citation import Citation, parse_github_url
 from indexer.cli_citations import _forms
 from indexer.drift import DRIFTED, VERIFIED, verify
@@ -106,3 +109,18 @@ def test_backslash_in_a_path_is_a_file_name_character_not_a_folder(corpus_repo: 
     resolved = Resolver(GitRepo(corpus_repo.root)).resolve(Citation(head, "corpus/a\\b.md", lines=(1, 1)))
     assert resolved.text == "the cited file"
     assert resolved.path == "corpus/a\\b.md"
+
+
+def test_check_fix_leaves_symlinked_documents_and_their_targets_alone(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": "alpha\nbeta\n"})
+    corpus_repo.commit({"corpus/a.md": "new first line\nalpha\nbeta\n"})
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"See corpus/a.md@{pinned}#L2.\n", encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "link.md").symlink_to(outside)
+    report = check_paths([docs], GitRepo(corpus_repo.root), fix=True)
+    assert [r.status for r in report.records] == [VERIFIED]
+    assert report.fixed == []
+    assert (docs / "link.md").is_symlink()
+    assert outside.read_text(encoding="utf-8") == f"See corpus/a.md@{pinned}#L2.\n"
