@@ -243,7 +243,7 @@ class GitRepo:
                 continue
             meta, path = record.split(b"\t", 1)
             mode, _kind, sha = meta.decode().split()
-            entries.append(TreeEntry(path.decode("utf-8", errors="surrogateescape"), mode, sha))
+            entries.append(TreeEntry(_tree_path(path, commit), mode, sha))
         return entries
 
     def changes_along(self, commits: list[CommitInfo], roots: tuple[str, ...]) -> dict[str, list[TreeEntry]]:
@@ -274,7 +274,7 @@ class GitRepo:
                 continue
             if token.startswith(b":"):
                 _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
-                path = tokens[i].decode("utf-8", errors="surrogateescape")
+                path = _tree_path(tokens[i], commits[-1].sha)
                 i += 1
                 deleted = status.startswith("D")
                 current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
@@ -487,6 +487,21 @@ class GitRepo:
             if fields[i + 2] != b"unspecified"
         }
         return [p for p in paths if p not in flagged]
+
+
+def _tree_path(raw: bytes, commit: str) -> str:
+    """A path from git's tree listing, refused when git itself would not check it out.
+
+    Such trees can be made (`git mktree`); the site and `check` turn paths into file names,
+    so "..", "." or ".git" components must never get that far.
+    """
+    path = raw.decode("utf-8", errors="surrogateescape")
+    if any(part in ("", ".", "..") or part.lower() == ".git" for part in path.split("/")):
+        raise RepositoryError(
+            f"{path!r} in the history of {commit[:12]} is not a path git would check out",
+            hint="run `git fsck`: the tree was crafted or is corrupt; remove the commit from the corpus history",
+        )
+    return path
 
 
 def _skip(stream: IO[bytes], count: int) -> None:

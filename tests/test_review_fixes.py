@@ -124,3 +124,18 @@ def test_check_fix_leaves_symlinked_documents_and_their_targets_alone(corpus_rep
     assert report.fixed == []
     assert (docs / "link.md").is_symlink()
     assert outside.read_text(encoding="utf-8") == f"See corpus/a.md@{pinned}#L2.\n"
+
+
+def test_a_tree_entry_named_dot_dot_is_refused_before_it_reaches_a_file_path(corpus_repo: CorpusRepo) -> None:
+    # git mktree accepts such trees (checkout and fsck refuse them); the site writes files by path.
+    corpus_repo.commit({"corpus/a.md": "words\n"})
+    blob = corpus_repo.git("hash-object", "-w", "--stdin", input_bytes=b"escaped\n").strip()
+    inner = corpus_repo.git("mktree", input_bytes=f"100644 blob {blob}\tx.md\n".encode()).strip()
+    dotdot = corpus_repo.git("mktree", input_bytes=f"040000 tree {inner}\t..\n".encode()).strip()
+    root = corpus_repo.git("mktree", input_bytes=f"040000 tree {dotdot}\tcorpus\n".encode()).strip()
+    commit = corpus_repo.git("commit-tree", root, "-p", "HEAD", "-m", "crafted").strip()
+    git = GitRepo(corpus_repo.root)
+    with pytest.raises(PinciteError, match=r"corpus/\.\./x\.md"):
+        git.tree_entries(commit, ("corpus",))
+    with pytest.raises(PinciteError, match=r"corpus/\.\./x\.md"):
+        git.changes_along([git.commit_info(corpus_repo.head()), git.commit_info(commit)], ("corpus",))
