@@ -13,15 +13,20 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from indexer.build import build
 from indexer.citation import Citation, parse_permalink, parse_text_form
 from indexer.cli_citations import markdown_snippet
 from indexer.drift import relocate_lines, verify
 from indexer.gitrepo import GitRepo, Hunk
-from indexer.resolve import resolve
+from indexer.quote import _end_offset, normalize, normalize_for_match
+from indexer.recovery import DETAIL_AMBIGUOUS, DETAIL_CHANGED, DETAIL_MOVED, Recoverer
+from indexer.resolve import Resolver, resolve, span_citation
 from indexer.site_render import history_name, history_shard
 from indexer.site_serve import serve_in_thread
+from indexer.textmodel import LineIndex, Span
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -411,3 +416,125 @@ def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browse
         assert tab.locator("noscript").count() >= 1
     finally:
         context.close()
+
+
+# -- the banner's recovery suggestions (indexer.recovery, exact places only) ------------------
+P_AWAY = "Visitors sign the guest book at the front desk before they go upstairs."
+P_DOWN = "The kitchen closes at eight in the evening on weekdays."
+P_EDIT = "Expense claims are paid within thirty days of approval by the finance team."
+P_KEEP = "Fire drills happen twice a year, announced one week ahead."
+RECEPTION = "# Reception\n\nThe reception is staffed from seven to seven.\n"
+
+
+def _office(*paragraphs: str) -> str:
+    return "# Office handbook\n" + "".join(f"\n{p}\n" for p in paragraphs)
+
+
+def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    old_text = _office(P_AWAY, P_DOWN, P_EDIT, P_KEEP)
+    old = corpus_repo.commit({"corpus/office.md": old_text, "corpus/reception.md": RECEPTION}, "start")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    edited = P_EDIT.replace("thirty", "forty-five")
+    corpus_repo.commit(
+        {"corpus/office.md": _office(edited, P_KEEP, P_DOWN), "corpus/reception.md": f"{RECEPTION}\n{P_AWAY}\n"},
+        "move two paragraphs, edit one",
+    )
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    repo = GitRepo(corpus_repo.root)
+    resolver = Resolver(repo)
+    recoverer = Recoverer(resolver)
+    index = LineIndex(old_text)
+    try:
+        for paragraph, detail in ((P_DOWN, DETAIL_MOVED), (P_AWAY, DETAIL_MOVED), (P_EDIT, DETAIL_CHANGED)):
+            start = old_text.index(paragraph)
+            span = Span(start, start + len(paragraph))
+            for unit in ("lines", "chars", "linecol"):
+                cite = span_citation(old, "corpus/office.md", span, index, unit)
+                verdict = verify(cite, repo, resolver=resolver)
+                attempt = recoverer.attempt(verdict)
+                assert verdict.status == "drifted" and attempt is not None and attempt.detail == detail, cite
+                page.goto("about:blank")  # a new hash alone would not load the page again
+                page.goto(_permalink(base, repo, old, "corpus/office.md", cite.selector))
+                page.wait_for_selector("#banner[data-recovery]")
+                banner = page.locator("#banner")
+                assert banner.get_attribute("data-status") == "changed", cite
+                if attempt.new_citation is None:
+                    assert banner.get_attribute("data-recovery") == "none", cite
+                    assert banner.get_attribute("data-suggestion") is None
+                    assert "The cited text changed" in banner.inner_text()
+                    assert "-" + paragraph in page.text_content("#banner .hunk")
+                    assert "+" + edited in page.text_content("#banner .hunk")
+                    continue
+                assert banner.get_attribute("data-recovery") == "moved", cite
+                assert banner.get_attribute("data-suggestion") == attempt.new_citation.text_form()
+                assert "The cited text moved: now at" in banner.inner_text()
+                assert attempt.new_citation.text_form() in banner.inner_text()
+            # The suggested link lands on the built commit's version with the paragraph highlighted.
+            if detail == DETAIL_MOVED:
+                page.click("#banner .banner-title a")
+                page.wait_for_selector("#banner[data-status='unchanged']")
+                assert page.inner_text("#src mark.cited") == paragraph
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_banner_lists_every_place_when_the_text_stands_twice(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    old_text = _office(P_DOWN, P_KEEP)
+    old = corpus_repo.commit({"corpus/office.md": old_text, "corpus/reception.md": RECEPTION})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    corpus_repo.commit(
+        {"corpus/office.md": _office(P_KEEP), "corpus/reception.md": f"{RECEPTION}\n{P_DOWN}\n\n{P_DOWN}\n"}
+    )
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    repo = GitRepo(corpus_repo.root)
+    try:
+        cite = Citation(old, "corpus/office.md", lines=(3, 3))
+        attempt = Recoverer(Resolver(repo)).attempt(verify(cite, repo))
+        assert attempt is not None and attempt.detail == DETAIL_AMBIGUOUS and attempt.search is not None
+        page.goto(_permalink(base, repo, old, "corpus/office.md", "L3"))
+        page.wait_for_selector("#banner[data-recovery='ambiguous']")
+        assert page.get_attribute("#banner", "data-places") == str(len(attempt.search.places))
+        shown = sorted(page.locator("#banner .banner-body a").all_inner_texts())
+        assert shown == sorted(f"{c.path}@{c.commit[:12]}#{c.selector}" for c in attempt.search.places)
+        assert page.get_attribute("#banner", "data-suggestion") is None
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+TRICKY = "ae\u0301\u0327\u00e9\u1100\u1161\u11a8\uac00\u2019\u201c\u2014\u2212 \t\n\r\u00a0\u3000\u2028\x1c\x85\ufeff"
+TRICKY += "\U0001f389\U0001d49c\u0345\u0f73\u212b\u0958\u0915\u093c\u0903\u0b47\u0b3e-'\"x"
+
+
+def test_normalization_in_javascript_matches_python(page: Any, tmp_path: Path) -> None:
+    (tmp_path / "blank.html").write_text("<!doctype html><title>t</title>")
+    page.goto((tmp_path / "blank.html").as_uri())
+    page.add_script_tag(path=str(Path(__file__).parent.parent / "site_templates" / "static" / "pincite.js"))
+    js_norm = "t => { const [p, o] = Pincite.normalizePoints(t); return [p.join(''), o]; }"
+    js_places = "([w, t]) => Pincite.quotePlaces(Pincite.normalizeQuote(w), t, 1000)"
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.text(alphabet=st.sampled_from(TRICKY) | st.characters(), max_size=40), st.data())
+    def agree(text: str, data: st.DataObject) -> None:
+        normalized, offsets = normalize_for_match(text)
+        assert page.evaluate(js_norm, text) == [normalized, offsets]
+        points = list(text)
+        a = data.draw(st.integers(0, len(points)))
+        b = data.draw(st.integers(a, len(points)))
+        wanted = normalize("".join(points[a:b]))
+        expected, at = [], normalized.find(wanted) if wanted else -1
+        while at != -1:
+            expected.append([offsets[at], _end_offset(offsets, at + len(wanted), text)])
+            at = normalized.find(wanted, at + 1)
+        assert page.evaluate(js_places, ["".join(points[a:b]), text]) == expected
+
+    agree()
+    assert page.evaluate("s => Pincite.normalizeQuote(s)", "  “Don’t” — stop\u00a0\n now ") == normalize(
+        "  “Don’t” — stop\u00a0\n now "
+    )
