@@ -34,6 +34,7 @@ PINNED_CONFIG = (
     "core.quotepath=false",
     "diff.algorithm=myers",
     "diff.renames=true",
+    "diff.renameLimit=1000",  # git's documented default: a user's lower limit turns renames into deletions
     "diff.noprefix=false",
     "diff.mnemonicPrefix=false",
     "diff.external=",
@@ -44,6 +45,7 @@ PINNED_CONFIG = (
     "log.showRoot=true",
     "log.showSignature=false",
     "core.autocrlf=false",
+    "core.bigFileThreshold=512m",  # the default: a lower one makes files binary to diff and rename detection
 )
 DIFF_FLAGS = (
     "--no-color",

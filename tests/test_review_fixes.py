@@ -139,3 +139,25 @@ def test_a_tree_entry_named_dot_dot_is_refused_before_it_reaches_a_file_path(cor
         git.tree_entries(commit, ("corpus",))
     with pytest.raises(PinciteError, match=r"corpus/\.\./x\.md"):
         git.changes_along([git.commit_info(corpus_repo.head()), git.commit_info(commit)], ("corpus",))
+
+
+@pytest.mark.parametrize(("key", "value"), [("diff.renameLimit", "1"), ("core.bigFileThreshold", "100")])
+def test_rename_limit_and_big_file_threshold_in_git_config_change_no_verdict(
+    corpus_repo: CorpusRepo, key: str, value: str
+) -> None:
+    files = {f"corpus/d{i}.md": "".join(f"doc {i} line {n}\n" for n in range(1, 31)) for i in range(3)}
+    pinned = corpus_repo.commit(files)
+    for i in range(3):
+        (corpus_repo.root / "corpus/moved").mkdir(exist_ok=True)
+        corpus_repo.git("mv", f"corpus/d{i}.md", f"corpus/moved/d{i}.md")
+    corpus_repo.commit({f"corpus/moved/d{i}.md": "new top\n" + files[f"corpus/d{i}.md"] for i in range(3)})
+
+    def verdicts() -> list[tuple[str, str | None]]:
+        git = GitRepo(corpus_repo.root)
+        found = [verify(Citation(pinned, f"corpus/d{i}.md", lines=(5, 6)), git) for i in range(3)]
+        return [(v.status, v.relocated.text_form() if v.relocated else None) for v in found]
+
+    before = verdicts()
+    assert [s for s, _ in before] == [VERIFIED] * 3
+    corpus_repo.git("config", key, value)
+    assert verdicts() == before
