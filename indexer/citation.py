@@ -284,8 +284,8 @@ def _public_origin(origin_url: str | None) -> str | None:
 def parse_citation(text: str) -> Citation:
     """Any citation form pincite reads: text form, pincite permalink, or GitHub blob URL."""
     candidate = text.strip()
+    if candidate.startswith("https://github.com/"):  # first: a GitHub path may hold a "v" folder
+        return parse_github_url(candidate)[0]
     if "/v/" in candidate and "?" in candidate and candidate.startswith(("http://", "https://", "file://")):
         return parse_permalink(candidate)[0]
-    if candidate.startswith("https://github.com/"):
-        return parse_github_url(candidate)[0]
     return parse_text_form(candidate)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from indexer.check import check_paths
-from indexer.citation import Citation, parse_github_url
+from indexer.citation import Citation, parse_citation, parse_github_url
 from indexer.cli_citations import _forms
 from indexer.drift import DRIFTED, VERIFIED, verify
 from indexer.errors import CitationSyntaxError, PinciteError
@@ -161,3 +161,9 @@ def test_rename_limit_and_big_file_threshold_in_git_config_change_no_verdict(
     assert [s for s, _ in before] == [VERIFIED] * 3
     corpus_repo.git("config", key, value)
     assert verdicts() == before
+
+
+def test_github_url_into_a_folder_named_v_is_read_as_a_github_url() -> None:
+    url = "https://github.com/acme/handbook/blob/" + "b" * 40 + "/corpus/v/notes.md?plain=1#L2-L3"
+    citation = parse_citation(url)
+    assert (citation.path, citation.lines) == ("corpus/v/notes.md", (2, 3))
