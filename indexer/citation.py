@@ -33,9 +33,10 @@ from .extract import TEXT_EXTENSIONS
 
 _ENCODE = set("%@# ()<>[]\"'`")
 _TEXT_FORM = re.compile(r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s]+)$")
-_LINES = re.compile(r"^L(\d+)(?:-L(\d+))?$")
-_CHARS = re.compile(r"^c(\d+)-(\d+)$")
-_LINECOL = re.compile(r"^L(\d+)C(\d+)-L(\d+)C(\d+)$")
+# ASCII digits only, to the very end: "L١٢" or "L1\n" must not read as L12 or L1.
+_LINES = re.compile(r"^L([0-9]+)(?:-L([0-9]+))?\Z")
+_CHARS = re.compile(r"^c([0-9]+)-([0-9]+)\Z")
+_LINECOL = re.compile(r"^L([0-9]+)C([0-9]+)-L([0-9]+)C([0-9]+)\Z")
 
 
 @dataclass(frozen=True)

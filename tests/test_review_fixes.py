@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from indexer.check import check_paths
-from indexer.citation import Citation, parse_citation, parse_github_url
+from indexer.citation import Citation, parse_citation, parse_github_url, parse_selector
 from indexer.cli_citations import _forms
 from indexer.drift import DRIFTED, VERIFIED, verify
 from indexer.errors import CitationSyntaxError, PinciteError
@@ -167,3 +167,9 @@ def test_github_url_into_a_folder_named_v_is_read_as_a_github_url() -> None:
     url = "https://github.com/acme/handbook/blob/" + "b" * 40 + "/corpus/v/notes.md?plain=1#L2-L3"
     citation = parse_citation(url)
     assert (citation.path, citation.lines) == ("corpus/v/notes.md", (2, 3))
+
+
+@pytest.mark.parametrize("selector", ["L\u0663", "L1\n", "c\U0001d7cf-\U0001d7d0", "L1C\u0661-L2C1"])
+def test_selectors_take_ascii_digits_only(selector: str) -> None:
+    with pytest.raises(CitationSyntaxError):
+        parse_selector(selector, "test")
