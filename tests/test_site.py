@@ -100,6 +100,9 @@ def test_history_name_is_stable() -> None:
     assert len(history_name("中文/🎉.md")) == 16
 
 
+SCRIPTS = ("static/pincite.js", "static/search.js", "static/quote.js")
+
+
 def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
     corpus_repo.commit({"corpus/xss.md": XSS_MD, "corpus/<b>odd & name</b>.txt": "<script>x</script>\r\n"})
     _build(corpus_repo, tmp_path / "site")
@@ -107,7 +110,7 @@ def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
         parsed = _parse(page.read_text(encoding="utf-8"))
         for tag, attrs in parsed.tags:
             if tag == "script":
-                assert str(attrs.get("src", "")).endswith(("static/pincite.js", "static/search.js")), page
+                assert str(attrs.get("src", "")).endswith(SCRIPTS), page
             assert not any(name.startswith("on") for name in attrs), (page, tag, attrs)
             assert not str(attrs.get("href", "")).lower().startswith("javascript:"), page
         assert '<meta http-equiv="Content-Security-Policy"' in page.read_text(encoding="utf-8")

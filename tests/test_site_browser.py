@@ -360,7 +360,8 @@ def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> 
                 })"""
             )
             assert report["pwned"] == 0 and report["handlers"] == [] and report["jsLinks"] == 0, (rel, report)
-            assert all(s.endswith(("static/pincite.js", "static/search.js")) for s in report["scripts"]), report
+            scripts = ("static/pincite.js", "static/search.js", "static/quote.js")
+            assert all(s.endswith(scripts) for s in report["scripts"]), report
         # Nothing leaves the site: no CDN, no fonts, no image from the corpus's Markdown.
         assert requested and all(url.startswith(base) for url in requested), requested
         for link in page.locator("a").all():
@@ -515,9 +516,9 @@ TRICKY += "\U0001f389\U0001d49c\u0345\u0f73\u212b\u0958\u0915\u093c\u0903\u0b47\
 def test_normalization_in_javascript_matches_python(page: Any, tmp_path: Path) -> None:
     (tmp_path / "blank.html").write_text("<!doctype html><title>t</title>")
     page.goto((tmp_path / "blank.html").as_uri())
-    page.add_script_tag(path=str(Path(__file__).parent.parent / "site_templates" / "static" / "pincite.js"))
-    js_norm = "t => { const [p, o] = Pincite.normalizePoints(t); return [p.join(''), o]; }"
-    js_places = "([w, t]) => Pincite.quotePlaces(Pincite.normalizeQuote(w), t, 1000)"
+    page.add_script_tag(path=str(Path(__file__).parent.parent / "site_templates" / "static" / "quote.js"))
+    js_norm = "t => { const [p, o] = PinciteQuote.normalizePoints(t); return [p.join(''), o]; }"
+    js_places = "([w, t]) => PinciteQuote.quotePlaces(PinciteQuote.normalizeQuote(w), t, 1000)"
 
     @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.text(alphabet=st.sampled_from(TRICKY) | st.characters(), max_size=40), st.data())
@@ -535,6 +536,6 @@ def test_normalization_in_javascript_matches_python(page: Any, tmp_path: Path) -
         assert page.evaluate(js_places, ["".join(points[a:b]), text]) == expected
 
     agree()
-    assert page.evaluate("s => Pincite.normalizeQuote(s)", "  “Don’t” — stop\u00a0\n now ") == normalize(
+    assert page.evaluate("s => PinciteQuote.normalizeQuote(s)", "  “Don’t” — stop\u00a0\n now ") == normalize(
         "  “Don’t” — stop\u00a0\n now "
     )
