@@ -143,6 +143,14 @@ def _version_meta(r: tuple[Any, ...]) -> VersionMeta:
     )
 
 
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
@@ -299,7 +307,13 @@ class IndexWriter:
         self.conn.close()
         self.timings["optimize"] = time.monotonic() - started
         started = time.monotonic()
+        # The file was written without syncs; make it durable before it becomes the live index,
+        # so a power cut cannot leave a torn file at the live path.
+        _fsync_file(self.temp_path)
+        self.timings["fsync"] = time.monotonic() - started
+        started = time.monotonic()
         os.replace(self.temp_path, self.final_path)
+        _fsync_file(self.final_path.parent)
         self.timings["replace"] = time.monotonic() - started
 
     def abort(self) -> None:
