@@ -313,7 +313,9 @@ const Pincite = (() => {
       await loaded.init();
       pagefindModule = loaded;
     }
-    const found = await pagefindModule.search(words.join(" "));
+    let found = await pagefindModule.search(words.slice(0, 6).join(" "));
+    // Too many documents hold the longest words: every further word narrows the search.
+    if (found.results.length > MAX_CANDIDATES && words.length > 6) found = await pagefindModule.search(words.join(" "));
     const data = await Promise.all(found.results.slice(0, MAX_CANDIDATES).map((r) => r.data()));
     return { paths: data.map((d) => d.meta && d.meta.path).filter(Boolean), more: found.results.length > MAX_CANDIDATES };
   }
@@ -335,11 +337,17 @@ const Pincite = (() => {
       found.gaps.push("this page's template does not load static/quote.js, so the text was not searched for");
       return found;
     }
-    const wanted = PinciteQuote.normalizeQuote(citedText(sel));
+    const first = target && target.path ? [target.path] : [];
+    return findText(main.dataset.root, PinciteQuote.normalizeQuote(citedText(sel)), first, sel.kind);
+  }
+
+  // Exact places of the normalized text `wanted` at the site's HEAD: in the documents `paths`,
+  // then in those Pagefind names; `gaps` says what could not be compared.
+  async function findText(root, wanted, paths, kind) {
+    const found = { places: [], gaps: [] };
     if (!wanted) return found;
-    const root = main.dataset.root;
-    const paths = target && target.path ? [target.path] : [];
-    const words = PinciteQuote.searchWords(wanted);
+    paths = paths.slice();
+    const words = PinciteQuote.searchWords(wanted, 10);
     if (words.length === 0) found.gaps.push("the cited text has no word long enough to look up in other documents");
     else {
       try {
@@ -354,7 +362,7 @@ const Pincite = (() => {
     docs.forEach((doc, i) => {
       if (!doc) { found.gaps.push(`the latest text of ${paths[i]} could not be read`); return; }
       for (const [start, end] of PinciteQuote.quotePlaces(wanted, doc.text, MAX_PLACES)) {
-        const selector = PinciteQuote.spanSelector(doc.text, start, end, sel.kind);
+        const selector = PinciteQuote.spanSelector(doc.text, start, end, kind);
         found.places.push({ path: doc.path, blob: doc.blob, selector });
       }
     });
@@ -426,6 +434,13 @@ const Pincite = (() => {
       `${p.path}@${head.slice(0, 12)}#${p.selector}`);
     const gaps = found.gaps.length ? ` Not every document was compared: ${found.gaps.join("; ")}.` : "";
     banner.dataset.places = String(found.places.length);
+    if (found.places.length === 1 && found.gaps.length) {
+      // One place, but not every document was compared: where it stands, never "moved".
+      banner.dataset.recovery = "unconfirmed";
+      title.append("The cited text stands at ", place(found.places[0]), "; it may stand elsewhere too.");
+      body.append("Check before re-pinning (an exact match, not a verified move)." + gaps);
+      return null;
+    }
     if (found.places.length === 1) {
       const p = found.places[0];
       const text = `${encodePath(p.path)}@${head}#${p.selector}`;
@@ -620,7 +635,7 @@ const Pincite = (() => {
   }
 
   return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,
-    charShiftBefore, citationStrings };
+    charShiftBefore, citationStrings, findCitedText, findText };
 })();
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", Pincite.start);

@@ -129,12 +129,12 @@ const PinciteQuote = (() => {
   }
 
   // Words Pagefind can look up: whole ASCII words (a span may cut its first and last word).
-  function searchWords(wanted) {
+  function searchWords(wanted, most = 6) {
     const tokens = wanted.split(" ");
     const whole = tokens.length > 2 ? tokens.slice(1, -1) : tokens;
     const words = new Set();
     for (const token of whole) for (const w of token.match(/[A-Za-z0-9]{3,}/g) || []) words.add(w.toLowerCase());
-    return Array.from(words).sort((x, y) => y.length - x.length || (x < y ? -1 : 1)).slice(0, 6);
+    return Array.from(words).sort((x, y) => y.length - x.length || (x < y ? -1 : 1)).slice(0, most);
   }
 
   return { normalizePoints, normalizeForMatch, normalizeQuote, quotePlaces, spanSelector, searchWords };

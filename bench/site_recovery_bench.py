@@ -1,0 +1,235 @@
+"""Drift-banner recovery benchmark: what the browser's search for moved text costs a reader.
+
+When a permalinked span drifted, its version page looks for the cited text at the site's
+HEAD: the path's own document page, and the document pages Pagefind names as holding the
+text's words, each confirmed by exact comparison (static/quote.js). The site gains no data
+file for it (only static/quote.js), so this measures what a reader downloads and waits for.
+
+For `--lookups` HEAD documents (chosen with a fixed seed), the first line of eight words or
+more is searched for with `Pincite.findText` (the search a version page runs for a drifted span
+whose file is gone: Pagefind candidates, then each candidate's document page compared exactly),
+from the previous document's page, so the page holding the text is not in the browser's cache.
+The first lookup in the tab is cold (Pagefind's scripts, wasm and metadata load), the rest warm.
+Bytes are counted at a local server (text as a host's gzip would send it, Pagefind's files as
+they are). The same run measures a cold query on the search page as the baseline.
+
+    python bench/site_recovery_bench.py --site /tmp/sitebench10k/site   # a site that bench/site_bench.py --keep left
+    python bench/site_recovery_bench.py --docs 1000                     # build a small one first
+
+Static files are served from this checkout's site_templates/static, so a site built before
+a change to the scripts measures the current ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.server
+import json
+import random
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from html import unescape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.site_bench import ARGS
+from bench.synth_corpus import SynthParams, generate
+from indexer.build import build
+from indexer.site_serve import HOST, SiteRequestHandler
+
+STATIC = Path(__file__).resolve().parent.parent / "site_templates" / "static"
+# A lookup runs on the previous document's page, so the document holding the text is not
+# already in the browser's cache (as for a reader whose cited text moved to another file).
+LOOKUP = """async ([text, kind]) => {
+  const started = performance.now();
+  const found = await Pincite.findText('../' .repeat(location.pathname.split('/').length - 2),
+    PinciteQuote.normalizeQuote(text), [], kind);
+  return { ms: performance.now() - started, places: found.places.map((p) => p.path), gaps: found.gaps };
+}"""
+LINE = re.compile(r'<span id="L\d+" class="ln">(.*?)</span>', re.S)
+
+
+def _passage(site: Path, path: str) -> str | None:
+    """The first line of a document page's text with eight words or more (not a heading)."""
+    html = (site / "doc" / f"{path}.html").read_text(encoding="utf-8")
+    for raw in LINE.findall(html.split('id="src"', 1)[-1]):
+        text = unescape(re.sub(r"<[^>]+>", "", raw))
+        if not text.startswith("#") and len(text.split()) >= 8:
+            return text
+    return None
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.raw = 0
+        self.wire = 0
+        self.requests = 0
+        self.pagefind = 0
+
+    def take(self) -> dict[str, int]:
+        """Bytes (as sent, text gzipped as a host would), requests and Pagefind's share since the last take."""
+        with self.lock:
+            seen = {"raw": self.raw, "wire": self.wire, "requests": self.requests, "pagefind": self.pagefind}
+            self.raw = self.wire = self.requests = self.pagefind = 0
+        return seen
+
+
+def _server(site: Path, counter: _Counter) -> http.server.ThreadingHTTPServer:
+    class Counting(SiteRequestHandler):
+        def translate_path(self, path: str) -> str:
+            rel = unquote(urlsplit(path).path)
+            if rel.startswith("/static/") and (STATIC / rel[len("/static/") :]).is_file():
+                return str(STATIC / rel[len("/static/") :])
+            return super().translate_path(path)
+
+        def copyfile(self, source: Any, outputfile: Any) -> None:
+            data = source.read()
+            outputfile.write(data)
+            text = self.path.split("?")[0].endswith((".html", ".js", ".css", ".json"))
+            sent = len(gzip.compress(data, 6)) if text else len(data)
+            with counter.lock:
+                counter.raw += len(data)
+                counter.wire += sent
+                counter.requests += 1
+                counter.pagefind += sent if self.path.startswith("/pagefind/") else 0
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer((HOST, 0), lambda *a: Counting(*a, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _documents(site: Path, count: int, seed: int) -> list[str]:
+    pages = sorted(p.relative_to(site / "doc").as_posix()[: -len(".html")] for p in (site / "doc").rglob("*.html"))
+    return random.Random(seed).sample(pages, min(count, len(pages)))
+
+
+def _word(site: Path, path: str) -> str:
+    """A word of a document's text, for the baseline query: real vocabulary of this corpus."""
+    html = (site / "doc" / f"{path}.html").read_text(encoding="utf-8")
+    body = re.sub(r"<[^>]+>", " ", html.split('id="src"', 1)[-1].split(">", 1)[-1])
+    words: list[str] = re.findall(r"[a-z]{6,}", body.lower())
+    return words[0]
+
+
+def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    counter = _Counter()
+    server = _server(site, counter)
+    base = f"http://{HOST}:{server.server_address[1]}/"
+    rows: list[dict[str, Any]] = []
+    documents = _documents(site, lookups, seed)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            # Baseline, same run: a reader's cold query on the search page.
+            tab = browser.new_context().new_page()
+            tab.goto(base + "search.html?q=" + _word(site, documents[0]))
+            tab.wait_for_selector(".result-link", timeout=60_000)
+            tab.wait_for_load_state("networkidle")
+            baseline = counter.take()
+            tab.context.close()
+            tab = browser.new_context().new_page()
+            previous = documents[-1]
+            for path in documents:
+                text = _passage(site, path)
+                if text is None:
+                    continue
+                tab.goto(f"{base}doc/{quote(previous)}.html")
+                tab.wait_for_load_state("networkidle")
+                previous = path
+                if tab.evaluate("() => typeof PinciteQuote") == "undefined":
+                    tab.add_script_tag(url=base + "static/quote.js")
+                counter.take()
+                started = time.monotonic()
+                found = tab.evaluate(LOOKUP, [text, "lines"])
+                seconds = time.monotonic() - started
+                rows.append(
+                    {
+                        **counter.take(),
+                        "path": path,
+                        "seconds": seconds,
+                        "found_itself": path in found["places"],
+                        "places": len(found["places"]),
+                        "gaps": found["gaps"],
+                    }
+                )
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    if not rows:
+        raise SystemExit("no document had a line of eight words or more")
+    cold, warm = rows[0], rows[1:] or rows
+
+    def figures(row_set: list[dict[str, Any]]) -> dict[str, Any]:
+        def med(key: str) -> float:
+            return float(statistics.median(r[key] for r in row_set))
+
+        return {
+            "bytes_gzipped_text": med("wire"),
+            "pagefind_bytes": med("pagefind"),
+            "document_pages_bytes_gzipped": med("wire") - med("pagefind"),
+            "requests": med("requests"),
+            "seconds": round(med("seconds"), 3),
+        }
+
+    return {
+        "site": str(site),
+        "documents": sum(1 for _ in (site / "doc").rglob("*.html")),
+        "site_bytes_added": {"static/quote.js": (STATIC / "quote.js").stat().st_size, "data files": 0},
+        "lookups": len(rows),
+        "baseline_cold_query_pagefind_bytes": baseline["pagefind"],
+        "cold_lookup": figures([cold]),
+        "warm_lookup_median": figures(warm),
+        "warm_lookup_max": max(
+            ({k: r[k] for k in ("path", "wire", "pagefind", "requests", "places")} for r in warm),
+            key=lambda r: r["wire"],
+        ),
+        "cold_lookup_pagefind_over_baseline": round(cold["pagefind"] / baseline["pagefind"], 2)
+        if baseline["pagefind"]
+        else None,
+        "found_its_own_line": f"{sum(r['found_itself'] for r in rows)}/{len(rows)}",
+        "unique_place": sum(1 for r in rows if r["places"] == 1 and not r["gaps"]),
+        "several_places": sum(1 for r in rows if r["places"] > 1),
+        "incomplete_search": [{"path": r["path"], "places": r["places"], "gaps": r["gaps"]} for r in rows if r["gaps"]],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--site", type=Path, help="a built site (e.g. kept by bench/site_bench.py --keep)")
+    parser.add_argument("--docs", type=int, default=1000, help="without --site: documents of the corpus to build")
+    parser.add_argument("--lookups", type=int, default=25, help="passages searched for (the first is cold)")
+    parser.add_argument("--seed", type=int, default=8)
+    args = parser.parse_args(argv)
+    workdir: Path | None = None
+    site = args.site
+    if site is None:
+        workdir = Path(tempfile.mkdtemp(prefix="pincite-recovery-bench-"))
+        generate(workdir / "repo", SynthParams(docs=args.docs, commits=20, target_bytes=args.docs * 5_000))
+        build(workdir / "repo", index_path=workdir / "index.sqlite", out=workdir / "site")
+        site = workdir / "site"
+    try:
+        print(json.dumps(measure(site, args.lookups, args.seed), indent=2))
+    finally:
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
