@@ -539,3 +539,35 @@ def test_normalization_in_javascript_matches_python(page: Any, tmp_path: Path) -
     assert page.evaluate("s => PinciteQuote.normalizeQuote(s)", "  “Don’t” — stop\u00a0\n now ") == normalize(
         "  “Don’t” — stop\u00a0\n now "
     )
+
+
+def test_banner_of_a_deleted_file_finds_its_text_in_another(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    old = corpus_repo.commit({"corpus/gone.md": _office(P_KEEP, P_AWAY), "corpus/reception.md": RECEPTION})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    corpus_repo.commit({"corpus/gone.md": None, "corpus/reception.md": f"{RECEPTION}\n{P_AWAY}\n"}, "fold in")
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    repo = GitRepo(corpus_repo.root)
+    try:
+        cite = Citation(old, "corpus/gone.md", lines=(5, 5))
+        verdict = verify(cite, repo)
+        attempt = Recoverer(Resolver(repo)).attempt(verdict)
+        assert verdict.status == "drifted" and attempt is not None and attempt.new_citation is not None
+        page.goto(_permalink(base, repo, old, "corpus/gone.md", "L5"))
+        page.wait_for_selector("#banner[data-recovery]")
+        assert page.get_attribute("#banner", "data-status") == "deleted"
+        assert page.get_attribute("#banner", "data-recovery") == "moved"
+        assert page.get_attribute("#banner", "data-suggestion") == attempt.new_citation.text_form()
+        # A passage that went nowhere: deleted, and the banner says the text stands nowhere else.
+        page.goto("about:blank")
+        page.goto(_permalink(base, repo, old, "corpus/gone.md", "L3"))
+        page.wait_for_selector("#banner[data-recovery]")
+        assert page.get_attribute("#banner", "data-recovery") == "none"
+        assert "stands nowhere else" in page.inner_text("#banner")
+        gone = Recoverer(Resolver(repo)).attempt(verify(Citation(old, "corpus/gone.md", lines=(3, 3)), repo))
+        assert gone is not None and gone.search is not None and gone.search.places == ()
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
