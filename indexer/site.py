@@ -332,6 +332,10 @@ class _SiteBuilder:
         head = ctx.commits[-1]
         site_json = {"head": head.sha, "time": head.time, "subject": head.subject, "site_url": self.config.site_url}
         (self.out / "site.json").write_text(json.dumps(site_json, ensure_ascii=False), encoding="utf-8")
+        # The first-parent line, oldest first: a version page checks that a permalink's commit
+        # really held the page's version before it shows any verdict.
+        commits_json = {"commits": [c.sha for c in ctx.commits]}
+        (self.out / "commits.json").write_text(json.dumps(commits_json), encoding="utf-8")
         documents: list[dict[str, Any]] = []
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]

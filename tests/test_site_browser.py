@@ -258,6 +258,36 @@ def test_banner_loads_without_layout_shift(corpus_repo: Any, tmp_path: Path, bro
         server.server_close()
 
 
+def test_a_permalink_whose_commit_did_not_hold_the_page_is_unresolvable(
+    corpus_repo: Any, tmp_path: Path, page: Any
+) -> None:
+    first = corpus_repo.commit({"corpus/policy.txt": OLD})
+    middle = corpus_repo.commit({"corpus/other.md": "unrelated\n"}, "other")
+    second = corpus_repo.commit({"corpus/policy.txt": OLD.replace("line 12", "line twelve")}, "edit")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    repo = GitRepo(corpus_repo.root)
+    try:
+        old_blob = _permalink(base, repo, first, "corpus/policy.txt", "L3").split("?")[0]
+        # A commit inside the version's range is fine; a commit after it, or unknown, is not.
+        page.goto(f"{old_blob}?commit={middle}&path=corpus/policy.txt#L3")
+        page.wait_for_selector("#banner[data-status='unchanged']")
+        for commit in (second, "0" * 40):
+            page.goto(f"{old_blob}?commit={commit}&path=corpus/policy.txt#L3")
+            page.wait_for_selector("#banner[data-status='unresolvable']")
+            assert "does not resolve" in page.inner_text("#banner")
+            # pincite verify says the same of the same permalink
+            from indexer.citation import parse_citation
+
+            forged = parse_citation(f"{old_blob}?commit={commit}&path=corpus/policy.txt#L3")
+            assert verify(forged, repo).status == "unresolvable"
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _history(site: Path, path: str) -> dict[str, Any]:
     shard = json.loads((site / "history" / f"{history_shard(path)}.json").read_text(encoding="utf-8"))
     entry: dict[str, Any] = shard["paths"][path]

@@ -251,6 +251,11 @@ const Pincite = (() => {
     document.getElementById("cite-open").addEventListener("click", () => {
       if (!current) return;
       const [commit, path] = pageCommitAndPath(main);
+      if (main.dataset.unresolvable === "1") {
+        status.textContent = "This permalink does not resolve: cite from the document page instead.";
+        details.hidden = false;
+        return;
+      }
       if (!commit || !/^[0-9a-f]{40}$/.test(commit)) {
         status.textContent = "This page was opened without ?commit=…: cite from the document page instead.";
         details.hidden = false;
@@ -516,11 +521,29 @@ const Pincite = (() => {
         banner.replaceChildren(cited, title, body, el("details", {}, el("summary", {}, "Show the change"), ...more));
         return;
       }
+    } else if (result.status === "unresolvable") {
+      title.append("This permalink does not resolve.");
+      body.append(result.reason);
     } else {
       title.append("Cannot compare with the latest build.");
       body.append(result.reason || "This version is not in the published history of the path.");
     }
     banner.replaceChildren(cited, title, body);
+  }
+
+  // Why `commit` did not hold this page's version of `path`, or null when it did.
+  function commitMismatch(commits, ranges, commit, path) {
+    const at = commits.indexOf(commit);
+    if (at < 0) {
+      return `Commit ${commit.slice(0, 12)} is not in this site's published history, so this permalink cannot be checked here.`;
+    }
+    const holds = ranges.some(([first, last]) => {
+      const from = commits.indexOf(first);
+      const to = last === null ? commits.length - 1 : commits.indexOf(last);
+      return from >= 0 && to >= 0 && from <= at && at <= to;
+    });
+    return holds ? null
+      : `At commit ${commit.slice(0, 12)}, ${path} held other text than this page shows: the permalink's commit, path and page do not agree.`;
   }
 
   async function setupBanner(main, sel) {
@@ -530,19 +553,26 @@ const Pincite = (() => {
     if (!sel) sel = { kind: "lines", a: 1, b: 1, text: "L1" };
     try {
       const root = main.dataset.root;
-      const [headInfo, history] = await Promise.all([
+      const [headInfo, history, line] = await Promise.all([
         fetch(`${root}site.json`, { cache: "no-cache" }).then((r) => r.json()),
         fetch(`${root}history/${historyName(path).slice(0, 2)}.json`, { cache: "no-cache" })
           .then((r) => (r.ok ? r.json() : null)),
+        fetch(`${root}commits.json`, { cache: "no-cache" }).then((r) => (r.ok ? r.json() : null)),
       ]);
       const record = history && history.paths ? history.paths[path] : null;
       const entry = record && record.path === path ? record.versions[main.dataset.blob] : null;
+      const mismatch = entry && commit ? commitMismatch(line ? line.commits : [], entry.ranges, commit, path) : null;
+      if (mismatch) {
+        // Fail closed: the page's text is not what the permalink's commit held at that path.
+        main.dataset.unresolvable = "1";
+        showBanner(main, { status: "unresolvable", reason: mismatch }, sel, headInfo);
+        return;
+      }
       if (!entry) {
         showBanner(main, { status: "unavailable",
           reason: `This version is not recorded for ${path} in the published history.` }, sel, headInfo);
         return;
       }
-      if (commit && !entry.ranges.some((r) => r.includes(commit))) banner.dataset.commitChecked = "range-only";
       const result = decide(entry, sel, lineRangeOf(sel));
       // Searched before the banner is drawn: one change of the banner, no layout shift.
       if (result.status === "changed" || result.status === "deleted") {
