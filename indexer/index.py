@@ -18,7 +18,6 @@ two builds from writing at once.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -31,6 +30,7 @@ from typing import Any
 
 from .chunk import Passage
 from .errors import IndexError_
+from .locks import exclusive_lock
 
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 1
@@ -159,20 +159,12 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 @contextlib.contextmanager
 def build_lock(index_path: Path) -> Iterator[None]:
-    index_path.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = index_path.with_name(index_path.name + ".lock")
-    with open(lock_path, "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise IndexError_(
-                f"{index_path}: another pincite build is writing this index",
-                hint="wait for it to finish (or remove the stale lock file if no build runs)",
-            ) from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    busy = IndexError_(
+        f"{index_path}: another pincite build is writing this index",
+        hint="wait for it to finish (or remove the stale lock file if no build runs)",
+    )
+    with exclusive_lock(index_path.with_name(index_path.name + ".lock"), busy):
+        yield
 
 
 class IndexWriter:

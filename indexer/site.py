@@ -13,7 +13,6 @@ what each reused file was rendered from; a page is reused only when that key is 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -32,6 +31,7 @@ from .config import Config
 from .errors import ConfigError, PinciteError, UsageError
 from .gitrepo import GitRepo
 from .index import CommitRow, IndexReader, PathVersion, VersionMeta
+from .locks import exclusive_lock
 from .site_history import HistoryBuilder
 from .site_pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from .site_render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
@@ -98,18 +98,12 @@ def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, 
 @contextlib.contextmanager
 def _site_lock(out_dir: Path) -> Iterator[None]:
     """One build writes a site folder at a time (the index lock is released before the site)."""
-    with open(out_dir.with_name(f".{out_dir.name}.lock"), "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise UsageError(
-                f"{out_dir}: another pincite build is writing this site",
-                hint="wait for it to finish, or write this build's site elsewhere with --out",
-            ) from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    busy = UsageError(
+        f"{out_dir}: another pincite build is writing this site",
+        hint="wait for it to finish, or write this build's site elsewhere with --out",
+    )
+    with exclusive_lock(out_dir.with_name(f".{out_dir.name}.lock"), busy):
+        yield
 
 
 def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: Any) -> SiteStats:

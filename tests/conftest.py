@@ -76,3 +76,18 @@ def make_repo(tmp_path: Path) -> Iterator[object]:
         return CorpusRepo(tmp_path / name)
 
     yield factory
+
+
+@pytest.fixture
+def web() -> Iterator[object]:
+    """A real HTTP server on 127.0.0.1 whose routes a test sets (tests/webserver.py)."""
+    from webserver import serve
+
+    yield from serve()
+
+
+@pytest.fixture
+def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commits made by pincite itself (snapshots) get a fixed author and date."""
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)

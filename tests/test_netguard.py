@@ -12,13 +12,12 @@ import ipaddress
 import shutil
 import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from webserver import Route, WebServer, internet_via, self_signed, serve
+from webserver import Route, WebServer, internet_via, self_signed
 
 from indexer import __version__
 from indexer.errors import FetchError, GuardRefusal, UsageError
@@ -27,11 +26,6 @@ from indexer.netguard import FetchLimits, check_url, fetch
 
 FAST = FetchLimits(max_bytes=100_000, connect_timeout=2.0, read_timeout=2.0, total_timeout=5.0)
 PUBLIC = "93.184.215.14"
-
-
-@pytest.fixture
-def web() -> Iterator[WebServer]:
-    yield from serve()
 
 
 def only(*answers: list[str]) -> tuple[list[str], object]:

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from click.testing import CliRunner
 from conftest import GIT_ENV, CorpusRepo
 from hypothesis import given
 from hypothesis import strategies as st
-from webserver import Route, WebServer, serve
+from webserver import Route, WebServer
 
 from indexer import __version__
 from indexer.build import build
@@ -53,15 +52,7 @@ Access to backups needs two people.
 PAGE_V2 = PAGE_V1.replace("kept for 90 days", "kept for 30 days")
 
 
-@pytest.fixture
-def web() -> Iterator[WebServer]:
-    yield from serve()
-
-
-@pytest.fixture(autouse=True)
-def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 @pytest.fixture

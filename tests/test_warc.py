@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import GIT_ENV, CorpusRepo
-from webserver import WebServer, serve
+from conftest import CorpusRepo
+from webserver import WebServer
 
 from indexer.cli import main
 from indexer.errors import PinciteError
@@ -22,15 +21,7 @@ from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 LOCAL = FetchOptions(allow_private=True, limits=FetchLimits(total_timeout=10.0))
 
 
-@pytest.fixture
-def web() -> Iterator[WebServer]:
-    yield from serve()
-
-
-@pytest.fixture(autouse=True)
-def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 @pytest.fixture
