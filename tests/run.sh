@@ -15,7 +15,7 @@ if [ -n "$NEED" ]; then
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
     $SUDO apt-get update -q
     # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $NEED
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $NEED
 fi
 
 python3 -m pip install -q -e '.[all,test]'
