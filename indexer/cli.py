@@ -148,31 +148,24 @@ def _styled_snippet(snippet: str, highlights: tuple[tuple[int, int], ...]) -> st
     return "".join(out)
 
 
-from .cli_ops import doctor_command  # noqa: E402
-
-main.add_command(doctor_command)
-
+# Each area's commands live in its own module, beside the library code they call.
 from .cli_citations import COMMANDS as CITATION_COMMANDS  # noqa: E402
-
-for _command in CITATION_COMMANDS:
-    main.add_command(_command)
-
 from .cli_extract import init_command, textconv_command  # noqa: E402
-
-main.add_command(textconv_command)
-main.add_command(init_command)
-
+from .cli_ops import doctor_command  # noqa: E402
+from .cli_recovery import locate_command  # noqa: E402
 from .cli_site import serve_command  # noqa: E402
-
-main.add_command(serve_command)
-
 from .cli_snapshot import snapshot_command  # noqa: E402
 
-main.add_command(snapshot_command)
-
-from .cli_recovery import locate_command  # noqa: E402
-
-main.add_command(locate_command)
+for _command in (
+    *CITATION_COMMANDS,
+    doctor_command,
+    init_command,
+    locate_command,
+    serve_command,
+    snapshot_command,
+    textconv_command,
+):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":
