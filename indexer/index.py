@@ -515,6 +515,15 @@ class IndexReader:
         rows = self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id")
         return {str(blob): str(identity) for blob, identity in rows}
 
+    def skipped_paths_at(self, seq: int) -> list[str]:
+        """Paths at commit `seq` whose version has no text (not UTF-8, too large, no extractor...)."""
+        rows = self.conn.execute(
+            "SELECT pv.path FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+            " WHERE pv.first_seq <= ? AND pv.last_seq >= ? AND v.status = 'skipped' ORDER BY pv.path",
+            (seq, seq),
+        )
+        return [str(row[0]) for row in rows]
+
     def version_blob(self, version_id: int) -> str | None:
         """The blob SHA of a version, without loading its text."""
         row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()

@@ -139,7 +139,19 @@ def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reaso
     if found:
         where = found[0]
         return QuoteVerdict(WRONG_REF, f"the quote stands at {where.text_form()}, not in the cited span", found)
-    return QuoteVerdict(FAILED, f"the quote stands nowhere in the corpus at {resolved.commit[:12]}")
+    reason = f"the quote stands nowhere in the corpus at {resolved.commit[:12]}"
+    unsearched = _unsearched_paths(resolved.commit, resolver)
+    if unsearched:
+        # Still failed (loud), but say which documents could not be read rather than claim all were.
+        reason += f" (not searched, no readable text: {', '.join(unsearched[:3])}"
+        reason += f" and {len(unsearched) - 3} more)" if len(unsearched) > 3 else ")"
+    return QuoteVerdict(FAILED, reason)
+
+
+def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader else None
+    return reader.skipped_paths_at(seq) if reader is not None and seq is not None else []
 
 
 def locate_quote(

@@ -133,6 +133,15 @@ def test_failed_when_the_quote_stands_nowhere(resolver: Resolver) -> None:
     assert verdict.status == FAILED and "nowhere" in verdict.reason
 
 
+def test_failed_names_the_documents_it_could_not_search(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({**DOCS, "corpus/latin1.txt": "kept for eight years, caf\xe9".encode("latin-1")})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = check_quote("kept for eight years", _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
+    assert verdict.status == FAILED
+    assert "not searched, no readable text: corpus/latin1.txt" in verdict.reason
+
+
 def test_unverifiable_when_the_citation_is_unresolvable(resolver: Resolver) -> None:
     verdict = check_quote("anything", None, resolver, "commit 'abcd' is not a commit in this repository")
     assert verdict.status == UNVERIFIABLE and "abcd" in verdict.reason
