@@ -8,6 +8,7 @@ have yet → write the index atomically → render the site.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -279,17 +280,16 @@ def _index_version(
         if isinstance(version, str):
             return _add_skipped(writer, blob, identity, size, version)
         extracted, passages = version
-        status, reason = ("ok", "")
-        if not extracted.text.strip() and extracted.source_class != "text":
-            status, reason = ("ok", "no extractable text")
+        # An extracted document without text is indexed (its path still resolves) with a warning.
+        empty = not extracted.text.strip() and extracted.source_class != "text"
         return writer.add_version(
             blob=blob,
             identity=identity,
             source_class=extracted.source_class,
             size=size,
             text=extracted.text,
-            status=status,
-            reason=reason,
+            status="ok",
+            reason="no extractable text" if empty else "",
             title=extracted.title,
             page_starts=extracted.page_starts,
             notes=extracted.notes,
@@ -306,7 +306,7 @@ def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_
     except ExtractionError as exc:
         return exc.message
     if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
-        extracted = _as_snapshot(extracted)
+        extracted = dataclasses.replace(extracted, source_class="snapshot")
     passages = chunk(
         extracted.text,
         markdown=extracted.is_markdown,
@@ -314,12 +314,6 @@ def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_
         page_starts=extracted.page_starts,
     )
     return extracted, passages
-
-
-def _as_snapshot(extracted: extract_mod.ExtractedText) -> extract_mod.ExtractedText:
-    from dataclasses import replace
-
-    return replace(extracted, source_class="snapshot")
 
 
 def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
