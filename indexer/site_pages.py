@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -60,42 +59,22 @@ class PageContext:
         return self._snapshot_entries().get(path + ".meta.json", "")
 
     def provenance(self, path: str) -> dict[str, str] | None:
-        if not path.startswith("snapshots/"):
-            return None
-        meta: Any = None
+        """What a snapshot's page shows of its fetch; None for other documents or unreadable metadata."""
+        from .snapshot import snapshot_provenance
+
         try:
-            from . import snapshot
-
-            meta = snapshot.snapshot_provenance(self.repo, self.commits[-1].sha, path)
-        except (ImportError, AttributeError, PinciteError):
-            meta = None
-        if meta is not None:
-            return _provenance_fields(meta)
-        blob = self._snapshot_entries().get(path + ".meta.json")
-        if not blob:
+            meta = snapshot_provenance(self.repo, self.commits[-1].sha, path)
+        except PinciteError:
             return None
-        try:
-            return _provenance_fields(json.loads(self.repo.read_blob(blob)))
-        except ValueError:
+        if meta is None:
             return None
-
-
-def _provenance_fields(meta: Any) -> dict[str, str]:
-    def get(*names: str) -> str:
-        for name in names:
-            value = meta.get(name) if isinstance(meta, dict) else getattr(meta, name, None)
-            if value:
-                return str(value)
-        return ""
-
-    url = get("url", "requested_url")
-    return {
-        "url": url,
-        "href": safe_link(url) or "",
-        "final_url": get("final_url"),
-        "fetched_at": get("fetched_at", "fetch_time", "fetched"),
-        "content_type": get("content_type"),
-    }
+        return {
+            "url": meta.url or "",
+            "href": safe_link(meta.url or "") or "",
+            "final_url": meta.final_url or "",
+            "fetched_at": meta.fetched_at or "",
+            "content_type": meta.content_type or "",
+        }
 
 
 def safe_link(url: str) -> str | None:
@@ -193,11 +172,9 @@ def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[
     into a scratch folder, checked against the built commit, and each record gets links
     to the cited version and to where the text stands now.
     """
-    try:
-        from .check import check_paths
-        from .citation import parse_text_form
-    except ImportError:
-        return [], "this pincite has no citation checker (indexer.check) yet"
+    from .check import check_paths
+    from .citation import parse_text_form
+
     head = ctx.commits[-1].sha
     texts = {p: ctx.reader.version(v).text or "" for p, v in documents.items() if p.lower().endswith(CHECKED_SUFFIXES)}
     # Only documents with something shaped like a citation go to the (slower) full scan.
