@@ -7,6 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from .chunk import Passage
 from .citation import Citation
 from .config import load_config
 from .errors import IndexError_, UsageError
@@ -138,10 +139,7 @@ def _marked_snippet(text: str, substrings: list[str], width: int = 120) -> str:
     return prefix + window + suffix
 
 
-def _hit(path: str, commit: str, passage: object, raw_snippet: str) -> SearchHit:
-    from .chunk import Passage
-
-    assert isinstance(passage, Passage)
+def _hit(path: str, commit: str, passage: Passage, raw_snippet: str) -> SearchHit:
     snippet, highlights = _split_marks(raw_snippet)
     return SearchHit(
         path,
