@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from .cli_common import index_option, json_option, repo_option
+from .cli_common import emit_json, index_option, json_option, repo_option
 from .doctor import OK, diagnose
 
 
@@ -31,7 +30,7 @@ def doctor_command(repo: Path, index_path: Path | None, strict: bool, as_json: b
     """
     report = diagnose(repo, index_path)
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        emit_json(report.to_json())
     else:
         width = max(len(check.name) for check in report.checks)
         for check in report.checks:
