@@ -69,7 +69,6 @@ class InitResult:
 
 def attribute_lines() -> list[str]:
     """`.gitattributes` lines for every extracted file type (both letter cases: patterns are case-sensitive)."""
-    extract_mod.extractor_for("")  # loads the optional extractors
     patterns: list[str] = []
     for extractor in extract_mod.registered():
         if extractor.source_class == "text":
