@@ -34,8 +34,8 @@ from .citation import Citation
 from .config import Config
 from .errors import PinciteError
 from .index import IndexReader
-from .quote import normalize, normalize_for_match, trigram_query
-from .textmodel import LineIndex, Span
+from .quote import normalize, quote_spans, trigram_query
+from .textmodel import LineIndex
 
 ENTRY_POINT_GROUP = "pincite.discovery"
 CANDIDATES_PER_PROVIDER = 10
@@ -210,7 +210,7 @@ class LocalIndexProvider:
             found = []
             for path, version_id in rows:
                 text = reader.version(version_id).text or ""
-                for span in quote_spans(wanted, text):
+                for span in quote_spans(wanted, text, CANDIDATES_PER_PROVIDER):
                     lines = LineIndex(text).lines_of_span(span)
                     note = f"exact quote in {path} at {commit[:12]} of index {index_path}"
                     found.append(
@@ -238,27 +238,3 @@ def _failure_message(exc: Exception) -> str:
     if isinstance(exc, PinciteError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
-
-
-def quote_spans(wanted: str, text: str, most: int = CANDIDATES_PER_PROVIDER) -> list[Span]:
-    """Exact spans of `text` where the normalized quote `wanted` stands (at most `most`)."""
-    normalized, offsets = normalize_for_match(text)
-    spans: list[Span] = []
-    at = normalized.find(wanted)
-    while at != -1 and len(spans) < most:
-        spans.append(Span(offsets[at], source_end(offsets, at + len(wanted), len(text))))
-        at = normalized.find(wanted, at + 1)
-    return spans
-
-
-def source_end(offsets: list[int], end: int, text_length: int) -> int:
-    """Where in the original text a match ending before normalized position `end` ends.
-
-    Several normalized code points can come from one NFC segment (they share its start
-    offset), so the end is the next source offset greater than the last matched one's.
-    """
-    last = offsets[end - 1]
-    for k in range(end, len(offsets)):
-        if offsets[k] > last:
-            return offsets[k]
-    return text_length

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 from . import extract as extract_mod
 from .citation import Citation
@@ -170,26 +172,47 @@ def locate_quote(
             continue
         normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
-        at = normalized.find(wanted)
-        while at != -1 and len(hits) < MAX_LOCATIONS * 4:
-            span = Span(offsets[at], _end_offset(offsets, at + len(wanted), version.text))
+        for span in match_spans(wanted, normalized, offsets, len(version.text)):
+            if len(hits) >= MAX_LOCATIONS * 4:
+                break
             cite = span_citation(commit, path, span, index, unit, quote=quote)
             same = near is not None and path == near.path
             distance = abs(span.start - near.span.start) if same and near else 0
             hits.append((0 if same else rank + 1, distance, cite))
-            at = normalized.find(wanted, at + 1)
     hits.sort(key=lambda h: (h[0], h[1]))
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
 
 
-def _end_offset(offsets: list[int], end: int, text: str) -> int:
-    # The quote is stripped, so a match ends on a code point that is no folded space: its
-    # source ends where the next different source offset begins (the last entry is len(text)).
+def quote_spans(wanted: str, text: str, most: int) -> list[Span]:
+    """Exact spans of `text` where the normalized quote `wanted` stands (at most `most`)."""
+    normalized, offsets = normalize_for_match(text)
+    return list(islice(match_spans(wanted, normalized, offsets, len(text)), most))
+
+
+def match_spans(wanted: str, normalized: str, offsets: list[int], text_length: int) -> Iterator[Span]:
+    """The spans of the original text where `wanted` stands in its normalized form, in order."""
+    at = normalized.find(wanted)
+    while at != -1:
+        yield Span(offsets[at], source_end(offsets, at + len(wanted), text_length))
+        at = normalized.find(wanted, at + 1)
+
+
+def source_end(offsets: list[int], end: int, text_length: int) -> int:
+    """Where in the original text a match ending before normalized position `end` ends.
+
+    Several normalized code points can come from one NFC segment (they share its start
+    offset), so the end is the next source offset greater than the last matched one's.
+    """
     last = offsets[end - 1]
     for k in range(end, len(offsets)):
         if offsets[k] > last:
             return offsets[k]
-    return len(text)
+    return text_length
+
+
+def _end_offset(offsets: list[int], end: int, text: str) -> int:
+    # The site's browser test checks the page's script against this form.
+    return source_end(offsets, end, len(text))
 
 
 def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | None) -> list[tuple[str, str]]:
@@ -250,11 +273,7 @@ def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = 
     version = resolver.text_at(commit, clean)
     index = resolver.line_index(version)
     normalized, offsets = resolver.normalized(version)
-    spans: list[Span] = []
-    at = normalized.find(wanted)
-    while at != -1:
-        spans.append(Span(offsets[at], _end_offset(offsets, at + len(wanted), version.text)))
-        at = normalized.find(wanted, at + 1)
+    spans = list(match_spans(wanted, normalized, offsets, len(version.text)))
     where = f"{clean} at {commit[:12]}"
     if not spans:
         raise UsageError(

@@ -21,11 +21,10 @@ import re
 from dataclasses import dataclass, replace
 
 from .citation import Citation
-from .discovery import quote_spans, source_end
 from .errors import RepositoryError
 from .gitrepo import Hunk
 from .index import PathVersion
-from .quote import locate_quote, normalize, normalize_for_match, trigram_query
+from .quote import locate_quote, normalize, normalize_for_match, quote_spans, source_end, trigram_query
 from .resolve import Resolver, span_citation
 from .textmodel import LineIndex, Span
 
