@@ -15,7 +15,6 @@ from indexer.citation import Citation, parse_citation, parse_github_url, parse_s
 from indexer.cli_citations import _forms
 from indexer.drift import DRIFTED, VERIFIED, verify
 from indexer.errors import CitationSyntaxError, PinciteError
-from indexer.extract import extractor_for
 from indexer.gitrepo import GitRepo
 from indexer.resolve import Resolver
 from indexer.site_pages import safe_link
@@ -52,9 +51,6 @@ def test_github_line_anchor_into_an_extracted_document_is_refused() -> None:
 
 
 def test_no_github_url_or_swhid_lines_for_extracted_text(corpus_repo: CorpusRepo) -> None:
-    extractor = extractor_for("corpus/policy.html")
-    if extractor is None or not extractor.available():
-        pytest.skip("HTML extraction is not installed")
     sentence = "of the policy, long enough to be kept by the extractor."
     paragraphs = "".join(f"<p>Paragraph {n} {sentence}</p>" for n in range(6))
     html = f"<html><head><title>P</title></head><body><article><h1>Policy</h1>{paragraphs}</article></body></html>"

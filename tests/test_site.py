@@ -203,11 +203,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_site(corpus_repo, tmp_path: P
 
 
 def test_fetched_html_is_never_served_as_html(corpus_repo, tmp_path: Path) -> None:
-    from indexer import extract
 
-    html_extractor = extract.extractor_for("x.html")
-    if html_extractor is None or not html_extractor.available():
-        pytest.skip("the HTML extractor is not installed")
     page = "<html><body><h1>T</h1><p>Body text here.</p><script>alert(1)</script></body></html>"
     corpus_repo.commit({"corpus/page.html": page})
     site = tmp_path / "site"
@@ -297,11 +293,7 @@ def test_snapshot_page_shows_its_url_and_fetch_time(corpus_repo, tmp_path: Path)
 
 
 def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path: Path) -> None:
-    from indexer import extract
 
-    pdf_extractor = extract.extractor_for("x.pdf")
-    if pdf_extractor is None or not pdf_extractor.available():
-        pytest.skip("the PDF extractor is not installed")
     from fpdf import FPDF
 
     pdf = FPDF()

@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from playwright.sync_api import sync_playwright
 
 from indexer.build import build
 from indexer.citation import Citation, parse_permalink, parse_text_form
@@ -28,7 +29,6 @@ from indexer.site_render import history_name, history_shard
 from indexer.site_serve import serve_in_thread
 from indexer.textmodel import LineIndex, Span
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",
@@ -38,7 +38,6 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed")
 
 HANDBOOK = (
     "# Staff handbook\n\nThis handbook explains how records are handled.\n\n## Retention\n\n"
@@ -60,7 +59,7 @@ OLD = "".join(f"line {n} of the policy\n" for n in range(1, 21))
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
+    with sync_playwright() as p:
         instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield instance
         instance.close()

@@ -369,8 +369,6 @@ def test_an_html_snapshot_is_indexed_and_verified_through_the_html_extractor(
 ) -> None:
     url = web.page("/retention.html", HTML_PAGE)
     [first] = snapshot([url], repo.root, options=LOCAL)
-    if first.warnings:
-        pytest.skip(f"HTML extractor unavailable: {first.warnings[0]}")
     pinned = repo.head()
     build(repo.root, index_path=tmp_path / "index.sqlite", site=False)
     reader = IndexReader(tmp_path / "index.sqlite")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import fpdf
 import pytest
 
 from indexer.citation import Citation
 from indexer.drift import DRIFTED, VERIFIED, verify
-from indexer.extract import extractor_for
 from indexer.gitrepo import GitRepo
 from indexer.resolve import Resolver
 from tests.conftest import CorpusRepo
@@ -23,9 +23,6 @@ def page(paragraphs: list[str], banner: str = "") -> str:
 
 @pytest.fixture
 def html_history(corpus_repo: CorpusRepo) -> tuple[CorpusRepo, str]:
-    extractor = extractor_for("corpus/policy.html")
-    if extractor is None or not extractor.available():
-        pytest.skip("the HTML extractor is not installed")
     pinned = corpus_repo.commit({"corpus/policy.html": page(PARAGRAPHS)})
     edited = [*PARAGRAPHS[:5], "Paragraph 5 now says something else entirely, and at some length too.", *PARAGRAPHS[6:]]
     corpus_repo.commit(
@@ -54,10 +51,6 @@ def test_extracted_text_is_cited_and_verified_through_git_diff_of_the_texts(
 
 
 def test_pdf_citation_reports_its_pages(corpus_repo: CorpusRepo) -> None:
-    extractor = extractor_for("corpus/report.pdf")
-    if extractor is None or not extractor.available():
-        pytest.skip("the PDF extractor is not installed")
-    fpdf = pytest.importorskip("fpdf")
     pdf = fpdf.FPDF()
     pdf.set_font("Helvetica", size=12)
     for text in ("First page words about retention.", "Second page words about deletion."):

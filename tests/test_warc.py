@@ -8,15 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import CorpusRepo
+from warcio.archiveiterator import ArchiveIterator
 from webserver import WebServer
 
 from indexer.cli import main
 from indexer.errors import PinciteError
 from indexer.netguard import FetchLimits
 from indexer.snapshot import FetchOptions, snapshot, snapshot_provenance
-
-warcio = pytest.importorskip("warcio")
-from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 
 LOCAL = FetchOptions(allow_private=True, limits=FetchLimits(total_timeout=10.0))
 
