@@ -21,10 +21,11 @@ import re
 from dataclasses import dataclass, replace
 
 from .citation import Citation
+from .drift import touching_hunks
 from .errors import RepositoryError
 from .gitrepo import Hunk
 from .index import PathVersion
-from .quote import locate_quote, normalize, normalize_for_match, quote_spans, source_end, trigram_query
+from .quote import locate_quote, match_spans, normalize, normalize_for_match, source_end, trigram_query
 from .resolve import Resolver, span_citation
 from .textmodel import LineIndex, Span
 
@@ -289,12 +290,12 @@ class QuoteLocator:
             new_blob = self.repo.hash_object(b"")
         hunks = self.repo.diff_blobs(self._diffable_blob(present.version_id), new_blob)
         text = self._text(present.version_id) or ""
-        spans = quote_spans(wanted, text, most=1)
-        if not spans:
+        normalized, offsets = self._normalized_text(present.version_id)
+        span = next(match_spans(wanted, normalized, offsets, len(text)), None)
+        if span is None:
             return tuple(hunks)
-        first, last = LineIndex(text).lines_of_span(spans[0])
-        touching = [h for h in hunks if _hunk_touches(h, first, last)]
-        return tuple(touching or hunks)
+        first, last = LineIndex(text).lines_of_span(span)
+        return touching_hunks(first, last, hunks) or tuple(hunks)
 
     def _diffable_blob(self, version_id: int) -> str:
         """A blob git can diff that holds the indexed text (DESIGN decision 4)."""
@@ -362,9 +363,3 @@ def word_diff(old: str, new: str) -> str:
         if j2 > j1:
             out.append("{+" + " ".join(b[j1:j2]) + "+}")
     return " ".join(out)
-
-
-def _hunk_touches(hunk: Hunk, first: int, last: int) -> bool:
-    if hunk.old_count == 0:  # a pure insertion after line old_start
-        return first <= hunk.old_start < last
-    return hunk.old_start <= last and hunk.old_start + hunk.old_count - 1 >= first
