@@ -121,11 +121,7 @@ class GitRepo:
     def run(
         self, *args: str, input_bytes: bytes | None = None, check: bool = True, env: dict[str, str] | None = None
     ) -> bytes:
-        cmd = ["git"]
-        for setting in PINNED_CONFIG:
-            cmd += ["-c", setting]
-        cmd += list(args)
-        proc = subprocess.run(cmd, cwd=self.root, input=input_bytes, capture_output=True, env=env)
+        proc = subprocess.run(_git_command(*args), cwd=self.root, input=input_bytes, capture_output=True, env=env)
         if check and proc.returncode != 0:
             raise RepositoryError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
         return proc.stdout
@@ -182,8 +178,7 @@ class GitRepo:
 
     def _object_by_prefix(self, rev: str) -> str:
         """The one object whose SHA starts with the hex `rev`, refs aside."""
-        proc = subprocess.run(["git", "rev-parse", "--disambiguate=" + rev], cwd=self.root, capture_output=True)
-        found = proc.stdout.decode().split()
+        found = self.run("rev-parse", "--disambiguate=" + rev, check=False).decode().split()
         if len(found) > 1:
             raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
         if not found:
@@ -300,9 +295,12 @@ class GitRepo:
         if not shas:
             return
         # --buffer: every request is sent up front, so git need not flush after each answer.
-        cmd = ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), "cat-file", "--batch", "--buffer"]
         proc = subprocess.Popen(
-            cmd, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            _git_command("cat-file", "--batch", "--buffer"),
+            cwd=self.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         assert proc.stdin is not None and proc.stdout is not None
         requests, answers = proc.stdin, proc.stdout
@@ -398,10 +396,7 @@ class GitRepo:
     # -- diffs -----------------------------------------------------------------------
     def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
         """Follow `path` from one commit to another with rename detection."""
-        key = (old_commit, new_commit)
-        if key not in self._rename_cache:
-            self._rename_cache[key] = self._changes_between(old_commit, new_commit)
-        change = self._rename_cache[key].get(path)
+        change = self.changes_between(old_commit, new_commit).get(path)
         if change is not None:
             return change
         entry = self.blob_at(new_commit, path)
@@ -489,6 +484,10 @@ class GitRepo:
             if fields[i + 2] != b"unspecified"
         }
         return [p for p in paths if p not in flagged]
+
+
+def _git_command(*args: str) -> list[str]:
+    return ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), *args]
 
 
 def _tree_path(raw: bytes, commit: str) -> str:
