@@ -14,7 +14,7 @@ from .config import Config
 from .errors import PinciteError
 from .gitrepo import GitRepo
 from .index import CommitRow, IndexReader, PathVersion, VersionMeta
-from .site_render import human_size, markdown_view, root_prefix, source_view, url_path
+from .site_render import doc_page_path, human_size, markdown_view, root_prefix, source_view, url_path
 
 CHECKED_SUFFIXES = (".md", ".markdown", ".txt")
 # Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
@@ -45,28 +45,29 @@ class PageContext:
             "human_size": human_size,
         }
 
-    def _snapshot_entries(self) -> dict[str, str]:
+    def _snapshot_meta_blob(self, path: str) -> str | None:
+        """The blob of the metadata beside snapshot `path` at the built commit, from one tree listing."""
+        if not path.startswith("snapshots/"):
+            return None
         if self._snapshot_blobs is None:
-            roots = tuple(r for r in self.config.roots if r == "snapshots")
-            entries = self.repo.tree_entries(self.commits[-1].sha, roots) if roots else []
+            entries = self.repo.tree_entries(self.commits[-1].sha, ("snapshots",))
             self._snapshot_blobs = {e.path: e.sha for e in entries}
-        return self._snapshot_blobs
+        return self._snapshot_blobs.get(path + ".meta.json")
 
     def snapshot_key(self, path: str) -> str:
         """The blob of a snapshot's metadata file: its page shows it, so a change re-renders the page."""
-        if not path.startswith("snapshots/"):
-            return ""
-        return self._snapshot_entries().get(path + ".meta.json", "")
+        return self._snapshot_meta_blob(path) or ""
 
     def provenance(self, path: str) -> dict[str, str] | None:
         """What a snapshot's page shows of its fetch; None for other documents or unreadable metadata."""
-        from .snapshot import snapshot_provenance
+        from .snapshot import SnapshotMeta
 
-        try:
-            meta = snapshot_provenance(self.repo, self.commits[-1].sha, path)
-        except PinciteError:
+        blob = self._snapshot_meta_blob(path)
+        if blob is None:
             return None
-        if meta is None:
+        try:
+            meta = SnapshotMeta.loads(self.repo.read_blob(blob), path)
+        except PinciteError:
             return None
         return {
             "url": meta.url or "",
@@ -137,7 +138,7 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
 
 
 def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path) -> None:
-    rel = f"doc/{pv.path}.html"
+    rel = doc_page_path(pv.path)
     text, passages = _text_and_passages(ctx, meta)
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
