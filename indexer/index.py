@@ -103,21 +103,8 @@ class VersionRow:
     line_count: int
 
 
-@dataclass(frozen=True)
-class VersionMeta:
-    """A version without its text, for listing every version at once (the site)."""
-
-    id: int
-    blob: str
-    identity: str
-    source_class: str
-    status: str
-    reason: str
-    size: int
-    title: str
-    page_starts: tuple[int, ...]
-    is_markdown: bool
-    line_count: int
+# Versions listed all at once (the site) are VersionRows read without their text (text is None).
+VersionMeta = VersionRow
 
 
 @dataclass(frozen=True)
@@ -136,10 +123,27 @@ class PathVersion:
     last_seq: int
 
 
-def _version_meta(r: tuple[Any, ...]) -> VersionMeta:
-    vid, blob, identity, source_class, status, reason, size, title = r[:8]
-    return VersionMeta(
-        vid, blob, identity, source_class, status, reason, size, title, tuple(json.loads(r[8])), bool(r[9]), r[10]
+_VERSION_COLUMNS = (
+    "id, blob, identity, source_class, status, reason, size, {text}, title, page_starts, notes, is_markdown, line_count"
+)
+
+
+def _version_row(r: tuple[Any, ...]) -> VersionRow:
+    vid, blob, identity, source_class, status, reason, size, text, title = r[:9]
+    return VersionRow(
+        vid,
+        blob,
+        identity,
+        source_class,
+        status,
+        reason,
+        size,
+        text,
+        title,
+        tuple(json.loads(r[9])),
+        tuple(json.loads(r[10])),
+        bool(r[11]),
+        r[12],
     )
 
 
@@ -411,35 +415,16 @@ class IndexReader:
 
     def version(self, version_id: int) -> VersionRow:
         row = self.conn.execute(
-            "SELECT id, blob, identity, source_class, status, reason, size, text, title, page_starts, notes,"
-            " is_markdown, line_count FROM versions WHERE id = ?",
-            (version_id,),
+            f"SELECT {_VERSION_COLUMNS.format(text='text')} FROM versions WHERE id = ?", (version_id,)
         ).fetchone()
         if row is None:
             raise IndexError_(f"{self.path}: version {version_id} missing", hint="rebuild the index")
-        vid, blob, identity, source_class, status, reason, size, text, title = row[:9]
-        return VersionRow(
-            vid,
-            blob,
-            identity,
-            source_class,
-            status,
-            reason,
-            size,
-            text,
-            title,
-            tuple(json.loads(row[9])),
-            tuple(json.loads(row[10])),
-            bool(row[11]),
-            row[12],
-        )
+        return _version_row(row)
 
     def version_metas(self) -> dict[int, VersionMeta]:
-        rows = self.conn.execute(
-            "SELECT id, blob, identity, source_class, status, reason, size, title, page_starts, is_markdown,"
-            " line_count FROM versions"
-        )
-        return {r[0]: _version_meta(r) for r in rows}
+        """Every version without its text (text is None), by id."""
+        rows = self.conn.execute(f"SELECT {_VERSION_COLUMNS.format(text='NULL')} FROM versions")
+        return {r[0]: _version_row(r) for r in rows}
 
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
