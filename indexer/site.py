@@ -21,7 +21,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -77,14 +77,7 @@ class _Manifest:
             return cls()
 
     def save(self, site: Path) -> None:
-        data = {
-            "fingerprint": self.fingerprint,
-            "versions": self.versions,
-            "docs": self.docs,
-            "history": self.history,
-            "files": self.files,
-        }
-        (site / MANIFEST).write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        (site / MANIFEST).write_text(json.dumps(asdict(self), sort_keys=True), encoding="utf-8")
 
 
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: Any) -> SiteStats:
@@ -236,8 +229,8 @@ class _SiteBuilder:
             if (folder / "static").is_dir():
                 shutil.copytree(folder / "static", target, dirs_exist_ok=True)
 
-    def _reuse(self, kind: dict[str, str], old_kind: dict[str, str], name: str, key: str, rel: str) -> bool:
-        kind[name] = key
+    def _reuse(self, old_kind: dict[str, str], name: str, key: str, rel: str) -> bool:
+        """Link the previous site's `rel` into the new one when it was made from the same `key`."""
         source = self.previous / rel
         if old_kind.get(name) == key and source.is_file():
             _link_or_copy(source, self.out / rel)
@@ -262,8 +255,8 @@ class _SiteBuilder:
             key = meta.identity
             original = original_file(meta, path)
             if original:
-                file_key = f"{blob}:{original}"
-                if not self._reuse(self.new.files, self.old.files, original, file_key, original):
+                file_key = self.new.files[original] = f"{blob}:{original}"
+                if not self._reuse(self.old.files, original, file_key, original):
                     target = self.out / original
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(self.repo.read_blob(blob))
@@ -283,10 +276,10 @@ class _SiteBuilder:
             rel = doc_page_path(path)
             extra = ctx.snapshot_key(path)
             key = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}"
-            if same_fp and self._reuse(self.new.docs, self.old.docs, path, key, rel):
+            self.new.docs[path] = key
+            if same_fp and self._reuse(self.old.docs, path, key, rel):
                 self.stats.pages_reused += 1
                 continue
-            self.new.docs[path] = key
             render_doc_page(ctx, meta, pv, self.out / rel)
             self.stats.pages_rendered += 1
 
