@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .cli_common import json_option, repo_option
-from .config import load_config
-from .discovery import DiscoveryRequest, DiscoveryResult, load_providers, run_providers
+from .cli_common import emit_json, json_option, repo_option
+from .discovery import DiscoveryResult
 from .gitrepo import GitRepo, safe_repo_path
-from .quote_history import QuoteLocator, QuoteSearch
+from .quote_history import QuoteSearch
+from .recovery import Recoverer
 from .resolve import Resolver
 
 
@@ -56,23 +55,17 @@ def locate_command(
     it, and the suggestions of discovery providers. Exit status 0 when the quote stands
     exactly somewhere, 1 when it does not.
     """
-    git_repo = GitRepo(repo)
-    resolver = Resolver(git_repo, load_config(git_repo.root))
+    resolver = Resolver(GitRepo(repo))
     target = resolver.commit(against)
     path = safe_repo_path(cited_path) if cited_path else None
     pinned = resolver.commit(since) if since else None
-    found = QuoteLocator(resolver).locate(quote, target, cited_path=path, pinned=pinned, unit=unit, fuzzy=not no_fuzzy)
-    discovery = None
-    if not found.places:
-        providers, failures = load_providers(resolver.config)
-        if providers or failures:
-            request = DiscoveryRequest(quote, None, git_repo.root, resolver.config)
-            result = run_providers(request, providers)
-            discovery = DiscoveryResult(result.candidates, tuple(failures) + result.failures)
+    recoverer = Recoverer.with_providers(resolver)
+    found = recoverer.locator.locate(quote, target, cited_path=path, pinned=pinned, unit=unit, fuzzy=not no_fuzzy)
+    discovery = None if found.places else recoverer.discover(quote, None)
     if as_json:
         data: dict[str, Any] = {**found.to_json(), "steps": list(found.steps)}
         data["discovery"] = discovery.to_json() if discovery else None
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        emit_json(data)
     else:
         _print(found, discovery)
     sys.exit(0 if found.places else 1)

@@ -152,13 +152,16 @@ class Recoverer:
         attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status)
         if attempt is None or attempt.search is None or attempt.search.places:
             return attempt
+        discovery = self.discover(attempt.search.quote, attempt.citation)
+        return attempt if discovery is None else attempt.with_discovery(discovery)
+
+    def discover(self, quote: str, citation: Citation | None) -> DiscoveryResult | None:
+        """What the discovery providers suggest for `quote`; None when there are none to ask."""
         if not self.providers and not self.failures:
-            return attempt
-        request = DiscoveryRequest(
-            attempt.search.quote, attempt.citation, self.resolver.repo.root, self.resolver.config
-        )
+            return None
+        request = DiscoveryRequest(quote, citation, self.resolver.repo.root, self.resolver.config)
         found = run_providers(request, self.providers)
-        return attempt.with_discovery(DiscoveryResult(found.candidates, self.failures + found.failures))
+        return DiscoveryResult(found.candidates, self.failures + found.failures)
 
 
 def recover(
