@@ -79,25 +79,23 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
 
     An empty variable counts as unset, because CI expressions expand to "" when a value is absent.
     """
-    defaults = Config()
     values: dict[str, Any] = {}
-    for field in dataclasses.fields(Config):
-        variable = ENV_PREFIX + field.name.upper()
+    for name, expected, _help in config_fields():
+        variable = ENV_PREFIX + name.upper()
         raw = environ.get(variable, "").strip()
         if not raw:
             continue
-        expected = getattr(defaults, field.name)
         if isinstance(expected, tuple):
-            values[field.name] = [item for item in re.split(r"[,\s]+", raw) if item]
+            values[name] = [item for item in re.split(r"[,\s]+", raw) if item]
         elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
             try:
-                values[field.name] = type(expected)(raw)
+                values[name] = type(expected)(raw)
             except ValueError as exc:
                 raise ConfigError(
                     f"environment variable {variable}={raw!r} is not a number", hint=f"set {variable} to a number"
                 ) from exc
         else:
-            values[field.name] = raw
+            values[name] = raw
     return values
 
 
