@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import extract_cache
-from .errors import ExtractionError
+from .errors import ExtractionError, PinciteError
 from .extract import ExtractedText
 from .gitrepo import MODE_FILE, GitRepo, TreeEntry
+from .index import IndexReader
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,6 @@ def recorded_identities(index_path: Path) -> dict[str, str]:
     Empty when there is no readable index: the index is a cache, and a citation's text is
     still established from git objects without it.
     """
-    from .errors import PinciteError
-    from .index import IndexReader
-
     try:
         reader = IndexReader(index_path)
     except PinciteError:
