@@ -103,12 +103,8 @@ class PdfExtractor:
         return f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
 
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
+        # The byte limit is checked once for every extractor, in `extract.extract`.
         limits = limits or Limits()
-        if len(data) > limits.max_bytes:
-            raise ExtractionError(
-                f"{path}: oversized PDF ({len(data)} bytes, more than max_file_bytes = {limits.max_bytes})",
-                hint="raise max_file_bytes in pincite.toml if it should be indexed",
-            )
         with captured_log("pypdf") as warnings, time_limit(limits.timeout_seconds, path) as deadline:
             try:
                 reader, notes = _open(data, path, warnings)
