@@ -11,6 +11,7 @@ deletion. The page then relocates the cited lines through those hunks in the bro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .gitrepo import GitRepo, Hunk
 from .index import CommitRow, IndexReader, PathVersion, VersionMeta
@@ -54,7 +55,7 @@ class HistoryBuilder:
             )
             for pv in pvs
         )
-        head = next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
+        head = self._head(pvs)
         head_blob = self.meta[head.version_id].blob if head else None
         return HistoryInputs(path, intervals, head_blob, head is not None)
 
@@ -71,16 +72,22 @@ class HistoryBuilder:
         return self._text_blobs[version_id]
 
     def build(self, path: str, pvs: list[PathVersion]) -> dict[str, object]:
-        head_pv = next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
-        versions: dict[str, object] = {}
+        head_pv = self._head(pvs)
+        versions: dict[str, dict[str, Any]] = {}
+        latest: dict[str, PathVersion] = {}
         for pv in pvs:
-            meta = self.meta[pv.version_id]
-            entry = versions.setdefault(meta.blob, {"ranges": [], "target": None})
-            assert isinstance(entry, dict)
+            blob = self.meta[pv.version_id].blob
+            entry = versions.setdefault(blob, {"ranges": [], "target": None})
             last = None if pv.last_seq == self.head_seq else self.commits[pv.last_seq].sha
             entry["ranges"].append([self.commits[pv.first_seq].sha, last])
-            entry["target"] = self._target(path, pv, head_pv)
+            latest[blob] = pv
+        # A blob the path held more than once is followed from its latest interval only.
+        for blob, pv in latest.items():
+            versions[blob]["target"] = self._target(path, pv, head_pv)
         return {"path": path, "versions": versions}
+
+    def _head(self, pvs: list[PathVersion]) -> PathVersion | None:
+        return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
 
     def _target(self, path: str, pv: PathVersion, head_pv: PathVersion | None) -> dict[str, object]:
         head_commit = self.commits[self.head_seq].sha
