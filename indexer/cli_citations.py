@@ -13,7 +13,6 @@ import click
 from .check import CheckRecord, CheckReport, check_paths
 from .citation import Citation, github_url, parse_citation, permalink, swhid
 from .cli_common import emit_json, json_option, repo_option
-from .config import load_config
 from .drift import DRIFTED, UNRESOLVABLE, verify
 from .errors import CheckFailed, PinciteError, UsageError
 from .gitrepo import GitRepo
@@ -33,9 +32,8 @@ _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
 def _open(repo: Path, site_url: str | None = None) -> tuple[Resolver, str]:
-    git_repo = GitRepo(repo)
-    config = load_config(git_repo.root)
-    return Resolver(git_repo, config), (site_url if site_url is not None else config.site_url)
+    resolver = Resolver(GitRepo(repo))
+    return resolver, (site_url if site_url is not None else resolver.config.site_url)
 
 
 def _range(value: str | None, option: str) -> tuple[int, int] | None:
@@ -228,7 +226,7 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
 def _provenance_json(resolver: Resolver, citation: Citation) -> dict[str, Any] | None:
     """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
     try:
-        commit = resolver.repo.resolve_commit(citation.commit)
+        commit = resolver.commit(citation.commit)  # cached: verify resolved it already
     except PinciteError:
         return None
     meta = snapshot_provenance(resolver.repo, commit, citation.path)
