@@ -100,31 +100,32 @@ def search(
     target = Path(index_path) if index_path else repo.root / load_config(repo.root).index_path
     reader = IndexReader(target)
     try:
-        if rev is None:
-            seq = reader.head_seq()
-        else:
-            sha = repo.resolve_commit(rev)
-            found = reader.commit_seq(sha)
-            if found is None:
-                raise IndexError_(
-                    f"commit {sha[:12]} ({rev}) is not in the index",
-                    hint=f"build it with `pincite build --rev {rev}` or search the built commit",
-                )
-            seq = found
+        seq = reader.head_seq() if rev is None else _indexed_seq(reader, repo, rev)
         commit = reader.commit_at(seq)
         if fts_syntax:
             rows = reader.search_passages(query, seq, limit, path_prefix)
-            return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
-        terms = query_terms(query)
-        cjk = [t for t in terms if is_cjk_term(t)]
-        if not cjk:
+        else:
+            terms = query_terms(query)
+            cjk = [t for t in terms if is_cjk_term(t)]
+            if cjk:
+                words = [t for t in terms if not is_cjk_term(t)]
+                matched = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
+                return [_hit(path, commit, p, _marked_snippet(p.text, cjk)) for path, _vid, p in matched]
             rows = reader.search_passages(_fts_phrases(terms), seq, limit, path_prefix)
-            return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
-        words = [t for t in terms if not is_cjk_term(t)]
-        matched = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
-        return [_hit(path, commit, passage, _marked_snippet(passage.text, cjk)) for path, _vid, passage in matched]
+        return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
     finally:
         reader.close()
+
+
+def _indexed_seq(reader: IndexReader, repo: GitRepo, rev: str) -> int:
+    sha = repo.resolve_commit(rev)
+    seq = reader.commit_seq(sha)
+    if seq is None:
+        raise IndexError_(
+            f"commit {sha[:12]} ({rev}) is not in the index",
+            hint=f"build it with `pincite build --rev {rev}` or search the built commit",
+        )
+    return seq
 
 
 def _marked_snippet(text: str, substrings: list[str], width: int = 120) -> str:
