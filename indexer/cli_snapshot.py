@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from .cli_common import json_option, repo_option
+from .cli_common import emit_json, json_option, repo_option
 from .errors import UsageError
 from .snapshot import SnapshotResult, refresh, snapshot
 
@@ -77,7 +76,7 @@ def snapshot_command(
     else:
         results = snapshot(urls, repo, message, commit, allow_private)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
+        emit_json([r.to_json() for r in results])
     elif not results:
         click.echo("no snapshots to refresh", err=True)
     else:
@@ -107,7 +106,7 @@ def _export(repo: Path, warc_file: Path, urls: tuple[str, ...], as_json: bool) -
 
     done = export_warc(repo, warc_file, urls=urls)
     if as_json:
-        click.echo(json.dumps(done.to_json(), indent=2))
+        emit_json(done.to_json())
     else:
         click.echo(
             f"wrote {done.path}: {done.snapshots} snapshot(s), {done.records} records, commit {done.commit[:12]}"
