@@ -22,7 +22,7 @@ from . import __version__
 from .errors import PinciteError
 from .gitrepo import GitRepo
 from .netaddr import canonical_url
-from .snapshot import META_SUFFIX, SnapshotMeta, list_snapshots
+from .snapshot import META_SUFFIX, SNAPSHOT_ROOT, SnapshotMeta, list_snapshots
 
 INSTALL_HINT = "pip install 'pincite[warc]'"
 _NAMESPACE = uuid.UUID("4f3c2b1a-9d8e-4c7b-a6f5-e4d3c2b1a098")
@@ -50,6 +50,7 @@ def export_warc(
     git = repo if isinstance(repo, GitRepo) else GitRepo(repo)
     sha = git.resolve_commit(commit)
     metas = _selected(list_snapshots(git, sha), urls)
+    blobs = {entry.path: entry.sha for entry in git.tree_entries(sha, (SNAPSHOT_ROOT,))}
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".pincite-", suffix=".warc.tmp", dir=target.parent)
@@ -58,7 +59,7 @@ def export_warc(
             writer = writer_class(handle, gzip=target.name.endswith(".gz"), warc_version="1.1")
             writer.write_record(_warcinfo(writer, git, sha, target.name, len(metas)))
             for meta in metas:
-                for record in _records(writer, git, sha, meta):
+                for record in _records(writer, git, sha, meta, blobs):
                     writer.write_record(record)
         os.replace(tmp, target)
     except BaseException:
@@ -111,12 +112,13 @@ def _warcinfo(writer: Any, git: GitRepo, sha: str, filename: str, count: int) ->
     return record
 
 
-def _records(writer: Any, git: GitRepo, sha: str, meta: SnapshotMeta) -> list[Any]:
-    body_entry = git.blob_at(sha, meta.path)
-    meta_entry = git.blob_at(sha, meta.path + META_SUFFIX)
-    if body_entry is None or meta_entry is None:
+def _records(writer: Any, git: GitRepo, sha: str, meta: SnapshotMeta, blobs: dict[str, str]) -> list[Any]:
+    """The resource and metadata records of one snapshot; `blobs` is the commit's snapshots/ tree."""
+    body_blob = blobs.get(meta.path)
+    meta_blob = blobs.get(meta.path + META_SUFFIX)
+    if body_blob is None or meta_blob is None:
         raise PinciteError(f"{meta.path}: the snapshot or its metadata is missing at {sha[:12]}")
-    body = git.read_blob(body_entry.sha)
+    body = git.read_blob(body_blob)
     content_type = meta.content_type + (f"; charset={meta.charset}" if meta.charset else "")
     resource_id = _record_id("resource", meta.final_url, meta.sha256, meta.fetched_at)
     headers = {
@@ -134,7 +136,7 @@ def _records(writer: Any, git: GitRepo, sha: str, meta: SnapshotMeta) -> list[An
         warc_content_type=content_type,
         warc_headers_dict=headers,
     )
-    metadata_bytes = git.read_blob(meta_entry.sha)
+    metadata_bytes = git.read_blob(meta_blob)
     metadata = writer.create_warc_record(
         meta.final_url,
         "metadata",
