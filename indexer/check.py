@@ -179,12 +179,11 @@ def check_paths(
     for file, text, found in scanned:
         report.files.append(str(file))
         records = [_check_one(str(file), f, resolver, target, recoverer) for f in found]
-        report.records += records
         if fix:
             fixed = _fix_file(file, text, records, resolver, site_url, accept_moved)
             records = [_mark_applied(r, accept_moved) if r in fixed else r for r in records]
-            report.records[-len(records) :] = records
             report.fixed += [_mark_applied(r, accept_moved) for r in fixed]
+        report.records += records
     commits = {r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved}
     report.reachability = reachability(repo, sorted(commits))
     if recovery_log is not None:
