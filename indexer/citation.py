@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from .errors import CitationSyntaxError
@@ -86,9 +86,6 @@ class Citation:
         if self.lines is not None:
             return "lines"
         return "chars" if self.chars is not None else "linecol"
-
-    def with_quote(self, quote: str | None) -> Citation:
-        return replace(self, quote=quote)
 
     def to_json(self) -> dict[str, object]:
         return {
