@@ -230,11 +230,11 @@ def _intervals(
     changes = repo.changes_along(commits, config.roots)
     state: dict[str, tuple[TreeEntry, int]] = {e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)}
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
-    kinds: dict[tuple[str, str, str], _Kind] = {}
+    kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path and the mode
 
     def close(path: str, last: int) -> None:
         entry, first = state.pop(path)
-        key = (path, entry.mode, entry.sha)
+        key = (path, entry.mode)
         if key not in kinds:
             kinds[key] = classify(entry, config)
         result.append((path, entry, kinds[key], first, last))
