@@ -210,8 +210,9 @@ class LocalIndexProvider:
             found = []
             for path, version_id in rows:
                 text = reader.version(version_id).text or ""
+                index = LineIndex(text)
                 for span in quote_spans(wanted, text, CANDIDATES_PER_PROVIDER):
-                    lines = LineIndex(text).lines_of_span(span)
+                    lines = index.lines_of_span(span)
                     note = f"exact quote in {path} at {commit[:12]} of index {index_path}"
                     found.append(
                         Candidate(
