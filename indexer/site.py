@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
@@ -35,6 +35,9 @@ from .locks import exclusive_lock
 from .site_history import HistoryBuilder
 from .site_pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from .site_render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+
+if TYPE_CHECKING:
+    from .build import BuildSummary
 
 MANIFEST = ".pincite-site.json"
 PAGEFIND_GLOB = "doc/**/*.html"
@@ -80,7 +83,7 @@ class _Manifest:
         (site / MANIFEST).write_text(json.dumps(asdict(self), sort_keys=True), encoding="utf-8")
 
 
-def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: Any) -> SiteStats:
+def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
     """Render the site for the index's built commit into `out_dir`, replacing the previous site whole."""
     out_dir = out_dir.absolute()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -99,7 +102,7 @@ def _site_lock(out_dir: Path) -> Iterator[None]:
         yield
 
 
-def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: Any) -> SiteStats:
+def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
     started = time.monotonic()
     _check_replaceable(out_dir)
     temp = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.tmp")
@@ -123,8 +126,7 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
         shutil.rmtree(temp, ignore_errors=True)
         raise
     stats.seconds = time.monotonic() - started
-    if hasattr(summary, "site"):
-        summary.site = stats.to_json()
+    summary.site = stats.to_json()
     return stats
 
 
@@ -187,7 +189,9 @@ def _link_or_copy(source: Path, target: Path) -> None:
 
 
 class _SiteBuilder:
-    def __init__(self, repo: GitRepo, config: Config, index_path: Path, previous: Path, out: Path, summary: Any):
+    def __init__(
+        self, repo: GitRepo, config: Config, index_path: Path, previous: Path, out: Path, summary: BuildSummary
+    ):
         self.repo, self.config, self.previous, self.out, self.summary = repo, config, previous, out, summary
         self.index_path = index_path
         self.reader = IndexReader(index_path)
