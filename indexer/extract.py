@@ -212,19 +212,20 @@ _loaded = False
 
 
 def _load_optional() -> None:
-    """Register the PDF and HTML extractors when their modules exist (they import lazily)."""
+    """Register the PDF and HTML extractors on first use (their modules import this one).
+
+    Their libraries are imported only when a document is extracted, so registering them
+    costs nothing when the extras are not installed.
+    """
     global _loaded
     if _loaded:
         return
     _loaded = True
-    import importlib
+    from .extract_html import HtmlExtractor
+    from .extract_pdf import PdfExtractor
 
-    for module_name, class_name in (("extract_pdf", "PdfExtractor"), ("extract_html", "HtmlExtractor")):
-        try:
-            module = importlib.import_module(f".{module_name}", __package__)
-        except ImportError:  # the module ships with pincite; this only guards partial checkouts
-            continue
-        register(getattr(module, class_name)())
+    register(PdfExtractor())
+    register(HtmlExtractor())
 
 
 class _ListHandler(logging.Handler):

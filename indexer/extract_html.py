@@ -181,7 +181,7 @@ def _is_utf8_beyond_ascii(data: bytes) -> bool:
 
 class HtmlExtractor:
     name = "html"
-    extensions = (".html", ".htm")
+    extensions: tuple[str, ...] = (".html", ".htm")
     source_class = "extracted"
     install_hint = INSTALL_HINT
 

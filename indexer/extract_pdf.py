@@ -87,7 +87,7 @@ def join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
 
 class PdfExtractor:
     name = "pdf"
-    extensions = (".pdf",)
+    extensions: tuple[str, ...] = (".pdf",)
     source_class = "extracted"
     install_hint = INSTALL_HINT
 
