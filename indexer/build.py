@@ -119,7 +119,7 @@ def build(
             summary.stages.update(writer.timings)
     summary.index_path = str(target)
     if site:
-        from .site import render_site  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from .site import render_site  # lazily: Jinja and the site stage load only when a site is built
 
         out_dir = Path(out) if out else repo.root / config.site_dir
         render_site(repo, config, target, out_dir, summary)
