@@ -146,14 +146,14 @@ def decode_html(data: bytes, path: str) -> tuple[str, tuple[str, ...]]:
     label = match.group(1).decode("ascii").lower()
     encoding = _LABEL_ALIASES.get(label, label)
     try:
-        codecs.lookup(encoding)
+        codec = codecs.lookup(encoding)
     except LookupError as exc:
         raise ExtractionError(
             f"{path}: unknown charset {label!r} in its <meta> tag", hint="declare a known charset, e.g. utf-8"
         ) from exc
     text = _decode(data, encoding, path, f"its <meta> charset {label!r}")
     notes: tuple[str, ...] = ()
-    if codecs.lookup(encoding).name != "utf-8" and _is_utf8_beyond_ascii(data):
+    if codec.name != "utf-8" and _is_utf8_beyond_ascii(data):
         notes = (f"declares charset {label!r} but its bytes are valid UTF-8; decoded as declared",)
     return text, notes
 
