@@ -25,8 +25,11 @@ class HistoryInputs:
 
     path: str
     intervals: tuple[tuple[str, str, int, int], ...]  # (blob, identity, first_seq, last_seq)
-    head_blob: str | None
-    at_head: bool
+    head_blob: str | None  # None: the path is gone from the built commit
+
+    @property
+    def at_head(self) -> bool:
+        return self.head_blob is not None
 
     def key(self) -> str:
         parts = [f"{b}:{i}:{f}-{last}" for b, i, f, last in self.intervals]
@@ -57,7 +60,7 @@ class HistoryBuilder:
         )
         head = self._head(pvs)
         head_blob = self.meta[head.version_id].blob if head else None
-        return HistoryInputs(path, intervals, head_blob, head is not None)
+        return HistoryInputs(path, intervals, head_blob)
 
     def text_blob(self, version_id: int) -> str | None:
         """The blob git diffs for a version: its own blob for text, the indexed text written as a blob otherwise."""
