@@ -100,6 +100,9 @@ class PathChange:
     new_blob: str | None
 
 
+_ABBREVIATED_SHA = re.compile(r"[0-9a-fA-F]{4,39}")
+
+
 class GitRepo:
     def __init__(self, path: Path | str) -> None:
         location = Path(path)
@@ -161,7 +164,7 @@ class GitRepo:
             if self.is_shallow():
                 raise ShallowHistoryError(f"unknown revision {rev!r}")
             raise RepositoryError(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
-        if re.fullmatch(r"[0-9a-fA-F]{4,39}", rev) and not sha.startswith(rev.lower()):
+        if _ABBREVIATED_SHA.fullmatch(rev) and not sha.startswith(rev.lower()):
             # rev-parse prefers a branch or tag of that name; a hex name pins an object.
             sha = self._object_by_prefix(rev)
         # A full 40-hex SHA passes rev-parse without the object existing.
@@ -178,7 +181,7 @@ class GitRepo:
 
     def _object_by_prefix(self, rev: str) -> str:
         """The one object whose SHA starts with the hex `rev`, refs aside."""
-        found = self.run("rev-parse", "--disambiguate=" + rev, check=False).decode().split()
+        found = self._objects_by_prefix(rev)
         if len(found) > 1:
             raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
         if not found:
@@ -187,10 +190,10 @@ class GitRepo:
         return found[0]
 
     def _is_ambiguous(self, rev: str) -> bool:
-        if not re.fullmatch(r"[0-9a-fA-F]{4,39}", rev):
-            return False
-        proc = subprocess.run(["git", "rev-parse", "--disambiguate=" + rev], cwd=self.root, capture_output=True)
-        return len(proc.stdout.split()) > 1
+        return bool(_ABBREVIATED_SHA.fullmatch(rev)) and len(self._objects_by_prefix(rev)) > 1
+
+    def _objects_by_prefix(self, rev: str) -> list[str]:
+        return self.run("rev-parse", "--disambiguate=" + rev, check=False).decode().split()
 
     def commit_info(self, sha: str) -> CommitInfo:
         out = self.run_text("log", "-1", "--format=%H%x00%ct%x00%s", sha)
