@@ -258,3 +258,14 @@ def test_a_line_holding_hundreds_of_citations(setup: tuple[CorpusRepo, str], tmp
     data = json.loads(result.stdout)
     assert result.exit_code == 0 and data["summary"]["citations"] == 300
     assert {(r["line"], r["verdict"], r["quote_verdict"]) for r in data["records"]} == {(1, "verified", "matched")}
+
+
+def test_fix_keeps_the_findings_of_earlier_documents(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, _pinned = setup
+    broken = tmp_path / "a-broken.md"
+    broken.write_text(f"See corpus/policy.md@{'0' * 40}#L1.\n")
+    (tmp_path / "b-no-citations.md").write_text("Nothing cited here.\n")
+    plain = run(repo, "check", str(tmp_path))
+    fixed = run(repo, "check", "--fix", str(tmp_path))
+    assert plain.exit_code == fixed.exit_code == 7
+    assert "1 citation(s)" in fixed.stdout
