@@ -27,23 +27,29 @@ def extracted_file(file: Path, repo_dir: Path | None = None) -> ExtractedText | 
 
     `repo_dir`, when inside a git repository, supplies the cache and the configured limits.
     """
+    return _extract(file, _read(file), repo_dir)
+
+
+def textconv_bytes(file: Path, repo_dir: Path | None = None) -> bytes:
+    """What git's textconv gets: the extracted text (UTF-8), or the bytes unchanged for other types."""
+    data = _read(file)
+    extracted = _extract(file, data, repo_dir)
+    return data if extracted is None else extracted.text.encode("utf-8", "surrogatepass")
+
+
+def _read(file: Path) -> bytes:
     try:
-        data = file.read_bytes()
+        return file.read_bytes()
     except OSError as exc:
         raise UsageError(f"{file}: cannot read ({exc.strerror})", hint="give the path of a readable file") from exc
+
+
+def _extract(file: Path, data: bytes, repo_dir: Path | None) -> ExtractedText | None:
     extractor = extract_mod.extractor_for(str(file))
     if extractor is None or extractor.source_class == "text":
         return None
     root = _repo_root(repo_dir) if repo_dir is not None else None
     return extract_cache.extract_bytes(root, extract_cache.blob_sha(data), lambda: data, str(file))
-
-
-def textconv_bytes(file: Path, repo_dir: Path | None = None) -> bytes:
-    """What git's textconv gets: the extracted text (UTF-8), or the bytes unchanged for other types."""
-    extracted = extracted_file(file, repo_dir)
-    if extracted is None:
-        return file.read_bytes()
-    return extracted.text.encode("utf-8", "surrogatepass")
 
 
 def _repo_root(directory: Path) -> Path | None:
