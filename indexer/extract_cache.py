@@ -74,11 +74,7 @@ def _load(entry: Path, blob: str, identity: str) -> ExtractedText | None:
     try:
         record = json.loads(entry.read_text(encoding="utf-8"))
         text = record["text"]
-        if (
-            record["blob"] != blob
-            or record["identity"] != identity
-            or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != record["sha256"]
-        ):
+        if record["blob"] != blob or record["identity"] != identity or _digest(text) != record["sha256"]:
             return None
         return ExtractedText(
             text=text,
@@ -96,7 +92,7 @@ def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None
     record = {
         "blob": blob,
         "identity": extracted.identity,
-        "sha256": hashlib.sha256(extracted.text.encode("utf-8", "surrogatepass")).hexdigest(),
+        "sha256": _digest(extracted.text),
         "source_class": extracted.source_class,
         "title": extracted.title,
         "page_starts": list(extracted.page_starts),
@@ -110,6 +106,10 @@ def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None
         temp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
         temp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
         os.replace(temp, entry)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _ensure_ignored(folder: Path) -> None:
