@@ -186,11 +186,12 @@ def _write_index(
     known = writer.known_versions()
     with _stage(summary, "history"):
         intervals = _intervals(repo, config, commits)
-    needed: dict[tuple[str, str], str] = {}
+    wanted: dict[tuple[str, str], str] = {}  # (blob, identity) -> the first path that had it
     for path, entry, kind, _first, _last in intervals:
-        if kind.identity is not None and (entry.sha, kind.identity) not in known:
-            needed.setdefault((entry.sha, kind.identity), path)
-    summary.reused = len({(e.sha, k.identity) for _, e, k, _, _ in intervals if k.identity} - set(needed))
+        if kind.identity is not None:
+            wanted.setdefault((entry.sha, kind.identity), path)
+    needed = {key: path for key, path in wanted.items() if key not in known}
+    summary.reused = len(wanted) - len(needed)
     total = len(needed)
     # One `git cat-file --batch` streams the new blobs in order, one at a time, so the
     # build holds a single document's text (and its passages) at once.
