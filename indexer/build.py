@@ -178,11 +178,7 @@ def _write_index(
     summary: BuildSummary,
     progress: Progress | None,
 ) -> None:
-    # Skipped versions are retried on every build: the reason (a missing extra, a size
-    # limit) may have gone away.
-    writer.conn.execute("DELETE FROM path_versions")
-    # Skipped versions have no text, so they never entered the FTS tables.
-    writer.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+    writer.forget_skipped_versions()
     known = writer.known_versions()
     with _stage(summary, "history"):
         intervals = _intervals(repo, config, commits)
@@ -318,12 +314,7 @@ def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_
 
 
 def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
-    rows = writer.conn.execute(
-        "SELECT v.status, v.reason, pv.path, (SELECT COUNT(*) FROM passages p WHERE p.version_id = v.id)"
-        " FROM path_versions pv JOIN versions v ON v.id = pv.version_id WHERE pv.last_seq = ?",
-        (head_seq,),
-    ).fetchall()
-    for status, reason, path, passages in rows:
+    for path, status, reason, passages in writer.head_documents(head_seq):
         if status == "skipped":
             summary.skipped.append(Skipped(path, reason))
         else:

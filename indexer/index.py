@@ -282,6 +282,24 @@ class IndexWriter:
         )
         return version_id
 
+    def forget_skipped_versions(self) -> None:
+        """Drop versions that have no text so the build retries them (the reason may have gone).
+
+        The history that refers to them is dropped too; the build writes it anew. Skipped
+        versions never entered the FTS tables, so those need no delete.
+        """
+        self.conn.execute("DELETE FROM path_versions")
+        self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+
+    def head_documents(self, head_seq: int) -> list[tuple[str, str, str, int]]:
+        """(path, status, reason, passage count) of every version the commit `head_seq` holds."""
+        rows = self.conn.execute(
+            "SELECT pv.path, v.status, v.reason, (SELECT COUNT(*) FROM passages p WHERE p.version_id = v.id)"
+            " FROM path_versions pv JOIN versions v ON v.id = pv.version_id WHERE pv.last_seq = ?",
+            (head_seq,),
+        )
+        return [(str(path), str(status), str(reason), int(count)) for path, status, reason, count in rows]
+
     def replace_history(self, commits: list[CommitRow], path_versions: list[PathVersion]) -> None:
         self.conn.execute("DELETE FROM commits")
         self.conn.execute("DELETE FROM path_versions")
