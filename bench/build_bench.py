@@ -9,7 +9,7 @@ One run generates (or reuses) a synthetic corpus repository from a fixed seed an
 - the cold `indexer.build(..., site=False)`: time, ratio to the floors, peak RSS;
 - an incremental build after a commit changing one file: time, the summary's extracted
   count (must be 1), and the time spent copying the previous index file reported apart;
-- search latency p50/p95 over 100 queries, through `indexer.search` and through the
+- search latency p50/p95 over 100 queries, through `indexer.index.search` and through the
   SQL alone on an open index;
 - the machine.
 
@@ -126,8 +126,8 @@ def step_build(repo: Path, index: Path) -> dict[str, Any]:
 
 def step_search(repo: Path, index: Path, queries: list[dict[str, Any]]) -> dict[str, Any]:
     import indexer
-    from indexer.index import IndexReader
-    from indexer.search import plain_query
+    from indexer.index.search import plain_query
+    from indexer.index.store import IndexReader
 
     def timed(run: Any) -> tuple[list[float], list[float]]:
         """Wall and CPU milliseconds per query; CPU time shows what load on a shared machine adds."""
@@ -397,7 +397,7 @@ def report(res: dict[str, Any], command: str) -> str:
         f"renaming the new file over it {f['incremental_replace_s']:.3f} s; extracted = {f['extracted']}; "
         f"CPU time {f['incremental_cpu_s']:.3f} s"
         f" | work < 1 s, extracted = 1: {mark('inc')} |",
-        f"| search p50 / p95, `indexer.search`, {len(srch['api_ms'])} content-word queries | {f['api_p50']:.1f} ms"
+        f"| search p50 / p95, `index.search`, {len(srch['api_ms'])} content-word queries | {f['api_p50']:.1f} ms"
         f" / {f['api_p95']:.1f} ms | < 10 ms / < 50 ms: {mark('p50')} / {mark('p95')} |",
         f"| the same, CPU time of the calling process | {f['api_cpu_p50']:.1f} ms / {f['api_cpu_p95']:.1f} ms | — |",
         f"| the same, SQL only on an open index | {f['sql_p50']:.1f} ms / {f['sql_p95']:.1f} ms | — |",

@@ -34,9 +34,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synth_corpus import SynthParams, generate, git
-from indexer.check import check_paths
-from indexer.gitrepo import GitRepo
-from indexer.resolve import Resolver
+from indexer.citations.check import check_paths
+from indexer.citations.resolve import Resolver
+from indexer.vcs.repo import GitRepo
 
 SECTION = "## Citations: check (bench/check_bench.py)"
 

@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from indexer import extract_cache  # noqa: E402
-from indexer.extract_html import HtmlExtractor  # noqa: E402
-from indexer.extract_pdf import PdfExtractor  # noqa: E402
+from indexer.extract import cache as extract_cache  # noqa: E402
+from indexer.extract.html import HtmlExtractor  # noqa: E402
+from indexer.extract.pdf import PdfExtractor  # noqa: E402
 
 SECTION = "## Extraction (PDF and HTML)"
 TARGET_RATIO = 1.2

@@ -90,9 +90,9 @@ def _show(repo: Path, commit: str, path: str) -> str | None:
 
 
 def time_pincite(repo: Path, head: str, quotes: list[Quote]) -> dict[str, Any]:
-    from indexer.gitrepo import GitRepo
-    from indexer.quote_history import QuoteLocator
-    from indexer.resolve import Resolver
+    from indexer.citations.history import QuoteLocator
+    from indexer.citations.resolve import Resolver
+    from indexer.vcs.repo import GitRepo
 
     locator = QuoteLocator(Resolver(GitRepo(repo)))
     locator.locate("warm up the caches of the first query", head)
@@ -128,7 +128,7 @@ def time_git_pickaxe(repo: Path, quotes: list[Quote], per_path: bool) -> dict[st
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from indexer.build import build
+    from indexer.index.build import build
 
     params = SynthParams(
         docs=args.docs,

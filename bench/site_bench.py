@@ -34,8 +34,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synth_corpus import SynthParams, commit_change, generate
-from indexer.build import build
-from indexer.site_serve import HOST, SiteRequestHandler
+from indexer.index.build import build
+from indexer.site.serve import HOST, SiteRequestHandler
 
 ARGS = [
     "--no-sandbox",

@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.site_bench import ARGS
 from bench.synth_corpus import SynthParams, generate
-from indexer.build import build
-from indexer.site_serve import HOST, SiteRequestHandler
+from indexer.index.build import build
+from indexer.site.serve import HOST, SiteRequestHandler
 
 STATIC = Path(__file__).resolve().parent.parent / "site_templates" / "static"
 # A lookup runs on the previous document's page, so the document holding the text is not

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .build import BuildSummary, build
-from .search import SearchHit, search
+from indexer.index.build import BuildSummary, build
+from indexer.index.search import SearchHit, search
 
 __all__ = ["BuildSummary", "SearchHit", "__version__", "build", "search"]

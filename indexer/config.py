@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from indexer.errors import ConfigError
 
 
 @dataclass(frozen=True)

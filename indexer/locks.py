@@ -7,7 +7,7 @@ import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import PinciteError
+from indexer.errors import PinciteError
 
 
 @contextlib.contextmanager

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from indexer import build, search
-from indexer.cli import main
+from indexer.cli.main import main
 from indexer.errors import IndexError_, RepositoryError
-from indexer.index import IndexReader
+from indexer.index.store import IndexReader
 from tests.conftest import CorpusRepo
 
 
@@ -203,7 +203,7 @@ def test_a_killed_build_leaves_the_previous_index_unchanged(corpus_repo: CorpusR
     words = " ".join(f"word{i}" for i in range(400))
     corpus_repo.commit({f"corpus/many/{i}.md": f"# Doc {i}\n\n{words} {i}\n" for i in range(3000)})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "indexer.cli", "build", "--repo", str(corpus_repo.root), "--no-site"],
+        [sys.executable, "-m", "indexer.cli.main", "build", "--repo", str(corpus_repo.root), "--no-site"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from bench.synth_corpus import SynthParams, commit_change, generate
 from indexer import build
 from indexer.errors import RepositoryError
-from indexer.gitrepo import GitRepo
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 

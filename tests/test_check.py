@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from indexer.check import check_paths
-from indexer.cli import main
-from indexer.gitrepo import GitRepo
+from indexer.citations.check import check_paths
+from indexer.cli.main import main
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 POLICY = (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.chunk import HEADING_SEPARATOR, chunk
-from indexer.textmodel import LineIndex
+from indexer.text.chunk import HEADING_SEPARATOR, chunk
+from indexer.text.model import LineIndex
 
 LINE_PIECES = st.sampled_from(
     [

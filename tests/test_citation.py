@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.citation import (
+from indexer.citations.citation import (
     Citation,
     github_repo,
     github_url,

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.build import build
-from indexer.citation import Citation
-from indexer.config import Config
-from indexer.discovery import (
+from indexer.citations.citation import Citation
+from indexer.citations.discovery import (
     ENTRY_POINT_GROUP,
     Candidate,
     DiscoveryRequest,
@@ -23,13 +21,15 @@ from indexer.discovery import (
     load_providers,
     run_providers,
 )
+from indexer.config import Config
+from indexer.index.build import build
 from tests.conftest import CorpusRepo
 
 CITED = "Visitors sign the guest book at the front desk before they go upstairs."
 ELSEWHERE = "Parcels for staff are kept in the mail room until five in the afternoon."
 
 PLUGIN = '''
-from indexer.discovery import Candidate
+from indexer.citations.discovery import Candidate
 
 
 class WikiProvider:
@@ -112,7 +112,7 @@ def test_provider_suggestions_are_visible_in_check_json(corpus_repo: CorpusRepo,
     site = install_plugin(tmp_path / "site")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(
-        [sys.executable, "-m", "indexer.cli", "check", "--json", "--repo", str(corpus_repo.root), str(document)],
+        [sys.executable, "-m", "indexer.cli.main", "check", "--json", "--repo", str(corpus_repo.root), str(document)],
         capture_output=True,
         env=env,
         text=True,
@@ -140,8 +140,8 @@ def test_providers_are_not_asked_when_the_quote_stands_in_the_corpus(
     corpus_repo.commit({"corpus/a.md": "# A\n", "corpus/b.md": f"{CITED}\n"})
     build(corpus_repo.root, site=False)
     monkeypatch.syspath_prepend(str(install_plugin(tmp_path / "site")))
-    from indexer.check import check_paths
-    from indexer.gitrepo import GitRepo
+    from indexer.citations.check import check_paths
+    from indexer.vcs.repo import GitRepo
 
     document = tmp_path / "report.md"
     document.write_text(f'"{CITED}" {Citation(first, "corpus/a.md", lines=(3, 3)).text_form()}\n')
@@ -163,8 +163,8 @@ def test_local_provider_searches_other_indexes(
     build(corpus_repo.root, site=False)
     (corpus_repo.root / "pincite.toml").write_text(f'discovery_indexes = ["{other_index}", "missing.sqlite"]\n')
 
-    from indexer.check import check_paths
-    from indexer.gitrepo import GitRepo
+    from indexer.citations.check import check_paths
+    from indexer.vcs.repo import GitRepo
 
     document = tmp_path / "report.md"
     document.write_text(f'"{ELSEWHERE}" {Citation(first, "corpus/a.md", lines=(3, 3)).text_form()}\n')

@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 import pytest
 
-from indexer import docsgen
-from indexer.cli import main
+from indexer.cli.main import main
 from indexer.config import SETTINGS_HELP, Config, config_fields
+from indexer.integrations import docsgen
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -68,7 +68,7 @@ def test_every_setting_has_help() -> None:
 
 def test_configuration_reference_is_current() -> None:
     assert docsgen.DOCS_FILE.read_text(encoding="utf-8") == docsgen.configuration_markdown(), (
-        "docs/configuration.md is stale: run `python -m indexer.docsgen`"
+        "docs/configuration.md is stale: run `python -m indexer.integrations.docsgen`"
     )
     assert docsgen.main(["--check"]) == 0
 

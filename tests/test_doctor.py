@@ -10,9 +10,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import CorpusRepo
 
-from indexer.build import build
-from indexer.cli import main
-from indexer.doctor import OK, WARN, Report, diagnose
+from indexer.cli.main import main
+from indexer.index.build import build
+from indexer.integrations.doctor import OK, WARN, Report, diagnose
 
 
 def by_name(report: Report) -> dict[str, tuple[str, str, str]]:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import CorpusRepo
 from extract_samples import ARTICLE, html_page, pdf_of_pages, pdf_without_text
 
-from indexer.cli import main
+from indexer.cli.main import main
 
 GOOD_PDF = pdf_of_pages([["Rosters are kept for twelve months."], ["Minutes are kept permanently."]])
 
@@ -62,7 +62,7 @@ def test_without_the_extras_the_text_class_is_indexed_and_skips_name_the_install
         "import sys\n"
         "for name in ('pypdf', 'readability'):\n"
         "    sys.modules[name] = None\n"
-        "from indexer.cli import main\n"
+        "from indexer.cli.main import main\n"
         "main()\n"
     )
     proc = subprocess.run(

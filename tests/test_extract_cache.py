@@ -9,11 +9,11 @@ from pathlib import Path
 from conftest import CorpusRepo
 from extract_samples import ARTICLE, html_page, pdf_of_pages
 
-from indexer import extract as extract_mod
-from indexer.documents import text_at, version_text
-from indexer.extract_cache import CACHE_DIR, blob_sha
-from indexer.extract_pdf import PdfExtractor
-from indexer.gitrepo import GitRepo
+from indexer.extract import registry as extract_mod
+from indexer.extract.cache import CACHE_DIR, blob_sha
+from indexer.extract.pdf import PdfExtractor
+from indexer.index.documents import text_at, version_text
+from indexer.vcs.repo import GitRepo
 
 PDF = pdf_of_pages([["Rosters are kept for twelve months."], ["Minutes are kept permanently."]])
 

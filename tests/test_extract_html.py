@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.errors import ExtractionError
-from indexer.extract import extract
-from indexer.extract_html import FALLBACK_NOTE, HtmlExtractor, decode_html, fold_whitespace
+from indexer.extract.html import FALLBACK_NOTE, HtmlExtractor, decode_html, fold_whitespace
+from indexer.extract.registry import extract
 
 NOISE = (
     "<script>var secret = 'script text';</script>"

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer.errors import ExtractionError
-from indexer.extract import Limits, extract
-from indexer.extract_pdf import LIGATURES, PAGE_SEPARATOR, PdfExtractor, join_pages, normalize_page
+from indexer.extract.pdf import LIGATURES, PAGE_SEPARATOR, PdfExtractor, join_pages, normalize_page
+from indexer.extract.registry import Limits, extract
 
 PAGES = [
     ["Retention of volunteer rosters is twelve months.", "Rosters older than that are deleted by the steward."],

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.extract import extract, extractor_for
+from indexer.extract.registry import extract, extractor_for
 
 GOLDEN = Path(__file__).parent / "golden" / "extract"
 INPUTS = sorted(p.name for p in (GOLDEN / "inputs").iterdir())

@@ -20,8 +20,8 @@ from webserver import Route, WebServer, internet_via, self_signed
 
 from indexer import __version__
 from indexer.errors import FetchError, GuardRefusal, UsageError
-from indexer.netaddr import canonical_url, redact, refusal_reason
-from indexer.netguard import FetchLimits, check_url, fetch
+from indexer.snapshots.guard import FetchLimits, check_url, fetch
+from indexer.snapshots.netaddr import canonical_url, redact, refusal_reason
 
 FAST = FetchLimits(max_bytes=100_000, connect_timeout=2.0, read_timeout=2.0, total_timeout=5.0)
 PUBLIC = "93.184.215.14"

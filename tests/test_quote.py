@@ -10,9 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
-from indexer.citation import Citation
-from indexer.gitrepo import GitRepo
-from indexer.quote import (
+from indexer.citations.citation import Citation
+from indexer.citations.quote import (
     FAILED,
     MATCHED,
     QUOTE_FOLD,
@@ -24,7 +23,8 @@ from indexer.quote import (
     normalize_for_match,
     trigram_query,
 )
-from indexer.resolve import Resolver
+from indexer.citations.resolve import Resolver
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 texts = st.text(

@@ -12,14 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.build import build
-from indexer.citation import Citation
-from indexer.discovery import quote_spans
-from indexer.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
-from indexer.gitrepo import GitRepo
-from indexer.quote import normalize
-from indexer.quote_history import best_window, word_diff
-from indexer.recovery import (
+from indexer.citations.citation import Citation
+from indexer.citations.discovery import quote_spans
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
+from indexer.citations.history import best_window, word_diff
+from indexer.citations.quote import normalize
+from indexer.citations.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
     DETAIL_MOVED,
@@ -30,8 +28,10 @@ from indexer.recovery import (
     read_attempts,
     write_attempts,
 )
-from indexer.resolve import Resolver
-from indexer.textmodel import LineIndex
+from indexer.citations.resolve import Resolver
+from indexer.index.build import build
+from indexer.text.model import LineIndex
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 INTRO = "# Office handbook\n"
@@ -296,7 +296,7 @@ def test_best_window_finds_the_edited_sentence() -> None:
 def run_check(history: History, *args: str) -> dict[str, object]:
     from click.testing import CliRunner
 
-    from indexer.cli import main
+    from indexer.cli.main import main
 
     result = CliRunner().invoke(main, ["check", "--json", "--repo", str(history.root), *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
@@ -349,7 +349,7 @@ def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
 def test_accept_moved_needs_fix(history: History, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from indexer.cli import main
+    from indexer.cli.main import main
 
     document = tmp_path / "report.md"
     document.write_text("nothing cited\n", encoding="utf-8")
@@ -361,7 +361,7 @@ def test_accept_moved_needs_fix(history: History, tmp_path: Path) -> None:
 def test_verify_prints_the_recovery(history: History) -> None:
     from click.testing import CliRunner
 
-    from indexer.cli import main
+    from indexer.cli.main import main
 
     cited = history.cite(P_DELETE, quote=False).text_form()
     result = CliRunner().invoke(main, ["verify", "--repo", str(history.root), cited])
@@ -440,7 +440,7 @@ def test_each_fate_gets_its_outcome(fates: list[str], rnd: random.Random) -> Non
 def test_unwritable_recovery_log_is_a_clear_error(history: History, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from indexer.cli import main
+    from indexer.cli.main import main
 
     document = tmp_path / "report.md"
     document.write_text(f'"{P_DELETE}" {history.cite(P_DELETE).text_form()}\n', encoding="utf-8")
@@ -457,7 +457,7 @@ def test_unwritable_recovery_log_is_a_clear_error(history: History, tmp_path: Pa
 def run_locate(history: History, *args: str) -> tuple[int, str]:
     from click.testing import CliRunner
 
-    from indexer.cli import main
+    from indexer.cli.main import main
 
     result = CliRunner().invoke(main, ["locate", "--repo", str(history.root), *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output

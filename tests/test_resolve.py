@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
-from indexer.citation import Citation, parse_citation, permalink
-from indexer.cli import main
+from indexer.citations.citation import Citation, parse_citation, permalink
+from indexer.citations.resolve import Resolver, resolve
+from indexer.cli.main import main
 from indexer.errors import ExtractionError, PinciteError, RepositoryError, UsageError
-from indexer.gitrepo import GitRepo
-from indexer.resolve import Resolver, resolve
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 DOC = "# Title\n\nFirst paragraph line one.\nLine two of it.\n\nCafé “quoted” — end.\n"

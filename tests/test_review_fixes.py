@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from indexer.check import check_paths
-from indexer.citation import Citation, parse_citation, parse_github_url, parse_selector
-from indexer.cli_citations import _forms
-from indexer.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.check import check_paths
+from indexer.citations.citation import Citation, parse_citation, parse_github_url, parse_selector
+from indexer.citations.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.resolve import Resolver
+from indexer.cli.citations import _forms
 from indexer.errors import CitationSyntaxError, PinciteError
-from indexer.gitrepo import GitRepo
-from indexer.resolve import Resolver
-from indexer.site_pages import safe_link
-from indexer.snapshot import snapshot_path
+from indexer.site.pages import safe_link
+from indexer.snapshots.store import snapshot_path
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 

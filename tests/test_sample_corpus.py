@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from indexer import build
-from indexer.gitrepo import GitRepo
+from indexer.vcs.repo import GitRepo
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HISTORY_FILE = Path(__file__).with_name("sample_corpus_history.json")

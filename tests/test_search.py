@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer import build, search
-from indexer.cli import main
+from indexer.cli.main import main
 from indexer.errors import IndexError_, UsageError
-from indexer.search import plain_query
+from indexer.index.search import plain_query
 from tests.conftest import CorpusRepo
 
 DOCS = {

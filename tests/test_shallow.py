@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 from conftest import CorpusRepo
 
-from indexer.build import build
-from indexer.citation import Citation
-from indexer.cli import main
-from indexer.drift import UNRESOLVABLE, verify
+from indexer.citations.citation import Citation
+from indexer.citations.drift import UNRESOLVABLE, verify
+from indexer.cli.main import main
 from indexer.errors import SHALLOW_HINT, ShallowHistoryError
-from indexer.gitrepo import GitRepo
+from indexer.index.build import build
+from indexer.vcs.repo import GitRepo
 
 FIX = ("git fetch --unshallow", "fetch-depth: 0")
 

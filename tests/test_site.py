@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.build import build
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
-from indexer.site_render import history_name, history_shard, markdown_view, source_view
-from indexer.site_serve import serve_in_thread
+from indexer.index.build import build
+from indexer.site.render import history_name, history_shard, markdown_view, source_view
+from indexer.site.serve import serve_in_thread
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
 XSS_MD = (
@@ -244,7 +244,7 @@ def test_serve_sends_pagefind_mime_types_on_loopback(corpus_repo, tmp_path: Path
 
 
 def test_serve_refuses_a_folder_without_a_site(tmp_path: Path) -> None:
-    from indexer.site_serve import make_server
+    from indexer.site.serve import make_server
 
     with pytest.raises(UsageError, match="no built site"):
         make_server(tmp_path)
@@ -312,9 +312,9 @@ def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path:
 
 
 def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) -> None:
-    from indexer.citation import Citation
-    from indexer.drift import verify
-    from indexer.gitrepo import GitRepo
+    from indexer.citations.citation import Citation
+    from indexer.citations.drift import verify
+    from indexer.vcs.repo import GitRepo
 
     body = "".join(f"rule {n}: keep the ledger for {n} years\n" for n in range(1, 30))
     old = corpus_repo.commit({"corpus/rules.md": body})

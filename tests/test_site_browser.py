@@ -17,17 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from playwright.sync_api import sync_playwright
 
-from indexer.build import build
-from indexer.citation import Citation, parse_permalink, parse_text_form
-from indexer.cli_citations import markdown_snippet
-from indexer.drift import relocate_lines, verify
-from indexer.gitrepo import GitRepo, Hunk
-from indexer.quote import _end_offset, normalize, normalize_for_match
-from indexer.recovery import DETAIL_AMBIGUOUS, DETAIL_CHANGED, DETAIL_MOVED, Recoverer
-from indexer.resolve import Resolver, resolve, span_citation
-from indexer.site_render import history_name, history_shard
-from indexer.site_serve import serve_in_thread
-from indexer.textmodel import LineIndex, Span
+from indexer.citations.citation import Citation, parse_permalink, parse_text_form
+from indexer.citations.drift import relocate_lines, verify
+from indexer.citations.quote import _end_offset, normalize, normalize_for_match
+from indexer.citations.recovery import DETAIL_AMBIGUOUS, DETAIL_CHANGED, DETAIL_MOVED, Recoverer
+from indexer.citations.resolve import Resolver, resolve, span_citation
+from indexer.cli.citations import markdown_snippet
+from indexer.index.build import build
+from indexer.site.render import history_name, history_shard
+from indexer.site.serve import serve_in_thread
+from indexer.text.model import LineIndex, Span
+from indexer.vcs.repo import GitRepo, Hunk
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -277,7 +277,7 @@ def test_a_permalink_whose_commit_did_not_hold_the_page_is_unresolvable(
             page.wait_for_selector("#banner[data-status='unresolvable']")
             assert "does not resolve" in page.inner_text("#banner")
             # pincite verify says the same of the same permalink
-            from indexer.citation import parse_citation
+            from indexer.citations.citation import parse_citation
 
             forged = parse_citation(f"{old_blob}?commit={commit}&path=corpus/policy.txt#L3")
             assert verify(forged, repo).status == "unresolvable"
@@ -357,7 +357,7 @@ def test_relocation_in_javascript_matches_python(page: Any, tmp_path: Path) -> N
 
 
 def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
-    from indexer import extract
+    from indexer.extract import registry as extract
 
     files: dict[str, str | bytes | None] = {"corpus/xss.md": XSS_MD}
     html_extractor = extract.extractor_for("x.html")
@@ -416,7 +416,7 @@ def _start(cmd: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
 def test_site_works_from_pincite_serve_and_a_plain_static_server(served: Any, page: Any, server_kind: str) -> None:
     repo, site, _base = served
     if server_kind == "pincite serve":
-        cmd = [sys.executable, "-m", "indexer.cli", "serve", "--port", "0", "--dir", str(site)]
+        cmd = [sys.executable, "-m", "indexer.cli.main", "serve", "--port", "0", "--dir", str(site)]
         proc, base = _start(cmd, r"127\.0\.0\.1:(\d+)/")
     else:
         cmd = [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)]
@@ -448,7 +448,7 @@ def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browse
         context.close()
 
 
-# -- the banner's recovery suggestions (indexer.recovery, exact places only) ------------------
+# -- the banner's recovery suggestions (indexer.citations.recovery, exact places only) ------------------
 P_AWAY = "Visitors sign the guest book at the front desk before they go upstairs."
 P_DOWN = "The kitchen closes at eight in the evening on weekdays."
 P_EDIT = "Expense claims are paid within thirty days of approval by the finance team."

@@ -22,15 +22,14 @@ from hypothesis import strategies as st
 from webserver import Route, WebServer
 
 from indexer import __version__
-from indexer.build import build
-from indexer.citation import Citation
-from indexer.cli import main
-from indexer.drift import verify
+from indexer.citations.citation import Citation
+from indexer.citations.drift import verify
+from indexer.cli.main import main
 from indexer.errors import FetchError, RepositoryError
-from indexer.gitrepo import GitRepo
-from indexer.index import IndexReader
-from indexer.netguard import FetchLimits
-from indexer.snapshot import (
+from indexer.index.build import build
+from indexer.index.store import IndexReader
+from indexer.snapshots.guard import FetchLimits
+from indexer.snapshots.store import (
     FetchOptions,
     list_snapshots,
     refresh,
@@ -38,6 +37,7 @@ from indexer.snapshot import (
     snapshot_path,
     snapshot_provenance,
 )
+from indexer.vcs.repo import GitRepo
 
 LOCAL = FetchOptions(allow_private=True, limits=FetchLimits(max_bytes=1_000_000, total_timeout=10.0))
 
@@ -205,7 +205,7 @@ def test_an_interrupted_snapshot_leaves_no_file_and_no_commit(web: WebServer, re
     before = repo.head()
     env = {**os.environ, **GIT_ENV}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "indexer.cli", "snapshot", "--allow-private", "--repo", str(repo.root), url],
+        [sys.executable, "-m", "indexer.cli.main", "snapshot", "--allow-private", "--repo", str(repo.root), url],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -340,7 +340,7 @@ def test_resolve_and_verify_show_where_a_snapshot_came_from(web: WebServer, repo
 
     from click.testing import CliRunner
 
-    from indexer.cli import main
+    from indexer.cli.main import main
 
     url = web.page("/prov-cli.md", PAGE_V1, "text/markdown")
     [result] = snapshot([url], repo.root, options=LOCAL)

@@ -13,15 +13,15 @@ from click.testing import CliRunner
 from conftest import CorpusRepo
 from extract_samples import ARTICLE, html_page, pdf_of_pages
 
-from indexer import extract as extract_mod
-from indexer.build import build
-from indexer.citation import Citation
-from indexer.cli import main
-from indexer.drift import DRIFTED, UNRESOLVABLE, VERIFIED, verify
-from indexer.extract_pdf import PdfExtractor
-from indexer.gitrepo import GitRepo, parse_hunks
-from indexer.index import IndexReader
-from indexer.textconv import DEFAULT_COMMAND, attribute_lines
+from indexer.citations.citation import Citation
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, verify
+from indexer.cli.main import main
+from indexer.extract import registry as extract_mod
+from indexer.extract.pdf import PdfExtractor
+from indexer.extract.textconv import DEFAULT_COMMAND, attribute_lines
+from indexer.index.build import build
+from indexer.index.store import IndexReader
+from indexer.vcs.repo import GitRepo, parse_hunks
 
 PAGE_1 = ["Summary. The roster was exposed for seven days through an old sharing link."]
 PAGE_2_OLD = ["Root cause. The share was never withdrawn after the event in 2023."]
@@ -31,7 +31,7 @@ REPORT = "corpus/reports/ir.pdf"
 
 
 def lines_containing(repo: GitRepo, commit: str, needle: str) -> tuple[int, int]:
-    from indexer.documents import text_at
+    from indexer.index.documents import text_at
 
     text = text_at(repo, commit, REPORT).text
     line = text[: text.index(needle)].count("\n") + 1

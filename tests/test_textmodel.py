@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer.errors import ExtractionError
-from indexer.textmodel import LineIndex, Span, decode_text_blob
+from indexer.text.model import LineIndex, Span, decode_text_blob
 
 
 def test_bom_is_dropped_and_crlf_kept() -> None:

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.citation import Citation
-from indexer.cli import main
-from indexer.drift import DRIFTED, UNRESOLVABLE, VERIFIED, relocate_lines, verify
-from indexer.gitrepo import GitRepo, Hunk
-from indexer.resolve import Resolver
+from indexer.citations.citation import Citation
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, relocate_lines, verify
+from indexer.citations.resolve import Resolver
+from indexer.cli.main import main
+from indexer.vcs.repo import GitRepo, Hunk
 from tests.conftest import CorpusRepo
 
 PATH = "corpus/doc.md"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import fpdf
 import pytest
 
-from indexer.citation import Citation
-from indexer.drift import DRIFTED, VERIFIED, verify
-from indexer.gitrepo import GitRepo
-from indexer.resolve import Resolver
+from indexer.citations.citation import Citation
+from indexer.citations.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.resolve import Resolver
+from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
 PARAGRAPHS = [f"Paragraph {i} says something long enough for the article extractor to keep it." for i in range(8)]

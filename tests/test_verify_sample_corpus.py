@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from indexer.citation import Citation
-from indexer.drift import DRIFTED, VERIFIED, verify
-from indexer.gitrepo import GitRepo
-from indexer.quote import MATCHED, check_quote, locate_quote
-from indexer.resolve import Resolver
+from indexer.citations.citation import Citation
+from indexer.citations.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.quote import MATCHED, check_quote, locate_quote
+from indexer.citations.resolve import Resolver
+from indexer.vcs.repo import GitRepo
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HISTORY = json.loads(Path(__file__).with_name("sample_corpus_history.json").read_text(encoding="utf-8"))

@@ -11,10 +11,10 @@ from conftest import CorpusRepo
 from warcio.archiveiterator import ArchiveIterator
 from webserver import WebServer
 
-from indexer.cli import main
+from indexer.cli.main import main
 from indexer.errors import PinciteError
-from indexer.netguard import FetchLimits
-from indexer.snapshot import FetchOptions, snapshot, snapshot_provenance
+from indexer.snapshots.guard import FetchLimits
+from indexer.snapshots.store import FetchOptions, snapshot, snapshot_provenance
 
 LOCAL = FetchOptions(allow_private=True, limits=FetchLimits(total_timeout=10.0))
 
@@ -46,7 +46,7 @@ def test_every_snapshot_becomes_a_resource_and_a_metadata_record(
 ) -> None:
     repo, urls = archived
     out = tmp_path / "corpus.warc.gz"
-    from indexer.warc import export_warc
+    from indexer.snapshots.warc import export_warc
 
     done = export_warc(repo.root, out)
     assert done.snapshots == 2 and done.records == 5 and done.commit == repo.head()
@@ -80,7 +80,7 @@ def _path_of(repo: CorpusRepo, url: str) -> str:
 
 
 def test_the_same_commit_exports_to_the_same_bytes(archived: tuple[CorpusRepo, list[str]], tmp_path: Path) -> None:
-    from indexer.warc import export_warc
+    from indexer.snapshots.warc import export_warc
 
     repo, _ = archived
     first, second = tmp_path / "a" / "corpus.warc", tmp_path / "b" / "corpus.warc"
@@ -91,7 +91,7 @@ def test_the_same_commit_exports_to_the_same_bytes(archived: tuple[CorpusRepo, l
 
 
 def test_export_of_chosen_urls_and_of_an_unknown_one(archived: tuple[CorpusRepo, list[str]], tmp_path: Path) -> None:
-    from indexer.warc import export_warc
+    from indexer.snapshots.warc import export_warc
 
     repo, urls = archived
     done = export_warc(repo.root, tmp_path / "one.warc.gz", urls=[urls[1] + "#top"])

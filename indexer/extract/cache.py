@@ -1,0 +1,119 @@
+"""Extracted text cached by (blob SHA, extractor identity), so diffs and rebuilds do not re-extract.
+
+A blob's bytes never change and an identity names everything that decides the output, so
+an entry never goes stale; a new library version is a new identity and simply misses.
+Entries are JSON files under `.pincite/cache/extract/` in the repository (a folder that
+ignores itself in git). Each stores a SHA-256 of its text and is re-checked when read: a
+damaged entry is ignored and the blob extracted again, never trusted. The text class is
+not cached: reading its blob is as cheap as reading an entry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from indexer.config import load_config
+from indexer.errors import ExtractionError
+from indexer.extract import registry as extract_mod
+from indexer.extract.registry import ExtractedText, Limits
+from indexer.vcs.repo import GitRepo
+
+CACHE_DIR = Path(".pincite/cache/extract")
+_limits_by_root: dict[Path, Limits] = {}
+
+
+def blob_sha(data: bytes) -> str:
+    """The SHA git gives `data` as a blob (what `git hash-object` prints), without running git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def limits_for(root: Path) -> Limits:
+    """The extraction limits configured for the repository at `root` (read once per process)."""
+    if root not in _limits_by_root:
+        _limits_by_root[root] = Limits.from_config(load_config(root))
+    return _limits_by_root[root]
+
+
+def cached_extract(repo: GitRepo, blob: str, path: str, limits: Limits | None = None) -> ExtractedText:
+    """The active extractor's text of `blob` read as the file at `path`, from the cache when present."""
+    return extract_bytes(repo.root, blob, lambda: repo.read_blob(blob), path, limits)
+
+
+def extract_bytes(
+    root: Path | None, blob: str, read: Callable[[], bytes], path: str, limits: Limits | None = None
+) -> ExtractedText:
+    """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache."""
+    extractor = extract_mod.extractor_for(path)
+    if extractor is None or extractor.source_class == "text" or not extractor.available() or root is None:
+        return extract_mod.extract(read(), path, limits or (limits_for(root) if root else None))
+    identity = extractor.identity()
+    entry = _entry_path(root, blob, identity)
+    cached = _load(entry, blob, identity)
+    if cached is not None:
+        return cached
+    extracted = extract_mod.extract(read(), path, limits or limits_for(root))
+    if extracted.identity != identity:  # pragma: no cover - an extractor whose identity is not stable
+        raise ExtractionError(
+            f"{path}: extractor identity changed during extraction ({identity} -> {extracted.identity})"
+        )
+    _store(root, entry, blob, extracted)
+    return extracted
+
+
+def _entry_path(root: Path, blob: str, identity: str) -> Path:
+    key = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+    return root / CACHE_DIR / key / blob[:2] / f"{blob}.json"
+
+
+def _load(entry: Path, blob: str, identity: str) -> ExtractedText | None:
+    try:
+        record = json.loads(entry.read_text(encoding="utf-8"))
+        text = record["text"]
+        if record["blob"] != blob or record["identity"] != identity or _digest(text) != record["sha256"]:
+            return None
+        return ExtractedText(
+            text=text,
+            source_class=record["source_class"],
+            identity=identity,
+            title=record["title"],
+            page_starts=tuple(int(n) for n in record["page_starts"]),
+            notes=tuple(str(n) for n in record["notes"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None:
+    record = {
+        "blob": blob,
+        "identity": extracted.identity,
+        "sha256": _digest(extracted.text),
+        "source_class": extracted.source_class,
+        "title": extracted.title,
+        "page_starts": list(extracted.page_starts),
+        "notes": list(extracted.notes),
+        "text": extracted.text,
+    }
+    # The cache only saves time: a read-only or full disk must not fail the caller.
+    with contextlib.suppress(OSError):
+        _ensure_ignored(root / CACHE_DIR.parent)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        temp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+        temp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+        os.replace(temp, entry)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _ensure_ignored(folder: Path) -> None:
+    marker = folder / ".gitignore"
+    if not marker.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        marker.write_text("# pincite's extraction cache: local, rebuilt on demand\n*\n", encoding="utf-8")

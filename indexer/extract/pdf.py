@@ -1,0 +1,197 @@
+"""PDF text through pypdf: one page after another, with page boundaries kept.
+
+The text of a PDF version (docs/extractors.md):
+- each page is pypdf's `extract_text` in the recorded mode ("plain" by default), then
+  normalized by `normalize_page` (below); a page with text ends with "\\n";
+- pages are joined with `PAGE_SEPARATOR` ("\\f\\n": a line holding only a form feed, as
+  pdftotext does), so page n+1 starts just after the n-th separator and
+  `ExtractedText.page_starts` lists those offsets;
+- a document whose pages hold no text at all is refused ("no extractable text"), as are
+  encrypted PDFs that the empty password does not open, truncated or corrupt files, and
+  PDFs beyond the page, size and time limits.
+
+Changing anything that changes the output for some input is a bump of `VERSION` (the
+golden tests in tests/golden/ fail until it is bumped and the goldens regenerated).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+from typing import Any
+
+from indexer.errors import ExtractionError
+from indexer.extract.registry import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+
+VERSION = 1
+PAGE_SEPARATOR = "\f\n"
+INSTALL_HINT = "pip install 'pincite[pdf]'"
+MODES = ("plain", "layout")
+
+# Typographic ligatures that fonts map to one code point; searching and quoting want letters.
+LIGATURES = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+}
+# Control characters other than tab and line feed never carry text; dropping the form feed
+# keeps PAGE_SEPARATOR unambiguous.
+_DROP = {code: None for code in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}
+_TRANSLATE = str.maketrans({**{ord(k): v for k, v in LIGATURES.items()}, **_DROP})
+_SOFT_HYPHEN_BREAK = re.compile("\u00ad[ \t]*\n[ \t]*")
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\u2010][ \t]*\n[ \t]*(?=[^\W\d_])")
+# pypdf warnings that mean the bytes are not the whole file: the text would be partial.
+_FATAL_WARNINGS = ("EOF marker not found", "might be truncated")
+
+
+def normalize_page(text: str) -> str:
+    """The documented, deterministic normalization of one page's extracted text.
+
+    In order: CRLF and CR become LF; ligature code points become their letters; control
+    characters other than tab and LF are dropped; a soft hyphen at a line end joins the
+    two lines; remaining soft hyphens are dropped; a hyphen (U+002D or U+2010) between a
+    letter at a line end and a lowercase letter starting the next line is removed with
+    the line break ("reten-\\ntion" -> "retention", while "data-\\nDriven" is kept);
+    trailing spaces of lines and blank lines at the page's start and end are dropped;
+    NFC. A page with text ends with one "\\n"; a page without is "".
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_TRANSLATE)
+    text = _SOFT_HYPHEN_BREAK.sub("", text).replace("\u00ad", "")
+    text = _HYPHEN_BREAK.sub(_join_hyphenated, text)
+    text = "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+    text = unicodedata.normalize("NFC", text)
+    return text + "\n" if text.strip() else ""
+
+
+def _join_hyphenated(match: re.Match[str]) -> str:
+    following = match.string[match.end() : match.end() + 1]
+    return "" if following.islower() else match.group(0)
+
+
+def join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
+    """The document text and the offsets where pages 2, 3, ... start."""
+    starts: list[int] = []
+    offset = 0
+    for number, page in enumerate(pages):
+        if number:
+            offset += len(PAGE_SEPARATOR)
+            starts.append(offset)
+        offset += len(page)
+    return PAGE_SEPARATOR.join(pages), tuple(starts)
+
+
+class PdfExtractor:
+    name = "pdf"
+    extensions: tuple[str, ...] = (".pdf",)
+    source_class = "extracted"
+    install_hint = INSTALL_HINT
+
+    def __init__(self, mode: str = "plain") -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown pypdf extraction mode {mode!r}; use one of {', '.join(MODES)}")
+        self.mode = mode
+
+    def available(self) -> bool:
+        return importable("pypdf")
+
+    def identity(self) -> str:
+        return f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
+
+    def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
+        # The byte limit is checked once for every extractor, in `extract.extract`.
+        limits = limits or Limits()
+        with captured_log("pypdf") as warnings, time_limit(limits.timeout_seconds, path) as deadline:
+            try:
+                reader, notes = _open(data, path, warnings)
+                count = len(reader.pages)
+                if count > limits.pdf_max_pages:
+                    raise ExtractionError(
+                        f"{path}: oversized PDF ({count} pages, more than pdf_max_pages = {limits.pdf_max_pages})",
+                        hint="raise pdf_max_pages in pincite.toml, or split the PDF",
+                    )
+                pages = []
+                for number, page in enumerate(reader.pages, start=1):
+                    deadline.check()
+                    pages.append(normalize_page(_page_text(page, self.mode, path, number)))
+                title = _title(reader)
+            except ExtractionError:
+                raise
+            except Exception as exc:  # pypdf raises many types for broken files; each is this file's problem
+                raise _unreadable(path, exc) from exc
+            _refuse_partial(path, warnings)
+        if not any(pages):
+            raise ExtractionError(
+                f"{path}: no extractable text (none of its {len(pages)} page(s) has a text layer; a scan?)",
+                hint="run OCR on the PDF and commit the result with a text layer",
+            )
+        text, page_starts = join_pages(pages)
+        notes += tuple(f"pypdf: {w}" for w in list(dict.fromkeys(warnings))[:5])
+        return ExtractedText(text, "extracted", self.identity(), title, page_starts, notes)
+
+
+def _open(data: bytes, path: str, warnings: list[str]) -> tuple[Any, tuple[str, ...]]:
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+    _refuse_partial(path, warnings)
+    if not reader.is_encrypted:
+        return reader, ()
+    try:
+        opened = reader.decrypt("")
+    except pypdf.errors.DependencyError as exc:
+        raise ExtractionError(
+            f"{path}: encrypted with a method pypdf needs an extra library for ({exc})",
+            hint="pip install cryptography, or commit an unencrypted copy",
+        ) from exc
+    if opened == pypdf.PasswordType.NOT_DECRYPTED:
+        raise ExtractionError(
+            f"{path}: encrypted with a password (pincite opens only PDFs whose user password is empty)",
+            hint="commit an unencrypted copy of the document",
+        )
+    return reader, ("encrypted with an empty user password; decrypted",)
+
+
+def _page_text(page: Any, mode: str, path: str, number: int) -> str:
+    try:
+        return str(page.extract_text(extraction_mode=mode))
+    except Exception as exc:
+        if type(exc).__name__ == "LimitReachedError":
+            raise ExtractionError(
+                f"{path}: page {number} is beyond pypdf's safety limits ({exc})",
+                hint="a pathological page (e.g. millions of drawing operations); simplify or rasterise it",
+            ) from exc
+        raise ExtractionError(
+            f"{path}: page {number} could not be read ({type(exc).__name__}: {exc})",
+            hint="the PDF is damaged; re-export it from its source",
+        ) from exc
+
+
+def _title(reader: Any) -> str:
+    try:
+        metadata = reader.metadata
+        title = metadata.title if metadata is not None else None
+    except Exception:  # metadata is optional; a damaged info dictionary must not lose the text
+        return ""
+    return " ".join(str(title).split()) if title else ""
+
+
+def _unreadable(path: str, exc: Exception) -> ExtractionError:
+    detail = str(exc) or type(exc).__name__
+    return ExtractionError(
+        f"{path}: not a readable PDF ({type(exc).__name__}: {detail})",
+        hint="the file is truncated or corrupt; re-export or re-download it and commit it again",
+    )
+
+
+def _refuse_partial(path: str, warnings: list[str]) -> None:
+    for warning in warnings:
+        if any(marker in warning for marker in _FATAL_WARNINGS):
+            raise ExtractionError(
+                f"{path}: not a readable PDF (looks truncated: {warning.strip()})",
+                hint="the file is truncated or corrupt; re-export or re-download it and commit it again",
+            )

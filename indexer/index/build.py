@@ -1,0 +1,327 @@
+"""`pincite build`: one commit of a corpus repository → the SQLite index (and the site).
+
+The pipeline, in order: resolve the commit → walk the first-parent history into path
+version intervals → extract and chunk every (blob, extractor identity) the index does not
+have yet → write the index atomically → render the site.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.config import Config, load_config
+from indexer.errors import ExtractionError, PinciteError, RepositoryError
+from indexer.extract import registry as extract_mod
+from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock
+from indexer.text.chunk import Passage, chunk
+from indexer.text.model import LineIndex
+from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
+
+SNAPSHOT_META_SUFFIX = ".meta.json"
+OPTIONAL_ROOTS = ("snapshots",)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+    hint: str = ""
+
+
+@dataclass
+class BuildSummary:
+    commit: str
+    commits: int = 0
+    documents: int = 0
+    versions: int = 0
+    extracted: int = 0
+    reused: int = 0
+    passages: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    index_path: str = ""
+    site_dir: str | None = None
+    site: dict[str, object] | None = None  # the site stage's counts (pages rendered / reused, ...)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, for benchmarks
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "commit": self.commit,
+            "commits": self.commits,
+            "documents": self.documents,
+            "versions": self.versions,
+            "extracted": self.extracted,
+            "reused": self.reused,
+            "passages": self.passages,
+            "skipped": [{"path": s.path, "reason": s.reason, "hint": s.hint} for s in self.skipped],
+            "warnings": self.warnings,
+            "seconds": round(self.seconds, 3),
+            "index_path": self.index_path,
+            "site_dir": self.site_dir,
+            "site": self.site,
+            "stages": {name: round(seconds, 3) for name, seconds in self.stages.items()},
+        }
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How the build treats one tree entry: its extractor identity, or why it is skipped."""
+
+    identity: str | None
+    skip_reason: str = ""
+    hint: str = ""
+
+
+def build(
+    repo_path: Path | str = ".",
+    rev: str = "HEAD",
+    *,
+    out: Path | str | None = None,
+    index_path: Path | str | None = None,
+    config: Config | None = None,
+    site: bool = True,
+    progress: Progress | None = None,
+) -> BuildSummary:
+    """Index commit `rev` of the repository at `repo_path`; return what was done."""
+    started = time.monotonic()
+    repo = GitRepo(repo_path)
+    config = config or load_config(repo.root)
+    tip = repo.resolve_commit(rev)
+    summary = BuildSummary(commit=tip)
+    with _stage(summary, "prepare"):
+        _check_roots(repo, tip, config, summary)
+        dirty = repo.dirty_paths(config.roots)
+        if dirty:
+            summary.warnings.append(
+                f"{len(dirty)} uncommitted change(s) under {', '.join(config.roots)} are not indexed "
+                f"(pincite reads commit {tip[:12]}, not the working tree), e.g. {dirty[0]}"
+            )
+        start = repo.resolve_commit(config.history_start) if config.history_start else None
+        commits = repo.first_parent_line(tip, start)
+    target = Path(index_path) if index_path else repo.root / config.index_path
+    with build_lock(target):
+        writer = IndexWriter(target)
+        try:
+            _write_index(repo, config, commits, writer, summary, progress)
+            writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
+        except BaseException:
+            writer.abort()
+            raise
+        finally:
+            summary.stages.update(writer.timings)
+    summary.index_path = str(target)
+    if site:
+        from indexer.site.builder import render_site  # lazily: Jinja and the site stage load only when a site is built
+
+        out_dir = Path(out) if out else repo.root / config.site_dir
+        render_site(repo, config, target, out_dir, summary)
+        summary.site_dir = str(out_dir)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+@contextlib.contextmanager
+def _stage(summary: BuildSummary, name: str) -> Iterator[None]:
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        summary.stages[name] = summary.stages.get(name, 0.0) + time.monotonic() - started
+
+
+def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
+    for root in config.roots:
+        entry = repo.blob_at(tip, root)
+        if entry is None or entry.mode != "tree":
+            if root in OPTIONAL_ROOTS:
+                continue
+            what = "does not exist" if entry is None else "is not a folder"
+            raise RepositoryError(
+                f"corpus root {root!r} {what} at commit {tip[:12]}",
+                hint="commit documents under it, or set `roots` in [tool.pincite] / pincite.toml",
+            )
+
+
+def classify(entry: TreeEntry, config: Config) -> _Kind:
+    """Which extractor identity indexes this entry, or why it is skipped."""
+    if entry.mode == MODE_SYMLINK:
+        return _Kind(None, "symlink (not followed)")
+    if entry.mode == MODE_GITLINK:
+        return _Kind(None, "submodule (not indexed)")
+    if entry.mode not in MODE_FILE:
+        return _Kind(None, f"unsupported entry mode {entry.mode}")
+    if entry.path.rsplit("/", 1)[-1].startswith("."):
+        return _Kind(None, "")  # dotfiles such as .gitkeep hold folders, not documents
+    if entry.path.endswith(SNAPSHOT_META_SUFFIX):
+        return _Kind(None, "")  # snapshot metadata, read beside its snapshot
+    extractor = extract_mod.extractor_for(entry.path)
+    if extractor is None:
+        return _Kind(None, "unsupported file type")
+    if not extractor.available():
+        return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
+    return _Kind(extractor.identity())
+
+
+def _write_index(
+    repo: GitRepo,
+    config: Config,
+    commits: list[CommitInfo],
+    writer: IndexWriter,
+    summary: BuildSummary,
+    progress: Progress | None,
+) -> None:
+    writer.forget_skipped_versions()
+    known = writer.known_versions()
+    with _stage(summary, "history"):
+        intervals = _intervals(repo, config, commits)
+    wanted: dict[tuple[str, str], str] = {}  # (blob, identity) -> the first path that had it
+    for path, entry, kind, _first, _last in intervals:
+        if kind.identity is not None:
+            wanted.setdefault((entry.sha, kind.identity), path)
+    needed = {key: path for key, path in wanted.items() if key not in known}
+    summary.reused = len(wanted) - len(needed)
+    total = len(needed)
+    # One `git cat-file --batch` streams the new blobs in order, one at a time, so the
+    # build holds a single document's text (and its passages) at once.
+    blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes)
+    with contextlib.closing(blobs):
+        for done, ((blob, identity), path) in enumerate(needed.items(), start=1):
+            with _stage(summary, "read_blobs"):
+                _sha, size, data = next(blobs)
+            known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, path, size, data)
+            summary.extracted += 1
+            if progress:
+                progress(done, total)
+    head_seq = len(commits) - 1
+    path_versions = []
+    for path, entry, kind, first, last in intervals:
+        if kind.identity is None:
+            if last == head_seq and kind.skip_reason:
+                summary.skipped.append(Skipped(path, kind.skip_reason, kind.hint))
+            continue
+        version_id = known[(entry.sha, kind.identity)]
+        path_versions.append(PathVersion(path, version_id, first, last))
+    with _stage(summary, "write_history"):
+        commit_rows = [CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)]
+        writer.replace_history(commit_rows, path_versions)
+        writer.set_meta("built_commit", commits[-1].sha)
+        writer.set_meta("built_at", str(int(time.time())))
+        _summarise_head(writer, summary, head_seq)
+    summary.commits = len(commits)
+    summary.versions = len({pv.version_id for pv in path_versions})
+
+
+def _intervals(
+    repo: GitRepo, config: Config, commits: list[CommitInfo]
+) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
+    """(path, entry, kind, first_seq, last_seq) for every run of commits a path kept one blob."""
+    seq_of = {c.sha: seq for seq, c in enumerate(commits)}
+    changes = repo.changes_along(commits, config.roots)
+    state: dict[str, tuple[TreeEntry, int]] = {e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)}
+    result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
+    kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path and the mode
+
+    def close(path: str, last: int) -> None:
+        entry, first = state.pop(path)
+        key = (path, entry.mode)
+        if key not in kinds:
+            kinds[key] = classify(entry, config)
+        result.append((path, entry, kinds[key], first, last))
+
+    for sha in sorted(changes, key=lambda s: seq_of.get(s, -1)):
+        seq = seq_of.get(sha)
+        if seq is None or seq == 0:
+            continue
+        for change in changes[sha]:
+            if change.path in state:
+                close(change.path, seq - 1)
+            if change.sha:
+                state[change.path] = (change, seq)
+    for path in list(state):
+        close(path, len(commits) - 1)
+    return result
+
+
+def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
+    """Record a version that has no text, with the reason; later builds retry it."""
+    return writer.add_version(
+        blob=blob, identity=identity, source_class="text", size=size, text=None, status="skipped", reason=reason
+    )
+
+
+def _index_version(
+    config: Config,
+    writer: IndexWriter,
+    summary: BuildSummary,
+    blob: str,
+    identity: str,
+    path: str,
+    size: int,
+    data: bytes | None,
+) -> int:
+    if data is None:  # iter_blobs does not read a blob over the limit
+        return _add_skipped(
+            writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
+        )
+    with _stage(summary, "extract_and_chunk"):
+        version = _extract_and_chunk(config, data, path)
+    with _stage(summary, "write_versions"):
+        if isinstance(version, str):
+            return _add_skipped(writer, blob, identity, size, version)
+        extracted, passages = version
+        # An extracted document without text is indexed (its path still resolves) with a warning.
+        empty = not extracted.text.strip() and extracted.source_class != "text"
+        return writer.add_version(
+            blob=blob,
+            identity=identity,
+            source_class=extracted.source_class,
+            size=size,
+            text=extracted.text,
+            status="ok",
+            reason="no extractable text" if empty else "",
+            title=extracted.title,
+            page_starts=extracted.page_starts,
+            notes=extracted.notes,
+            is_markdown=extracted.is_markdown,
+            line_count=LineIndex(extracted.text).line_count,
+            passages=passages,
+        )
+
+
+def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_mod.ExtractedText, list[Passage]] | str:
+    """The version's text and passages, or the reason it cannot be indexed."""
+    try:
+        extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config))
+    except ExtractionError as exc:
+        return exc.message
+    if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
+        extracted = dataclasses.replace(extracted, source_class="snapshot")
+    passages = chunk(
+        extracted.text,
+        markdown=extracted.is_markdown,
+        max_chars=config.passage_max_chars,
+        page_starts=extracted.page_starts,
+    )
+    return extracted, passages
+
+
+def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
+    for path, status, reason, passages in writer.head_documents(head_seq):
+        if status == "skipped":
+            summary.skipped.append(Skipped(path, reason))
+        else:
+            summary.documents += 1
+            summary.passages += passages
+            if reason:
+                summary.warnings.append(f"{path}: {reason}")
+
+
+__all__ = ["BuildSummary", "PinciteError", "Skipped", "build", "classify"]

@@ -1,0 +1,89 @@
+"""The text of one document version, however it is obtained.
+
+Everything that needs a version's text (resolve, verify, quote checks, the site) goes
+through `version_text`, so the text-class policy, extractor identities and the extraction
+cache live in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer.errors import ExtractionError, PinciteError
+from indexer.extract import cache as extract_cache
+from indexer.extract.registry import ExtractedText
+from indexer.index.store import IndexReader
+from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
+
+
+@dataclass(frozen=True)
+class VersionText:
+    path: str
+    blob: str
+    extracted: ExtractedText
+
+    @property
+    def text(self) -> str:
+        return self.extracted.text
+
+
+class DocumentUnavailable(Exception):
+    """The exact text of a document version cannot be established (the reason says why)."""
+
+
+def entry_at(repo: GitRepo, commit: str, path: str) -> TreeEntry:
+    entry = repo.blob_at(commit, path)
+    if entry is None:
+        raise DocumentUnavailable(f"{path} does not exist at {commit[:12]}")
+    if entry.mode == "tree":
+        raise DocumentUnavailable(f"{path} is a folder at {commit[:12]}, not a document")
+    if entry.mode not in MODE_FILE:
+        raise DocumentUnavailable(f"{path} is not a regular file at {commit[:12]} (mode {entry.mode})")
+    return entry
+
+
+def version_text(repo: GitRepo, blob: str, path: str) -> VersionText:
+    """The active extractor's text of `blob` (read as the file at `path`).
+
+    Extracted text comes from the cache keyed by (blob, extractor identity) when it is
+    there (indexer.extract.cache), so diffs and re-resolution do not re-extract.
+    """
+    try:
+        extracted = extract_cache.cached_extract(repo, blob, path)
+    except ExtractionError as exc:
+        raise DocumentUnavailable(str(exc)) from exc
+    return VersionText(path, blob, extracted)
+
+
+def text_at(repo: GitRepo, commit: str, path: str) -> VersionText:
+    """The text `path` had at `commit`."""
+    return version_text(repo, entry_at(repo, commit, path).sha, path)
+
+
+def text_blob(repo: GitRepo, version: VersionText) -> str:
+    """A git blob holding the version's text, so git can diff what pincite indexed.
+
+    For the text class that is the committed blob itself; for extracted text it is the
+    extractor's output written with `git hash-object -w` (DESIGN hint: git diffs blobs we
+    write ourselves, so `verify` sees exactly git's diff of the indexed text).
+    """
+    if version.extracted.source_class == "text":
+        return version.blob
+    return repo.hash_object(version.text.encode("utf-8"))
+
+
+def recorded_identities(index_path: Path) -> dict[str, str]:
+    """Blob SHA -> the extractor identity the index at `index_path` recorded for it (newest row).
+
+    Empty when there is no readable index: the index is a cache, and a citation's text is
+    still established from git objects without it.
+    """
+    try:
+        reader = IndexReader(index_path)
+    except PinciteError:
+        return {}
+    try:
+        return reader.identities_by_blob()
+    finally:
+        reader.close()

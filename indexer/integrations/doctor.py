@@ -1,0 +1,169 @@
+"""`pincite doctor`: what this machine and this repository need before pincite works well.
+
+Each check is a line with a status (`ok` or `warn`), what was found and, for a warning, the
+command or setting that fixes it. Doctor never fails on a problem it reports: it runs
+outside a repository, without an index and without the optional extras, and says so.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from indexer import __version__
+from indexer.config import Config, load_config
+from indexer.errors import SHALLOW_HINT, PinciteError
+from indexer.extract import registry as extract_mod
+from indexer.index.store import SCHEMA_VERSION, IndexReader
+from indexer.vcs.repo import GitRepo, git_version
+
+OK = "ok"
+WARN = "warn"
+# `rev-parse --end-of-options`, which pincite passes before every user-given revision.
+MIN_GIT = (2, 24)
+# One probe file per optional extractor: the registry picks extractors by extension.
+EXTRA_PROBES = (("pdf", "probe.pdf"), ("html", "probe.html"))
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str
+    detail: str
+    hint: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Report:
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(check.status == OK for check in self.checks)
+
+    def to_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "checks": [check.to_json() for check in self.checks]}
+
+
+def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) -> Report:
+    """Run every check against the repository at `repo_path` (which need not be one)."""
+    checks = [_check_pincite(), _check_git(), *_check_extras(), _check_pagefind()]
+    try:
+        repo = GitRepo(repo_path)
+    except PinciteError as exc:
+        checks.append(Check("repository", WARN, exc.message, exc.hint or ""))
+        return Report(tuple(checks))
+    try:
+        config = load_config(repo.root)
+    except PinciteError as exc:
+        checks.append(Check("config", WARN, exc.message, exc.hint or "fix the pincite settings"))
+        config = Config()
+    checks.append(_check_history(repo))
+    checks.append(_check_textconv(repo, config))
+    target = Path(index_path) if index_path else repo.root / config.index_path
+    checks.append(_check_index(repo, target))
+    checks.append(_check_site_url(config))
+    return Report(tuple(checks))
+
+
+def _check_pincite() -> Check:
+    return Check("pincite", OK, f"pincite {__version__} on Python {platform.python_version()}")
+
+
+def _check_git() -> Check:
+    found = git_version()
+    if found is None:
+        return Check("git", WARN, "git was not found on PATH", "install git 2.24 or newer")
+    shown = ".".join(map(str, found))
+    if found[:2] < MIN_GIT:
+        return Check("git", WARN, f"git {shown} is older than 2.24", "upgrade git to 2.24 or newer")
+    return Check("git", OK, f"git {shown}")
+
+
+def _check_extras() -> list[Check]:
+    checks = []
+    for extra, probe in EXTRA_PROBES:
+        name = f"extra:{extra}"
+        extractor = extract_mod.extractor_for(probe)
+        if extractor is None:
+            checks.append(Check(name, WARN, f"no extractor handles .{extra} files in this pincite", "upgrade pincite"))
+        elif not extractor.available():
+            hint = extractor.install_hint or f"pip install 'pincite[{extra}]'"
+            checks.append(Check(name, WARN, f".{extra} files are skipped: the extractor is not installed", hint))
+        else:
+            checks.append(Check(name, OK, f".{extra} files are extracted ({extractor.identity()})"))
+    return checks
+
+
+def _check_pagefind() -> Check:
+    # The site build runs Pagefind the same way; a missing binary fails the build.
+    try:
+        command = [sys.executable, "-m", "pagefind", "--version"]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = subprocess.CompletedProcess([], 1, "", str(exc))
+    found = proc.stdout.strip()
+    if proc.returncode != 0 or not found:
+        hint = "pip install 'pagefind[bin]' (or build with --no-site)"
+        return Check("pagefind", WARN, "Pagefind does not run: the site cannot be built", hint)
+    return Check("pagefind", OK, f"{found} (search in the site)")
+
+
+def _check_history(repo: GitRepo) -> Check:
+    if not repo.has_commits():
+        return Check("history", WARN, f"{repo.root}: no commits yet", "commit your corpus, then run `pincite build`")
+    depth = int(repo.run_text("rev-list", "--count", "--first-parent", "HEAD").strip())
+    if repo.is_shallow():
+        return Check("history", WARN, f"shallow clone: only {depth} commit(s) of history", SHALLOW_HINT)
+    return Check("history", OK, f"full history: {depth} commit(s) on the first-parent line of HEAD")
+
+
+def _check_textconv(repo: GitRepo, config: Config) -> Check:
+    command = repo.run("config", "--get", "diff.pincite.textconv", check=False).decode(errors="replace").strip()
+    hint = "run `pincite init` so that `git diff` shows PDF and HTML changes as text"
+    if not command:
+        return Check("textconv", WARN, "diff.pincite.textconv is not set: git diff shows PDF and HTML as binary", hint)
+    probe = f"{config.roots[0] if config.roots else 'corpus'}/probe.pdf"
+    attributes = repo.run_text("check-attr", "diff", "--", probe).strip()
+    if not attributes.endswith(": pincite"):
+        detail = f"diff.pincite.textconv is set but .gitattributes does not use it for {probe}"
+        return Check("textconv", WARN, detail, hint)
+    return Check("textconv", OK, f"diff.pincite.textconv = {command}")
+
+
+def _check_index(repo: GitRepo, target: Path) -> Check:
+    if not target.exists():
+        return Check("index", WARN, f"{target}: no index yet", "run `pincite build`")
+    try:
+        reader = IndexReader(target)
+    except PinciteError as exc:
+        return Check("index", WARN, exc.message, exc.hint or "run `pincite build`")
+    try:
+        built = reader.meta("built_commit") or ""
+    finally:
+        reader.close()
+    head = repo.resolve_commit("HEAD") if repo.has_commits() else ""
+    detail = f"{target}: schema {SCHEMA_VERSION}, built at {built[:12] or 'unknown commit'}"
+    if built and head and built != head:
+        return Check("index", WARN, f"{detail}; HEAD is {head[:12]}", "run `pincite build` to index HEAD")
+    return Check("index", OK, detail)
+
+
+def _check_site_url(config: Config) -> Check:
+    if not config.site_url:
+        return Check(
+            "site_url",
+            WARN,
+            "site_url is not set: permalinks are relative to the site folder",
+            "set site_url in [tool.pincite] or pincite.toml, or PINCITE_SITE_URL in CI",
+        )
+    if not re.match(r"^https?://", config.site_url):
+        return Check("site_url", WARN, f"site_url {config.site_url!r} is not an http(s) URL", "give the full URL")
+    return Check("site_url", OK, f"site_url = {config.site_url}")

@@ -1,0 +1,59 @@
+"""Turn `pincite build --json` / `pincite check --json` into GitHub Actions step outputs.
+
+The composite action (`action.yml`) runs `python -m indexer.integrations.github build|check FILE`
+and appends what this prints to `$GITHUB_OUTPUT`: one `name=value` line per output, the
+names the action declares.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+# action output name -> key of `summary` in `pincite check --json`
+CHECK_OUTPUTS = {
+    "citations": "citations",
+    "verified": "verified",
+    "drifted": "drifted",
+    "unresolvable": "unresolvable",
+    "matched": "quote_matched",
+    "wrong-ref": "quote_wrong_ref",
+    "failed": "quote_failed",
+    "unverifiable": "quote_unverifiable",
+}
+
+
+def build_outputs(summary: dict[str, Any]) -> dict[str, str]:
+    return {"site-path": str(summary.get("site_dir") or ""), "index-path": str(summary.get("index_path") or "")}
+
+
+def check_outputs(report: dict[str, Any]) -> dict[str, str]:
+    summary = report.get("summary", {})
+    return {name: str(int(summary.get(key, 0))) for name, key in CHECK_OUTPUTS.items()}
+
+
+def format_outputs(outputs: dict[str, str]) -> str:
+    # One line per output: a newline inside a value would start a new output.
+    return "".join(f"{name}={value.replace(chr(10), ' ')}\n" for name, value in outputs.items())
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("build", "check"):
+        print("usage: python -m indexer.integrations.github build|check FILE.json", file=sys.stderr)
+        return 2
+    kind, path = argv
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8") or "{}")
+    except (OSError, json.JSONDecodeError) as exc:
+        # No outputs rather than zero counts: a missing report must not read as "all clear".
+        print(f"ci_outputs: {path}: cannot read pincite's JSON ({exc})", file=sys.stderr)
+        return 1
+    outputs = build_outputs(data) if kind == "build" else check_outputs(data)
+    sys.stdout.write(format_outputs(outputs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,407 @@
+"""`pincite build`'s last stage: the static site (DESIGN decisions 9 and 12).
+
+The pipeline: read the index → version pages (one per distinct blob, immutable, reused
+from the previous site) → document pages of the built commit (reused while their
+version is unchanged) → per-path history files for the drift banner → home, search and
+citation pages → Pagefind over the document pages → swap the new folder into place.
+
+The site is written into a temporary folder beside the output folder and renamed over it,
+so a failed build leaves the previous site whole. A manifest (`.pincite-site.json`) records
+what each reused file was rendered from; a page is reused only when that key is unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, TemplateError, TemplateSyntaxError
+
+from indexer.config import Config
+from indexer.errors import ConfigError, PinciteError, UsageError
+from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
+from indexer.locks import exclusive_lock
+from indexer.site.history import HistoryBuilder
+from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
+from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+from indexer.vcs.repo import GitRepo
+
+if TYPE_CHECKING:
+    from indexer.index.build import BuildSummary
+
+MANIFEST = ".pincite-site.json"
+PAGEFIND_GLOB = "doc/**/*.html"
+
+
+@dataclass
+class SiteStats:
+    pages_rendered: int = 0
+    pages_reused: int = 0
+    history_written: int = 0
+    history_reused: int = 0
+    pagefind_seconds: float = 0.0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "pages_rendered": self.pages_rendered,
+            "pages_reused": self.pages_reused,
+            "history_written": self.history_written,
+            "history_reused": self.history_reused,
+            "pagefind_seconds": round(self.pagefind_seconds, 3),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class _Manifest:
+    fingerprint: str = ""
+    versions: dict[str, str] = field(default_factory=dict)
+    docs: dict[str, str] = field(default_factory=dict)
+    history: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, site: Path) -> _Manifest:
+        try:
+            data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+            return cls(data["fingerprint"], data["versions"], data["docs"], data["history"], data.get("files", {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            return cls()
+
+    def save(self, site: Path) -> None:
+        (site / MANIFEST).write_text(json.dumps(asdict(self), sort_keys=True), encoding="utf-8")
+
+
+def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
+    """Render the site for the index's built commit into `out_dir`, replacing the previous site whole."""
+    out_dir = out_dir.absolute()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with _site_lock(out_dir):
+        return _render_locked(repo, config, index_path, out_dir, summary)
+
+
+@contextlib.contextmanager
+def _site_lock(out_dir: Path) -> Iterator[None]:
+    """One build writes a site folder at a time (the index lock is released before the site)."""
+    busy = UsageError(
+        f"{out_dir}: another pincite build is writing this site",
+        hint="wait for it to finish, or write this build's site elsewhere with --out",
+    )
+    with exclusive_lock(out_dir.with_name(f".{out_dir.name}.lock"), busy):
+        yield
+
+
+def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
+    started = time.monotonic()
+    _check_replaceable(out_dir)
+    temp = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.tmp")
+    if temp.exists():
+        shutil.rmtree(temp)
+    temp.mkdir(parents=True)
+    try:
+        builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary)
+        stats = builder.run()
+        _swap(temp, out_dir, builder.adopt_versions)
+        if builder.adopt_versions is not None:
+            _prune(out_dir / "v", builder.needed_versions)
+    except TemplateError as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
+        raise ConfigError(
+            f"{where}site template error: {exc.message or exc}; the previous site in {out_dir} is unchanged",
+            hint="fix the template in your template_dir (or remove the setting to use the shipped ones)",
+        ) from exc
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    stats.seconds = time.monotonic() - started
+    summary.site = stats.to_json()
+    return stats
+
+
+def _check_replaceable(out_dir: Path) -> None:
+    """Never delete a folder pincite did not write: the site replaces only an earlier site."""
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / MANIFEST).exists())):
+        raise UsageError(
+            f"{out_dir}: exists and is not a pincite site (no {MANIFEST}); refusing to replace it",
+            hint="choose another folder with --out, or empty this one yourself",
+        )
+
+
+def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
+    """Put the new site in place of the old one.
+
+    Version pages are immutable, so they are not copied from site to site: new ones are
+    moved into the live `v/` folder (adding files changes no page a reader can see), and
+    that folder moves into the new site just before the two folders change places.
+    """
+    old = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.old")
+    if live_versions is not None:
+        staged = temp / "v"
+        if staged.is_dir():
+            for page in os.listdir(staged):
+                os.replace(staged / page, live_versions / page)
+            os.rmdir(staged)
+        os.replace(live_versions, staged)
+    try:
+        if out_dir.exists():
+            os.replace(out_dir, old)
+        os.replace(temp, out_dir)
+    except BaseException:
+        if live_versions is not None and not live_versions.exists():
+            os.replace(temp / "v", live_versions)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _prune(versions: Path, needed: set[str]) -> None:
+    """Drop version pages no longer in the published history (after `history_start` moved)."""
+    for page in os.listdir(versions):
+        if page.endswith(".html") and page[:-5] not in needed:
+            (versions / page).unlink()
+
+
+def _read_shard(file: Path) -> dict[str, Any]:
+    try:
+        entries = json.loads(file.read_text(encoding="utf-8"))["paths"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+class _SiteBuilder:
+    def __init__(
+        self, repo: GitRepo, config: Config, index_path: Path, previous: Path, out: Path, summary: BuildSummary
+    ):
+        self.repo, self.config, self.previous, self.out, self.summary = repo, config, previous, out, summary
+        self.index_path = index_path
+        self.reader = IndexReader(index_path)
+        self.stats = SiteStats()
+        self.folders = template_folders(repo.root, config.template_dir)
+        self.env: Environment = make_environment(self.folders)
+        self.fp = fingerprint(self.folders, config.site_title, config.site_url)
+        self.old = _Manifest.load(previous)
+        self.new = _Manifest(self.fp)
+        self.adopt_versions: Path | None = None
+        self.needed_versions: set[str] = set()
+
+    def run(self) -> SiteStats:
+        try:
+            commits = self.reader.commits()
+            metas = self.reader.version_metas()
+            by_path: dict[str, list[PathVersion]] = {}
+            for pv in self.reader.all_path_versions():
+                by_path.setdefault(pv.path, []).append(pv)
+            head_seq = len(commits) - 1
+            ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
+            self._static()
+            self._versions(ctx, by_path, metas)
+            heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
+            self._documents(ctx, heads, metas)
+            self._histories(commits, metas, by_path)
+            self._top_pages(ctx, heads, metas)
+            self._publish_index()
+            self._pagefind()
+            self.new.save(self.out)
+        finally:
+            self.reader.close()
+        return self.stats
+
+    # -- pieces ------------------------------------------------------------------------
+    def _static(self) -> None:
+        target = self.out / "static"
+        for folder in reversed(self.folders):
+            if (folder / "static").is_dir():
+                shutil.copytree(folder / "static", target, dirs_exist_ok=True)
+
+    def _reuse(self, old_kind: dict[str, str], name: str, key: str, rel: str) -> bool:
+        """Link the previous site's `rel` into the new one when it was made from the same `key`."""
+        source = self.previous / rel
+        if old_kind.get(name) == key and source.is_file():
+            _link_or_copy(source, self.out / rel)
+            return True
+        return False
+
+    def _versions(self, ctx: PageContext, by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> None:
+        chosen: dict[str, tuple[VersionMeta, str]] = {}
+        for path, pvs in by_path.items():
+            for pv in pvs:
+                meta = metas[pv.version_id]
+                if meta.status == "ok":
+                    chosen[meta.blob] = (meta, path)
+        same_fp = self.old.fingerprint == self.fp
+        live = self.previous / "v"
+        if same_fp and live.is_dir():
+            self.adopt_versions = live
+            live_pages = set(os.listdir(live))
+        self.needed_versions = set(chosen)
+        for blob, (meta, path) in sorted(chosen.items()):
+            rel = f"v/{blob}.html"
+            key = meta.identity
+            original = original_file(meta, path)
+            if original:
+                file_key = self.new.files[original] = f"{blob}:{original}"
+                if not self._reuse(self.old.files, original, file_key, original):
+                    target = self.out / original
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(self.repo.read_blob(blob))
+            self.new.versions[blob] = key
+            if self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages:
+                self.stats.pages_reused += 1
+                continue
+            render_version_page(ctx, meta, path, self.out / rel)
+            self.stats.pages_rendered += 1
+
+    def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
+        same_fp = self.old.fingerprint == self.fp
+        for path, pv in sorted(heads.items()):
+            meta = metas[pv.version_id]
+            if meta.status != "ok":
+                continue
+            rel = doc_page_path(path)
+            extra = ctx.snapshot_key(path)
+            key = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}"
+            self.new.docs[path] = key
+            if same_fp and self._reuse(self.old.docs, path, key, rel):
+                self.stats.pages_reused += 1
+                continue
+            render_doc_page(ctx, meta, pv, self.out / rel)
+            self.stats.pages_rendered += 1
+
+    def _histories(
+        self, commits: list[CommitRow], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]
+    ) -> None:
+        """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
+        builder = HistoryBuilder(self.repo, self.reader, commits, metas)
+        shards: dict[str, list[str]] = {}
+        for path in by_path:
+            shards.setdefault(history_shard(path), []).append(path)
+        (self.out / "history").mkdir(exist_ok=True)
+        for shard, paths in sorted(shards.items()):
+            rel = f"history/{shard}.json"
+            old_entries: dict[str, Any] | None = None
+            entries: dict[str, Any] = {}
+            for path in sorted(paths):
+                inputs = builder.inputs(path, by_path[path])
+                self.new.history[path] = inputs.key()
+                # A path gone from HEAD may be found renamed by a later commit: always redo those.
+                if inputs.at_head and self.old.history.get(path) == inputs.key():
+                    if old_entries is None:
+                        old_entries = _read_shard(self.previous / rel)
+                    if path in old_entries:
+                        entries[path] = old_entries[path]
+                        self.stats.history_reused += 1
+                        continue
+                entries[path] = builder.build(path, by_path[path])
+                self.stats.history_written += 1
+            target = self.out / rel
+            if old_entries is not None and old_entries == entries:
+                _link_or_copy(self.previous / rel, target)
+            else:
+                target.write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
+
+    def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
+        head = ctx.commits[-1]
+        site_json = {"head": head.sha, "time": head.time, "subject": head.subject, "site_url": self.config.site_url}
+        (self.out / "site.json").write_text(json.dumps(site_json, ensure_ascii=False), encoding="utf-8")
+        # The first-parent line, oldest first: a version page checks that a permalink's commit
+        # really held the page's version before it shows any verdict.
+        commits_json = {"commits": [c.sha for c in ctx.commits]}
+        (self.out / "commits.json").write_text(json.dumps(commits_json), encoding="utf-8")
+        documents: list[dict[str, Any]] = []
+        for path, pv in sorted(heads.items()):
+            meta = metas[pv.version_id]
+            folder = str(PurePosixPath(path).parent)
+            change = ctx.commits[pv.first_seq]
+            documents.append(
+                {
+                    "path": path,
+                    "folder": folder,
+                    "name": PurePosixPath(path).name,
+                    "meta": meta,
+                    "href": doc_page_path(path) if meta.status == "ok" else None,
+                    "change": change,
+                }
+            )
+        folders: dict[str, list[dict[str, Any]]] = {}
+        for doc in documents:
+            folders.setdefault(doc["folder"], []).append(doc)
+        ok_docs = [d for d in documents if d["href"]]
+        folder_counts = Counter(str(d["folder"]) for d in ok_docs)
+        class_counts = Counter(d["meta"].source_class for d in ok_docs)
+        self._page(
+            "home.html",
+            "index.html",
+            ctx,
+            head=head,
+            folders=folders,
+            summary=self.summary,
+            documents=len(documents),
+            stats=self.stats,
+            roots=self.config.roots,
+            class_counts=sorted(class_counts.items()),
+        )
+        # The filter choices are written into the page, so a search loads no filter index.
+        self._page(
+            "search.html",
+            "search.html",
+            ctx,
+            folder_counts=sorted(folder_counts.items()),
+            class_counts=sorted(class_counts.items()),
+        )
+        ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        rows, problem = citations_report(ctx, ok)
+        self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+
+    def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
+        html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)
+        (self.out / rel).write_text(html, encoding="utf-8")
+
+    def _publish_index(self) -> None:
+        _link_or_copy(self.index_path, self.out / "pincite.sqlite")
+
+    def _pagefind(self) -> None:
+        if not (self.out / "doc").is_dir():
+            return
+        started = time.monotonic()
+        cmd = [
+            sys.executable,
+            "-m",
+            "pagefind",
+            "--site",
+            str(self.out),
+            "--glob",
+            PAGEFIND_GLOB,
+            "--output-subdir",
+            "pagefind",
+            "--force-language",
+            "en",
+            "--silent",
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        self.stats.pagefind_seconds = time.monotonic() - started
+        if proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            raise PinciteError(
+                f"Pagefind could not index the site in {self.out}: {detail[-1] if detail else 'no output'}",
+                hint="check that the pagefind[bin] package is installed (pip install 'pagefind[bin]')",
+            )

@@ -1,0 +1,125 @@
+"""Per-path history: what became of each published version of a path at the site's HEAD.
+
+A version page (`v/{blob}.html`) is immutable, so the drift banner cannot be baked into it:
+after every build the page reads its path's entry in `history/{history_shard(path)}.json`,
+which says for each blob the path ever had where that text went at the built commit: the
+same blob, a zero-context diff to the HEAD version (git's own, of the indexed texts, as
+`pincite verify` computes it), a rename (followed the way verify follows it), or a
+deletion. The page then relocates the cited lines through those hunks in the browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
+from indexer.vcs.repo import GitRepo, Hunk
+
+MAX_HUNK_LINES = 400
+
+
+@dataclass(frozen=True)
+class HistoryInputs:
+    """Everything a path's history file depends on; equal inputs mean an equal file."""
+
+    path: str
+    intervals: tuple[tuple[str, str, int, int], ...]  # (blob, identity, first_seq, last_seq)
+    head_blob: str | None  # None: the path is gone from the built commit
+
+    @property
+    def at_head(self) -> bool:
+        return self.head_blob is not None
+
+    def key(self) -> str:
+        parts = [f"{b}:{i}:{f}-{last}" for b, i, f, last in self.intervals]
+        return f"{self.head_blob}|{int(self.at_head)}|" + ",".join(parts)
+
+
+class HistoryBuilder:
+    """Computes history files, caching text blobs and rename lookups across paths."""
+
+    def __init__(self, repo: GitRepo, reader: IndexReader, commits: list[CommitRow], meta: dict[int, VersionMeta]):
+        self.repo = repo
+        self.reader = reader
+        self.commits = commits
+        self.meta = meta
+        self.head_seq = len(commits) - 1
+        self._text_blobs: dict[int, str] = {}
+
+    def inputs(self, path: str, pvs: list[PathVersion]) -> HistoryInputs:
+        # The interval running to HEAD has no end yet: its end is not part of the key (or the file).
+        intervals = tuple(
+            (
+                self.meta[pv.version_id].blob,
+                self.meta[pv.version_id].identity,
+                pv.first_seq,
+                -1 if pv.last_seq == self.head_seq else pv.last_seq,
+            )
+            for pv in pvs
+        )
+        head = self._head(pvs)
+        head_blob = self.meta[head.version_id].blob if head else None
+        return HistoryInputs(path, intervals, head_blob)
+
+    def text_blob(self, version_id: int) -> str | None:
+        """The blob git diffs for a version: its own blob for text, the indexed text written as a blob otherwise."""
+        meta = self.meta[version_id]
+        if meta.status != "ok":
+            return None
+        if meta.source_class == "text":
+            return meta.blob
+        if version_id not in self._text_blobs:
+            text = self.reader.version(version_id).text or ""
+            self._text_blobs[version_id] = self.repo.hash_object(text.encode("utf-8"))
+        return self._text_blobs[version_id]
+
+    def build(self, path: str, pvs: list[PathVersion]) -> dict[str, object]:
+        head_pv = self._head(pvs)
+        versions: dict[str, dict[str, Any]] = {}
+        latest: dict[str, PathVersion] = {}
+        for pv in pvs:
+            blob = self.meta[pv.version_id].blob
+            entry = versions.setdefault(blob, {"ranges": [], "target": None})
+            last = None if pv.last_seq == self.head_seq else self.commits[pv.last_seq].sha
+            entry["ranges"].append([self.commits[pv.first_seq].sha, last])
+            latest[blob] = pv
+        # A blob the path held more than once is followed from its latest interval only.
+        for blob, pv in latest.items():
+            versions[blob]["target"] = self._target(path, pv, head_pv)
+        return {"path": path, "versions": versions}
+
+    def _head(self, pvs: list[PathVersion]) -> PathVersion | None:
+        return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
+
+    def _target(self, path: str, pv: PathVersion, head_pv: PathVersion | None) -> dict[str, object]:
+        head_commit = self.commits[self.head_seq].sha
+        new_path = path
+        if head_pv is None:
+            change = self.repo.path_change(self.commits[pv.last_seq].sha, head_commit, path)
+            if change.status != "renamed" or change.new_path is None:
+                return {"status": "deleted"}
+            new_path = change.new_path
+            head_pv = self.reader.version_of(new_path, self.head_seq)
+            if head_pv is None:
+                return {"status": "unavailable", "reason": f"{new_path} is not indexed at the built commit"}
+        old_blob, new_blob = self.text_blob(pv.version_id), self.text_blob(head_pv.version_id)
+        head_meta = self.meta[head_pv.version_id]
+        if old_blob is None or new_blob is None:
+            return {"status": "unavailable", "reason": "this version's text was not indexed"}
+        if self.meta[pv.version_id].identity != head_meta.identity:
+            return {
+                "status": "unavailable",
+                "reason": f"extracted by {self.meta[pv.version_id].identity}, the built commit by "
+                f"{head_meta.identity}: different offset spaces",
+            }
+        hunks = self.repo.diff_blobs(old_blob, new_blob)
+        status = "same" if not hunks and new_path == path else ("renamed" if new_path != path else "modified")
+        return {"status": status, "path": new_path, "blob": head_meta.blob, "hunks": [_hunk_json(h) for h in hunks]}
+
+
+def _hunk_json(hunk: Hunk) -> list[object]:
+    lines = list(hunk.lines[:MAX_HUNK_LINES])
+    if len(hunk.lines) > MAX_HUNK_LINES:
+        lines.append(f"\\ {len(hunk.lines) - MAX_HUNK_LINES} more lines not shown")
+    return [hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count, lines]

@@ -1,0 +1,218 @@
+"""The site's pages that hold corpus text: document pages, version pages; and the citations report."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from jinja2 import Environment
+
+from indexer.config import Config
+from indexer.errors import PinciteError
+from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
+from indexer.site.render import doc_page_path, human_size, markdown_view, root_prefix, source_view, url_path
+from indexer.vcs.repo import GitRepo
+
+CHECKED_SUFFIXES = (".md", ".markdown", ".txt")
+# Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
+CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/\S+/blob/")
+
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-src 'none'; worker-src 'self' blob:"
+)
+
+
+@dataclass
+class PageContext:
+    config: Config
+    commits: list[CommitRow]
+    repo: GitRepo
+    env: Environment
+    reader: IndexReader
+    _snapshot_blobs: dict[str, str] | None = field(default=None)
+
+    def site_values(self, rel: str) -> dict[str, Any]:
+        return {
+            "title": self.config.site_title,
+            "root": root_prefix(rel),
+            "site_url": self.config.site_url,
+            "csp": CSP,
+            "human_size": human_size,
+        }
+
+    def _snapshot_meta_blob(self, path: str) -> str | None:
+        """The blob of the metadata beside snapshot `path` at the built commit, from one tree listing."""
+        if not path.startswith("snapshots/"):
+            return None
+        if self._snapshot_blobs is None:
+            entries = self.repo.tree_entries(self.commits[-1].sha, ("snapshots",))
+            self._snapshot_blobs = {e.path: e.sha for e in entries}
+        return self._snapshot_blobs.get(path + ".meta.json")
+
+    def snapshot_key(self, path: str) -> str:
+        """The blob of a snapshot's metadata file: its page shows it, so a change re-renders the page."""
+        return self._snapshot_meta_blob(path) or ""
+
+    def provenance(self, path: str) -> dict[str, str] | None:
+        """What a snapshot's page shows of its fetch; None for other documents or unreadable metadata."""
+        from indexer.snapshots.store import SnapshotMeta
+
+        blob = self._snapshot_meta_blob(path)
+        if blob is None:
+            return None
+        try:
+            meta = SnapshotMeta.loads(self.repo.read_blob(blob), path)
+        except PinciteError:
+            return None
+        return {
+            "url": meta.url or "",
+            "href": safe_link(meta.url or "") or "",
+            "final_url": meta.final_url or "",
+            "fetched_at": meta.fetched_at or "",
+            "content_type": meta.content_type or "",
+        }
+
+
+def safe_link(url: str) -> str | None:
+    """`url` when it is an http(s) address a page may link to; None for any other scheme.
+
+    A snapshot's metadata is committed data anyone can edit: a `javascript:` or `data:`
+    URL there must not become a link, whatever the CSP would do with it.
+    """
+    candidate = url.strip()
+    scheme = candidate.split(":", 1)[0].lower() if ":" in candidate else ""
+    return candidate if scheme in ("http", "https") and candidate.lower().startswith(scheme + "://") else None
+
+
+def original_file(meta: VersionMeta, path: str) -> str | None:
+    """Where the original bytes of an extracted version are published, if at all.
+
+    PDFs are served as PDFs (the reader's viewer opens them at `#page=N`); fetched HTML is
+    never served as HTML from the site's origin: it is published as text/plain, a download.
+    """
+    lower = path.lower()
+    if meta.source_class == "text":
+        return None
+    if lower.endswith(".pdf"):
+        return f"files/{meta.blob}.pdf"
+    if lower.endswith((".html", ".htm")):
+        return f"files/{meta.blob}.txt"
+    return None
+
+
+def _pdf_href(root: str, original: str | None) -> str | None:
+    """Page markers link into the original PDF (`#page=N`); other originals have no pages."""
+    return root + original if original and original.endswith(".pdf") else None
+
+
+def _write(target: Path, html: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html, encoding="utf-8")
+
+
+def _text_and_passages(ctx: PageContext, meta: VersionMeta) -> tuple[str, list[Any]]:
+    row = ctx.reader.version(meta.id)
+    return row.text or "", ctx.reader.passages_of(meta.id)
+
+
+def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: Path) -> None:
+    rel = f"v/{meta.blob}.html"
+    text, passages = _text_and_passages(ctx, meta)
+    original = original_file(meta, path)
+    root = root_prefix(rel)
+    view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
+    html = ctx.env.get_template("version.html").render(
+        site=ctx.site_values(rel),
+        meta=meta,
+        path=path,
+        source=view,
+        original=original,
+        download_name=PurePosixPath(path).name,
+    )
+    _write(target, html)
+
+
+def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path) -> None:
+    rel = doc_page_path(pv.path)
+    text, passages = _text_and_passages(ctx, meta)
+    original = original_file(meta, pv.path)
+    root = root_prefix(rel)
+    view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
+    rendered, headings = markdown_view(text) if meta.is_markdown else (None, [])
+    intro = ctx.commits[pv.first_seq]
+    parts = pv.path.split("/")
+    html = ctx.env.get_template("document.html").render(
+        site=ctx.site_values(rel),
+        meta=meta,
+        path=pv.path,
+        source=view,
+        rendered=rendered,
+        headings=headings,
+        intro=intro,
+        original=original,
+        download_name=parts[-1],
+        provenance=ctx.provenance(pv.path),
+        folder="/".join(parts[:-1]) or ".",
+        top_folder=parts[0],
+        permalink_path=url_path(pv.path),
+        passages=passages,
+        pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
+    )
+    _write(target, html)
+
+
+def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[dict[str, Any]], str | None]:
+    """`check` over the corpus's own Markdown and text documents at the built commit.
+
+    The documents are written from the index (the committed text, not the working tree)
+    into a scratch folder, checked against the built commit, and each record gets links
+    to the cited version and to where the text stands now.
+    """
+    from indexer.citations.check import check_paths
+    from indexer.citations.citation import parse_text_form
+
+    head = ctx.commits[-1].sha
+    texts = {p: ctx.reader.version(v).text or "" for p, v in documents.items() if p.lower().endswith(CHECKED_SUFFIXES)}
+    # Only documents with something shaped like a citation go to the (slower) full scan.
+    scannable = {p: t for p, t in texts.items() if CITATION_HINT.search(t)}
+    if not scannable:
+        return [], None
+    with tempfile.TemporaryDirectory(prefix="pincite-check-") as scratch:
+        for path, text in scannable.items():
+            target = Path(scratch, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        try:
+            report = check_paths([Path(scratch, p) for p in sorted(scannable)], ctx.repo, against=head)
+        except PinciteError as exc:
+            return [], str(exc)
+        rows = []
+        for record in report.records:
+            data = record.to_json()
+            file = Path(str(data["file"])).relative_to(scratch).as_posix()
+            row: dict[str, Any] = {**data, "file": file, "file_href": f"doc/{url_path(file)}.html#L{data['line']}"}
+            for key, form in (("cited_href", data.get("parsed")), ("now_href", _relocated(data))):
+                row[key] = _version_href(ctx, parse_text_form(str(form))) if form else None
+            rows.append(row)
+    return rows, None
+
+
+def _relocated(data: dict[str, Any]) -> str | None:
+    resolution = data.get("resolution")
+    return resolution.get("relocated") if isinstance(resolution, dict) else None
+
+
+def _version_href(ctx: PageContext, citation: Any) -> str | None:
+    try:
+        commit = ctx.repo.resolve_commit(citation.commit)
+        entry = ctx.repo.blob_at(commit, citation.path)
+    except PinciteError:
+        return None
+    if entry is None or entry.mode == "tree":
+        return None
+    return f"v/{entry.sha}.html?commit={commit}&path={url_path(citation.path)}#{citation.selector}"

@@ -1,0 +1,223 @@
+"""HTML for the static site: the Jinja2 environment, the source view and rendered Markdown.
+
+Corpus text reaches a page only through `source_view` and `markdown_view` (escaped here) or
+through Jinja2 with autoescape on. The source view keeps the document text exactly: the
+text content of its `<pre>` is the document text, code point for code point (carriage
+returns are written as `&#13;` because an HTML parser would otherwise turn them into line
+feeds), so the browser can turn a selection into code-point offsets by counting text.
+Line numbers and page markers are empty elements drawn by CSS, never text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from urllib.parse import quote
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markupsafe import Markup, escape
+
+from indexer.errors import ConfigError
+from indexer.text.chunk import Passage
+
+# Bump when the HTML of a version or document page changes shape, so reused pages are redone.
+RENDER_VERSION = 1
+
+
+def shipped_templates() -> Path:
+    """The templates shipped in the wheel, or the repository's top-level folder (editable installs)."""
+    packaged = resources.files("indexer") / "site_templates"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "site_templates"
+
+
+def template_folders(repo_root: Path, template_dir: str | None) -> list[Path]:
+    """User folder first (it overrides), then the shipped templates."""
+    folders = []
+    if template_dir:
+        user = (repo_root / template_dir).resolve()
+        if not user.is_dir():
+            raise ConfigError(
+                f"template_dir {template_dir!r}: no such folder under {repo_root}",
+                hint="create it, or remove `template_dir` from the pincite settings",
+            )
+        folders.append(user)
+    folders.append(shipped_templates())
+    return folders
+
+
+def make_environment(folders: Sequence[Path]) -> Environment:
+    env = Environment(
+        loader=ChoiceLoader([FileSystemLoader(str(f)) for f in folders]),
+        autoescape=select_autoescape(["html", "xml"], default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["urlpath"] = url_path
+    env.filters["utc"] = utc_time
+    return env
+
+
+def fingerprint(folders: Sequence[Path], *extra: str) -> str:
+    """Changes when any template or asset (or an `extra` setting) changes: reused pages must match it."""
+    digest = hashlib.sha256(f"render/{RENDER_VERSION}".encode())
+    for folder in folders:
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(str(file.relative_to(folder)).encode("utf-8", "surrogateescape"))
+            digest.update(file.read_bytes())
+    for value in extra:
+        digest.update(b"\0" + value.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()[:20]
+
+
+def utc_time(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def url_path(path: str) -> str:
+    """A repository path as it appears in site URLs (the permalink contract's encoding)."""
+    return quote(path, safe="/")
+
+
+def history_name(path: str) -> str:
+    """File name of a path's history JSON: FNV-1a 64 of its UTF-8 bytes (the page's JS computes the same)."""
+    value = 0xCBF29CE484222325
+    for byte in path.encode("utf-8", "surrogateescape"):
+        value ^= byte
+        value = (value * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def history_shard(path: str) -> str:
+    """The history file holding a path's entry: 256 shards by the first byte of its name."""
+    return history_name(path)[:2]
+
+
+def doc_page_path(path: str) -> str:
+    """Where a document's page lives in the site, relative to its root."""
+    return f"doc/{path}.html"
+
+
+def root_prefix(page_path: str) -> str:
+    return "../" * page_path.count("/")
+
+
+# -- the source view -------------------------------------------------------------------
+
+
+def _escape_text(text: str) -> str:
+    # markupsafe's escaping, once over the whole text (it never touches "\n"), plus "\r".
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&#34;")
+        .replace("'", "&#39;")
+        .replace("\r", "&#13;")
+    )
+
+
+def source_view(
+    text: str,
+    passages: Sequence[Passage] = (),
+    page_starts: Sequence[int] = (),
+    page_href: str | None = None,
+) -> Markup:
+    """The document text as lines with anchors `L{n}`, passage anchors `p{n}` and page markers."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()
+        trailing_newline = True
+    else:
+        trailing_newline = False
+    passage_at: dict[int, list[int]] = {}
+    page_at: dict[int, list[int]] = {}
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for passage in passages:
+        passage_at.setdefault(bisect_right(starts, passage.start), []).append(passage.ordinal)
+    if page_href:
+        page_at[1] = [1]
+    for page, offset in enumerate(page_starts, start=2):
+        page_at.setdefault(bisect_right(starts, offset), []).append(page)
+    out: list[str] = []
+    last = len(lines)
+    escaped = _escape_text(text).split("\n")
+    for n, line in enumerate(escaped[:last], start=1):
+        marks = "".join(f'<i id="p{o}" class="pa"></i>' for o in passage_at.get(n, ()))
+        for page in page_at.get(n, ()):
+            href = f' href="{escape(page_href)}#page={page}"' if page_href else ""
+            marks += f'<a class="pg" id="page-{page}" data-page="{page}"{href} aria-label="page {page}"></a>'
+        end = "\n" if n < last or trailing_newline else ""
+        out.append(f'<span id="L{n}" class="ln">{marks}<a href="#L{n}" aria-label="line {n}"></a>')
+        out.append(f"{line}{end}</span>")
+    return Markup("".join(out))
+
+
+# -- rendered Markdown -------------------------------------------------------------------
+
+_MD = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+
+
+def _render_image(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
+    # An <img> would make the browser request the URL: show the alt text as a link instead.
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = escape("".join(child.content for child in token.children or ()) or "image")
+    if not src:
+        return f"[{alt}]"
+    return f'<a class="img-link" href="{escape(src)}" rel="nofollow noopener noreferrer">[image: {alt}]</a>'
+
+
+_MD.add_render_rule("image", _render_image)
+
+
+def _slug(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"[^\w\- ]", "", text).strip().replace(" ", "-")
+    return text or "section"
+
+
+def markdown_view(text: str) -> tuple[Markup, list[tuple[int, str, str]]]:
+    """Rendered Markdown (raw HTML off) with source lines on blocks; and the (level, id, title) headings."""
+    tokens = _MD.parse(text)
+    headings: list[tuple[int, str, str]] = []
+    used: dict[str, int] = {}
+    for i, token in enumerate(tokens):
+        if token.map and token.nesting >= 0 and token.block and token.type != "inline":
+            token.attrSet("data-line-start", str(token.map[0] + 1))
+            token.attrSet("data-line-end", str(max(token.map[0] + 1, token.map[1])))
+        if token.type == "link_open":
+            token.attrSet("rel", "nofollow noopener noreferrer")
+        if token.type == "heading_open" and i + 1 < len(tokens):
+            title = tokens[i + 1].content.strip()
+            slug = _slug(title)
+            used[slug] = used.get(slug, 0) + 1
+            anchor = slug if used[slug] == 1 else f"{slug}-{used[slug]}"
+            token.attrSet("id", f"h-{anchor}")
+            headings.append((int(token.tag[1:]), f"h-{anchor}", title))
+        for child in token.children or ():
+            if child.type == "link_open":
+                child.attrSet("rel", "nofollow noopener noreferrer")
+    html = _MD.renderer.render(tokens, _MD.options, {})
+    return Markup(html), headings
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"  # pragma: no cover

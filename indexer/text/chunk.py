@@ -1,0 +1,205 @@
+"""Cut a document's text into passages that follow its structure.
+
+Invariant (tested by property tests): `passage.text == text[passage.start:passage.end]`,
+passages do not overlap, and together they cover every non-blank line. Markdown blocks
+come from markdown-it-py's token line maps; lines no token claims (link reference
+definitions, for instance) become blocks of their own, so nothing is lost. Plain text
+and extracted text are cut at blank lines. Passages never cross a PDF page boundary.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+
+from indexer.text.model import LineIndex
+
+HEADING_SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class Passage:
+    ordinal: int
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    heading: str
+    text: str
+    page_start: int | None = None
+    page_end: int | None = None
+
+
+@dataclass
+class _Block:
+    first: int  # 1-based line numbers, inclusive
+    last: int
+    heading_level: int = 0
+    heading_text: str = ""
+
+
+# Only block tokens and their line maps are used: inline parsing (emphasis, links, ...)
+# would cost about as much again and change nothing here.
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
+
+
+def chunk(text: str, *, markdown: bool, max_chars: int, page_starts: tuple[int, ...] = ()) -> list[Passage]:
+    lines = LineIndex(text)
+    blank = [not _line_text(text, lines, n).strip() for n in range(1, lines.line_count + 1)]
+    blocks = _markdown_blocks(text, blank) if markdown else []
+    blocks = _fill_gaps(blocks, blank)
+    blocks = _split_at_pages(blocks, lines, page_starts)
+    return _group(text, lines, blocks, max_chars, page_starts)
+
+
+def _line_text(text: str, lines: LineIndex, n: int) -> str:
+    return text[lines.line_start(n) : lines.line_end(n)]
+
+
+def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
+    tokens = _MD.parse(text)
+    blocks: list[_Block] = []
+    for i, token in enumerate(tokens):
+        if token.level != 0 or not token.map or token.nesting == -1:
+            continue
+        block = _trimmed(token.map[0] + 1, token.map[1], blank)
+        if block is None:
+            continue
+        if token.type == "heading_open":
+            block.heading_level = int(token.tag[1:])
+            block.heading_text = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
+        blocks.append(block)
+    return blocks
+
+
+def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
+    last = min(last, len(blank))
+    while first <= last and blank[first - 1]:
+        first += 1
+    while last >= first and blank[last - 1]:
+        last -= 1
+    return _Block(first, last) if first <= last else None
+
+
+def _fill_gaps(blocks: list[_Block], blank: list[bool]) -> list[_Block]:
+    """Keep token blocks in order without overlap; make runs of unclaimed lines blocks."""
+    claimed = [False] * len(blank)
+    ordered: list[_Block] = []
+    for block in sorted(blocks, key=lambda b: b.first):
+        if ordered and block.first <= ordered[-1].last:
+            block.first = ordered[-1].last + 1
+            if block.first > block.last:
+                continue
+        ordered.append(block)
+        for n in range(block.first, block.last + 1):
+            claimed[n - 1] = True
+    n = 1
+    while n <= len(blank):
+        if claimed[n - 1] or blank[n - 1]:
+            n += 1
+            continue
+        first = n
+        while n <= len(blank) and not claimed[n - 1] and not blank[n - 1]:
+            n += 1
+        ordered.append(_Block(first, n - 1))
+    return sorted(ordered, key=lambda b: b.first)
+
+
+def _split_at_pages(blocks: list[_Block], lines: LineIndex, page_starts: tuple[int, ...]) -> list[_Block]:
+    if not page_starts:
+        return blocks
+    page_lines = {lines.line_of(offset) for offset in page_starts}
+    result: list[_Block] = []
+    for block in blocks:
+        first = block.first
+        for n in range(block.first + 1, block.last + 1):
+            if n in page_lines:
+                result.append(_Block(first, n - 1, block.heading_level, block.heading_text))
+                first = n
+        result.append(_Block(first, block.last, block.heading_level, block.heading_text))
+    return result
+
+
+def _group(
+    text: str, lines: LineIndex, blocks: list[_Block], max_chars: int, page_starts: tuple[int, ...]
+) -> list[Passage]:
+    passages: list[Passage] = []
+    trail: list[tuple[int, str]] = []
+    group: list[_Block] = []
+    page_lines = {lines.line_of(offset) for offset in page_starts}
+
+    def flush() -> None:
+        if group:
+            heading = HEADING_SEPARATOR.join(t for _, t in trail)
+            for start, end in _pieces(text, lines, group[0].first, group[-1].last, max_chars):
+                passages.append(_passage(text, lines, len(passages), start, end, heading, page_starts))
+            group.clear()
+
+    for block in blocks:
+        if block.heading_level:
+            flush()
+            trail[:] = [(lvl, t) for lvl, t in trail if lvl < block.heading_level]
+            trail.append((block.heading_level, block.heading_text))
+        elif group:
+            size = _span_end(text, lines, block.last) - lines.line_start(group[0].first)
+            if size > max_chars or block.first in page_lines:
+                flush()
+        group.append(block)
+    flush()
+    return passages
+
+
+def _span_end(text: str, lines: LineIndex, line: int) -> int:
+    end = lines.line_end(line)
+    if end > lines.line_start(line) and text[end - 1] == "\r":
+        end -= 1
+    return end
+
+
+def _pieces(text: str, lines: LineIndex, first: int, last: int, max_chars: int) -> list[tuple[int, int]]:
+    """Spans of whole lines first..last, cut at line ends (or inside a huge line) to fit."""
+    pieces: list[tuple[int, int]] = []
+    start = lines.line_start(first)
+    end_of_all = _span_end(text, lines, last)
+    while start < end_of_all:
+        if end_of_all - start <= max_chars:
+            pieces.append((start, end_of_all))
+            break
+        limit = start + max_chars
+        cut = text.rfind("\n", start, limit)
+        if cut > start:
+            end = _span_end(text, lines, lines.line_of(cut))
+            pieces.append((start, max(end, start + 1)))
+            start = cut + 1
+        else:
+            space = max(text.rfind(" ", start + max_chars // 2, limit), text.rfind("\t", start + max_chars // 2, limit))
+            cut = space + 1 if space > start else limit
+            pieces.append((start, cut))
+            start = cut
+        while start < end_of_all and text[start] in "\r\n" and _blank_from(text, start):
+            start += 1
+    return [(s, e) for s, e in pieces if text[s:e].strip()]
+
+
+def _blank_from(text: str, start: int) -> bool:
+    return text[start] in "\r\n"
+
+
+def _passage(
+    text: str, lines: LineIndex, ordinal: int, start: int, end: int, heading: str, page_starts: tuple[int, ...]
+) -> Passage:
+    first_line, last_line = lines.line_of(start), lines.line_of(max(start, end - 1))
+    pages = (bisect_right(page_starts, start) + 1, bisect_right(page_starts, max(start, end - 1)) + 1)
+    return Passage(
+        ordinal,
+        start,
+        end,
+        first_line,
+        last_line,
+        heading,
+        text[start:end],
+        pages[0] if page_starts else None,
+        pages[1] if page_starts else None,
+    )

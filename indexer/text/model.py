@@ -1,0 +1,94 @@
+"""Document text and the coordinates pincite uses on it.
+
+Text policy for the `text` class (documented in docs/offsets.md):
+- the blob is decoded as strict UTF-8; a leading byte-order mark (U+FEFF) is not part
+  of the text (offsets start after it), any other U+FEFF is kept;
+- line ends are kept exactly as committed: CRLF files keep their "\r" inside the text,
+  so offsets count it; a line is a run of code points ending at "\n" (git's definition),
+  so lone "\r", U+2028 and friends are not line breaks;
+- offsets are code points, 0-based, half-open; lines are 1-based and inclusive.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from indexer.errors import ExtractionError
+
+BOM = "\ufeff"
+
+
+def decode_text_blob(data: bytes, path: str) -> str:
+    """The text of a `text`-class blob, by the policy above."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExtractionError(
+            f"{path}: not valid UTF-8 (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
+            hint="re-save the file as UTF-8 and commit it",
+        ) from exc
+    if b"\0" in data[:8000]:
+        raise ExtractionError(f"{path}: looks binary (NUL bytes)", hint="only text files are indexed as text")
+    return text[1:] if text.startswith(BOM) else text
+
+
+@dataclass(frozen=True)
+class Span:
+    """[start, end) in code points of a document's text."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"invalid span [{self.start}, {self.end})")
+
+
+class LineIndex:
+    """Maps code-point offsets to 1-based line numbers and back."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        pos = text.find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = text.find("\n", pos + 1)
+        self._starts = starts
+
+    @property
+    def line_count(self) -> int:
+        """Lines as git counts them: a final line without "\n" counts, an empty tail does not."""
+        count = len(self._starts)
+        return count - 1 if self._starts[-1] == len(self.text) else count
+
+    def line_of(self, offset: int) -> int:
+        return bisect_right(self._starts, offset)
+
+    def line_start(self, line: int) -> int:
+        return self._starts[line - 1]
+
+    def line_end(self, line: int) -> int:
+        """Offset just past the line's content (before its "\n")."""
+        if line < len(self._starts):
+            return self._starts[line] - 1
+        return len(self.text)
+
+    def lines_of_span(self, span: Span) -> tuple[int, int]:
+        """The 1-based inclusive line range a span covers (an empty span: its own line)."""
+        first = self.line_of(span.start)
+        last = self.line_of(max(span.start, span.end - 1))
+        return first, last
+
+    def span_of_lines(self, first: int, last: int) -> Span:
+        """Whole lines first..last, without the final line end."""
+        return Span(self.line_start(first), self.line_end(last))
+
+    def column_of(self, offset: int) -> tuple[int, int]:
+        """(line, column), both 1-based, column in code points."""
+        line = self.line_of(offset)
+        return line, offset - self.line_start(line) + 1
+
+    def offset_of(self, line: int, column: int) -> int:
+        return self.line_start(line) + column - 1

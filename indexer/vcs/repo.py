@@ -1,0 +1,562 @@
+"""The git boundary: every git call pincite makes goes through `GitRepo`.
+
+Blobs are read through GitPython's persistent `git cat-file --batch` process (a build
+streams its new blobs through one raw `cat-file --batch` of its own); everything
+else runs `git` with explicit options (`PINNED_CONFIG` plus per-command flags), so a
+user's git configuration cannot change what pincite reads or which hunks a diff reports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import subprocess
+import tempfile
+import threading
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+import git
+
+from indexer.errors import RepositoryError, ShallowHistoryError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+MODE_FILE = ("100644", "100755")
+MODE_SYMLINK = "120000"
+MODE_GITLINK = "160000"
+
+# Settings that would otherwise let a user's config change output we parse.
+PINNED_CONFIG = (
+    "core.quotepath=false",
+    "diff.algorithm=myers",
+    "diff.renames=true",
+    "diff.renameLimit=1000",  # git's documented default: a user's lower limit turns renames into deletions
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.external=",
+    "diff.indentHeuristic=true",
+    "diff.interHunkContext=0",
+    "diff.relative=false",
+    "color.ui=false",
+    "log.showRoot=true",
+    "log.showSignature=false",
+    "core.autocrlf=false",
+    "core.bigFileThreshold=512m",  # the default: a lower one makes files binary to diff and rename detection
+)
+DIFF_FLAGS = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+RENAME_THRESHOLD = "-M50%"
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    time: int
+    subject: str
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    path: str
+    mode: str
+    sha: str
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One hunk of a zero-context diff; counts of 0 mean a pure insertion/deletion."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    lines: tuple[str, ...] = ()
+
+    @property
+    def header(self) -> str:
+        return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
+
+
+@dataclass(frozen=True)
+class PathChange:
+    """What happened to one path between two commits (by rename detection)."""
+
+    status: str  # "unchanged", "modified", "renamed", "deleted"
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None
+
+
+_ABBREVIATED_SHA = re.compile(r"[0-9a-fA-F]{4,39}")
+
+
+class GitRepo:
+    def __init__(self, path: Path | str) -> None:
+        location = Path(path)
+        if not location.exists():
+            raise RepositoryError(f"{location}: no such directory", hint="pass --repo PATH to a git repository")
+        try:
+            self._repo = git.Repo(location, search_parent_directories=True)
+        except git.InvalidGitRepositoryError as exc:
+            raise RepositoryError(
+                f"{location}: not a git repository", hint="run pincite inside a git repository or pass --repo"
+            ) from exc
+        if self._repo.bare or self._repo.working_tree_dir is None:
+            self.root = Path(self._repo.git_dir)
+        else:
+            self.root = Path(self._repo.working_tree_dir)
+        self._rename_cache: dict[tuple[str, str], dict[str, PathChange]] = {}
+
+    # -- low level -------------------------------------------------------------------
+    def run(
+        self, *args: str, input_bytes: bytes | None = None, check: bool = True, env: dict[str, str] | None = None
+    ) -> bytes:
+        proc = subprocess.run(_git_command(*args), cwd=self.root, input=input_bytes, capture_output=True, env=env)
+        if check and proc.returncode != 0:
+            raise RepositoryError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout
+
+    def run_text(self, *args: str) -> str:
+        return self.run(*args).decode("utf-8", errors="surrogateescape")
+
+    # -- commits -----------------------------------------------------------------------
+    def has_commits(self) -> bool:
+        return self.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).strip() != b""
+
+    def is_shallow(self) -> bool:
+        return self.run_text("rev-parse", "--is-shallow-repository").strip() == "true"
+
+    def shallow_boundaries(self) -> set[str]:
+        """Commits whose parents a shallow clone lacks (empty for a full clone)."""
+        shallow = self.root / self.run_text("rev-parse", "--git-path", "shallow").strip()
+        if not shallow.is_file():
+            return set()
+        return set(shallow.read_text(encoding="ascii").split())
+
+    def resolve_commit(self, rev: str) -> str:
+        """Full SHA of the commit `rev` names; clear errors for every way it can fail."""
+        if not rev or rev.startswith("-") or any(c in rev for c in "\0\n"):
+            raise RepositoryError(f"{rev!r} is not a valid revision")
+        if rev == "HEAD" and not self.has_commits():
+            raise RepositoryError(f"{self.root}: the repository has no commits yet", hint="commit your corpus first")
+        proc = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev],
+            cwd=self.root,
+            capture_output=True,
+        )
+        sha = proc.stdout.decode().strip()
+        if proc.returncode != 0 or not sha:
+            if b"ambiguous" in proc.stderr or self._is_ambiguous(rev):
+                raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
+            if self.is_shallow():
+                raise ShallowHistoryError(f"unknown revision {rev!r}")
+            raise RepositoryError(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
+        if _ABBREVIATED_SHA.fullmatch(rev) and not sha.startswith(rev.lower()):
+            # rev-parse prefers a branch or tag of that name; a hex name pins an object.
+            sha = self._object_by_prefix(rev)
+        # A full 40-hex SHA passes rev-parse without the object existing.
+        kind = self.run("cat-file", "-t", sha, check=False).decode().strip()
+        if not kind:
+            if self.is_shallow():
+                raise ShallowHistoryError(f"commit {rev!r} is not in this clone")
+            raise RepositoryError(f"unknown commit {rev!r}", hint="check the SHA with `git log --oneline`")
+        if kind == "tag":
+            sha = self.run_text("rev-parse", "--verify", f"{sha}^{{commit}}").strip()
+        elif kind != "commit":
+            raise RepositoryError(f"{rev!r} names a {kind}, not a commit")
+        return sha
+
+    def _object_by_prefix(self, rev: str) -> str:
+        """The one object whose SHA starts with the hex `rev`, refs aside."""
+        found = self._objects_by_prefix(rev)
+        if len(found) > 1:
+            raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
+        if not found:
+            hint = "a branch or tag has that name; cite the commit's SHA"
+            raise RepositoryError(f"{rev!r} is not a commit in this repository", hint=hint)
+        return found[0]
+
+    def _is_ambiguous(self, rev: str) -> bool:
+        return bool(_ABBREVIATED_SHA.fullmatch(rev)) and len(self._objects_by_prefix(rev)) > 1
+
+    def _objects_by_prefix(self, rev: str) -> list[str]:
+        return self.run("rev-parse", "--disambiguate=" + rev, check=False).decode().split()
+
+    def commit_info(self, sha: str) -> CommitInfo:
+        out = self.run_text("log", "-1", "--format=%H%x00%ct%x00%s", sha)
+        full, time, subject = out.rstrip("\n").split("\0", 2)
+        return CommitInfo(full, int(time), subject)
+
+    def first_parent_line(self, tip: str, start: str | None = None) -> list[CommitInfo]:
+        """Commits from `start` (default: the root) to `tip` on the first-parent line, oldest first."""
+        args = ["log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s%x00"]
+        if start is not None:
+            args.append(f"{tip}")
+            args.append(f"^{start}^@")
+        else:
+            args.append(tip)
+        out = self.run_text(*args, "--")
+        commits = []
+        for record in out.split("\0\n"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, time, subject = record.rstrip("\0").split("\0", 2)
+            commits.append(CommitInfo(sha, int(time), subject))
+        if start is not None and (not commits or commits[0].sha != start):
+            raise RepositoryError(f"history start {start[:12]} is not on the first-parent line of {tip[:12]}")
+        if commits and start is None and commits[0].sha in self.shallow_boundaries():
+            # Git shows a shallow boundary as a root commit, so only the shallow file tells.
+            raise ShallowHistoryError(f"the history below {commits[0].sha[:12]} is missing")
+        return commits
+
+    def parent(self, sha: str) -> str | None:
+        parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
+        return parents[0] if parents else None
+
+    def is_reachable_from_refs(self, sha: str) -> bool:
+        out = self.run_text("for-each-ref", "--contains", sha, "--format=%(refname)", "refs/heads", "refs/tags")
+        return bool(out.strip())
+
+    def update_ref(self, ref: str, sha: str) -> None:
+        self.run("update-ref", ref, sha)
+
+    # -- trees and blobs -------------------------------------------------------------
+    def tree_entries(self, commit: str, roots: tuple[str, ...]) -> list[TreeEntry]:
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit, "--", *roots)
+        entries = []
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, path = record.split(b"\t", 1)
+            mode, _kind, sha = meta.decode().split()
+            entries.append(TreeEntry(_tree_path(path, commit), mode, sha))
+        return entries
+
+    def changes_along(self, commits: list[CommitInfo], roots: tuple[str, ...]) -> dict[str, list[TreeEntry]]:
+        """For each commit after the first: the entries it added/modified (sha set) or deleted (sha "")."""
+        if len(commits) < 2:
+            return {}
+        out = self.run(
+            "log",
+            "--first-parent",
+            "--diff-merges=first-parent",
+            "--raw",
+            "-z",
+            "--no-renames",
+            "--no-abbrev",
+            "--format=%H",
+            f"{commits[0].sha}..{commits[-1].sha}",
+            "--",
+            *roots,
+        )
+        changes: dict[str, list[TreeEntry]] = {}
+        current: list[TreeEntry] = []
+        tokens = out.split(b"\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i].strip(b"\n")
+            i += 1
+            if not token:
+                continue
+            if token.startswith(b":"):
+                _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
+                path = _tree_path(tokens[i], commits[-1].sha)
+                i += 1
+                deleted = status.startswith("D")
+                current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
+            else:
+                current = changes.setdefault(token.decode(), [])
+        return changes
+
+    def read_blob(self, sha: str) -> bytes:
+        data: bytes = self._repo.odb.stream(bytes.fromhex(sha)).read()
+        return data
+
+    def iter_blobs(
+        self, shas: list[str], *, max_bytes: int | None = None
+    ) -> Generator[tuple[str, int, bytes | None], None, None]:
+        """(sha, size, content) of each blob, in order, streamed from one `git cat-file --batch`.
+
+        A helper thread writes every request up front while this generator reads the
+        answers, so no blob waits for a pipe round trip (asking one blob at a time costs
+        one per blob). Content over `max_bytes` is skipped unread and comes back as None.
+        """
+        if not shas:
+            return
+        # --buffer: every request is sent up front, so git need not flush after each answer.
+        proc = subprocess.Popen(
+            _git_command("cat-file", "--batch", "--buffer"),
+            cwd=self.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        requests, answers = proc.stdin, proc.stdout
+        with contextlib.suppress(OSError, AttributeError):  # a larger pipe lets git run ahead of the reader
+            fcntl.fcntl(answers.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+
+        def feed() -> None:
+            with contextlib.suppress(OSError, ValueError):  # git stopped early: the reader reports it
+                for sha in shas:
+                    requests.write(sha.encode("ascii") + b"\n")
+                requests.close()
+
+        feeder = threading.Thread(target=feed, name="pincite-cat-file-feed", daemon=True)
+        feeder.start()
+        try:
+            for sha in shas:
+                header = answers.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    found = b" ".join(header).decode(errors="replace") or "no answer from git cat-file"
+                    raise RepositoryError(f"cannot read blob {sha}: {found}", hint="run `git fsck` on the repository")
+                size = int(header[2])
+                if max_bytes is not None and size > max_bytes:
+                    _skip(answers, size + 1)
+                    yield sha, size, None
+                else:
+                    data = answers.read(size)
+                    if len(data) != size:
+                        raise RepositoryError(f"cannot read blob {sha}: git cat-file stopped after {len(data)} bytes")
+                    answers.read(1)  # the newline after the content
+                    yield sha, size, data
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            feeder.join()
+            answers.close()
+
+    def blob_at(self, commit: str, path: str) -> TreeEntry | None:
+        out = self.run("ls-tree", "-z", "--full-tree", commit, "--", path)
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, found = record.split(b"\t", 1)
+            if found.decode("utf-8", errors="surrogateescape") == path:
+                mode, kind, sha = meta.decode().split()
+                return TreeEntry(path, mode if kind == "blob" else kind, sha)
+        return None
+
+    def hash_object(self, data: bytes) -> str:
+        return self.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
+
+    def commit_files(self, files: dict[str, bytes | None], message: str) -> str:
+        """Commit exactly these file contents (None deletes the path) on top of HEAD.
+
+        Built in a temporary index from blobs written without filters, so the user's staged
+        changes and attributes (eol, clean filters) neither join the commit nor alter the
+        bytes; HEAD moves by compare-and-swap. The real index is then updated for these
+        paths alone; the caller writes the working-tree files.
+        """
+        parent = self.run_text("rev-parse", "--verify", "HEAD^{commit}").strip() if self.has_commits() else ""
+        with tempfile.TemporaryDirectory(prefix="pincite-index-") as tmp:
+            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            if parent:
+                self.run("read-tree", parent, env=env)
+            entries = {path: self.hash_object(data) if data is not None else None for path, data in files.items()}
+            self._update_index(entries, env)
+            tree = self.run("write-tree", env=env).decode().strip()
+        args = ["commit-tree", tree] + (["-p", parent] if parent else [])
+        commit = self.run(*args, input_bytes=message.encode("utf-8")).decode().strip()
+        subject = message.splitlines()[0] if message else "commit"
+        self.run("update-ref", "-m", f"pincite: {subject}", "HEAD", commit, parent or "0" * 40)
+        if not self._repo.bare:
+            self._update_index(entries, None)
+        return commit
+
+    def _update_index(self, entries: dict[str, str | None], env: dict[str, str] | None) -> None:
+        for path, sha in entries.items():
+            if sha is None:
+                self.run("update-index", "--force-remove", "--", path, env=env)
+            else:
+                self.run("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}", env=env)
+
+    def dirty_paths(self, roots: tuple[str, ...]) -> list[str]:
+        if self._repo.bare:
+            return []
+        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *roots)
+        return [rec[3:].decode("utf-8", errors="surrogateescape") for rec in out.split(b"\0") if len(rec) > 3]
+
+    def origin_url(self) -> str | None:
+        out = self.run("config", "--get", "remote.origin.url", check=False).decode().strip()
+        return out or None
+
+    # -- diffs -----------------------------------------------------------------------
+    def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
+        """Follow `path` from one commit to another with rename detection."""
+        change = self.changes_between(old_commit, new_commit).get(path)
+        if change is not None:
+            return change
+        entry = self.blob_at(new_commit, path)
+        sha = entry.sha if entry else None
+        return PathChange("unchanged", path, sha, sha)
+
+    def changes_between(self, old_commit: str, new_commit: str) -> dict[str, PathChange]:
+        """Every path that changed between two commits (renames detected), keyed by its old path; cached.
+
+        A path absent from the map kept its blob: callers that know the old blob need no
+        further git call for it.
+        """
+        key = (old_commit, new_commit)
+        if key not in self._rename_cache:
+            self._rename_cache[key] = self._changes_between(old_commit, new_commit)
+        return self._rename_cache[key]
+
+    def _changes_between(self, old: str, new: str) -> dict[str, PathChange]:
+        out = self.run("diff", "--raw", "-z", "--no-abbrev", RENAME_THRESHOLD, *DIFF_FLAGS, old, new)
+        result: dict[str, PathChange] = {}
+        tokens = out.split(b"\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            i += 1
+            if not token.startswith(b":"):
+                continue
+            _om, _nm, old_sha, new_sha, status = token[1:].decode().split()
+            src = tokens[i].decode("utf-8", errors="surrogateescape")
+            i += 1
+            if status[0] in "RC":
+                dst = tokens[i].decode("utf-8", errors="surrogateescape")
+                i += 1
+                if status[0] == "R":
+                    result[src] = PathChange("renamed", dst, old_sha, new_sha)
+            elif status[0] == "D":
+                result[src] = PathChange("deleted", None, old_sha, None)
+            elif status[0] in "MT":
+                result[src] = PathChange("modified", src, old_sha, new_sha)
+        return result
+
+    def diff_blobs(self, old_blob: str, new_blob: str) -> list[Hunk]:
+        """Zero-context hunks of git's own diff between two blobs."""
+        if old_blob == new_blob:
+            return []
+        out = self.run_text("diff", "-U0", *DIFF_FLAGS, old_blob, new_blob)
+        return parse_hunks(out)
+
+    def diff_commit_paths(self, old: str, new: str, paths: list[str]) -> dict[tuple[str, str], list[Hunk]]:
+        """Zero-context hunks of many files between two commits in one git process.
+
+        Keyed by (old blob, new blob), so the result is the same as `diff_blobs` per pair.
+        Paths that carry a `diff` attribute (binary, a driver) are left out, as are files
+        without textual hunks: callers diff those blobs one by one, where no attribute applies.
+        """
+        plain = self._without_diff_attribute(paths)
+        if not plain:
+            return {}
+        out = self.run_text(
+            "--literal-pathspecs", "diff", "-U0", "--full-index", RENAME_THRESHOLD, *DIFF_FLAGS, old, new, "--", *plain
+        )
+        result: dict[tuple[str, str], list[Hunk]] = {}
+        blobs: tuple[str, str] | None = None
+        body: list[str] = []
+        for line in [*out.split("\n"), "diff --git end"]:
+            if line.startswith("diff --git "):
+                hunks = parse_hunks("\n".join(body)) if blobs else []
+                if blobs and hunks:
+                    result[blobs] = hunks
+                blobs, body = None, []
+            elif blobs is None and not body and (found := re.match(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40})", line)):
+                blobs = (found.group(1), found.group(2))
+            elif blobs is not None:
+                body.append(line)
+        return result
+
+    def _without_diff_attribute(self, paths: list[str]) -> list[str]:
+        if not paths:
+            return []
+        out = self.run("check-attr", "-z", "diff", "--", *paths)
+        fields = out.split(b"\0")
+        flagged = {
+            fields[i].decode("utf-8", errors="surrogateescape")
+            for i in range(0, len(fields) - 2, 3)
+            if fields[i + 2] != b"unspecified"
+        }
+        return [p for p in paths if p not in flagged]
+
+
+def _git_command(*args: str) -> list[str]:
+    return ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), *args]
+
+
+def _tree_path(raw: bytes, commit: str) -> str:
+    """A path from git's tree listing, refused when git itself would not check it out.
+
+    Such trees can be made (`git mktree`); the site and `check` turn paths into file names,
+    so "..", "." or ".git" components must never get that far.
+    """
+    path = raw.decode("utf-8", errors="surrogateescape")
+    if any(part in ("", ".", "..") or part.lower() == ".git" for part in path.split("/")):
+        raise RepositoryError(
+            f"{path!r} in the history of {commit[:12]} is not a path git would check out",
+            hint="run `git fsck`: the tree was crafted or is corrupt; remove the commit from the corpus history",
+        )
+    return path
+
+
+def _skip(stream: IO[bytes], count: int) -> None:
+    while count > 0:
+        chunk = stream.read(min(count, 1 << 20))
+        if not chunk:
+            return
+        count -= len(chunk)
+
+
+def parse_hunks(diff_text: str) -> list[Hunk]:
+    hunks: list[Hunk] = []
+    header: tuple[int, int, int, int] | None = None
+    body: list[str] = []
+    for line in diff_text.split("\n"):
+        match = _HUNK_RE.match(line)
+        if match:
+            if header:
+                hunks.append(Hunk(*header, tuple(body)))
+            a, b, c, d = match.groups()
+            header = (int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d))
+            body = []
+        elif header and line[:1] in ("+", "-", "\\"):
+            body.append(line)
+    if header:
+        hunks.append(Hunk(*header, tuple(body)))
+    return hunks
+
+
+def git_version() -> tuple[int, ...] | None:
+    """The installed git's version numbers, or None when git is not on PATH."""
+    try:
+        proc = subprocess.run(["git", "--version"], capture_output=True, text=True)
+    except OSError:
+        return None
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
+    if proc.returncode != 0 or match is None:
+        return None
+    return tuple(int(part) for part in match.groups() if part is not None)
+
+
+def safe_repo_path(path: str) -> str:
+    """Normalise a repository-relative path; refuse anything that could escape the repository."""
+    from indexer.errors import UsageError
+
+    if not path or "\0" in path:
+        raise UsageError(f"{path!r} is not a repository path")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
+        raise UsageError(f"{path!r} is absolute; give a path relative to the repository root")
+    # POSIX only (fcntl): a backslash is part of a file name, not a separator to convert.
+    parts = PurePosixPath(path).parts
+    if any(p == ".." for p in parts):
+        raise UsageError(f"{path!r} leaves the repository ('..' is not allowed)")
+    return "/".join(p for p in parts if p != ".")
