@@ -10,22 +10,22 @@ them); `pins.pin_commits` keeps them alive.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from indexer.citations.citation import Citation, github_repo, github_url, permalink
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
 from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
 from indexer.citations.recovery import Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found, scan
 from indexer.errors import UsageError
+from indexer.files import atomic_write
+from indexer.text.citation import Citation, github_repo, github_url, permalink
+from indexer.text.kinds import is_text_path
 from indexer.vcs.pins import reachability
 from indexer.vcs.repo import GitRepo
 
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
 SKIPPED_FOLDERS = ("node_modules", "_site", "__pycache__")
 
 
@@ -134,7 +134,7 @@ def document_files(paths: list[Path]) -> list[Path]:
             continue
         for root, dirs, names in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
-            files += [Path(root) / n for n in sorted(names) if n.lower().endswith(DOCUMENT_SUFFIXES)]
+            files += [Path(root) / n for n in sorted(names) if is_text_path(n)]
     return files
 
 
@@ -166,13 +166,34 @@ def check_paths(
     recovery. `recovery_log` appends every recovery attempt to a JSON-lines audit file.
     """
     resolver = resolver or Resolver(repo)
+    documents = [(file, read_document(file)) for file in document_files([Path(p) for p in paths])]
+    return _check_documents(documents, resolver, against, fix, site_url, accept_moved, recovery_log)
+
+
+def check_text(
+    text: str, repo: GitRepo, against: str = "HEAD", *, resolver: Resolver | None = None, name: str = "<text>"
+) -> CheckReport:
+    """Check every citation in `text` (a draft in Markdown or plain text), as `check_paths` checks a file."""
+    resolver = resolver or Resolver(repo)
+    return _check_documents([(Path(name), text)], resolver, against, False, None, False, None)
+
+
+def _check_documents(
+    documents: list[tuple[Path, str]],
+    resolver: Resolver,
+    against: str,
+    fix: bool,
+    site_url: str | None,
+    accept_moved: bool,
+    recovery_log: Path | None,
+) -> CheckReport:
+    repo = resolver.repo
     target = resolver.commit(against)
     report = CheckReport(target)
     recoverer = Recoverer.with_providers(resolver)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
-    for file in document_files([Path(p) for p in paths]):
-        text = read_document(file)
+    for file, text in documents:
         found = [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
         scanned.append((file, text, found))
     resolver.prefetch_hunks((f.citation for _, _, fs in scanned for f in fs if f.citation), target)
@@ -255,7 +276,7 @@ def _fix_file(
         pieces += [text[last:start], new]
         last = end
     pieces.append(text[last:])
-    _atomic_write(file, "".join(pieces).encode("utf-8"))
+    atomic_write(file, "".join(pieces).encode("utf-8"))
     return [e[3] for e in edits]
 
 
@@ -279,16 +300,3 @@ def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: st
         return permalink(plain, base, relocated.blob or "") if base and relocated.blob else None
     lines = plain.lines
     return github_url(plain, resolver.repo.origin_url(), lines) if lines else None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    mode = path.stat().st_mode & 0o7777
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

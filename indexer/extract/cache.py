@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from indexer.config import load_config
 from indexer.errors import ExtractionError
 from indexer.extract import registry as extract_mod
 from indexer.extract.registry import ExtractedText, Limits
+from indexer.files import atomic_write
 from indexer.vcs.repo import GitRepo
 
 CACHE_DIR = Path(".pincite/cache/extract")
@@ -102,10 +102,7 @@ def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None
     # The cache only saves time: a read-only or full disk must not fail the caller.
     with contextlib.suppress(OSError):
         _ensure_ignored(root / CACHE_DIR.parent)
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        temp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-        os.replace(temp, entry)
+        atomic_write(entry, json.dumps(record, ensure_ascii=False).encode("utf-8"))
 
 
 def _digest(text: str) -> str:

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.errors import IndexError_
+from indexer.errors import IndexError_, UsageError
+from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
 from indexer.text.chunk import Passage
 
@@ -145,14 +146,6 @@ def _version_row(r: tuple[Any, ...]) -> VersionRow:
         bool(r[11]),
         r[12],
     )
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -323,11 +316,7 @@ class IndexWriter:
         started = time.monotonic()
         # The file was written without syncs; make it durable before it becomes the live index,
         # so a power cut cannot leave a torn file at the live path.
-        _fsync_file(self.temp_path)
-        self.timings["fsync"] = time.monotonic() - started
-        started = time.monotonic()
-        os.replace(self.temp_path, self.final_path)
-        _fsync_file(self.final_path.parent)
+        replace_durably(self.temp_path, self.final_path)
         self.timings["replace"] = time.monotonic() - started
 
     def abort(self) -> None:
@@ -475,8 +464,6 @@ class IndexReader:
         try:
             rows = self.conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
-            from indexer.errors import UsageError
-
             raise UsageError(f"search query {fts_query!r} is not valid FTS5 syntax: {exc}") from exc
         return [(r[0], r[1], Passage(r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10]), r[11]) for r in rows]
 

@@ -23,21 +23,20 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from indexer.config import Config
 from indexer.errors import ConfigError, PinciteError, UsageError
+from indexer.files import atomic_write
+from indexer.index.build import BuildSummary
 from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.site.history import HistoryBuilder
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 from indexer.vcs.repo import GitRepo
-
-if TYPE_CHECKING:
-    from indexer.index.build import BuildSummary
 
 MANIFEST = ".pincite-site.json"
 PAGEFIND_GLOB = "doc/**/*.html"
@@ -80,7 +79,7 @@ class _Manifest:
             return cls()
 
     def save(self, site: Path) -> None:
-        (site / MANIFEST).write_text(json.dumps(asdict(self), sort_keys=True), encoding="utf-8")
+        atomic_write(site / MANIFEST, json.dumps(asdict(self), sort_keys=True).encode("utf-8"))
 
 
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
@@ -126,7 +125,6 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
         shutil.rmtree(temp, ignore_errors=True)
         raise
     stats.seconds = time.monotonic() - started
-    summary.site = stats.to_json()
     return stats
 
 

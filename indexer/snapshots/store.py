@@ -27,6 +27,8 @@ from urllib.parse import unquote, urlsplit
 from indexer import __version__
 from indexer.extract import registry as extract_mod
 from indexer.index.documents import DocumentUnavailable, text_blob, version_text
+from indexer.files import atomic_write
+from indexer.text import charsets
 from indexer.errors import FetchError, PinciteError, RepositoryError, UsageError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
@@ -38,7 +40,6 @@ _SLUG_MAX = 60
 _PAGE_SUFFIX = re.compile(r"\.(?:html?|xhtml|php|aspx?|jsp|md|markdown|txt|pdf)$", re.IGNORECASE)
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # Labels browsers read as windows-1252 (WHATWG Encoding), as the HTML extractor does.
-_WHATWG_ALIASES = dict.fromkeys(("iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "ascii", "us-ascii"), "cp1252")
 
 
 @dataclass(frozen=True)
@@ -278,10 +279,12 @@ def unreadable_charset(body: bytes, media_type: str, charset: str | None, path: 
         return None
     is_html = ALLOWED_TYPES.get(media_type) == "html"
     if charset is not None and not body.startswith(_BOMS):  # a byte-order mark outranks the header
-        label = charset.strip().lower()
+        declared = charsets.lookup(charset)
+        if declared is None:
+            return f"{charset!r}, the charset its HTTP header declares, is not one browsers know"
         try:
-            sent: str | None = body.decode(_WHATWG_ALIASES.get(label, label))
-        except (UnicodeDecodeError, LookupError):
+            sent: str | None = declared.decode(body)
+        except UnicodeDecodeError:
             return f"the body is not valid {charset}, the charset its HTTP header declares"
     else:
         sent = None
@@ -393,15 +396,7 @@ def _replace_file(target: Path, data: bytes | None) -> None:
     if data is None:
         target.unlink(missing_ok=True)
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".pincite-", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, data)
 
 
 def _diffstat(git: GitRepo, previous: SnapshotMeta, body_path: str, commit_sha: str) -> tuple[int, int] | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer import __version__
+from indexer.files import atomic_writer
 from indexer.errors import PinciteError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
@@ -52,19 +53,12 @@ def export_warc(
     metas = _selected(list_snapshots(git, sha), urls)
     blobs = {entry.path: entry.sha for entry in git.tree_entries(sha, (SNAPSHOT_ROOT,))}
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".pincite-", suffix=".warc.tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            writer = writer_class(handle, gzip=target.name.endswith(".gz"), warc_version="1.1")
-            writer.write_record(_warcinfo(writer, git, sha, target.name, len(metas)))
-            for meta in metas:
-                for record in _records(writer, git, sha, meta, blobs):
-                    writer.write_record(record)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(target) as handle:
+        writer = writer_class(handle, gzip=target.name.endswith(".gz"), warc_version="1.1")
+        writer.write_record(_warcinfo(writer, git, sha, target.name, len(metas)))
+        for meta in metas:
+            for record in _records(writer, git, sha, meta, blobs):
+                writer.write_record(record)
     return WarcExport(str(target), sha, len(metas), 1 + 2 * len(metas))
 
 
