@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 from webserver import Route, WebServer
 
 from indexer import __version__
-from indexer.citations.citation import Citation
+from indexer.api import build
 from indexer.citations.drift import verify
 from indexer.cli.main import main
 from indexer.errors import FetchError, RepositoryError
-from indexer.index.build import build
+from indexer.extract.html import decode_html
 from indexer.index.store import IndexReader
 from indexer.snapshots.guard import FetchLimits
 from indexer.snapshots.store import (
@@ -37,6 +37,7 @@ from indexer.snapshots.store import (
     snapshot_path,
     snapshot_provenance,
 )
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 
 LOCAL = FetchOptions(allow_private=True, limits=FetchLimits(max_bytes=1_000_000, total_timeout=10.0))
@@ -279,6 +280,32 @@ def test_latin1_read_as_browsers_do_agrees_with_the_extractor(web: WebServer, re
     url = web.page("/latin.html", body, "text/html; charset=ISO-8859-1")
     [result] = snapshot([url], repo.root, options=LOCAL)
     assert (repo.root / result.path).read_bytes() == body
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "text"),
+    [
+        ("iso-8859-9", "cp1254", "G\u00fcn\u011f \u20ac 5"),  # 0x80 is the euro sign, as in windows-1254
+        ("latin1", "cp1252", "na\u00efve \u201cquotes\u201d"),
+        ("unicode-1-1-utf-8", "utf-8", "caf\u00e9 \u2014 ok"),
+    ],
+)
+def test_the_snapshot_and_the_html_extractor_read_charset_labels_alike(
+    web: WebServer, repo: CorpusRepo, label: str, codec: str, text: str
+) -> None:
+    body = f'<meta charset="{label}"><p>{text}</p>'.encode(codec)
+    url = web.page(f"/{label}.html", body, f"text/html; charset={label}")
+    [result] = snapshot([url], repo.root, options=LOCAL)
+    assert (repo.root / result.path).read_bytes() == body
+    assert text in decode_html(body, result.path)[0]
+
+
+def test_utf7_is_never_honoured(web: WebServer, repo: CorpusRepo) -> None:
+    body = b'<meta charset="utf-7"><p>+ADw-script+AD4-</p>'
+    url = web.page("/seven.html", body, "text/html; charset=utf-7")
+    with pytest.raises(FetchError, match="utf-7"):
+        snapshot([url], repo.root, options=LOCAL)
+    assert files_under(repo.root, "snapshots") == []
 
 
 def test_a_utf8_page_with_a_bom_and_a_stale_header_is_kept(web: WebServer, repo: CorpusRepo) -> None:

@@ -26,28 +26,15 @@ import unicodedata
 from typing import Any
 
 from indexer.errors import ExtractionError
-from indexer.extract.registry import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+from indexer.text import charsets
 
 VERSION = 1
 INSTALL_HINT = "pip install 'pincite[html]'"
 FALLBACK_NOTE = "readability found no main content; the text is the whole body"
 
-_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16le"), (codecs.BOM_UTF16_BE, "utf-16be"))
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
-# Labels browsers read differently from Python's codec of the same name (WHATWG Encoding).
-_LABEL_ALIASES = {
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "iso-8859-1": "cp1252",
-    "iso8859-1": "cp1252",
-    "l1": "cp1252",
-    "ascii": "cp1252",
-    "us-ascii": "cp1252",
-    "iso-8859-9": "cp1254",
-    "utf-16": "utf-8",
-    "utf-16le": "utf-8",
-    "utf-16be": "utf-8",  # a meta tag cannot declare UTF-16
-}
 _SKIP = frozenset(
     {
         "script",
@@ -137,36 +124,42 @@ _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL
 
 def decode_html(data: bytes, path: str) -> tuple[str, tuple[str, ...]]:
     """The document's characters by the charset policy above, and notes about the decision."""
-    for bom, encoding in _BOMS:
+    for bom, label in _BOMS:
         if data.startswith(bom):
-            return _decode(data[len(bom) :], encoding, path, "its byte-order mark"), ()
+            return _decode(data[len(bom) :], _known(label), path, "its byte-order mark"), ()
     match = _META_CHARSET.search(data[:1024])
     if match is None:
-        return _decode(data, "utf-8", path, "the default (no charset declared)"), ()
-    label = match.group(1).decode("ascii").lower()
-    encoding = _LABEL_ALIASES.get(label, label)
-    try:
-        codec = codecs.lookup(encoding)
-    except LookupError as exc:
+        return _decode(data, charsets.UTF8, path, "the default (no charset declared)"), ()
+    label = match.group(1).decode("ascii")
+    charset = charsets.lookup(label)
+    if charset is None:
         raise ExtractionError(
             f"{path}: unknown charset {label!r} in its <meta> tag", hint="declare a known charset, e.g. utf-8"
-        ) from exc
-    text = _decode(data, encoding, path, f"its <meta> charset {label!r}")
+        )
+    if charset.name.startswith("utf-16"):
+        charset = charsets.UTF8  # a <meta> tag cannot declare UTF-16 (its own bytes would not be ASCII)
+    text = _decode(data, charset, path, f"its <meta> charset {label!r}")
     notes: tuple[str, ...] = ()
-    if codec.name != "utf-8" and _is_utf8_beyond_ascii(data):
+    if not charset.is_utf8 and _is_utf8_beyond_ascii(data):
         notes = (f"declares charset {label!r} but its bytes are valid UTF-8; decoded as declared",)
     return text, notes
 
 
-def _decode(data: bytes, encoding: str, path: str, source: str) -> str:
+def _decode(data: bytes, charset: charsets.Charset, path: str, source: str) -> str:
     try:
-        return data.decode(encoding)
+        return charset.decode(data)
     except UnicodeDecodeError as exc:
         raise ExtractionError(
-            f"{path}: not valid {encoding} at byte {exc.start} ({data[exc.start : exc.start + 4]!r}); "
+            f"{path}: not valid {charset.name} at byte {exc.start} ({data[exc.start : exc.start + 4]!r}); "
             f"the charset comes from {source}",
             hint="fix the <meta charset> declaration, or re-save the file in the declared charset",
         ) from exc
+
+
+def _known(label: str) -> charsets.Charset:
+    charset = charsets.lookup(label)
+    assert charset is not None, label
+    return charset
 
 
 def _is_utf8_beyond_ascii(data: bytes) -> bool:

@@ -38,6 +38,7 @@ import httpcore
 import httpx
 
 from indexer import __version__
+from indexer.text import charsets
 from indexer.errors import FetchError, GuardRefusal
 from indexer.snapshots.netaddr import connectable, parse_url, redact, refusal_reason
 
@@ -400,11 +401,11 @@ def _accept_response(
             hint="pincite snapshots HTML, plain text, Markdown and PDF",
         )
     charset = params.get("charset")
-    if charset is not None:
-        try:
-            codecs.lookup(charset)
-        except LookupError as exc:
-            raise FetchError(f"{shown}: unknown charset {charset!r} in {raw_type!r}") from exc
+    if charset is not None and charsets.lookup(charset) is None:
+        raise FetchError(
+            f"{shown}: unknown charset {charset!r} in {raw_type!r}",
+            hint="pincite reads charsets as browsers do (WHATWG labels); UTF-7 is never read",
+        )
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > limits.max_bytes:
         raise FetchError(
