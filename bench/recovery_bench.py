@@ -128,7 +128,7 @@ def time_git_pickaxe(repo: Path, quotes: list[Quote], per_path: bool) -> dict[st
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from indexer.index.build import build
+    from indexer.api import build
 
     params = SynthParams(
         docs=args.docs,

@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synth_corpus import SynthParams, commit_change, generate
-from indexer.index.build import build
+from indexer.api import build
 from indexer.site.serve import HOST, SiteRequestHandler
 
 ARGS = [

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.site_bench import ARGS
 from bench.synth_corpus import SynthParams, generate
-from indexer.index.build import build
+from indexer.api import build
 from indexer.site.serve import HOST, SiteRequestHandler
 
 STATIC = Path(__file__).resolve().parent.parent / "site_templates" / "static"

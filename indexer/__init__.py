@@ -1,16 +1,28 @@
 """pincite: a git-backed static-content indexer whose citations are pinned to commits.
 
-The library API (the CLI is a thin layer over it):
+The library API lives in `indexer.api` (see docs/api.md); its functions are importable from
+here too, loaded on first use so that `import indexer` stays cheap:
 
-    indexer.build(repo_path, rev)      -> BuildSummary
-    indexer.search(query, repo_path)   -> list[SearchHit]
+    indexer.build(repo, rev)           -> BuildSummary
+    indexer.search(query, repo)        -> list[SearchHit]
+    indexer.cite / resolve / verify / check / check_text / locate
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
-from indexer.index.build import BuildSummary, build
-from indexer.index.search import SearchHit, search
+_API = ("build", "search", "cite", "resolve", "verify", "check", "check_text", "locate", "BuildSummary", "SearchHit")
 
-__all__ = ["BuildSummary", "SearchHit", "__version__", "build", "search"]
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from indexer import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'indexer' has no attribute {name!r}")
+
+
+__all__ = ["__version__", *_API]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from indexer.citations.citation import Citation, permalink
 from indexer.citations.scan import scan
+from indexer.text.citation import Citation, permalink
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 BLOB = "fedcba9876543210fedcba9876543210fedcba98"

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.citations.citation import (
+from indexer.errors import CitationSyntaxError
+from indexer.text.citation import (
     Citation,
     github_repo,
     github_url,
@@ -17,7 +18,6 @@ from indexer.citations.citation import (
     permalink,
     swhid,
 )
-from indexer.errors import CitationSyntaxError
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 BLOB = "fedcba9876543210fedcba9876543210fedcba98"

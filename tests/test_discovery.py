@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.citations.citation import Citation
+from indexer.api import build
 from indexer.citations.discovery import (
     ENTRY_POINT_GROUP,
     Candidate,
@@ -22,7 +22,7 @@ from indexer.citations.discovery import (
     run_providers,
 )
 from indexer.config import Config
-from indexer.index.build import build
+from indexer.text.citation import Citation
 from tests.conftest import CorpusRepo
 
 CITED = "Visitors sign the guest book at the front desk before they go upstairs."

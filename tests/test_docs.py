@@ -22,7 +22,10 @@ def doc_texts() -> dict[str, str]:
 
 
 def walk(group: click.Group, prefix: str = "pincite") -> Iterator[tuple[str, click.Command]]:
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):  # commands load on demand: ask the group, not its dict
+        command = group.get_command(context, name)
+        assert command is not None, name
         path = f"{prefix} {name}"
         yield path, command
         if isinstance(command, click.Group):

@@ -10,8 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import CorpusRepo
 
+from indexer.api import build
 from indexer.cli.main import main
-from indexer.index.build import build
 from indexer.integrations.doctor import OK, WARN, Report, diagnose
 
 

@@ -10,20 +10,18 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
-from indexer.citations.citation import Citation
 from indexer.citations.quote import (
     FAILED,
     MATCHED,
-    QUOTE_FOLD,
     UNVERIFIABLE,
     WRONG_REF,
     check_quote,
     locate_quote,
-    normalize,
-    normalize_for_match,
     trigram_query,
 )
 from indexer.citations.resolve import Resolver
+from indexer.text.citation import Citation
+from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 

@@ -12,11 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.citations.citation import Citation
+from indexer.api import build
 from indexer.citations.discovery import quote_spans
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
 from indexer.citations.history import best_window, word_diff
-from indexer.citations.quote import normalize
 from indexer.citations.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
@@ -29,8 +28,9 @@ from indexer.citations.recovery import (
     write_attempts,
 )
 from indexer.citations.resolve import Resolver
-from indexer.index.build import build
+from indexer.text.citation import Citation
 from indexer.text.model import LineIndex
+from indexer.text.normalize import normalize
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 

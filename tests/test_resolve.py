@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
-from indexer.citations.citation import Citation, parse_citation, permalink
 from indexer.citations.resolve import Resolver, resolve
 from indexer.cli.main import main
 from indexer.errors import ExtractionError, PinciteError, RepositoryError, UsageError
+from indexer.text.citation import Citation, parse_citation, permalink
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from indexer.api import cite
 from indexer.citations.check import check_paths
-from indexer.citations.citation import Citation, parse_citation, parse_github_url, parse_selector
 from indexer.citations.drift import DRIFTED, VERIFIED, verify
 from indexer.citations.resolve import Resolver
-from indexer.cli.citations import _forms
 from indexer.errors import CitationSyntaxError, PinciteError
 from indexer.site.pages import safe_link
 from indexer.snapshots.store import snapshot_path
+from indexer.text.citation import Citation, parse_citation, parse_github_url, parse_selector
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
@@ -56,11 +56,10 @@ def test_no_github_url_or_swhid_lines_for_extracted_text(corpus_repo: CorpusRepo
     html = f"<html><head><title>P</title></head><body><article><h1>Policy</h1>{paragraphs}</article></body></html>"
     head = corpus_repo.commit({"corpus/policy.html": html, "corpus/a.md": "one\ntwo\n"})
     corpus_repo.git("remote", "add", "origin", "https://github.com/acme/handbook.git")
-    resolver = Resolver(GitRepo(corpus_repo.root))
-    extracted = _forms(resolver.resolve(Citation(head, "corpus/policy.html", lines=(2, 2))), resolver, "")
+    extracted = cite("corpus/policy.html", corpus_repo.root, lines=(2, 2), rev=head, site_url="").to_json()
     assert extracted["github_url"] is None
     assert ";lines=" not in str(extracted["swhid"])
-    text = _forms(resolver.resolve(Citation(head, "corpus/a.md", lines=(2, 2))), resolver, "")
+    text = cite("corpus/a.md", corpus_repo.root, lines=(2, 2), rev=head, site_url="").to_json()
     assert str(text["github_url"]).endswith("#L2")
     assert str(text["swhid"]).endswith(";lines=2")
 

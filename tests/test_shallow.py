@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import CorpusRepo
 
-from indexer.citations.citation import Citation
+from indexer.api import build
 from indexer.citations.drift import UNRESOLVABLE, verify
 from indexer.cli.main import main
 from indexer.errors import SHALLOW_HINT, ShallowHistoryError
-from indexer.index.build import build
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 
 FIX = ("git fetch --unshallow", "fetch-depth: 0")

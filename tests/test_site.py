@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexer.api import build
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
-from indexer.index.build import build
 from indexer.site.render import history_name, history_shard, markdown_view, source_view
 from indexer.site.serve import serve_in_thread
 
@@ -312,8 +312,8 @@ def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path:
 
 
 def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) -> None:
-    from indexer.citations.citation import Citation
     from indexer.citations.drift import verify
+    from indexer.text.citation import Citation
     from indexer.vcs.repo import GitRepo
 
     body = "".join(f"rule {n}: keep the ledger for {n} years\n" for n in range(1, 30))

@@ -17,16 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from playwright.sync_api import sync_playwright
 
-from indexer.citations.citation import Citation, parse_permalink, parse_text_form
+from indexer.api import build, markdown_snippet
 from indexer.citations.drift import relocate_lines, verify
-from indexer.citations.quote import _end_offset, normalize, normalize_for_match
+from indexer.citations.quote import _end_offset
 from indexer.citations.recovery import DETAIL_AMBIGUOUS, DETAIL_CHANGED, DETAIL_MOVED, Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
-from indexer.cli.citations import markdown_snippet
-from indexer.index.build import build
 from indexer.site.render import history_name, history_shard
 from indexer.site.serve import serve_in_thread
+from indexer.text.citation import Citation, parse_permalink, parse_text_form
 from indexer.text.model import LineIndex, Span
+from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo, Hunk
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -277,7 +277,7 @@ def test_a_permalink_whose_commit_did_not_hold_the_page_is_unresolvable(
             page.wait_for_selector("#banner[data-status='unresolvable']")
             assert "does not resolve" in page.inner_text("#banner")
             # pincite verify says the same of the same permalink
-            from indexer.citations.citation import parse_citation
+            from indexer.text.citation import parse_citation
 
             forged = parse_citation(f"{old_blob}?commit={commit}&path=corpus/policy.txt#L3")
             assert verify(forged, repo).status == "unresolvable"

@@ -13,14 +13,14 @@ from click.testing import CliRunner
 from conftest import CorpusRepo
 from extract_samples import ARTICLE, html_page, pdf_of_pages
 
-from indexer.citations.citation import Citation
+from indexer.api import build
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, verify
 from indexer.cli.main import main
 from indexer.extract import registry as extract_mod
 from indexer.extract.pdf import PdfExtractor
 from indexer.extract.textconv import DEFAULT_COMMAND, attribute_lines
-from indexer.index.build import build
 from indexer.index.store import IndexReader
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo, parse_hunks
 
 PAGE_1 = ["Summary. The roster was exposed for seven days through an old sharing link."]

@@ -12,10 +12,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.citations.citation import Citation
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, relocate_lines, verify
 from indexer.citations.resolve import Resolver
 from indexer.cli.main import main
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo, Hunk
 from tests.conftest import CorpusRepo
 

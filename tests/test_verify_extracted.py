@@ -5,9 +5,9 @@ from __future__ import annotations
 import fpdf
 import pytest
 
-from indexer.citations.citation import Citation
 from indexer.citations.drift import DRIFTED, VERIFIED, verify
 from indexer.citations.resolve import Resolver
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 

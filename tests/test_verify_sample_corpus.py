@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from indexer.citations.citation import Citation
 from indexer.citations.drift import DRIFTED, VERIFIED, verify
 from indexer.citations.quote import MATCHED, check_quote, locate_quote
 from indexer.citations.resolve import Resolver
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

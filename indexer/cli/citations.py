@@ -6,19 +6,16 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
+from indexer import api
 from indexer.citations.check import CheckRecord, CheckReport, check_paths
-from indexer.citations.citation import Citation, github_url, parse_citation, permalink, swhid
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, verify
-from indexer.citations.quote import cite_quote
-from indexer.citations.recovery import Recoverer
-from indexer.citations.resolve import Resolved, Resolver, cite_span
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE
+from indexer.citations.resolve import Resolver
 from indexer.cli.common import emit_json, json_option, repo_option
-from indexer.errors import CheckFailed, PinciteError, UsageError
-from indexer.snapshots.store import snapshot_provenance
+from indexer.errors import CheckFailed, UsageError
+from indexer.text.citation import parse_citation
 from indexer.vcs.pins import pin_commits
 from indexer.vcs.repo import GitRepo
 
@@ -29,11 +26,6 @@ against_option = click.option(
     "--against", default="HEAD", show_default=True, help="The commit to verify against (any git revision)."
 )
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
-
-
-def _open(repo: Path, site_url: str | None = None) -> tuple[Resolver, str]:
-    resolver = Resolver(GitRepo(repo))
-    return resolver, (site_url if site_url is not None else resolver.config.site_url)
 
 
 def _range(value: str | None, option: str) -> tuple[int, int] | None:
@@ -47,29 +39,6 @@ def _range(value: str | None, option: str) -> tuple[int, int] | None:
     if last < first:
         raise UsageError(f"{option} {value!r}: the range is reversed", hint=f"write {option} {last}-{first}")
     return first, last
-
-
-def _forms(resolved: Resolved, resolver: Resolver, site_url: str) -> dict[str, Any]:
-    plain = resolved.citation
-    origin = resolver.repo.origin_url()
-    link = permalink(plain, site_url, resolved.blob) if site_url else None
-    raw_lines = resolved.source_class == "text"
-    return {
-        **resolved.to_json(),
-        "permalink": link,
-        # Both count lines of the raw blob: only a text document's lines are those.
-        "github_url": github_url(plain, origin, resolved.lines) if raw_lines else None,
-        "swhid": swhid(plain, resolved.blob, resolved.lines if raw_lines else None, origin),
-    }
-
-
-def markdown_snippet(resolved: Resolved, link: str | None) -> str:
-    """A blockquote of the cited text followed by its citation (the shape `check` reads back)."""
-    quoted = "\n".join("> " + line if line else ">" for line in resolved.text.rstrip("\n").split("\n"))
-    first, last = resolved.lines
-    label = f"{resolved.path}, line {first}" if first == last else f"{resolved.path}, lines {first}-{last}"
-    source = f"[{label}]({link})" if link else resolved.citation.text_form()
-    return f"{quoted}\n\n— {source}\n"
 
 
 @click.command("cite")
@@ -120,26 +89,21 @@ def cite_command(
     chosen = [o for o, v in (("--lines", lines), ("--chars", chars), ("--quote", quote)) if v is not None]
     if len(chosen) != 1:
         raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
-    resolver, base = _open(repo, site_url)
-    if quote is not None:
-        resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
-    else:
-        line_range, char_range = _range(lines, "--lines"), _range(chars, "--chars")
-        resolved = cite_span(resolver, path, rev, line_range, char_range, unit)
-    forms = _forms(resolved, resolver, base)
+    line_range, char_range = _range(lines, "--lines"), _range(chars, "--chars")
+    cited = api.cite(path, repo, lines=line_range, chars=char_range, quote=quote, rev=rev, unit=unit, site_url=site_url)
     if fmt == "json":
-        emit_json(forms)
+        emit_json(cited.to_json())
     elif fmt == "markdown":
-        click.echo(markdown_snippet(resolved, forms["permalink"]), nl=False)
+        click.echo(cited.markdown(), nl=False)
     else:
-        click.echo(forms["citation"])
-        if forms["permalink"]:
-            click.echo(f"permalink: {forms['permalink']}")
+        click.echo(cited.citation.text_form())
+        if cited.permalink:
+            click.echo(f"permalink: {cited.permalink}")
         else:
             click.echo("permalink: (set `site_url` in pincite.toml or pass --site-url to get one)", err=True)
-        if forms["github_url"]:
-            click.echo(f"github:    {forms['github_url']}")
-        click.echo(f"swhid:     {forms['swhid']}")
+        if cited.github_url:
+            click.echo(f"github:    {cited.github_url}")
+        click.echo(f"swhid:     {cited.swhid}")
 
 
 @click.command("resolve")
@@ -155,13 +119,10 @@ def resolve_command(citation: str, context: int, repo: Path, as_json: bool) -> N
       pincite resolve corpus/handbook.md@3f2a9c1#L12-L18
       pincite resolve 'https://docs.example.org/v/<blob>.html?commit=<sha>&path=corpus/a.md#L3' --context 2
     """
-    resolver, _base = _open(repo)
-    resolved = resolver.resolve(parse_citation(citation))
-    before, after = resolved.context(context)
-    provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
+    found = api.resolve(citation, repo, context=context)
+    resolved, before, after, provenance = found.resolved, found.before, found.after, found.snapshot
     if as_json:
-        source = provenance.to_json() if provenance else None
-        emit_json({**resolved.to_json(), "before": before, "after": after, "snapshot": source})
+        emit_json(found.to_json())
         return
     if provenance:
         # stderr, so stdout stays exactly the pinned text
@@ -190,24 +151,16 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     Exit status: 0 when none is unresolvable (drifted is a warning unless --strict),
     7 otherwise; 2 for a malformed citation.
     """
-    resolver, _base = _open(repo)
-    parsed = [parse_citation(c) for c in citations]
-    verdicts = [verify(c, resolver.repo, against, resolver=resolver) for c in parsed]
-    recoverer = Recoverer.with_providers(resolver)
-    attempts = [recoverer.attempt(v) for v in verdicts]
+    checked = api.verify(list(citations), repo, against=against)
+    verdicts = [c.verdict for c in checked]
     if as_json:
-        emit_json(
-            [
-                {**v.to_json(), "recovery": a.to_json() if a else None, "snapshot": _provenance_json(resolver, c)}
-                for c, v, a in zip(parsed, verdicts, attempts, strict=True)
-            ]
-        )
+        emit_json([c.to_json() for c in checked])
     else:
-        for raw, cited, verdict, attempt in zip(citations, parsed, verdicts, attempts, strict=True):
+        for raw, one in zip(citations, checked, strict=True):
+            verdict, attempt, snapshot = one.verdict, one.recovery, one.snapshot
             click.echo(f"{verdict.status}: {raw}: {verdict.reason}")
-            snapshot = _provenance_json(resolver, cited)
             if snapshot:
-                click.echo(f"  snapshot of {snapshot['url']} fetched {snapshot['fetched_at']}")
+                click.echo(f"  snapshot of {snapshot.url} fetched {snapshot.fetched_at}")
             if verdict.hint:
                 click.echo(f"  hint: {verdict.hint}")
             if verdict.relocated and verdict.relocated.text_form() != raw:
@@ -221,16 +174,6 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     bad = {UNRESOLVABLE, DRIFTED} if strict else {UNRESOLVABLE}
     if any(v.status in bad for v in verdicts):
         sys.exit(CheckFailed.exit_code)
-
-
-def _provenance_json(resolver: Resolver, citation: Citation) -> dict[str, Any] | None:
-    """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
-    try:
-        commit = resolver.commit(citation.commit)  # cached: verify resolved it already
-    except PinciteError:
-        return None
-    meta = snapshot_provenance(resolver.repo, commit, citation.path)
-    return meta.to_json() if meta else None
 
 
 @click.command("check")
@@ -292,21 +235,19 @@ def check_command(
     """
     if accept_moved and not fix:
         raise UsageError("--accept-moved only works with --fix", hint="run `pincite check --fix --accept-moved PATHS`")
-    resolver, base = _open(repo, site_url)
-    report = check_paths(
+    report = api.check(
         list(paths),
-        resolver.repo,
-        against,
-        resolver=resolver,
+        repo,
+        against=against,
         fix=fix,
-        site_url=base or None,
         accept_moved=accept_moved,
         recovery_log=recovery_log,
+        site_url=site_url,
     )
     pinned: list[str] = []
     if pin:
         commits = [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
-        pinned = pin_commits(resolver.repo, commits)
+        pinned = pin_commits(GitRepo(repo), commits)
     if as_json:
         emit_json({**report.to_json(), "pinned": pinned})
     elif fmt == "github":
@@ -404,7 +345,7 @@ def pin_command(items: tuple[str, ...], repo: Path, as_json: bool) -> None:
       pincite pin docs/
       pincite pin corpus/handbook.md@3f2a9c1#L12-L18
     """
-    resolver, _base = _open(repo)
+    resolver = Resolver(GitRepo(repo))
     commits: list[str] = []
     documents = [Path(i) for i in items if Path(i).exists()]
     for item in items:
@@ -422,5 +363,4 @@ def pin_command(items: tuple[str, ...], repo: Path, as_json: bool) -> None:
     click.echo(f"{len(set(commits))} cited commit(s), {len(created)} new pin ref(s)")
 
 
-COMMANDS = (cite_command, resolve_command, verify_command, check_command, pin_command)
-__all__ = ["COMMANDS", "Citation"]
+__all__ = ["check_command", "cite_command", "pin_command", "resolve_command", "verify_command"]

@@ -1,6 +1,6 @@
 """Options and output helpers shared by every `pincite` command module.
 
-They live apart from cli.py because cli.py imports the command modules at its end.
+Every command that reads a repository takes the same `--repo`; every command that prints results takes `--json`.
 """
 
 from __future__ import annotations

@@ -7,21 +7,49 @@ alone turns them into a one-line message and the class's exit code.
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
 from indexer import __version__
-from indexer.cli.common import emit_json, index_option, json_option, repo_option
 from indexer.errors import PinciteError
-from indexer.index.build import BuildSummary, build
-from indexer.index.search import search
+
+# Each command lives in the module of its area and is imported only when it runs, so
+# `pincite --version` and `pincite textconv` (which git runs once per diffed file) load
+# neither the site nor the network code.
+COMMANDS = {
+    "build": "indexer.cli.index:build_command",
+    "search": "indexer.cli.index:search_command",
+    "cite": "indexer.cli.citations:cite_command",
+    "resolve": "indexer.cli.citations:resolve_command",
+    "verify": "indexer.cli.citations:verify_command",
+    "check": "indexer.cli.citations:check_command",
+    "pin": "indexer.cli.citations:pin_command",
+    "locate": "indexer.cli.recovery:locate_command",
+    "snapshot": "indexer.cli.snapshot:snapshot_command",
+    "serve": "indexer.cli.site:serve_command",
+    "init": "indexer.cli.extract:init_command",
+    "textconv": "indexer.cli.extract:textconv_command",
+    "doctor": "indexer.cli.ops:doctor_command",
+}
 
 
 class PinciteGroup(click.Group):
+    """The command group: commands load on demand, and `PinciteError`s become messages and exit codes."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -42,130 +70,6 @@ def main() -> None:
       pincite cite corpus/handbook.md --lines 12-18
       pincite check docs/                   verify every citation in your documents
     """
-
-
-@main.command("build")
-@repo_option
-@click.option("--rev", default="HEAD", show_default=True, help="The commit to index (any git revision).")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Site output folder (default: _site).")
-@index_option
-@click.option("--no-site", is_flag=True, help="Build the index only, skip the static site.")
-@click.option("--strict", is_flag=True, help="Exit non-zero when any document was skipped.")
-@json_option
-def build_command(
-    repo: Path, rev: str, out: Path | None, index_path: Path | None, no_site: bool, strict: bool, as_json: bool
-) -> None:
-    """Index commit REV of the corpus (read from git objects, never the working tree).
-
-    Every distinct file version is extracted once: a rebuild after a commit only
-    extracts the blobs that commit changed. Prints a summary; --json for scripts.
-    """
-    progress = _progress_printer() if sys.stderr.isatty() and not as_json else None
-    summary = build(repo, rev, out=out, index_path=index_path, site=not no_site, progress=progress)
-    if as_json:
-        emit_json(summary.to_json())
-    else:
-        _print_summary(summary)
-    if strict and summary.skipped:
-        sys.exit(1)
-
-
-def _progress_printer() -> Callable[[int, int], None]:
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        click.echo(f"\rextracting [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", err=True, nl=False)
-        if done == total:
-            click.echo("", err=True)
-
-    return show
-
-
-def _print_summary(summary: BuildSummary) -> None:
-    for warning in summary.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    for skipped in summary.skipped:
-        hint = f" ({skipped.hint})" if skipped.hint else ""
-        click.echo(f"skipped: {skipped.path}: {skipped.reason}{hint}", err=True)
-    click.echo(
-        f"built {summary.commit[:12]}: {summary.commits} commits, {summary.documents} documents, "
-        f"{summary.versions} versions, {summary.passages} passages; "
-        f"extracted {summary.extracted}, reused {summary.reused}; {len(summary.skipped)} skipped; "
-        f"{summary.seconds:.2f} s"
-    )
-    click.echo(f"index: {summary.index_path}")
-    if summary.site_dir:
-        site = summary.site or {}
-        counts = f" ({site.get('pages_rendered', 0)} pages rendered, {site.get('pages_reused', 0)} reused)"
-        click.echo(f"site:  {summary.site_dir}{counts if site else ''}")
-
-
-@main.command("search")
-@click.argument("query")
-@repo_option
-@click.option("--rev", default=None, help="Search the index at this built commit (default: the newest).")
-@click.option("--limit", default=10, show_default=True, type=int, help="Most hits to show.")
-@click.option("--path", "path_prefix", default=None, help="Only documents whose path starts with this.")
-@click.option("--fts", is_flag=True, help="Treat QUERY as raw FTS5 syntax (AND, OR, NEAR, prefix*).")
-@index_option
-@json_option
-def search_command(
-    query: str,
-    repo: Path,
-    rev: str | None,
-    limit: int,
-    path_prefix: str | None,
-    fts: bool,
-    index_path: Path | None,
-    as_json: bool,
-) -> None:
-    """Find passages matching QUERY, ranked by bm25, each with its citation.
-
-    Words are matched as typed (all of them, stemmed); punctuation is ignored, so
-    `don't` or `C++` just work. Use --fts for FTS5 operators.
-    """
-    hits = search(query, repo, rev=rev, limit=limit, path_prefix=path_prefix, fts_syntax=fts, index_path=index_path)
-    if as_json:
-        emit_json([hit.to_json() for hit in hits])
-        return
-    if not hits:
-        click.echo("no matches", err=True)
-    for hit in hits:
-        click.echo(click.style(hit.citation.text_form(), bold=True))
-        if hit.heading:
-            click.echo(f"  {hit.heading}")
-        click.echo("  " + _styled_snippet(hit.snippet, hit.highlights).replace("\n", " "))
-        click.echo()
-
-
-def _styled_snippet(snippet: str, highlights: tuple[tuple[int, int], ...]) -> str:
-    out, last = [], 0
-    for start, end in highlights:
-        out.append(snippet[last:start])
-        out.append(click.style(snippet[start:end], fg="yellow", bold=True))
-        last = end
-    out.append(snippet[last:])
-    return "".join(out)
-
-
-# Each area's commands live in its own module, beside the library code they call.
-from indexer.cli.citations import COMMANDS as CITATION_COMMANDS  # noqa: E402
-from indexer.cli.extract import init_command, textconv_command  # noqa: E402
-from indexer.cli.ops import doctor_command  # noqa: E402
-from indexer.cli.recovery import locate_command  # noqa: E402
-from indexer.cli.site import serve_command  # noqa: E402
-from indexer.cli.snapshot import snapshot_command  # noqa: E402
-
-for _command in (
-    *CITATION_COMMANDS,
-    doctor_command,
-    init_command,
-    locate_command,
-    serve_command,
-    snapshot_command,
-    textconv_command,
-):
-    main.add_command(_command)
 
 
 if __name__ == "__main__":

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
+from indexer import api
 from indexer.citations.discovery import DiscoveryResult
 from indexer.citations.history import QuoteSearch
-from indexer.citations.recovery import Recoverer
-from indexer.citations.resolve import Resolver
 from indexer.cli.common import emit_json, json_option, repo_option
-from indexer.vcs.repo import GitRepo, safe_repo_path
 
 
 @click.command("locate")
@@ -55,20 +52,12 @@ def locate_command(
     it, and the suggestions of discovery providers. Exit status 0 when the quote stands
     exactly somewhere, 1 when it does not.
     """
-    resolver = Resolver(GitRepo(repo))
-    target = resolver.commit(against)
-    path = safe_repo_path(cited_path) if cited_path else None
-    pinned = resolver.commit(since) if since else None
-    recoverer = Recoverer.with_providers(resolver)
-    found = recoverer.locator.locate(quote, target, cited_path=path, pinned=pinned, unit=unit, fuzzy=not no_fuzzy)
-    discovery = None if found.places else recoverer.discover(quote, None)
+    located = api.locate(quote, repo, against=against, path=cited_path, since=since, unit=unit, fuzzy=not no_fuzzy)
     if as_json:
-        data: dict[str, Any] = {**found.to_json(), "steps": list(found.steps)}
-        data["discovery"] = discovery.to_json() if discovery else None
-        emit_json(data)
+        emit_json(located.to_json())
     else:
-        _print(found, discovery)
-    sys.exit(0 if found.places else 1)
+        _print(located.search, located.discovery)
+    sys.exit(0 if located.found else 1)
 
 
 def _print(found: QuoteSearch, discovery: DiscoveryResult | None) -> None:

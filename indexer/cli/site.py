@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from indexer.cli.common import repo_option
 from indexer.config import load_config
 from indexer.site.serve import HOST, make_server
 from indexer.vcs.repo import GitRepo
@@ -20,14 +21,7 @@ from indexer.vcs.repo import GitRepo
     default=None,
     help="The built site folder (default: `site_dir` from the config of --repo, _site).",
 )
-@click.option(
-    "--repo",
-    "repo",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The corpus repository whose site to serve (when --dir is not given).",
-)
+@repo_option
 def serve_command(port: int, site_dir: Path | None, repo: Path) -> None:
     """Preview the built static site at http://127.0.0.1:PORT/ (loopback only).
 

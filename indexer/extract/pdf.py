@@ -22,7 +22,7 @@ import unicodedata
 from typing import Any
 
 from indexer.errors import ExtractionError
-from indexer.extract.registry import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 
 VERSION = 1
 PAGE_SEPARATOR = "\f\n"

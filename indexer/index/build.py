@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.config import Config, load_config
-from indexer.errors import ExtractionError, PinciteError, RepositoryError
+from indexer.errors import ExtractionError, RepositoryError
 from indexer.extract import registry as extract_mod
 from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock
 from indexer.text.chunk import Passage, chunk
@@ -80,19 +80,19 @@ class _Kind:
     hint: str = ""
 
 
-def build(
-    repo_path: Path | str = ".",
+def build_index(
+    repo: GitRepo,
     rev: str = "HEAD",
     *,
-    out: Path | str | None = None,
     index_path: Path | str | None = None,
     config: Config | None = None,
-    site: bool = True,
     progress: Progress | None = None,
 ) -> BuildSummary:
-    """Index commit `rev` of the repository at `repo_path`; return what was done."""
+    """Index commit `rev` of `repo` (its history included) into the index file; return what was done.
+
+    The site is a later stage (`indexer.site.builder.render_site`); `indexer.api.build` runs both.
+    """
     started = time.monotonic()
-    repo = GitRepo(repo_path)
     config = config or load_config(repo.root)
     tip = repo.resolve_commit(rev)
     summary = BuildSummary(commit=tip)
@@ -118,12 +118,6 @@ def build(
         finally:
             summary.stages.update(writer.timings)
     summary.index_path = str(target)
-    if site:
-        from indexer.site.builder import render_site  # lazily: Jinja and the site stage load only when a site is built
-
-        out_dir = Path(out) if out else repo.root / config.site_dir
-        render_site(repo, config, target, out_dir, summary)
-        summary.site_dir = str(out_dir)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -324,4 +318,4 @@ def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -
                 summary.warnings.append(f"{path}: {reason}")
 
 
-__all__ = ["BuildSummary", "PinciteError", "Skipped", "build", "classify"]
+__all__ = ["BuildSummary", "Skipped", "build_index", "classify"]

@@ -7,11 +7,11 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.citations.citation import Citation
 from indexer.config import load_config
 from indexer.errors import IndexError_, UsageError
 from indexer.index.store import IndexReader
 from indexer.text.chunk import Passage
+from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw

@@ -14,9 +14,9 @@ from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
 from indexer.site.render import doc_page_path, human_size, markdown_view, root_prefix, source_view, url_path
+from indexer.text.kinds import is_text_path
 from indexer.vcs.repo import GitRepo
 
-CHECKED_SUFFIXES = (".md", ".markdown", ".txt")
 # Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
 CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/\S+/blob/")
 
@@ -174,10 +174,10 @@ def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[
     to the cited version and to where the text stands now.
     """
     from indexer.citations.check import check_paths
-    from indexer.citations.citation import parse_text_form
+    from indexer.text.citation import parse_text_form
 
     head = ctx.commits[-1].sha
-    texts = {p: ctx.reader.version(v).text or "" for p, v in documents.items() if p.lower().endswith(CHECKED_SUFFIXES)}
+    texts = {p: ctx.reader.version(v).text or "" for p, v in documents.items() if is_text_path(p)}
     # Only documents with something shaped like a citation go to the (slower) full scan.
     scannable = {p: t for p, t in texts.items() if CITATION_HINT.search(t)}
     if not scannable:

@@ -1,0 +1,294 @@
+"""The library API: what every `pincite` command does, callable from Python.
+
+The CLI is a thin shell over these functions; each returns a typed record whose
+`to_json()` is exactly what the command prints with `--json`.
+
+    build(repo, rev)                    -> BuildSummary     index a commit, then render the site
+    search(query, repo)                 -> list[SearchHit]  bm25-ranked passages with citations
+    cite(path, repo, lines=(12, 18))    -> Cited            a citation pinned to a commit, in every form
+    resolve(citation, repo)             -> ResolvedText     exactly the text a citation names
+    verify(citations, repo)             -> list[Checked]    verified / drifted / unresolvable, with recovery
+    check(paths, repo)                  -> CheckReport      every citation in documents, quotes included
+    check_text(text, repo)              -> CheckReport      the same for a draft held in memory
+    locate(quote, repo)                 -> Located          where a quote stands now, and what moved it
+
+`repo` is any folder inside the corpus repository (default: the current one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from indexer.citations.check import CheckReport, check_paths
+from indexer.citations.check import check_text as _check_text
+from indexer.citations.discovery import DiscoveryResult
+from indexer.citations.drift import Verdict
+from indexer.citations.drift import verify as _verify
+from indexer.citations.history import QuoteSearch
+from indexer.citations.quote import cite_quote
+from indexer.citations.recovery import Recoverer, RecoveryAttempt
+from indexer.citations.resolve import Resolved, Resolver, cite_span
+from indexer.config import Config, load_config
+from indexer.errors import PinciteError
+from indexer.index.build import BuildSummary, Progress, build_index
+from indexer.index.search import SearchHit, search
+from indexer.snapshots.store import SnapshotMeta, snapshot_provenance
+from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
+from indexer.vcs.repo import GitRepo, safe_repo_path
+
+RepoPath = Path | str
+
+
+def build(
+    repo: RepoPath = ".",
+    rev: str = "HEAD",
+    *,
+    out: RepoPath | None = None,
+    index_path: RepoPath | None = None,
+    config: Config | None = None,
+    site: bool = True,
+    progress: Progress | None = None,
+) -> BuildSummary:
+    """Index commit `rev` (history included) and, unless `site` is false, render the static site."""
+    git = GitRepo(repo)
+    summary = build_index(git, rev, index_path=index_path, config=config, progress=progress)
+    if site:
+        from indexer.site.builder import render_site  # Jinja and the site stage load only when a site is built
+
+        config = config or load_config(git.root)
+        out_dir = Path(out) if out else git.root / config.site_dir
+        stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
+        summary.site, summary.site_dir = stats.to_json(), str(out_dir)
+        summary.seconds += stats.seconds
+    return summary
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A new citation and every form of it: text form, permalink, GitHub URL, SWHID, Markdown."""
+
+    resolved: Resolved
+    permalink: str | None
+    github_url: str | None
+    swhid: str
+
+    @property
+    def citation(self) -> Citation:
+        return self.resolved.citation
+
+    def markdown(self) -> str:
+        return markdown_snippet(self.resolved, self.permalink)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.resolved.to_json(),
+            "permalink": self.permalink,
+            "github_url": self.github_url,
+            "swhid": self.swhid,
+        }
+
+
+def markdown_snippet(resolved: Resolved, link: str | None) -> str:
+    """A blockquote of the cited text followed by its citation (the shape `check` reads back)."""
+    quoted = "\n".join("> " + line if line else ">" for line in resolved.text.rstrip("\n").split("\n"))
+    first, last = resolved.lines
+    label = f"{resolved.path}, line {first}" if first == last else f"{resolved.path}, lines {first}-{last}"
+    source = f"[{label}]({link})" if link else resolved.citation.text_form()
+    return f"{quoted}\n\n— {source}\n"
+
+
+def cite(
+    path: str,
+    repo: RepoPath = ".",
+    *,
+    lines: tuple[int, int] | None = None,
+    chars: tuple[int, int] | None = None,
+    quote: str | None = None,
+    rev: str = "HEAD",
+    unit: str | None = None,
+    site_url: str | None = None,
+    resolver: Resolver | None = None,
+) -> Cited:
+    """Cite `path` at `rev` by a line range, a character range or the words it quotes (exactly one)."""
+    resolver = resolver or _resolver(repo)
+    if quote is not None:
+        resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
+    else:
+        resolved = cite_span(resolver, path, rev, lines, chars, unit)
+    base = site_url if site_url is not None else resolver.config.site_url
+    origin = resolver.repo.origin_url()
+    raw_lines = resolved.source_class == "text"  # only a text document's lines are the raw blob's lines
+    return Cited(
+        resolved=resolved,
+        permalink=permalink(resolved.citation, base, resolved.blob) if base else None,
+        github_url=github_url(resolved.citation, origin, resolved.lines) if raw_lines else None,
+        swhid=swhid(resolved.citation, resolved.blob, resolved.lines if raw_lines else None, origin),
+    )
+
+
+@dataclass(frozen=True)
+class ResolvedText:
+    """Exactly the text a citation names, with `context` lines around it and a snapshot's provenance."""
+
+    resolved: Resolved
+    before: str
+    after: str
+    snapshot: SnapshotMeta | None
+
+    def to_json(self) -> dict[str, Any]:
+        source = self.snapshot.to_json() if self.snapshot else None
+        return {**self.resolved.to_json(), "before": self.before, "after": self.after, "snapshot": source}
+
+
+def resolve(
+    citation: str | Citation, repo: RepoPath = ".", *, context: int = 0, resolver: Resolver | None = None
+) -> ResolvedText:
+    """The exact text `citation` pins, read from git objects (never the working tree)."""
+    resolver = resolver or _resolver(repo)
+    resolved = resolver.resolve(_parsed(citation))
+    before, after = resolved.context(context)
+    provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
+    return ResolvedText(resolved, before, after, provenance)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One citation's verdict against a target commit, with a recovery attempt when it did not hold."""
+
+    citation: Citation
+    verdict: Verdict
+    recovery: RecoveryAttempt | None
+    snapshot: SnapshotMeta | None = field(default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.verdict.to_json(),
+            "recovery": self.recovery.to_json() if self.recovery else None,
+            "snapshot": self.snapshot.to_json() if self.snapshot else None,
+        }
+
+
+def verify(
+    citations: list[str] | list[Citation],
+    repo: RepoPath = ".",
+    *,
+    against: str = "HEAD",
+    resolver: Resolver | None = None,
+) -> list[Checked]:
+    """Whether each citation still holds at `against`: verified, drifted or unresolvable (DESIGN §3)."""
+    resolver = resolver or _resolver(repo)
+    parsed = [_parsed(c) for c in citations]
+    recoverer = Recoverer.with_providers(resolver)
+    checked = []
+    for cited in parsed:
+        verdict = _verify(cited, resolver.repo, against, resolver=resolver)
+        checked.append(Checked(cited, verdict, recoverer.attempt(verdict), _provenance(resolver, cited)))
+    return checked
+
+
+def check(
+    paths: list[Path] | list[str],
+    repo: RepoPath = ".",
+    *,
+    against: str = "HEAD",
+    fix: bool = False,
+    accept_moved: bool = False,
+    recovery_log: Path | None = None,
+    site_url: str | None = None,
+    resolver: Resolver | None = None,
+) -> CheckReport:
+    """Find and verify every citation (and its quote) in the Markdown and text documents at `paths`."""
+    resolver = resolver or _resolver(repo)
+    base = site_url if site_url is not None else resolver.config.site_url
+    return check_paths(
+        paths,
+        resolver.repo,
+        against,
+        resolver=resolver,
+        fix=fix,
+        site_url=base or None,
+        accept_moved=accept_moved,
+        recovery_log=recovery_log,
+    )
+
+
+def check_text(text: str, repo: RepoPath = ".", *, against: str = "HEAD", name: str = "<text>") -> CheckReport:
+    """Check the citations of a draft held in memory (an answer before it is shown, say)."""
+    resolver = _resolver(repo)
+    return _check_text(text, resolver.repo, against, resolver=resolver, name=name)
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a quote stands at the target, near matches, when it left a path, and discovery's suggestions."""
+
+    search: QuoteSearch
+    discovery: DiscoveryResult | None
+
+    @property
+    def found(self) -> bool:
+        return bool(self.search.places)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {**self.search.to_json(), "steps": list(self.search.steps)}
+        data["discovery"] = self.discovery.to_json() if self.discovery else None
+        return data
+
+
+def locate(
+    quote: str,
+    repo: RepoPath = ".",
+    *,
+    against: str = "HEAD",
+    path: str | None = None,
+    since: str | None = None,
+    unit: str = "chars",
+    fuzzy: bool = True,
+) -> Located:
+    """Where `quote` stands at `against`; with `path`/`since`, which commit moved or changed it."""
+    resolver = _resolver(repo)
+    target = resolver.commit(against)
+    cited_path = safe_repo_path(path) if path else None
+    pinned = resolver.commit(since) if since else None
+    recoverer = Recoverer.with_providers(resolver)
+    found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
+    return Located(found, None if found.places else recoverer.discover(quote, None))
+
+
+def _resolver(repo: RepoPath) -> Resolver:
+    return Resolver(GitRepo(repo))
+
+
+def _parsed(citation: str | Citation) -> Citation:
+    return citation if isinstance(citation, Citation) else parse_citation(citation)
+
+
+def _provenance(resolver: Resolver, citation: Citation) -> SnapshotMeta | None:
+    """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
+    try:
+        commit = resolver.commit(citation.commit)  # cached: verify resolved it already
+    except PinciteError:
+        return None
+    return snapshot_provenance(resolver.repo, commit, citation.path)
+
+
+__all__ = [
+    "BuildSummary",
+    "CheckReport",
+    "Checked",
+    "Cited",
+    "Located",
+    "ResolvedText",
+    "SearchHit",
+    "build",
+    "check",
+    "check_text",
+    "cite",
+    "locate",
+    "markdown_snippet",
+    "resolve",
+    "search",
+    "verify",
+]

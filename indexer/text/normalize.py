@@ -1,0 +1,92 @@
+"""The one normalization quote checks use, with a map back to exact offsets.
+
+`normalize_for_match(text)` applies, in order, and nothing else:
+1. Unicode NFC;
+2. typographic quotes folded to ASCII (‘ ’ ‚ ‛ ′ → ', “ ” „ ‟ ″ « » → ");
+3. dashes and the minus sign folded to "-" (‐ ‑ ‒ – — ― − ﹘ ﹣ －);
+4. every run of whitespace (str.isspace: spaces, tabs, line ends, no-break spaces) folded
+   to one space.
+Case, punctuation other than the above, and Markdown markup are left alone.
+
+The offset map has one entry per normalized code point plus a final one: entry i is the
+offset in the original text where normalized code point i came from, and the last entry
+is len(text). A match normalized[i:j] therefore stands at text[map[i]:map[j]] (a folded
+whitespace run at the end of a match is included whole).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+QUOTE_FOLD = {
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
+}
+
+
+_FOLD_TABLE = str.maketrans(QUOTE_FOLD)
+_SPACE_RUN = re.compile(r"\s+")  # `\s` on str patterns is exactly str.isspace()
+
+
+def normalize_for_match(text: str) -> tuple[str, list[int]]:
+    """`text` normalized for quote matching, and the map back to its offsets (see module docstring)."""
+    composed, origin = _nfc_with_origin(text)
+    folded = composed.translate(_FOLD_TABLE)  # one code point for one: positions unchanged
+    out: list[str] = []
+    positions: list[int] = []
+    last = 0
+    for run in _SPACE_RUN.finditer(folded):
+        out += [folded[last : run.start()], " "]
+        positions.extend(range(last, run.start() + 1))
+        last = run.end()
+    out.append(folded[last:])
+    positions.extend(range(last, len(folded)))
+    offsets = positions if origin is None else [origin[i] for i in positions]
+    offsets.append(len(text))
+    return "".join(out), offsets
+
+
+def normalize(text: str) -> str:
+    """The normalized text alone, ends stripped: how a quote is compared."""
+    return normalize_for_match(text)[0].strip(" ")
+
+
+def _nfc_with_origin(text: str) -> tuple[str, list[int] | None]:
+    """NFC of `text` and, unless it is `text` itself, where each code point came from."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text, None
+    # NFC only ever rewrites a starter together with the characters that combine with it,
+    # so normalizing segment by segment gives the same text and tells where each came from.
+    out: list[str] = []
+    origin: list[int] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or _starts_segment(text[i]):
+            segment = unicodedata.normalize("NFC", text[start:i])
+            out.append(segment)
+            origin.extend([start] * len(segment))
+            start = i
+    return "".join(out), origin
+
+
+def _starts_segment(ch: str) -> bool:
+    return unicodedata.combining(ch) == 0 and ch not in _composing_followers()
+
+
+@lru_cache(maxsize=1)
+def _composing_followers() -> frozenset[str]:
+    """Characters of combining class 0 that NFC can still merge into the character before them."""
+    found = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}  # Hangul V, T
+    for code in range(0x110000):
+        decomposition = unicodedata.decomposition(chr(code))
+        if not decomposition or decomposition.startswith("<"):
+            continue
+        parts = decomposition.split()
+        if len(parts) == 2:
+            second = chr(int(parts[1], 16))
+            if unicodedata.combining(second) == 0:
+                found.add(second)
+    return frozenset(found)
