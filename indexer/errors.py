@@ -4,7 +4,8 @@
     ├── UsageError (2)                 bad option values or malformed input strings
     │   └── CitationSyntaxError (2)    a citation string that does not parse
     ├── ConfigError (2)                a broken [tool.pincite] / pincite.toml
-    ├── RepositoryError (3)            not a repository, no commits, unknown or non-commit rev
+    ├── RepositoryError (3)            not a repository, no commits, non-commit rev
+    │   ├── UnknownRevision (3)        a revision or commit this clone does not have
     │   └── ShallowHistoryError (3)    history the work needs is missing from a shallow clone
     ├── IndexError_ (4)                index missing, locked, or of another schema version
     ├── ExtractionError (5)            one document's text could not be obtained
@@ -48,6 +49,10 @@ class ConfigError(PinciteError):
 
 class RepositoryError(PinciteError):
     exit_code = 3
+
+
+class UnknownRevision(RepositoryError):
+    pass
 
 
 SHALLOW_HINT = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,3 +111,16 @@ def relative_links() -> list[tuple[str, str]]:
 def test_relative_links_resolve(page: str, target: str) -> None:
     resolved = (ROOT / page).parent / target
     assert resolved.exists(), f"{page} links to {target}, which does not exist"
+
+
+def test_the_api_examples_run_in_a_clone_of_this_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/api.md's examples, run in order in one namespace, as a reader would paste them."""
+    clone = tmp_path / "pincite"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    monkeypatch.chdir(clone)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 7
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, "docs/api.md", "exec"), namespace)
+    assert (clone / ".pincite" / "index.sqlite").is_file()

@@ -36,11 +36,11 @@ def test_hits_carry_exact_spans_lines_and_citations(built: CorpusRepo) -> None:
     assert len(hits) == 1
     hit = hits[0]
     text = DOCS[hit.path]
-    assert text[hit.start : hit.end] == hit.text
+    assert text[hit.passage.start : hit.passage.end] == hit.passage.text
     assert "seven" in hit.snippet
     assert any(hit.snippet[a:b].lower() == "seven" for a, b in hit.highlights)
     assert hit.citation.text_form() == f"corpus/policies/retention.md@{built.head()}#L1-L3"
-    assert hit.heading == "Retention"
+    assert hit.passage.heading == "Retention"
 
 
 def test_ranking_prefers_the_better_match(built: CorpusRepo) -> None:

@@ -10,7 +10,7 @@ relocated span holds identical text), `drifted` (a hunk overlaps, or the file is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.errors import PinciteError
@@ -26,6 +26,7 @@ class Verdict:
     citation: Citation
     status: str
     reason: str
+    _: KW_ONLY
     target_commit: str | None
     new_path: str | None = None
     relocated: Citation | None = None
@@ -90,18 +91,21 @@ def verify(citation: Citation, repo: GitRepo, against: str = "HEAD", *, resolver
     try:
         resolved = resolver.resolve(citation)
     except PinciteError as exc:
-        return Verdict(citation, UNRESOLVABLE, exc.message, target, hint=exc.hint)
+        return Verdict(citation, UNRESOLVABLE, exc.message, target_commit=target, hint=exc.hint)
     try:
         return _verify_resolved(resolved, target, resolver)
     except PinciteError as exc:
-        return Verdict(resolved.citation, UNRESOLVABLE, exc.message, target, hint=exc.hint, resolved=resolved)
+        return Verdict(
+            resolved.citation, UNRESOLVABLE, exc.message, target_commit=target, hint=exc.hint, resolved=resolved
+        )
 
 
 def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Verdict:
     cited = resolved.citation
     change = resolver.path_change(resolved.commit, target, resolved.path)
     if change.status == "deleted" or change.new_path is None:
-        return Verdict(cited, DRIFTED, f"{resolved.path} was deleted by {target[:12]}", target, resolved=resolved)
+        reason = f"{resolved.path} was deleted by {target[:12]}"
+        return Verdict(cited, DRIFTED, reason, target_commit=target, resolved=resolved)
     new_path = change.new_path
     new_version = resolver.text_at(target, new_path)
     old_version = resolved.document
@@ -116,22 +120,33 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
             nearest = new_version.text[new_index.line_start(new_first) : new_index.line_end(new_last)]
         reason = f"lines {first}-{last} of {resolved.path} changed by {target[:12]}{moved}"
         return Verdict(
-            cited, DRIFTED, reason, target, new_path, None, touching_hunks(first, last, hunks), nearest, None, resolved
+            cited,
+            DRIFTED,
+            reason,
+            target_commit=target,
+            new_path=new_path,
+            hunks=touching_hunks(first, last, hunks),
+            nearest=nearest,
+            resolved=resolved,
         )
     if new_first > new_index.line_of(len(new_version.text)):
         # An empty span after the final line end, and the target no longer ends with one.
         reason = f"the end of {resolved.path} the span stands at changed by {target[:12]}{moved}"
-        return Verdict(cited, DRIFTED, reason, target, new_path, None, tuple(hunks), None, None, resolved)
+        return Verdict(
+            cited, DRIFTED, reason, target_commit=target, new_path=new_path, hunks=tuple(hunks), resolved=resolved
+        )
     line_shift = new_index.line_start(new_first) - resolved.line_index.line_start(first)
     new_span = Span(resolved.span.start + line_shift, resolved.span.end + line_shift)
     if new_version.text[new_span.start : new_span.end] != resolved.text:
         # git said no hunk touches these lines; if the text still differs, do not vouch for it.
         reason = f"the relocated span of {resolved.path} does not hold the cited text at {target[:12]}"
-        return Verdict(cited, DRIFTED, reason, target, new_path, resolved=resolved)
+        return Verdict(cited, DRIFTED, reason, target_commit=target, new_path=new_path, resolved=resolved)
     relocated = span_citation(target, new_path, new_span, new_index, cited.unit, quote=cited.quote)
     relocated = replace(relocated, blob=new_version.blob)
     if new_first != first:
         reason = f"unchanged; moved from line {first} to line {new_first}{moved}"
     else:
         reason = f"unchanged{moved}"
-    return Verdict(cited, VERIFIED, reason, target, new_path, relocated, (), None, None, resolved)
+    return Verdict(
+        cited, VERIFIED, reason, target_commit=target, new_path=new_path, relocated=relocated, resolved=resolved
+    )

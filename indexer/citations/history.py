@@ -125,8 +125,8 @@ class QuoteLocator:
         self._texts: dict[int, str | None] = {}
         self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearch] = {}
         commits = self.reader.commits() if self.reader else []
-        self._commits = {c.seq: c for c in commits}
-        self._seq_of = {c.sha: c.seq for c in commits}
+        self._commits = dict(enumerate(commits))
+        self._seq_of = {c.sha: seq for seq, c in enumerate(commits)}
 
     def locate(
         self,

@@ -16,8 +16,16 @@ from pathlib import Path
 from typing import TypeVar
 
 from indexer.config import Config, load_config
-from indexer.errors import ExtractionError, PinciteError, RepositoryError, ShallowHistoryError, UsageError
+from indexer.errors import (
+    ExtractionError,
+    PinciteError,
+    RepositoryError,
+    ShallowHistoryError,
+    UnknownRevision,
+    UsageError,
+)
 from indexer.extract import registry as extract_mod
+from indexer.extract.base import Limits
 from indexer.index import documents
 from indexer.index.store import IndexReader
 from indexer.text.citation import Citation
@@ -88,54 +96,76 @@ class Resolved:
         }
 
 
+VersionKey = tuple[str, str]  # (blob, extractor identity): what a version's text depends on, and nothing else
+
+
+def version_key(version: documents.VersionText) -> VersionKey:
+    return version.blob, version.extracted.identity
+
+
+@dataclass
+class ResolverMemo:
+    """Everything a Resolver has looked up, keyed by value; one per run, never shared between runs.
+
+    A failed look-up is remembered as its error, so asking again raises the same error without
+    running git again.
+    """
+
+    commits: dict[str, str | PinciteError] = field(default_factory=dict)  # rev -> full SHA
+    entries: dict[tuple[str, str], TreeEntry | PinciteError] = field(default_factory=dict)  # (commit, path)
+    texts: dict[tuple[str, str], documents.VersionText | PinciteError] = field(default_factory=dict)  # (blob, ext)
+    line_indexes: dict[VersionKey, LineIndex] = field(default_factory=dict)
+    normalized: dict[VersionKey, tuple[str, list[int]]] = field(default_factory=dict)
+    text_blobs: dict[VersionKey, str] = field(default_factory=dict)  # the blob git diffs for a version
+    hunks: dict[tuple[str, str], list[Hunk]] = field(default_factory=dict)  # (old text blob, new text blob)
+    changes: dict[tuple[str, str, str], PathChange] = field(default_factory=dict)  # (old commit, new commit, path)
+    corpus_trees: dict[str, list[TreeEntry]] = field(default_factory=dict)  # commit -> entries under the roots
+    full_trees: dict[str, dict[str, TreeEntry]] = field(default_factory=dict)  # commit -> path -> entry
+    paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
+    identities: dict[str, str] | None = None  # blob -> extractor identity recorded in the index
+
+
 class Resolver:
-    """Resolves citations of one repository, caching everything git or extraction costs."""
+    """Resolves citations of one repository, remembering everything git or extraction costs."""
 
     def __init__(self, repo: GitRepo, config: Config | None = None, index_path: Path | None = None) -> None:
         self.repo = repo
         self.config = config or load_config(repo.root)
         self.index_path = index_path or repo.root / self.config.index_path
-        self._commits: dict[str, str | PinciteError] = {}
-        self._entries: dict[tuple[str, str], TreeEntry | PinciteError] = {}
-        self._texts: dict[tuple[str, str], documents.VersionText | PinciteError] = {}
-        self._lines: dict[int, LineIndex] = {}
-        self._hunks: dict[tuple[str, str], list[Hunk]] = {}
-        self._changes: dict[tuple[str, str, str], PathChange] = {}
-        self._normalized: dict[int, tuple[str, list[int]]] = {}
-        self._trees: dict[str, list[TreeEntry]] = {}
-        self._full_trees: dict[str, dict[str, TreeEntry]] = {}
-        self._asked: dict[str, int] = {}
-        self._text_blobs: dict[int, str] = {}
-        self._identities: dict[str, str] | None = None
-        self._reader: IndexReader | bool | None = False
+        self.limits = Limits.from_config(self.config)
+        self.memo = ResolverMemo()
+        self._reader: IndexReader | None = None
+        self._reader_tried = False
 
     # -- cached look-ups -----------------------------------------------------------
     def commit(self, rev: str) -> str:
         """Full SHA of a commit (abbreviations accepted when unambiguous)."""
-        if rev not in self._commits:
+        if rev not in self.memo.commits:
             try:
-                self._commits[rev] = self.repo.resolve_commit(rev)
+                self.memo.commits[rev] = self.repo.resolve_commit(rev)
             except ShallowHistoryError as exc:
-                self._commits[rev] = exc
+                self.memo.commits[rev] = exc
+            except UnknownRevision:
+                self.memo.commits[rev] = UnknownRevision(
+                    f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT
+                )
             except RepositoryError as exc:
-                if exc.message.startswith(("unknown revision", "unknown commit")):
-                    exc = RepositoryError(f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT)
-                self._commits[rev] = exc
-        return _value(self._commits[rev])
+                self.memo.commits[rev] = exc
+        return _value(self.memo.commits[rev])
 
     def entry(self, commit: str, path: str) -> TreeEntry:
         key = (commit, path)
-        if key not in self._entries:
+        if key not in self.memo.entries:
             listed = self._listed_entry(commit, path)
             if listed is not None:
-                self._entries[key] = listed
+                self.memo.entries[key] = listed
             else:
                 try:
-                    self._entries[key] = documents.entry_at(self.repo, commit, path)
+                    self.memo.entries[key] = documents.entry_at(self.repo, commit, path)
                 except documents.DocumentUnavailable as exc:
                     hint = "check the path with `git ls-tree -r COMMIT`"
-                    self._entries[key] = RepositoryError(str(exc), hint=hint)
-        return _value(self._entries[key])
+                    self.memo.entries[key] = RepositoryError(str(exc), hint=hint)
+        return _value(self.memo.entries[key])
 
     def _listed_entry(self, commit: str, path: str) -> TreeEntry | None:
         """A regular file's entry from one listing of the whole tree, once a commit is asked often.
@@ -144,59 +174,61 @@ class Resolver:
         of one commit, a single listing of its tree serves them all. Anything the listing does
         not hold as a regular file is left to `documents.entry_at`, which explains why.
         """
-        asked = self._asked.get(commit, 0) + 1
-        self._asked[commit] = asked
+        asked = self.memo.paths_asked.get(commit, 0) + 1
+        self.memo.paths_asked[commit] = asked
         if asked <= TREE_LISTING_AFTER:
             return None
-        if commit not in self._full_trees:
-            self._full_trees[commit] = {e.path: e for e in self.repo.tree_entries(commit, ())}
-        entry = self._full_trees[commit].get(path)
+        if commit not in self.memo.full_trees:
+            self.memo.full_trees[commit] = {e.path: e for e in self.repo.tree_entries(commit, ())}
+        entry = self.memo.full_trees[commit].get(path)
         return entry if entry is not None and entry.mode in MODE_FILE else None
 
     def text(self, blob: str, path: str) -> documents.VersionText:
         """The active extractor's text of a blob read as `path` (the extension picks the extractor)."""
         key = (blob, _extension(path))
-        if key not in self._texts:
+        if key not in self.memo.texts:
             try:
-                self._texts[key] = documents.version_text(self.repo, blob, path)
+                self.memo.texts[key] = documents.version_text(self.repo, blob, path, self.limits)
             except documents.DocumentUnavailable as exc:
                 cause = exc.__cause__
                 if isinstance(cause, PinciteError):
-                    self._texts[key] = ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint)
+                    self.memo.texts[key] = ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint)
                 else:
-                    self._texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
-        return _value(self._texts[key])
+                    self.memo.texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
+        return _value(self.memo.texts[key])
 
     def text_at(self, commit: str, path: str) -> documents.VersionText:
         return self.text(self.entry(commit, path).sha, path)
 
     def line_index(self, version: documents.VersionText) -> LineIndex:
-        if id(version) not in self._lines:
-            self._lines[id(version)] = LineIndex(version.text)
-        return self._lines[id(version)]
+        key = version_key(version)
+        if key not in self.memo.line_indexes:
+            self.memo.line_indexes[key] = LineIndex(version.text)
+        return self.memo.line_indexes[key]
 
     def corpus_entries(self, commit: str) -> list[TreeEntry]:
         """Every tree entry under the corpus roots at `commit`."""
-        if commit not in self._trees:
-            self._trees[commit] = self.repo.tree_entries(commit, self.config.roots)
-        return self._trees[commit]
+        if commit not in self.memo.corpus_trees:
+            self.memo.corpus_trees[commit] = self.repo.tree_entries(commit, self.config.roots)
+        return self.memo.corpus_trees[commit]
 
     def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
-        """The version's text as quote matching sees it, with its offset map (quote.normalize_for_match)."""
-        if id(version) not in self._normalized:
-            self._normalized[id(version)] = normalize_for_match(version.text)
-        return self._normalized[id(version)]
+        """The version's text as quote matching sees it, with its offset map (text.normalize)."""
+        key = version_key(version)
+        if key not in self.memo.normalized:
+            self.memo.normalized[key] = normalize_for_match(version.text)
+        return self.memo.normalized[key]
 
     def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
         """What became of `path` between two commits (renames followed), once per (commits, path)."""
         key = (old_commit, new_commit, path)
-        if key not in self._changes:
+        if key not in self.memo.changes:
             change = self.repo.changes_between(old_commit, new_commit).get(path)
             if change is None:
                 blob = self.entry(old_commit, path).sha
                 change = PathChange("unchanged", path, blob, blob)
-            self._changes[key] = change
-        return self._changes[key]
+            self.memo.changes[key] = change
+        return self.memo.changes[key]
 
     def prefetch_hunks(self, citations: Iterable[Citation], target: str) -> None:
         """Diff each pinned commit against `target` once for all the text documents cited at it.
@@ -222,38 +254,40 @@ class Resolver:
             if len(wanted) > 2:  # for one file, `hunks` costs the same single process
                 for start in range(0, len(wanted), PREFETCH_BATCH):
                     batch = sorted(wanted)[start : start + PREFETCH_BATCH]
-                    self._hunks.update(self.repo.diff_commit_paths(commit, target, batch))
+                    self.memo.hunks.update(self.repo.diff_commit_paths(commit, target, batch))
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
         """Zero-context hunks of git's diff between two versions' texts."""
         old_blob, new_blob = self._text_blob(old), self._text_blob(new)
-        if (old_blob, new_blob) not in self._hunks:
-            self._hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
-        return self._hunks[(old_blob, new_blob)]
+        if (old_blob, new_blob) not in self.memo.hunks:
+            self.memo.hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
+        return self.memo.hunks[(old_blob, new_blob)]
 
     def _text_blob(self, version: documents.VersionText) -> str:
-        if id(version) not in self._text_blobs:
-            self._text_blobs[id(version)] = documents.text_blob(self.repo, version)
-        return self._text_blobs[id(version)]
+        key = version_key(version)
+        if key not in self.memo.text_blobs:
+            self.memo.text_blobs[key] = documents.text_blob(self.repo, version)
+        return self.memo.text_blobs[key]
 
     def index(self) -> IndexReader | None:
         """The built index, when there is one (quote lookups use its trigram table)."""
-        if self._reader is False:
+        if not self._reader_tried:
+            self._reader_tried = True
             try:
                 self._reader = IndexReader(self.index_path)
             except PinciteError:
                 self._reader = None
-        return self._reader if isinstance(self._reader, IndexReader) else None
+        return self._reader
 
     def recorded_identity(self, blob: str) -> str | None:
-        if self._identities is None:
-            self._identities = documents.recorded_identities(self.index_path)
-        return self._identities.get(blob)
+        if self.memo.identities is None:
+            self.memo.identities = documents.recorded_identities(self.index_path)
+        return self.memo.identities.get(blob)
 
     def close(self) -> None:
-        if isinstance(self._reader, IndexReader):
+        if self._reader is not None:
             self._reader.close()
-        self._reader = False
+        self._reader, self._reader_tried = None, False
 
     # -- resolution --------------------------------------------------------------------
     def resolve(self, citation: Citation) -> Resolved:

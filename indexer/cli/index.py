@@ -101,8 +101,8 @@ def search_command(
         click.echo("no matches", err=True)
     for hit in hits:
         click.echo(click.style(hit.citation.text_form(), bold=True))
-        if hit.heading:
-            click.echo(f"  {hit.heading}")
+        if hit.passage.heading:
+            click.echo(f"  {hit.passage.heading}")
         click.echo("  " + _styled_snippet(hit.snippet, hit.highlights).replace("\n", " "))
         click.echo()
 

@@ -24,7 +24,6 @@ from indexer.files import atomic_write
 from indexer.vcs.repo import GitRepo
 
 CACHE_DIR = Path(".pincite/cache/extract")
-_limits_by_root: dict[Path, Limits] = {}
 
 
 def blob_sha(data: bytes) -> str:
@@ -32,11 +31,12 @@ def blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def limits_for(root: Path) -> Limits:
-    """The extraction limits configured for the repository at `root` (read once per process)."""
-    if root not in _limits_by_root:
-        _limits_by_root[root] = Limits.from_config(load_config(root))
-    return _limits_by_root[root]
+def limits_for(root: Path | None) -> Limits:
+    """The extraction limits configured for the repository at `root` now (the defaults without one).
+
+    Read afresh on each call: callers that extract many documents pass their own `Limits`.
+    """
+    return Limits.from_config(load_config(root)) if root is not None else Limits()
 
 
 def cached_extract(repo: GitRepo, blob: str, path: str, limits: Limits | None = None) -> ExtractedText:
@@ -50,7 +50,7 @@ def extract_bytes(
     """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache."""
     extractor = extract_mod.extractor_for(path)
     if extractor is None or extractor.source_class == "text" or not extractor.available() or root is None:
-        return extract_mod.extract(read(), path, limits or (limits_for(root) if root else None))
+        return extract_mod.extract(read(), path, limits or limits_for(root))
     identity = extractor.identity()
     entry = _entry_path(root, blob, identity)
     cached = _load(entry, blob, identity)

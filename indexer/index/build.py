@@ -17,13 +17,12 @@ from pathlib import Path
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, RepositoryError
 from indexer.extract import registry as extract_mod
-from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock
+from indexer.index.store import IndexWriter, PathVersion, build_lock
 from indexer.text.chunk import Passage, chunk
-from indexer.text.model import LineIndex
+from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
 
-SNAPSHOT_META_SUFFIX = ".meta.json"
-OPTIONAL_ROOTS = ("snapshots",)
+OPTIONAL_ROOTS = (SNAPSHOT_ROOT,)  # a corpus may have no snapshots yet
 
 Progress = Callable[[int, int], None]
 
@@ -154,7 +153,7 @@ def classify(entry: TreeEntry, config: Config) -> _Kind:
         return _Kind(None, f"unsupported entry mode {entry.mode}")
     if entry.path.rsplit("/", 1)[-1].startswith("."):
         return _Kind(None, "")  # dotfiles such as .gitkeep hold folders, not documents
-    if entry.path.endswith(SNAPSHOT_META_SUFFIX):
+    if is_snapshot_meta(entry.path):
         return _Kind(None, "")  # snapshot metadata, read beside its snapshot
     extractor = extract_mod.extractor_for(entry.path)
     if extractor is None:
@@ -204,8 +203,7 @@ def _write_index(
         version_id = known[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
     with _stage(summary, "write_history"):
-        commit_rows = [CommitRow(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)]
-        writer.replace_history(commit_rows, path_versions)
+        writer.replace_history(commits, path_versions)
         writer.set_meta("built_commit", commits[-1].sha)
         writer.set_meta("built_at", str(int(time.time())))
         _summarise_head(writer, summary, head_seq)
@@ -246,9 +244,7 @@ def _intervals(
 
 def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
     """Record a version that has no text, with the reason; later builds retry it."""
-    return writer.add_version(
-        blob=blob, identity=identity, source_class="text", size=size, text=None, status="skipped", reason=reason
-    )
+    return writer.add_version(blob=blob, identity=identity, size=size, extracted=None, reason=reason)
 
 
 def _index_version(
@@ -266,37 +262,27 @@ def _index_version(
             writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
         )
     with _stage(summary, "extract_and_chunk"):
-        version = _extract_and_chunk(config, data, path)
+        try:
+            extracted, passages = _extract_and_chunk(config, data, path)
+        except ExtractionError as exc:
+            return _add_skipped(writer, blob, identity, size, exc.message)
     with _stage(summary, "write_versions"):
-        if isinstance(version, str):
-            return _add_skipped(writer, blob, identity, size, version)
-        extracted, passages = version
         # An extracted document without text is indexed (its path still resolves) with a warning.
         empty = not extracted.text.strip() and extracted.source_class != "text"
         return writer.add_version(
             blob=blob,
             identity=identity,
-            source_class=extracted.source_class,
             size=size,
-            text=extracted.text,
-            status="ok",
+            extracted=extracted,
             reason="no extractable text" if empty else "",
-            title=extracted.title,
-            page_starts=extracted.page_starts,
-            notes=extracted.notes,
-            is_markdown=extracted.is_markdown,
-            line_count=LineIndex(extracted.text).line_count,
             passages=passages,
         )
 
 
-def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_mod.ExtractedText, list[Passage]] | str:
-    """The version's text and passages, or the reason it cannot be indexed."""
-    try:
-        extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config))
-    except ExtractionError as exc:
-        return exc.message
-    if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
+def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_mod.ExtractedText, list[Passage]]:
+    """The version's text and passages; raises ExtractionError saying why it cannot be indexed."""
+    extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config))
+    if is_snapshot(path) and extracted.source_class != "snapshot":
         extracted = dataclasses.replace(extracted, source_class="snapshot")
     passages = chunk(
         extracted.text,

@@ -21,35 +21,31 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-
 
 @dataclass(frozen=True)
 class SearchHit:
+    """One ranked passage of a document at the searched commit, with its snippet."""
+
     path: str
     commit: str
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    heading: str
-    text: str
+    passage: Passage
     snippet: str
     highlights: tuple[tuple[int, int], ...]
-    page_start: int | None
-    page_end: int | None
 
     @property
     def citation(self) -> Citation:
-        return Citation(self.commit, self.path, lines=(self.line_start, self.line_end))
+        return Citation(self.commit, self.path, lines=(self.passage.line_start, self.passage.line_end))
 
     @property
     def char_citation(self) -> Citation:
-        return Citation(self.commit, self.path, chars=(self.start, self.end))
+        return Citation(self.commit, self.path, chars=(self.passage.start, self.passage.end))
 
     def to_json(self) -> dict[str, object]:
+        passage = self.passage
         return {
             "path": self.path,
             "commit": self.commit,
-            "span": [self.start, self.end],
-            "lines": [self.line_start, self.line_end],
-            "pages": [self.page_start, self.page_end] if self.page_start else None,
-            "heading": self.heading,
+            "span": [passage.start, passage.end],
+            "lines": [passage.line_start, passage.line_end],
+            "pages": [passage.page_start, passage.page_end] if passage.page_start else None,
+            "heading": passage.heading,
             "snippet": self.snippet,
             "highlights": [list(h) for h in self.highlights],
             "citation": self.citation.text_form(),
@@ -142,20 +138,7 @@ def _marked_snippet(text: str, substrings: list[str], width: int = 120) -> str:
 
 def _hit(path: str, commit: str, passage: Passage, raw_snippet: str) -> SearchHit:
     snippet, highlights = _split_marks(raw_snippet)
-    return SearchHit(
-        path,
-        commit,
-        passage.start,
-        passage.end,
-        passage.line_start,
-        passage.line_end,
-        passage.heading,
-        passage.text,
-        snippet,
-        highlights,
-        passage.page_start,
-        passage.page_end,
-    )
+    return SearchHit(path, commit, passage, snippet, highlights)
 
 
 def _split_marks(raw: str) -> tuple[str, tuple[tuple[int, int], ...]]:

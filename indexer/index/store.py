@@ -18,20 +18,25 @@ two builds from writing at once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import operator
 import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from indexer.errors import IndexError_, UsageError
+from indexer.extract.base import ExtractedText
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
 from indexer.text.chunk import Passage
+from indexer.text.model import LineIndex
+from indexer.vcs.repo import CommitInfo
 
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 1
@@ -109,14 +114,6 @@ VersionMeta = VersionRow
 
 
 @dataclass(frozen=True)
-class CommitRow:
-    seq: int
-    sha: str
-    time: int
-    subject: str
-
-
-@dataclass(frozen=True)
 class PathVersion:
     path: str
     version_id: int
@@ -124,28 +121,36 @@ class PathVersion:
     last_seq: int
 
 
-_VERSION_COLUMNS = (
-    "id, blob, identity, source_class, status, reason, size, {text}, title, page_starts, notes, is_markdown, line_count"
-)
+_VERSION_FIELDS = tuple(f.name for f in dataclasses.fields(VersionRow))
+_JSON_FIELDS = ("page_starts", "notes")  # stored as JSON arrays
 
 
-def _version_row(r: tuple[Any, ...]) -> VersionRow:
-    vid, blob, identity, source_class, status, reason, size, text, title = r[:9]
-    return VersionRow(
-        vid,
-        blob,
-        identity,
-        source_class,
-        status,
-        reason,
-        size,
-        text,
-        title,
-        tuple(json.loads(r[9])),
-        tuple(json.loads(r[10])),
-        bool(r[11]),
-        r[12],
-    )
+def _version_columns(*, with_text: bool) -> str:
+    """The SELECT list of a VersionRow, in field order; without the text, NULL stands in its place."""
+    return ", ".join(name if name != "text" or with_text else "NULL" for name in _VERSION_FIELDS)
+
+
+def _version_row(row: Sequence[Any]) -> VersionRow:
+    values = dict(zip(_VERSION_FIELDS, row, strict=True))
+    for name in _JSON_FIELDS:
+        values[name] = tuple(json.loads(values[name]))
+    values["is_markdown"] = bool(values["is_markdown"])
+    return VersionRow(**values)
+
+
+_PASSAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Passage))
+
+
+def _passage_columns(table: str) -> str:
+    """The SELECT list of a Passage from the passages table under the alias `table`, in field order."""
+    return ", ".join(f'{table}."{name}"' for name in _PASSAGE_FIELDS)
+
+
+_passage_values = operator.attrgetter(*_PASSAGE_FIELDS)
+
+
+def _passage(row: Sequence[Any]) -> Passage:
+    return Passage(**dict(zip(_PASSAGE_FIELDS, row, strict=True)))
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -207,35 +212,29 @@ class IndexWriter:
         *,
         blob: str,
         identity: str,
-        source_class: str,
         size: int,
-        text: str | None,
-        status: str = "ok",
+        extracted: ExtractedText | None,
         reason: str = "",
-        title: str = "",
-        page_starts: tuple[int, ...] = (),
-        notes: tuple[str, ...] = (),
-        is_markdown: bool = False,
-        line_count: int = 0,
-        passages: list[Passage] = (),  # type: ignore[assignment]
+        passages: Sequence[Passage] = (),
     ) -> int:
+        """Record one (blob, identity) version: its text and passages, or, without `extracted`, why it has none."""
+        text = extracted.text if extracted is not None else None
+        row = {
+            "blob": blob,
+            "identity": identity,
+            "source_class": extracted.source_class if extracted is not None else "text",
+            "status": "ok" if extracted is not None else "skipped",
+            "reason": reason,
+            "size": size,
+            "text": text,
+            "title": extracted.title if extracted is not None else "",
+            "page_starts": json.dumps(list(extracted.page_starts) if extracted is not None else []),
+            "notes": json.dumps(list(extracted.notes) if extracted is not None else []),
+            "is_markdown": int(extracted is not None and extracted.is_markdown),
+            "line_count": LineIndex(text).line_count if text is not None else 0,
+        }
         cur = self.conn.execute(
-            "INSERT INTO versions(blob, identity, source_class, status, reason, size, text, title, page_starts,"
-            " notes, is_markdown, line_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                blob,
-                identity,
-                source_class,
-                status,
-                reason,
-                size,
-                text,
-                title,
-                json.dumps(list(page_starts)),
-                json.dumps(list(notes)),
-                int(is_markdown),
-                line_count,
-            ),
+            f"INSERT INTO versions({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
         )
         version_id = int(cur.lastrowid or 0)
         if text is not None:
@@ -249,25 +248,10 @@ class IndexWriter:
         # Ids given here, so both tables take one executemany each instead of a statement per passage.
         first_id = self._next_passage_id
         self._next_passage_id += len(passages)
+        columns = ", ".join(f'"{name}"' for name in _PASSAGE_FIELDS)
         self.conn.executemany(
-            'INSERT INTO passages(id, version_id, ordinal, start, "end", line_start, line_end, page_start, page_end,'
-            " heading, text) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    first_id + i,
-                    version_id,
-                    p.ordinal,
-                    p.start,
-                    p.end,
-                    p.line_start,
-                    p.line_end,
-                    p.page_start,
-                    p.page_end,
-                    p.heading,
-                    p.text,
-                )
-                for i, p in enumerate(passages)
-            ],
+            f"INSERT INTO passages(id, version_id, {columns}) VALUES (?, ?{', ?' * len(_PASSAGE_FIELDS)})",
+            [(first_id + i, version_id, *_passage_values(p)) for i, p in enumerate(passages)],
         )
         self.conn.executemany(
             "INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)",
@@ -293,12 +277,12 @@ class IndexWriter:
         )
         return [(str(path), str(status), str(reason), int(count)) for path, status, reason, count in rows]
 
-    def replace_history(self, commits: list[CommitRow], path_versions: list[PathVersion]) -> None:
+    def replace_history(self, commits: list[CommitInfo], path_versions: list[PathVersion]) -> None:
         self.conn.execute("DELETE FROM commits")
         self.conn.execute("DELETE FROM path_versions")
         self.conn.executemany(
             "INSERT INTO commits(seq, sha, time, subject) VALUES (?,?,?,?)",
-            [(c.seq, c.sha, c.time, c.subject) for c in commits],
+            [(seq, c.sha, c.time, c.subject) for seq, c in enumerate(commits)],
         )
         self.conn.executemany(
             "INSERT INTO path_versions(path, version_id, first_seq, last_seq) VALUES (?,?,?,?)",
@@ -369,10 +353,9 @@ class IndexReader:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
-    def commits(self) -> list[CommitRow]:
-        return [
-            CommitRow(*row) for row in self.conn.execute("SELECT seq, sha, time, subject FROM commits ORDER BY seq")
-        ]
+    def commits(self) -> list[CommitInfo]:
+        """The indexed first-parent line, oldest first: a commit's position is its `seq`."""
+        return [CommitInfo(*row) for row in self.conn.execute("SELECT sha, time, subject FROM commits ORDER BY seq")]
 
     def commit_at(self, seq: int) -> str:
         """The SHA of the commit at position `seq` of the indexed first-parent line."""
@@ -422,7 +405,7 @@ class IndexReader:
 
     def version(self, version_id: int) -> VersionRow:
         row = self.conn.execute(
-            f"SELECT {_VERSION_COLUMNS.format(text='text')} FROM versions WHERE id = ?", (version_id,)
+            f"SELECT {_version_columns(with_text=True)} FROM versions WHERE id = ?", (version_id,)
         ).fetchone()
         if row is None:
             raise IndexError_(f"{self.path}: version {version_id} missing", hint="rebuild the index")
@@ -430,7 +413,7 @@ class IndexReader:
 
     def version_metas(self) -> dict[int, VersionMeta]:
         """Every version without its text (text is None), by id."""
-        rows = self.conn.execute(f"SELECT {_VERSION_COLUMNS.format(text='NULL')} FROM versions")
+        rows = self.conn.execute(f"SELECT {_version_columns(with_text=False)} FROM versions")
         return {r[0]: _version_row(r) for r in rows}
 
     def version_by_blob(self, blob: str) -> VersionRow | None:
@@ -439,19 +422,18 @@ class IndexReader:
 
     def passages_of(self, version_id: int) -> list[Passage]:
         rows = self.conn.execute(
-            'SELECT ordinal, start, "end", line_start, line_end, heading, text, page_start, page_end FROM passages'
-            " WHERE version_id = ? ORDER BY ordinal",
+            f"SELECT {_passage_columns('passages')} FROM passages WHERE version_id = ? ORDER BY ordinal",
             (version_id,),
         )
-        return [Passage(*row) for row in rows]
+        return [_passage(row) for row in rows]
 
     def search_passages(
         self, fts_query: str, seq: int, limit: int, path_prefix: str | None
     ) -> list[tuple[str, int, Passage, str]]:
         """(path, version id, passage, snippet) of ranked matches at commit `seq`."""
         sql = (
-            'SELECT pv.path, p.version_id, p.ordinal, p.start, p."end", p.line_start, p.line_end, p.heading, p.text,'
-            " p.page_start, p.page_end, snippet(passages_fts, 0, char(57344), char(57345), '…', 16)"
+            f"SELECT pv.path, p.version_id, {_passage_columns('p')},"
+            " snippet(passages_fts, 0, char(57344), char(57345), '…', 16)"
             " FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid"
             " JOIN path_versions pv ON pv.version_id = p.version_id AND pv.first_seq <= :seq AND pv.last_seq >= :seq"
             " WHERE passages_fts MATCH :q"
@@ -465,7 +447,7 @@ class IndexReader:
             rows = self.conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
             raise UsageError(f"search query {fts_query!r} is not valid FTS5 syntax: {exc}") from exc
-        return [(r[0], r[1], Passage(r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10]), r[11]) for r in rows]
+        return [(r[0], r[1], _passage(r[2:-1]), r[-1]) for r in rows]
 
     def search_substrings(
         self, substrings: list[str], fts_query: str | None, seq: int, limit: int, path_prefix: str | None
@@ -476,8 +458,7 @@ class IndexReader:
         sentence are found by substring instead; the trigram table narrows the versions.
         """
         sql = (
-            'SELECT pv.path, p.version_id, p.ordinal, p.start, p."end", p.line_start, p.line_end, p.heading, p.text,'
-            " p.page_start, p.page_end FROM passages p"
+            f"SELECT pv.path, p.version_id, {_passage_columns('p')} FROM passages p"
             " JOIN path_versions pv ON pv.version_id = p.version_id AND pv.first_seq <= ? AND pv.last_seq >= ?"
             " WHERE 1"
         )
@@ -498,7 +479,7 @@ class IndexReader:
         sql += " ORDER BY pv.path, p.ordinal LIMIT ?"
         params.append(limit)
         rows = self.conn.execute(sql, params).fetchall()
-        return [(r[0], r[1], Passage(r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10])) for r in rows]
+        return [(r[0], r[1], _passage(r[2:])) for r in rows]
 
     def identities_by_blob(self) -> dict[str, str]:
         """Blob SHA -> extractor identity of its newest indexed ('ok') version."""

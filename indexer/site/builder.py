@@ -31,12 +31,12 @@ from indexer.config import Config
 from indexer.errors import ConfigError, PinciteError, UsageError
 from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
-from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
+from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.site.history import HistoryBuilder
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
-from indexer.vcs.repo import GitRepo
+from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
 PAGEFIND_GLOB = "doc/**/*.html"
@@ -286,7 +286,7 @@ class _SiteBuilder:
             self.stats.pages_rendered += 1
 
     def _histories(
-        self, commits: list[CommitRow], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]
+        self, commits: list[CommitInfo], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]
     ) -> None:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = HistoryBuilder(self.repo, self.reader, commits, metas)

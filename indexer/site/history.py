@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
-from indexer.vcs.repo import GitRepo, Hunk
+from indexer.index.store import IndexReader, PathVersion, VersionMeta
+from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
 MAX_HUNK_LINES = 400
 
@@ -39,7 +39,7 @@ class HistoryInputs:
 class HistoryBuilder:
     """Computes history files, caching text blobs and rename lookups across paths."""
 
-    def __init__(self, repo: GitRepo, reader: IndexReader, commits: list[CommitRow], meta: dict[int, VersionMeta]):
+    def __init__(self, repo: GitRepo, reader: IndexReader, commits: list[CommitInfo], meta: dict[int, VersionMeta]):
         self.repo = repo
         self.reader = reader
         self.commits = commits

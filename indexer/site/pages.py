@@ -12,10 +12,10 @@ from jinja2 import Environment
 
 from indexer.config import Config
 from indexer.errors import PinciteError
-from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
+from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.site.render import doc_page_path, human_size, markdown_view, root_prefix, source_view, url_path
 from indexer.text.kinds import is_text_path
-from indexer.vcs.repo import GitRepo
+from indexer.vcs.repo import CommitInfo, GitRepo
 
 # Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
 CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/\S+/blob/")
@@ -30,7 +30,7 @@ CSP = (
 @dataclass
 class PageContext:
     config: Config
-    commits: list[CommitRow]
+    commits: list[CommitInfo]
     repo: GitRepo
     env: Environment
     reader: IndexReader

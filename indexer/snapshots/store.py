@@ -29,13 +29,13 @@ from indexer.extract import registry as extract_mod
 from indexer.index.documents import DocumentUnavailable, text_blob, version_text
 from indexer.files import atomic_write
 from indexer.text import charsets
+from indexer.text.kinds import SNAPSHOT_META_SUFFIX, SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
 from indexer.errors import FetchError, PinciteError, RepositoryError, UsageError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
 from indexer.snapshots.guard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, fetch
 
-SNAPSHOT_ROOT = "snapshots"
-META_SUFFIX = ".meta.json"
+META_SUFFIX = SNAPSHOT_META_SUFFIX
 _SLUG_MAX = 60
 _PAGE_SUFFIX = re.compile(r"\.(?:html?|xhtml|php|aspx?|jsp|md|markdown|txt|pdf)$", re.IGNORECASE)
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -142,7 +142,7 @@ def _candidate_paths(url: str) -> list[str]:
 def snapshot_provenance(repo: GitRepo | Path | str, commit: str, path: str) -> SnapshotMeta | None:
     """The metadata of the snapshot at `path` in `commit`, or None when `path` is no snapshot."""
     git = repo if isinstance(repo, GitRepo) else GitRepo(repo)
-    if not path.startswith(SNAPSHOT_ROOT + "/") or path.endswith(META_SUFFIX):
+    if not is_snapshot(path) or is_snapshot_meta(path):
         return None
     entry = git.blob_at(commit, path + META_SUFFIX)
     if entry is None or entry.mode == "tree":

@@ -23,7 +23,8 @@ from indexer.files import atomic_writer
 from indexer.errors import PinciteError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
-from indexer.snapshots.store import META_SUFFIX, SNAPSHOT_ROOT, SnapshotMeta, list_snapshots
+from indexer.snapshots.store import META_SUFFIX, SnapshotMeta, list_snapshots
+from indexer.text.kinds import SNAPSHOT_ROOT
 
 INSTALL_HINT = "pip install 'pincite[warc]'"
 _NAMESPACE = uuid.UUID("4f3c2b1a-9d8e-4c7b-a6f5-e4d3c2b1a098")

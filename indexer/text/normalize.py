@@ -67,9 +67,26 @@ def _nfc_with_origin(text: str) -> tuple[str, list[int] | None]:
         if i == len(text) or _starts_segment(text[i]):
             segment = unicodedata.normalize("NFC", text[start:i])
             out.append(segment)
-            origin.extend([start] * len(segment))
+            origin.extend(start + consumed for consumed in _segment_origins(text[start:i], segment))
             start = i
     return "".join(out), origin
+
+
+def _segment_origins(source: str, composed: str) -> list[int]:
+    """For each code point of `composed` (the NFC of `source`), where in `source` it starts.
+
+    A code point starts where the source characters that produced the ones before it end: the
+    shortest source prefix whose NFC already holds them. A mark NFC leaves standing (a second
+    accent on a letter that took the first) so keeps an offset of its own, and a quote may end
+    before it.
+    """
+    origins: list[int] = []
+    consumed = 0
+    for j in range(len(composed)):
+        origins.append(consumed)
+        while consumed < len(source) and unicodedata.normalize("NFC", source[:consumed])[: j + 1] != composed[: j + 1]:
+            consumed += 1
+    return origins
 
 
 def _starts_segment(ch: str) -> bool:

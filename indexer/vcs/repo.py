@@ -22,7 +22,7 @@ from typing import IO
 
 import git
 
-from indexer.errors import RepositoryError, ShallowHistoryError
+from indexer.errors import RepositoryError, ShallowHistoryError, UnknownRevision
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MODE_FILE = ("100644", "100755")
@@ -163,7 +163,7 @@ class GitRepo:
                 raise RepositoryError(f"{rev!r} is an ambiguous abbreviated SHA", hint="give more hex digits")
             if self.is_shallow():
                 raise ShallowHistoryError(f"unknown revision {rev!r}")
-            raise RepositoryError(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
+            raise UnknownRevision(f"unknown revision {rev!r}", hint="check the name with `git log --oneline`")
         if _ABBREVIATED_SHA.fullmatch(rev) and not sha.startswith(rev.lower()):
             # rev-parse prefers a branch or tag of that name; a hex name pins an object.
             sha = self._object_by_prefix(rev)
@@ -172,7 +172,7 @@ class GitRepo:
         if not kind:
             if self.is_shallow():
                 raise ShallowHistoryError(f"commit {rev!r} is not in this clone")
-            raise RepositoryError(f"unknown commit {rev!r}", hint="check the SHA with `git log --oneline`")
+            raise UnknownRevision(f"unknown commit {rev!r}", hint="check the SHA with `git log --oneline`")
         if kind == "tag":
             sha = self.run_text("rev-parse", "--verify", f"{sha}^{{commit}}").strip()
         elif kind != "commit":
