@@ -1,22 +1,28 @@
 """Verify a citation against a later commit: drift is whatever git's diff reports.
 
 `verify(citation, repo, against="HEAD")` resolves the citation at its pinned commit,
-follows the path to the target commit (renames and deletions by git's rename detection),
-takes git's zero-context diff of the two texts and relocates the cited lines through its
-hunks (`relocate_lines`). Verdicts (DESIGN §3): `verified` (no hunk touches the span; the
-relocated span holds identical text), `drifted` (a hunk overlaps, or the file is gone),
-`unresolvable` (the citation cannot be checked, with the reason).
+follows the path to the target commit step by step along the indexed history
+(`citations.lineage`; git's rename detection from the pinned commit to the target when the
+index does not hold them), takes git's zero-context diff of the two texts and relocates the
+cited lines through its hunks (`relocate_lines`). A drifted verdict names the commit that first
+changed or removed the cited lines (`changed_by`), found by carrying them through each step.
+
+Verdicts (DESIGN §3): `verified` (no hunk touches the span; the relocated span holds identical
+text), `drifted` (a hunk overlaps, or the file is gone), `unresolvable` (the citation cannot be
+checked, with the reason).
 """
 
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, replace
+from functools import partial
 
+from indexer.citations.lineage import DELETED, Lineage
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.errors import PinciteError
 from indexer.text.citation import Citation
 from indexer.text.model import Span
-from indexer.vcs.repo import GitRepo, Hunk
+from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
 VERIFIED, DRIFTED, UNRESOLVABLE = "verified", "drifted", "unresolvable"
 
@@ -34,6 +40,8 @@ class Verdict:
     nearest: str | None = None
     hint: str | None = None
     resolved: Resolved | None = None
+    changed_by: CommitInfo | None = None  # the first commit after the pinned one that changed, moved or removed it
+    followed_by: str = "index"  # how the path was followed: "index" (step by step) or "git" (one rename detection)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -46,7 +54,25 @@ class Verdict:
             "relocated": self.relocated.text_form() if self.relocated else None,
             "hunks": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
             "nearest": self.nearest,
+            "changed_by": _commit_json(self.changed_by),
+            "followed_by": self.followed_by,
         }
+
+    @property
+    def note(self) -> str | None:
+        """What a reader should know about how the verdict was reached, if anything."""
+        if self.followed_by == "git" and self.status != UNRESOLVABLE:
+            return (
+                "the pinned commit or the target is outside the indexed history (or there is no index): "
+                "the path was followed by git's rename detection between the two commits directly"
+            )
+        return None
+
+
+def _commit_json(commit: CommitInfo | None) -> dict[str, object] | None:
+    if commit is None:
+        return None
+    return {"commit": commit.sha, "subject": commit.subject, "time": commit.time}
 
 
 def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) -> tuple[str, int, int]:
@@ -102,51 +128,89 @@ def verify(citation: Citation, repo: GitRepo, against: str = "HEAD", *, resolver
 
 def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Verdict:
     cited = resolved.citation
-    change = resolver.path_change(resolved.commit, target, resolved.path)
-    if change.status == "deleted" or change.new_path is None:
-        reason = f"{resolved.path} was deleted by {target[:12]}"
-        return Verdict(cited, DRIFTED, reason, target_commit=target, resolved=resolved)
-    new_path = change.new_path
-    new_version = resolver.text_at(target, new_path)
+    lineage = resolver.lineage(resolved.commit, resolved.path, target)
+    followed_by = "index"
+    if lineage is None:
+        followed_by = "git"
+        change = resolver.path_change(resolved.commit, target, resolved.path)
+        gone = change.status == "deleted" or change.new_path is None
+        lineage = Lineage(None if gone else change.new_path, change.new_blob, ())
+    verdict = partial(Verdict, cited, target_commit=target, resolved=resolved, followed_by=followed_by)
+    if lineage.path is None:
+        deletion = lineage.steps[-1].commit if lineage.steps else None
+        reason = f"{resolved.path} was deleted by {_named(deletion, target)}"
+        return verdict(DRIFTED, reason, changed_by=deletion)
+    new_path = lineage.path
+    new_version = resolver.text(lineage.blob, new_path) if lineage.blob else resolver.text_at(target, new_path)
     old_version = resolved.document
     hunks = [] if new_version.text == old_version.text else resolver.hunks(old_version, new_version)
     first, last = resolved.lines
     status, new_first, new_last = relocate_lines(first, last, hunks)
     new_index = resolver.line_index(new_version)
-    moved = f" (now {new_path})" if new_path != resolved.path else ""
+    moved = _moved(resolved.path, lineage, new_path)
     if status == DRIFTED:
         nearest = None
         if new_last >= new_first:
             nearest = new_version.text[new_index.line_start(new_first) : new_index.line_end(new_last)]
-        reason = f"lines {first}-{last} of {resolved.path} changed by {target[:12]}{moved}"
-        return Verdict(
-            cited,
+        changer = _first_change(resolved, lineage, resolver)
+        reason = f"lines {first}-{last} of {resolved.path} changed by {_named(changer, target)}{moved}"
+        return verdict(
             DRIFTED,
             reason,
-            target_commit=target,
             new_path=new_path,
             hunks=touching_hunks(first, last, hunks),
             nearest=nearest,
-            resolved=resolved,
+            changed_by=changer,
         )
     if new_first > new_index.line_of(len(new_version.text)):
         # An empty span after the final line end, and the target no longer ends with one.
-        reason = f"the end of {resolved.path} the span stands at changed by {target[:12]}{moved}"
-        return Verdict(
-            cited, DRIFTED, reason, target_commit=target, new_path=new_path, hunks=tuple(hunks), resolved=resolved
-        )
+        changer = _first_change(resolved, lineage, resolver)
+        reason = f"the end of {resolved.path} the span stands at changed by {_named(changer, target)}{moved}"
+        return verdict(DRIFTED, reason, new_path=new_path, hunks=tuple(hunks), changed_by=changer)
     line_shift = new_index.line_start(new_first) - resolved.line_index.line_start(first)
     new_span = Span(resolved.span.start + line_shift, resolved.span.end + line_shift)
     if new_version.text[new_span.start : new_span.end] != resolved.text:
         # git said no hunk touches these lines; if the text still differs, do not vouch for it.
         reason = f"the relocated span of {resolved.path} does not hold the cited text at {target[:12]}"
-        return Verdict(cited, DRIFTED, reason, target_commit=target, new_path=new_path, resolved=resolved)
+        return verdict(DRIFTED, reason, new_path=new_path)
     relocated = span_citation(target, new_path, new_span, new_index, cited.unit, quote=cited.quote)
     relocated = replace(relocated, blob=new_version.blob)
     if new_first != first:
         reason = f"unchanged; moved from line {first} to line {new_first}{moved}"
     else:
         reason = f"unchanged{moved}"
-    return Verdict(
-        cited, VERIFIED, reason, target_commit=target, new_path=new_path, relocated=relocated, resolved=resolved
+    rename = lineage.renamed_by
+    return verdict(
+        VERIFIED, reason, new_path=new_path, relocated=relocated, changed_by=rename.commit if rename else None
     )
+
+
+def _moved(old_path: str, lineage: Lineage, new_path: str) -> str:
+    if new_path == old_path:
+        return ""
+    rename = lineage.renamed_by
+    by = f", renamed by {rename.commit.sha[:12]}" if rename else ""
+    return f" (now {new_path}{by})"
+
+
+def _named(commit: CommitInfo | None, target: str) -> str:
+    """A commit as a reason names it: its short SHA and subject (the target, when the walk could not say)."""
+    if commit is None:
+        return target[:12]
+    return f"{commit.sha[:12]} ({commit.subject})" if commit.subject else commit.sha[:12]
+
+
+def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> CommitInfo | None:
+    """The first step whose own diff touched the cited lines (or removed the document), if the walk has steps."""
+    first, last = resolved.lines
+    for step in lineage.steps:
+        if step.kind == DELETED or step.new_blob is None or step.new_path is None:
+            return step.commit
+        if step.new_blob == step.old_blob:
+            continue
+        old = resolver.text(step.old_blob, step.old_path)
+        new = resolver.text(step.new_blob, step.new_path)
+        status, first, last = relocate_lines(first, last, resolver.hunks(old, new))
+        if status == DRIFTED:
+            return step.commit
+    return None

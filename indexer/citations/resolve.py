@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
+from indexer.citations.lineage import IndexedHistory, Lineage, follow
 from indexer.config import Config, load_config
 from indexer.errors import (
     ExtractionError,
@@ -36,7 +37,7 @@ from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, sa
 _T = TypeVar("_T")
 
 TREE_LISTING_AFTER = 8
-PREFETCH_BATCH = 400
+PREFETCH_BATCH = 5000
 
 UNKNOWN_COMMIT_HINT = (
     "CI checkouts are often shallow: fetch the full history (`git fetch --unshallow`, or "
@@ -123,6 +124,7 @@ class ResolverMemo:
     full_trees: dict[str, dict[str, TreeEntry]] = field(default_factory=dict)  # commit -> path -> entry
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, str] | None = None  # blob -> extractor identity recorded in the index
+    lineages: dict[tuple[str, str, str], Lineage | None] = field(default_factory=dict)  # (pinned, path, target)
 
 
 class Resolver:
@@ -136,10 +138,14 @@ class Resolver:
         self.memo = ResolverMemo()
         self._reader: IndexReader | None = None
         self._reader_tried = False
+        self._history: IndexedHistory | None = None
 
     # -- cached look-ups -----------------------------------------------------------
     def commit(self, rev: str) -> str:
         """Full SHA of a commit (abbreviations accepted when unambiguous)."""
+        history = self.history()
+        if history is not None and history.holds(rev):
+            return rev  # a full SHA of the indexed history is a commit of this repository
         if rev not in self.memo.commits:
             try:
                 self.memo.commits[rev] = self.repo.resolve_commit(rev)
@@ -156,7 +162,9 @@ class Resolver:
     def entry(self, commit: str, path: str) -> TreeEntry:
         key = (commit, path)
         if key not in self.memo.entries:
-            listed = self._listed_entry(commit, path)
+            history = self.history()
+            indexed = history.blob_at(commit, path) if history is not None else None
+            listed = TreeEntry(path, "100644", indexed) if indexed else self._listed_entry(commit, path)
             if listed is not None:
                 self.memo.entries[key] = listed
             else:
@@ -231,30 +239,44 @@ class Resolver:
         return self.memo.changes[key]
 
     def prefetch_hunks(self, citations: Iterable[Citation], target: str) -> None:
-        """Diff each pinned commit against `target` once for all the text documents cited at it.
+        """Diff every (cited blob, blob at the target) pair of the text documents cited, in one git diff.
 
         Only an optimisation for many citations: whatever it does not cover, `hunks` diffs
         blob by blob, and both give git's diff of the same two blobs with the same options.
+        Where each cited path leads is read from the indexed history (no git process); pairs
+        outside it are left to `verify`, which asks git.
         """
-        by_commit: dict[str, set[str]] = {}
+        pairs: set[tuple[str, str]] = set()
+        outside: dict[str, set[str]] = {}  # pinned commit -> paths the index cannot follow
         for citation in citations:
             try:
-                by_commit.setdefault(self.commit(citation.commit), set()).add(safe_repo_path(citation.path))
+                commit = self.commit(citation.commit)
+                path = safe_repo_path(citation.path)
+                lineage = self.lineage(commit, path, target)
+                if lineage is None:
+                    outside.setdefault(commit, set()).add(path)
+                elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
+                    pairs.add((self.entry(commit, path).sha, lineage.blob))
             except PinciteError:
                 continue
-        for commit, paths in by_commit.items():
-            changes = self.repo.changes_between(commit, target)
-            wanted: set[str] = set()
-            for path in paths:
-                change = changes.get(path)
-                if change is None or change.new_path is None or change.status not in ("modified", "renamed"):
-                    continue
-                if _text_class(path) and _text_class(change.new_path):
-                    wanted |= {path, change.new_path}
-            if len(wanted) > 2:  # for one file, `hunks` costs the same single process
-                for start in range(0, len(wanted), PREFETCH_BATCH):
-                    batch = sorted(wanted)[start : start + PREFETCH_BATCH]
-                    self.memo.hunks.update(self.repo.diff_commit_paths(commit, target, batch))
+        ordered = sorted(pairs)
+        for start in range(0, len(ordered), PREFETCH_BATCH):
+            self.memo.hunks.update(self.repo.diff_blob_pairs(ordered[start : start + PREFETCH_BATCH]))
+        for commit, paths in outside.items():
+            self._prefetch_by_commit(commit, paths, target)
+
+    def _prefetch_by_commit(self, commit: str, paths: set[str], target: str) -> None:
+        """Without the index: one diff of the two commits for all the text documents cited at `commit`."""
+        changes = self.repo.changes_between(commit, target)
+        wanted: set[str] = set()
+        for path in paths:
+            change = changes.get(path)
+            if change is None or change.new_path is None or change.status not in ("modified", "renamed"):
+                continue
+            if _text_class(path) and _text_class(change.new_path):
+                wanted |= {path, change.new_path}
+        if len(wanted) > 2:  # for one file, `hunks` costs the same single process
+            self.memo.hunks.update(self.repo.diff_commit_paths(commit, target, sorted(wanted)))
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
         """Zero-context hunks of git's diff between two versions' texts."""
@@ -279,6 +301,22 @@ class Resolver:
                 self._reader = None
         return self._reader
 
+    def history(self) -> IndexedHistory | None:
+        """The indexed first-parent history, when there is an index (read once)."""
+        if self._history is None:
+            reader = self.index()
+            if reader is not None:
+                self._history = IndexedHistory.read(reader)
+        return self._history
+
+    def lineage(self, pinned: str, path: str, target: str) -> Lineage | None:
+        """Where `path` at `pinned` leads at `target`, step by step; None outside the indexed history."""
+        key = (pinned, path, target)
+        if key not in self.memo.lineages:
+            history = self.history()
+            self.memo.lineages[key] = follow(history, self.repo, pinned, path, target) if history else None
+        return self.memo.lineages[key]
+
     def recorded_identity(self, blob: str) -> str | None:
         if self.memo.identities is None:
             self.memo.identities = documents.recorded_identities(self.index_path)
@@ -287,7 +325,7 @@ class Resolver:
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
-        self._reader, self._reader_tried = None, False
+        self._reader, self._reader_tried, self._history = None, False, None
 
     # -- resolution --------------------------------------------------------------------
     def resolve(self, citation: Citation) -> Resolved:

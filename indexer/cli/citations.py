@@ -163,6 +163,8 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
                 click.echo(f"  snapshot of {snapshot.url} fetched {snapshot.fetched_at}")
             if verdict.hint:
                 click.echo(f"  hint: {verdict.hint}")
+            if verdict.note:
+                click.echo(f"  note: {verdict.note}")
             if verdict.relocated and verdict.relocated.text_form() != raw:
                 click.echo(f"  at target: {verdict.relocated.text_form()}")
             for hunk in verdict.hunks:

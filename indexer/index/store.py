@@ -495,6 +495,15 @@ class IndexReader:
         )
         return [str(row[0]) for row in rows]
 
+    def interval_blobs(self, path: str) -> list[tuple[PathVersion, str]]:
+        """Every interval of `path` in the indexed history, oldest first, each with its version's blob."""
+        rows = self.conn.execute(
+            "SELECT pv.path, pv.version_id, pv.first_seq, pv.last_seq, v.blob FROM path_versions pv"
+            " JOIN versions v ON v.id = pv.version_id WHERE pv.path = ? ORDER BY pv.first_seq",
+            (path,),
+        )
+        return [(PathVersion(r[0], r[1], r[2], r[3]), str(r[4])) for r in rows]
+
     def version_blob(self, version_id: int) -> str | None:
         """The blob SHA of a version, without loading its text."""
         row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()

@@ -15,7 +15,7 @@ import re
 import subprocess
 import tempfile
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -461,20 +461,27 @@ class GitRepo:
         out = self.run_text(
             "--literal-pathspecs", "diff", "-U0", "--full-index", RENAME_THRESHOLD, *DIFF_FLAGS, old, new, "--", *plain
         )
-        result: dict[tuple[str, str], list[Hunk]] = {}
-        blobs: tuple[str, str] | None = None
-        body: list[str] = []
-        for line in [*out.split("\n"), "diff --git end"]:
-            if line.startswith("diff --git "):
-                hunks = parse_hunks("\n".join(body)) if blobs else []
-                if blobs and hunks:
-                    result[blobs] = hunks
-                blobs, body = None, []
-            elif blobs is None and not body and (found := re.match(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40})", line)):
-                blobs = (found.group(1), found.group(2))
-            elif blobs is not None:
-                body.append(line)
-        return result
+        return _hunks_by_blob_pair(out)
+
+    def diff_blob_pairs(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[Hunk]]:
+        """Zero-context hunks of many (old blob, new blob) pairs in three git processes, not one per pair.
+
+        Two trees are written that hold the pairs' blobs under the same names, and git diffs the
+        trees (renames off, so each name pairs with itself): the hunks are those `diff_blobs`
+        gives pair by pair. Pairs without textual hunks are left out, as in `diff_commit_paths`;
+        so is everything when an attribute would apply to those names.
+        """
+        wanted = sorted({(a, b) for a, b in pairs if a != b})
+        if not wanted or self._without_diff_attribute([_PAIR_NAME % 0]) == []:
+            return {}
+        old_tree = self._mktree((_PAIR_NAME % i, a) for i, (a, _b) in enumerate(wanted))
+        new_tree = self._mktree((_PAIR_NAME % i, b) for i, (_a, b) in enumerate(wanted))
+        out = self.run_text("diff", "-U0", "--full-index", "--no-renames", *DIFF_FLAGS, old_tree, new_tree)
+        return _hunks_by_blob_pair(out)
+
+    def _mktree(self, entries: Iterable[tuple[str, str]]) -> str:
+        listing = "".join(f"100644 blob {sha}\t{name}\n" for name, sha in entries)
+        return self.run("mktree", "--missing", input_bytes=listing.encode()).decode().strip()
 
     def _without_diff_attribute(self, paths: list[str]) -> list[str]:
         if not paths:
@@ -487,6 +494,27 @@ class GitRepo:
             if fields[i + 2] != b"unspecified"
         }
         return [p for p in paths if p not in flagged]
+
+
+_PAIR_NAME = "pincite-pair-%06d"
+
+
+def _hunks_by_blob_pair(out: str) -> dict[tuple[str, str], list[Hunk]]:
+    """Hunks of a `git diff -U0 --full-index` output, keyed by each file's (old blob, new blob)."""
+    result: dict[tuple[str, str], list[Hunk]] = {}
+    blobs: tuple[str, str] | None = None
+    body: list[str] = []
+    for line in [*out.split("\n"), "diff --git end"]:
+        if line.startswith("diff --git "):
+            hunks = parse_hunks("\n".join(body)) if blobs else []
+            if blobs and hunks:
+                result[blobs] = hunks
+            blobs, body = None, []
+        elif blobs is None and not body and (found := re.match(r"^index ([0-9a-f]{40})\.\.([0-9a-f]{40})", line)):
+            blobs = (found.group(1), found.group(2))
+        elif blobs is not None:
+            body.append(line)
+    return result
 
 
 def _git_command(*args: str) -> list[str]:

@@ -1,0 +1,165 @@
+"""Verdicts follow the indexed history step by step (DESIGN decision 4).
+
+A document renamed in one commit and edited over many later ones is still found, though git's
+rename detection from the cited commit to the target no longer pairs the two files; a drifted
+verdict names the commit that first changed the cited lines, as `git log -L` finds it.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.api import build
+from indexer.citations.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.lineage import DELETED, MODIFIED, RENAMED
+from indexer.citations.resolve import Resolver
+from indexer.text.citation import Citation
+from indexer.vcs.repo import GitRepo
+from tests.conftest import CorpusRepo
+
+ORIGINAL = "".join(f"line {n} of the original guide\n" for n in range(1, 11))
+
+
+def _grow(repo: CorpusRepo, path: str, times: int) -> None:
+    """Commits that each append a paragraph: the file ends up mostly new text."""
+    for n in range(times):
+        text = (repo.root / path).read_text(encoding="utf-8")
+        added = "".join(f"appendix {n} sentence {k} with entirely different words\n" for k in range(6))
+        repo.commit({path: text + added}, message=f"grow {n}")
+
+
+def _verify_indexed(repo: CorpusRepo, citation: Citation) -> tuple[object, Resolver]:
+    build(repo.root, site=False)
+    resolver = Resolver(GitRepo(repo.root))
+    return verify(citation, resolver.repo, "HEAD", resolver=resolver), resolver
+
+
+def test_a_rename_then_many_edits_is_followed_where_one_whole_diff_loses_it(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/guide.md": ORIGINAL}, message="add the guide")
+    corpus_repo.move("corpus/guide.md", "corpus/handbook/guide.md", message="move the guide into the handbook")
+    renamed_by = corpus_repo.head()
+    _grow(corpus_repo, "corpus/handbook/guide.md", 4)
+    # The premise: from the cited commit to HEAD, git no longer sees a rename.
+    direct = GitRepo(corpus_repo.root).changes_between(pinned, corpus_repo.head())["corpus/guide.md"]
+    assert direct.status == "deleted"
+    citation = Citation(pinned, "corpus/guide.md", lines=(2, 4))
+    verdict, _resolver = _verify_indexed(corpus_repo, citation)
+    assert verdict.status == VERIFIED, verdict.reason
+    assert verdict.new_path == "corpus/handbook/guide.md"
+    assert verdict.changed_by is not None and verdict.changed_by.sha == renamed_by
+    assert verdict.followed_by == "index"
+    assert verdict.relocated is not None and verdict.relocated.lines == (2, 4)
+
+
+def test_several_renames_with_edits_between_are_each_followed(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL})
+    corpus_repo.move("corpus/a.md", "corpus/b.md")
+    _grow(corpus_repo, "corpus/b.md", 3)
+    corpus_repo.move("corpus/b.md", "corpus/deep/c.md")
+    _grow(corpus_repo, "corpus/deep/c.md", 3)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    build(corpus_repo.root, site=False)
+    lineage = resolver.lineage(pinned, "corpus/a.md", corpus_repo.head())
+    assert lineage is not None and lineage.path == "corpus/deep/c.md"
+    assert [s.kind for s in lineage.steps].count(RENAMED) == 2
+    assert [s.kind for s in lineage.steps].count(MODIFIED) == 6
+    verdict = verify(Citation(pinned, "corpus/a.md", lines=(1, 10)), resolver.repo, "HEAD", resolver=resolver)
+    assert verdict.status == VERIFIED and verdict.new_path == "corpus/deep/c.md"
+
+
+def test_a_deletion_names_the_commit_that_deleted(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL, "corpus/other.md": "other\n"})
+    corpus_repo.commit({"corpus/other.md": "other, edited\n"}, message="unrelated edit")
+    deleted_by = corpus_repo.commit({"corpus/a.md": None}, message="retire the guide")
+    corpus_repo.commit({"corpus/other.md": "other, edited again\n"}, message="another unrelated edit")
+    verdict, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/a.md", lines=(1, 2)))
+    assert verdict.status == DRIFTED
+    assert verdict.changed_by is not None and verdict.changed_by.sha == deleted_by
+    assert deleted_by[:12] in verdict.reason and "retire the guide" in verdict.reason
+    assert corpus_repo.head()[:12] not in verdict.reason
+
+
+def test_a_deleted_then_re_added_path_is_compared_with_what_it_holds_now(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL})
+    corpus_repo.commit({"corpus/a.md": None}, message="remove")
+    corpus_repo.commit({"corpus/a.md": ORIGINAL}, message="restore")
+    verdict, resolver = _verify_indexed(corpus_repo, Citation(pinned, "corpus/a.md", lines=(3, 3)))
+    lineage = resolver.lineage(pinned, "corpus/a.md", corpus_repo.head())
+    assert lineage is not None and DELETED in [s.kind for s in lineage.steps]
+    assert verdict.status == VERIFIED
+
+
+def test_without_an_index_git_follows_the_path_and_the_verdict_says_so(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL})
+    corpus_repo.commit({"corpus/a.md": ORIGINAL.replace("line 2 ", "LINE 2 ")})
+    verdict = verify(Citation(pinned, "corpus/a.md", lines=(2, 2)), GitRepo(corpus_repo.root), "HEAD")
+    assert verdict.status == DRIFTED and verdict.followed_by == "git"
+    assert verdict.note is not None and "outside the indexed history" in verdict.note
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_changing_commit_agrees_with_git_log_l_and_blame_reverse(corpus_repo: CorpusRepo, seed: int) -> None:
+    """Random histories of line rewrites and insertions around a cited range.
+
+    Verified: `git log -L` of the relocated range at HEAD lists no commit after the pinned one.
+    Drifted: the commit named is the first that rewrote a cited line, by `git blame --reverse`
+    (each cited line's last commit; the change is that commit's first-parent child).
+    """
+    rng = random.Random(seed)
+    lines = [f"sentence {n} of the policy\n" for n in range(40)]
+    pinned = corpus_repo.commit({"corpus/p.md": "".join(lines)}, message="policy")
+    first, last = sorted(rng.sample(range(1, 41), 2))
+    top, bottom = first - 1, last - 1  # where the cited lines stand now (0-based), for the generator only
+    for n in range(12):
+        if rng.random() < 0.3:  # insert outside the cited range, which shifts it or not
+            at = rng.choice([*range(0, top + 1), *range(bottom + 1, len(lines) + 1)])
+            lines.insert(at, f"inserted in commit {n}\n")
+            if at <= top:
+                top, bottom = top + 1, bottom + 1
+        else:
+            lines[rng.randrange(0, len(lines))] = f"rewritten in commit {n}\n"
+        corpus_repo.commit({"corpus/p.md": "".join(lines)}, message=f"edit {n}")
+    verdict, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/p.md", lines=(first, last)))
+    if verdict.status == VERIFIED:
+        assert verdict.relocated is not None and verdict.relocated.lines is not None
+        a, b = verdict.relocated.lines
+        log = corpus_repo.git(
+            "log", "--first-parent", "--format=%H", "--no-patch", f"-L{a},{b}:corpus/p.md", f"{pinned}..HEAD"
+        ).split()
+        assert log == [], f"git log -L lists {log} for lines pincite calls unchanged"
+        return
+    order = corpus_repo.git("rev-list", "--first-parent", "--reverse", f"{pinned}..HEAD").split()
+    blame = corpus_repo.git(
+        "blame", "--reverse", "-s", "-l", f"-L{first},{last}", f"{pinned}..HEAD", "--", "corpus/p.md"
+    )
+    last_seen = {line.split()[0].lstrip("^") for line in blame.splitlines()}
+    changed = [order.index(sha) + 1 if sha in order else 0 for sha in last_seen if sha != order[-1]]
+    assert changed, f"blame --reverse sees every cited line unchanged, pincite says: {verdict.reason}"
+    assert verdict.changed_by is not None and verdict.changed_by.sha == order[min(changed)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    pairs=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["alpha\n", "beta\n", "gamma\n", "délta\n", "\n"]), max_size=8),
+            st.lists(st.sampled_from(["alpha\n", "beta\n", "gamma\n", "epsilon\n", "\n"]), max_size=8),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_many_blob_pairs_in_one_diff_give_each_pairs_own_hunks(
+    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[list[str], list[str]]]
+) -> None:
+    repo = CorpusRepo(tmp_path_factory.mktemp("pairs"))
+    repo.commit()
+    git = GitRepo(repo.root)
+    blobs = [(git.hash_object("".join(a).encode()), git.hash_object("".join(b).encode())) for a, b in pairs]
+    batched = git.diff_blob_pairs(blobs)
+    for old, new in blobs:
+        assert batched.get((old, new), []) == git.diff_blobs(old, new)
