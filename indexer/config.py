@@ -57,18 +57,45 @@ SETTINGS_HELP: dict[str, str] = {
 }
 
 
+# Paths pincite writes to (or loads templates from). A committed settings file must keep them
+# inside the repository: building someone's branch must not overwrite files elsewhere.
+CONFINED_PATHS = ("index_path", "site_dir", "template_dir")
+
+
 def load_config(repo_root: Path, overrides: dict[str, Any] | None = None) -> Config:
-    """Read the settings of the repository at `repo_root`, then apply `overrides`."""
-    values: dict[str, Any] = {}
+    """Read the settings of the repository at `repo_root`, then apply `overrides`.
+
+    Environment variables and `overrides` are the operator's explicit choice; only paths
+    that come from the repository's own files are confined to the repository.
+    """
+    from_files: dict[str, Any] = {}
     pyproject = repo_root / "pyproject.toml"
     if pyproject.is_file():
-        values.update(_read_toml(pyproject).get("tool", {}).get("pincite", {}))
+        from_files.update(_read_toml(pyproject).get("tool", {}).get("pincite", {}))
     own_file = repo_root / "pincite.toml"
     if own_file.is_file():
-        values.update(_read_toml(own_file))
-    values.update(env_overrides(os.environ))
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return _coerce(values, source=own_file if own_file.is_file() else pyproject)
+        from_files.update(_read_toml(own_file))
+    source = own_file if own_file.is_file() else pyproject
+    explicit = {**env_overrides(os.environ), **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    config = _coerce({**from_files, **explicit}, source=source)
+    for name in CONFINED_PATHS:
+        if name in from_files and name not in explicit:
+            _check_inside(repo_root, name, getattr(config, name), source)
+    return config
+
+
+def _check_inside(repo_root: Path, name: str, value: str | None, source: Path) -> None:
+    """Refuse a path from a settings file that is absolute or leads out of the repository."""
+    if not value:
+        return
+    root = repo_root.resolve()
+    target = (root / value).resolve()  # resolves `..` and symlinks that already exist
+    if Path(value).is_absolute() or not target.is_relative_to(root) or target == root:
+        raise ConfigError(
+            f"{source}: setting {name} = {value!r} points outside the repository ({target})",
+            hint=f"use a path inside the repository; to write elsewhere on purpose, pass it on the command "
+            f"line or set {ENV_PREFIX}{name.upper()}",
+        )
 
 
 ENV_PREFIX = "PINCITE_"

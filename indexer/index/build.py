@@ -17,7 +17,7 @@ from pathlib import Path
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, PinciteError, RepositoryError
 from indexer.extract import registry as extract_mod
-from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock
+from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock, check_index_target
 from indexer.text.chunk import Passage, chunk
 from indexer.text.model import LineIndex
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -93,8 +93,13 @@ def build(
     """Index commit `rev` of the repository at `repo_path`; return what was done."""
     started = time.monotonic()
     repo = GitRepo(repo_path)
-    config = config or load_config(repo.root)
+    # Paths given here are the caller's explicit choice: they override the settings file's.
+    explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
+    config = config or load_config(repo.root, explicit)
     tip = repo.resolve_commit(rev)
+    target = Path(index_path) if index_path else repo.root / config.index_path
+    out_dir = (Path(out) if out else repo.root / config.site_dir) if site else None
+    _check_outputs(repo, config, target, out_dir)
     summary = BuildSummary(commit=tip)
     with _stage(summary, "prepare"):
         _check_roots(repo, tip, config, summary)
@@ -106,7 +111,6 @@ def build(
             )
         start = repo.resolve_commit(config.history_start) if config.history_start else None
         commits = repo.first_parent_line(tip, start)
-    target = Path(index_path) if index_path else repo.root / config.index_path
     with build_lock(target):
         writer = IndexWriter(target)
         try:
@@ -118,14 +122,22 @@ def build(
         finally:
             summary.stages.update(writer.timings)
     summary.index_path = str(target)
-    if site:
+    if out_dir is not None:
         from indexer.site.builder import render_site  # lazily: Jinja and the site stage load only when a site is built
 
-        out_dir = Path(out) if out else repo.root / config.site_dir
         render_site(repo, config, target, out_dir, summary)
         summary.site_dir = str(out_dir)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _check_outputs(repo: GitRepo, config: Config, index_path: Path, site_dir: Path | None) -> None:
+    """Refuse unusable or foreign output paths before any work, not after a long build."""
+    check_index_target(index_path)
+    if site_dir is not None:
+        from indexer.site.builder import check_site_target
+
+        check_site_target(site_dir, repo.root, config.roots)
 
 
 @contextlib.contextmanager

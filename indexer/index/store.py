@@ -175,6 +175,7 @@ class IndexWriter:
     """A new generation of the index, written beside the live one and renamed over it."""
 
     def __init__(self, index_path: Path) -> None:
+        check_index_target(index_path)
         self.final_path = index_path
         self.temp_path = index_path.with_name(f".{index_path.name}.{os.getpid()}.tmp")
         self.reused_file = False
@@ -335,6 +336,52 @@ class IndexWriter:
             self.conn.close()
         with contextlib.suppress(FileNotFoundError):
             self.temp_path.unlink()
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_pincite_index(path: Path) -> bool:
+    """Whether the file at `path` is a SQLite database with pincite's meta table (any schema version)."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                return False
+    except OSError:
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return False
+    try:
+        row = conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        conn.close()
+    return row is not None
+
+
+def check_index_target(path: Path) -> None:
+    """Refuse, before any work, to write the index over anything but an earlier pincite index.
+
+    The build replaces the file whole, so a wrong `--index` or `index_path` would otherwise turn a
+    document (or any file the user can write) into a database.
+    """
+    if path.is_dir():
+        raise IndexError_(
+            f"{path}: is a folder, not an index file",
+            hint=f"pass a file path, e.g. --index {path / 'index.sqlite'}",
+        )
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise IndexError_(f"{path}: is not a regular file; refusing to write the index there", hint=_ELSEWHERE)
+    if path.stat().st_size > 0 and not is_pincite_index(path):
+        raise IndexError_(f"{path}: exists and is not a pincite index; refusing to overwrite it", hint=_ELSEWHERE)
+
+
+_ELSEWHERE = "choose another path with --index or `index_path`, or move the file away yourself"
 
 
 def _schema_of(path: Path) -> int | None:

@@ -130,13 +130,39 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
     return stats
 
 
+def check_site_target(out_dir: Path, repo_root: Path, roots: tuple[str, ...]) -> None:
+    """Refuse, before any work, a site folder whose replacement would delete what pincite did not write.
+
+    The folder is replaced whole, so it must not hold the repository, its git folder or a corpus
+    root, and an existing folder must be an earlier site.
+    """
+    site, root = out_dir.resolve(), repo_root.resolve()
+    protected = [root, root / ".git", *(root / r for r in roots)]
+    for folder in protected:
+        if site == folder or folder.is_relative_to(site) or (folder != root and site.is_relative_to(folder)):
+            raise UsageError(
+                f"{out_dir}: the site folder would replace {folder}; refusing",
+                hint="write the site to a folder of its own (--out or `site_dir`), e.g. _site",
+            )
+    _check_replaceable(out_dir)
+
+
 def _check_replaceable(out_dir: Path) -> None:
     """Never delete a folder pincite did not write: the site replaces only an earlier site."""
-    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / MANIFEST).exists())):
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not _has_manifest(out_dir))):
         raise UsageError(
-            f"{out_dir}: exists and is not a pincite site (no {MANIFEST}); refusing to replace it",
+            f"{out_dir}: exists and is not a pincite site (no valid {MANIFEST}); refusing to replace it",
             hint="choose another folder with --out, or empty this one yourself",
         )
+
+
+def _has_manifest(site: Path) -> bool:
+    """A manifest pincite wrote: a JSON object with the site fingerprint, not just a file of that name."""
+    try:
+        data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
 
 
 def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
