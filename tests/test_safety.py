@@ -116,3 +116,26 @@ def test_a_manifest_file_that_pincite_did_not_write_is_not_enough(small_repo: Co
     with pytest.raises(UsageError, match="not a pincite site"):
         build(small_repo.root, out=folder)
     assert (folder / "holiday.jpg").read_bytes() == b"\xff\xd8"
+
+
+# --- git status -------------------------------------------------------------------------------
+
+
+def test_pincite_folder_ignores_itself_in_git(small_repo: CorpusRepo) -> None:
+    build(small_repo.root, site=False)
+    assert (small_repo.root / ".pincite" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert small_repo.git("status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_extraction_cache_alone_also_ignores_itself(small_repo: CorpusRepo) -> None:
+    from indexer.extract.cache import cached_extract
+    from indexer.vcs.repo import GitRepo
+
+    html = "<html><head><title>T</title></head><body><p>Some words to keep.</p></body></html>"
+    small_repo.commit({"corpus/page.html": html})
+    repo = GitRepo(small_repo.root)
+    entry = repo.blob_at(small_repo.head(), "corpus/page.html")
+    assert entry is not None
+    cached_extract(repo, entry.sha, "corpus/page.html")
+    assert any((small_repo.root / ".pincite" / "cache").rglob("*.json"))
+    assert small_repo.git("status", "--porcelain", "--untracked-files=all") == ""

@@ -2,7 +2,7 @@
 
 A blob's bytes never change and an identity names everything that decides the output, so
 an entry never goes stale; a new library version is a new identity and simply misses.
-Entries are JSON files under `.pincite/cache/extract/` in the repository (a folder that
+Entries are JSON files under `.pincite/cache/extract/` in the repository (`.pincite/`
 ignores itself in git). Each stores a SHA-256 of its text and is re-checked when read: a
 damaged entry is ignored and the blob extracted again, never trusted. The text class is
 not cached: reading its blob is as cheap as reading an entry.
@@ -21,6 +21,7 @@ from indexer.config import load_config
 from indexer.errors import ExtractionError
 from indexer.extract import registry as extract_mod
 from indexer.extract.registry import ExtractedText, Limits
+from indexer.state import make_parent
 from indexer.vcs.repo import GitRepo
 
 CACHE_DIR = Path(".pincite/cache/extract")
@@ -101,8 +102,7 @@ def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None
     }
     # The cache only saves time: a read-only or full disk must not fail the caller.
     with contextlib.suppress(OSError):
-        _ensure_ignored(root / CACHE_DIR.parent)
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        make_parent(entry)
         temp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
         temp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
         os.replace(temp, entry)
@@ -110,10 +110,3 @@ def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _ensure_ignored(folder: Path) -> None:
-    marker = folder / ".gitignore"
-    if not marker.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        marker.write_text("# pincite's extraction cache: local, rebuilt on demand\n*\n", encoding="utf-8")

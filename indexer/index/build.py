@@ -18,6 +18,7 @@ from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, PinciteError, RepositoryError
 from indexer.extract import registry as extract_mod
 from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock, check_index_target
+from indexer.state import make_parent
 from indexer.text.chunk import Passage, chunk
 from indexer.text.model import LineIndex
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -111,6 +112,7 @@ def build(
             )
         start = repo.resolve_commit(config.history_start) if config.history_start else None
         commits = repo.first_parent_line(tip, start)
+    make_parent(target)
     with build_lock(target):
         writer = IndexWriter(target)
         try:
