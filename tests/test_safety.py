@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from indexer import build
 from indexer.cli.main import main
-from indexer.errors import ConfigError, IndexError_, UsageError
+from indexer.errors import ConfigError, IndexError_, OutputError, UsageError
 from tests.conftest import CorpusRepo
 
 
@@ -139,3 +141,125 @@ def test_extraction_cache_alone_also_ignores_itself(small_repo: CorpusRepo) -> N
     cached_extract(repo, entry.sha, "corpus/page.html")
     assert any((small_repo.root / ".pincite" / "cache").rglob("*.json"))
     assert small_repo.git("status", "--porcelain", "--untracked-files=all") == ""
+
+
+# --- failures are messages, and leave the previous outputs whole ---------------------------------
+
+
+@pytest.fixture
+def built(small_repo: CorpusRepo, tmp_path: Path) -> tuple[CorpusRepo, Path, Path]:
+    """A repository with an index and a site from a first build, and a new commit to build next."""
+    index, site = small_repo.root / ".pincite" / "index.sqlite", tmp_path / "site"
+    build(small_repo.root, out=site)
+    small_repo.commit({"corpus/d3.md": "# Three\n\nNew.\n"})
+    return small_repo, index, site
+
+
+def _no_space(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_disk_full_while_writing_the_index(
+    built: tuple[CorpusRepo, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, index, site = built
+    before, site_before = _digest(index), _tree_digest(site)
+    monkeypatch.setattr("indexer.index.store._fsync_file", _no_space)
+    result = _run("build", "--repo", str(repo.root), "--out", str(site))
+    assert result.exit_code == OutputError.exit_code, result.output
+    assert "no space left" in result.output and "Traceback" not in result.output
+    assert _digest(index) == before and _tree_digest(site) == site_before
+    assert not list(index.parent.glob(".*.tmp")), "the half-written index is removed"
+
+
+def test_sqlite_reports_a_full_disk_as_a_message(
+    built: tuple[CorpusRepo, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, index, site = built
+    before = _digest(index)
+    from indexer.index import store
+
+    def full(self: store.IndexWriter, **_kwargs: object) -> int:
+        return _sqlite_full()
+
+    monkeypatch.setattr(store.IndexWriter, "add_version", full)
+    with pytest.raises(OutputError, match="no space left while writing the index"):
+        build(repo.root, out=site)
+    assert _digest(index) == before
+
+
+def _sqlite_full() -> int:
+    """A real SQLITE_FULL error, as SQLite raises it when the disk fills (a one-page database full)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("PRAGMA max_page_count = 1")
+    conn.execute("CREATE TABLE t (x TEXT)")
+    conn.execute("INSERT INTO t VALUES (?)", ("x" * 100_000,))
+    raise AssertionError("SQLite accepted the row")  # pragma: no cover
+
+
+def test_disk_full_while_writing_the_site(
+    built: tuple[CorpusRepo, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _index, site = built
+    site_before = _tree_digest(site)
+    monkeypatch.setattr("indexer.site.builder._Manifest.save", lambda *_args: _no_space())
+    result = _run("build", "--repo", str(repo.root), "--out", str(site))
+    assert result.exit_code == OutputError.exit_code, result.output
+    assert "no space left while writing the site" in result.output and "Traceback" not in result.output
+    assert _tree_digest(site) == site_before
+    assert not list(site.parent.glob(".site.*.tmp")), "the half-written site is removed"
+
+
+def test_read_only_index_folder(built: tuple[CorpusRepo, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tests run as root here, where chmod does not stop writes: inject what the kernel says instead.
+    repo, index, _site = built
+    before = _digest(index)
+    real_open = open
+
+    def read_only(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if "w" in mode:
+            raise PermissionError(errno.EACCES, "Permission denied", str(file))
+        return real_open(file, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("indexer.locks.open", read_only, raising=False)
+    result = _run("build", "--repo", str(repo.root), "--no-site")
+    assert result.exit_code == OutputError.exit_code, result.output
+    assert "not allowed to write the index" in result.output and "Traceback" not in result.output
+    assert _digest(index) == before
+
+
+def test_index_option_naming_a_folder_fails_before_any_work(built: tuple[CorpusRepo, Path, Path]) -> None:
+    repo, _index, site = built
+    folder = repo.root.parent / "a-folder"
+    folder.mkdir()
+    site_before = _tree_digest(site)
+    result = _run("build", "--repo", str(repo.root), "--out", str(site), "--index", str(folder))
+    assert result.exit_code == IndexError_.exit_code, result.output
+    assert "is a folder" in result.output and "Traceback" not in result.output
+    assert list(folder.iterdir()) == [] and _tree_digest(site) == site_before
+
+
+def test_search_limit_out_of_range_is_a_usage_error(built: tuple[CorpusRepo, Path, Path]) -> None:
+    repo, _index, _site = built
+    result = _run("search", "seven", "--repo", str(repo.root), "--limit", "99999999999999999999999")
+    assert result.exit_code == UsageError.exit_code, result.output
+    assert "--limit must be between 1 and" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("foreign", ["text", "sqlite", "folder"])
+def test_search_in_a_file_that_is_not_an_index_never_says_delete_it(
+    built: tuple[CorpusRepo, Path, Path], tmp_path: Path, foreign: str
+) -> None:
+    repo, _index, _site = built
+    target = tmp_path / "passwd"
+    if foreign == "text":
+        target.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    elif foreign == "sqlite":
+        sqlite3.connect(target).execute("CREATE TABLE users (name TEXT)").connection.close()
+    else:
+        target.mkdir()
+    result = _run("search", "seven", "--repo", str(repo.root), "--index", str(target))
+    assert result.exit_code == IndexError_.exit_code, result.output
+    assert "not a pincite index" in result.output or "is a folder" in result.output
+    assert "delete" not in result.output and "Traceback" not in result.output
+    assert target.exists()

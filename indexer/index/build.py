@@ -17,7 +17,7 @@ from pathlib import Path
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, PinciteError, RepositoryError
 from indexer.extract import registry as extract_mod
-from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock, check_index_target
+from indexer.index.store import CommitRow, IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.state import make_parent
 from indexer.text.chunk import Passage, chunk
 from indexer.text.model import LineIndex
@@ -112,17 +112,18 @@ def build(
             )
         start = repo.resolve_commit(config.history_start) if config.history_start else None
         commits = repo.first_parent_line(tip, start)
-    make_parent(target)
-    with build_lock(target):
-        writer = IndexWriter(target)
-        try:
-            _write_index(repo, config, commits, writer, summary, progress)
-            writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
-        except BaseException:
-            writer.abort()
-            raise
-        finally:
-            summary.stages.update(writer.timings)
+    with index_writing(target):
+        make_parent(target)
+        with build_lock(target):
+            writer = IndexWriter(target)
+            try:
+                _write_index(repo, config, commits, writer, summary, progress)
+                writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
+            except BaseException:
+                writer.abort()
+                raise
+            finally:
+                summary.stages.update(writer.timings)
     summary.index_path = str(target)
     if out_dir is not None:
         from indexer.site.builder import render_site  # lazily: Jinja and the site stage load only when a site is built

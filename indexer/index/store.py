@@ -18,6 +18,7 @@ two builds from writing at once.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.errors import IndexError_
+from indexer.errors import IndexError_, output_error, writing
 from indexer.locks import exclusive_lock
 from indexer.text.chunk import Passage
 
@@ -339,6 +340,26 @@ class IndexWriter:
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+# SQLite reports a full disk or an unwritable folder as its own error codes, not as OSError.
+_SQLITE_OS_ERRORS = {
+    sqlite3.SQLITE_FULL: errno.ENOSPC,
+    sqlite3.SQLITE_READONLY: errno.EACCES,
+    sqlite3.SQLITE_CANTOPEN: errno.EACCES,
+    sqlite3.SQLITE_PERM: errno.EACCES,
+}
+
+
+@contextlib.contextmanager
+def index_writing(index_path: Path) -> Iterator[None]:
+    """Disk full or a read-only folder while writing the index: an OutputError, never a traceback."""
+    try:
+        with writing("the index", index_path):
+            yield
+    except sqlite3.OperationalError as exc:
+        code = _SQLITE_OS_ERRORS.get(getattr(exc, "sqlite_errorcode", -1))
+        if code is None:
+            raise
+        raise output_error(OSError(code, str(exc), str(index_path)), "the index", index_path) from exc
 
 
 def is_pincite_index(path: Path) -> bool:
@@ -347,8 +368,11 @@ def is_pincite_index(path: Path) -> bool:
         with open(path, "rb") as handle:
             if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
                 return False
-    except OSError:
-        return False
+    except OSError as exc:
+        raise IndexError_(
+            f"{path}: cannot read it to check it is a pincite index ({exc.strerror})",
+            hint="make the file readable, or choose another path with --index",
+        ) from exc
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.DatabaseError:
@@ -409,6 +433,13 @@ class IndexReader:
     def __init__(self, index_path: Path) -> None:
         if not index_path.exists():
             raise IndexError_(f"{index_path}: no index here", hint="run `pincite build` first")
+        if index_path.is_dir() or not is_pincite_index(index_path):
+            # Never suggest deleting it: it may be anyone's file, passed to --index by mistake.
+            what = "a folder" if index_path.is_dir() else "not a pincite index"
+            raise IndexError_(
+                f"{index_path}: is {what}",
+                hint="pass the file `pincite build` wrote (default: .pincite/index.sqlite), or run `pincite build`",
+            )
         # One connection both checks the schema and serves the reads (a search opens a reader per call).
         self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
         schema = _schema_on(self.conn)
@@ -416,7 +447,7 @@ class IndexReader:
             self.conn.close()
             raise IndexError_(
                 f"{index_path}: index schema {schema} is not the schema {SCHEMA_VERSION} this pincite reads",
-                hint="rebuild it: delete the file and run `pincite build`",
+                hint="rebuild it with `pincite build` (the build replaces an index of another schema)",
             )
         self.path = index_path
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from indexer.config import Config
-from indexer.errors import ConfigError, PinciteError, UsageError
+from indexer.errors import ConfigError, PinciteError, UsageError, writing
 from indexer.index.store import CommitRow, IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.site.history import HistoryBuilder
@@ -86,9 +86,10 @@ class _Manifest:
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
     """Render the site for the index's built commit into `out_dir`, replacing the previous site whole."""
     out_dir = out_dir.absolute()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    with _site_lock(out_dir):
-        return _render_locked(repo, config, index_path, out_dir, summary)
+    with writing("the site", out_dir):
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        with _site_lock(out_dir):
+            return _render_locked(repo, config, index_path, out_dir, summary)
 
 
 @contextlib.contextmanager
@@ -180,11 +181,15 @@ def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
                 os.replace(staged / page, live_versions / page)
             os.rmdir(staged)
         os.replace(live_versions, staged)
+    moved_old = False
     try:
         if out_dir.exists():
             os.replace(out_dir, old)
+            moved_old = True
         os.replace(temp, out_dir)
     except BaseException:
+        if moved_old and not out_dir.exists():
+            os.replace(old, out_dir)
         if live_versions is not None and not live_versions.exists():
             os.replace(temp / "v", live_versions)
         raise
