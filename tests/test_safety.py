@@ -263,3 +263,33 @@ def test_search_in_a_file_that_is_not_an_index_never_says_delete_it(
     assert "not a pincite index" in result.output or "is a folder" in result.output
     assert "delete" not in result.output and "Traceback" not in result.output
     assert target.exists()
+
+
+# --- templates -------------------------------------------------------------------------------
+
+
+def test_a_template_cannot_run_a_command(small_repo: CorpusRepo, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    payload = f"{{{{ cycler.__init__.__globals__.os.system('touch {marker}') }}}}"
+    small_repo.commit(
+        {
+            "pincite.toml": 'template_dir = "templates"\n',
+            "templates/home.html": "{% extends 'base.html' %}{% block content %}" + payload + "{% endblock %}",
+        }
+    )
+    result = _run("build", "--repo", str(small_repo.root), "--out", str(tmp_path / "site"))
+    assert not marker.exists(), "the template ran a shell command"
+    assert result.exit_code == ConfigError.exit_code, result.output
+    assert "unsafe" in result.output and "Traceback" not in result.output
+
+
+def test_sandboxed_templates_still_override_the_shipped_ones(small_repo: CorpusRepo, tmp_path: Path) -> None:
+    small_repo.commit(
+        {
+            "pincite.toml": 'template_dir = "templates"\n',
+            "templates/home.html": "{% extends 'base.html' %}{% block content %}<h1>{{ 'ours' | upper }}</h1>"
+            "{% endblock %}",
+        }
+    )
+    build(small_repo.root, out=tmp_path / "site")
+    assert "<h1>OURS</h1>" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
