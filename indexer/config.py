@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
 import re
 import tomllib
 from collections.abc import Mapping
@@ -40,7 +41,7 @@ class Config:
 
 
 SETTINGS_HELP: dict[str, str] = {
-    "roots": "Folders (relative to the repository root) whose files are indexed.",
+    "roots": "Folders (relative to the repository root) whose files are indexed; `.` is the whole repository.",
     "history_start": "First commit (any rev) of the first-parent history to index; empty means the whole history.",
     "max_file_bytes": "Files larger than this are skipped with a message.",
     "passage_max_chars": "Upper bound on a passage's length in code points.",
@@ -155,7 +156,7 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
-        return tuple(v.strip("/") for v in value) if name == "roots" else tuple(value)
+        return tuple(_root(v, source) for v in value) if name == "roots" else tuple(value)
     if isinstance(expected, bool) or expected is None or isinstance(expected, str):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"{source}: setting {name!r} must be a string")
@@ -165,6 +166,17 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             raise ConfigError(f"{source}: setting {name!r} must be a positive number")
         return type(expected)(value)
     return value  # pragma: no cover - every field type is handled above
+
+
+def _root(value: str, source: Path) -> str:
+    """A corpus root as a git pathspec relative to the repository root; "." is the whole repository."""
+    hint = "give folders relative to the repository root, e.g. corpus, or . for the whole repository"
+    if value.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", value):
+        raise ConfigError(f"{source}: root {value!r} in `roots` is an absolute path", hint=hint)
+    root = posixpath.normpath(value.strip() or ".")
+    if root == ".." or root.startswith("../"):
+        raise ConfigError(f"{source}: root {value!r} in `roots` leads out of the repository", hint=hint)
+    return root
 
 
 def config_fields() -> list[tuple[str, Any, str]]:

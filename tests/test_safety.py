@@ -293,3 +293,28 @@ def test_sandboxed_templates_still_override_the_shipped_ones(small_repo: CorpusR
     )
     build(small_repo.root, out=tmp_path / "site")
     assert "<h1>OURS</h1>" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+# --- roots -----------------------------------------------------------------------------------
+
+
+def test_dot_root_indexes_the_whole_repository(small_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_repo.commit({"notes.md": "# Notes\n\nAt the top.\n"})
+    monkeypatch.setenv("PINCITE_ROOTS", ".")
+    summary = build(small_repo.root, site=False)
+    assert summary.documents == 3 and not summary.skipped
+
+
+@pytest.mark.parametrize("root", ["/", "/etc", "../elsewhere", "corpus/../..", "C:\\\\corpus"])
+def test_absolute_or_escaping_roots_are_refused(
+    small_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch, root: str
+) -> None:
+    monkeypatch.setenv("PINCITE_ROOTS", root)
+    result = _run("build", "--repo", str(small_repo.root), "--no-site")
+    assert result.exit_code == ConfigError.exit_code, result.output
+    assert "`roots`" in result.output and "Traceback" not in result.output and "pathspec" not in result.output
+
+
+def test_roots_are_normalised(small_repo: CorpusRepo) -> None:
+    small_repo.commit({"pincite.toml": 'roots = ["./corpus/", "corpus/../corpus"]\n'})
+    assert build(small_repo.root, site=False).documents == 2

@@ -154,6 +154,8 @@ def _stage(summary: BuildSummary, name: str) -> Iterator[None]:
 
 def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
     for root in config.roots:
+        if root == ".":  # the whole repository: its root tree always exists
+            continue
         entry = repo.blob_at(tip, root)
         if entry is None or entry.mode != "tree":
             if root in OPTIONAL_ROOTS:
