@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from indexer import build
 from indexer.cli.main import main
-from indexer.errors import ConfigError, IndexError_, OutputError, UsageError
+from indexer.errors import ConfigError, IndexError_, OutputError, RepositoryError, UsageError
 from tests.conftest import CorpusRepo
 
 
@@ -318,3 +318,25 @@ def test_absolute_or_escaping_roots_are_refused(
 def test_roots_are_normalised(small_repo: CorpusRepo) -> None:
     small_repo.commit({"pincite.toml": 'roots = ["./corpus/", "corpus/../corpus"]\n'})
     assert build(small_repo.root, site=False).documents == 2
+
+
+# --- builds that index nothing -----------------------------------------------------------------
+
+
+def test_a_build_that_indexes_nothing_fails_and_says_why(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({f"corpus/page{n}.rst": f"Page {n}\n=======\n" for n in range(3)})
+    result = _run("build", "--repo", str(corpus_repo.root), "--no-site")
+    assert result.exit_code == RepositoryError.exit_code, result.output
+    assert "no document indexed (skipped: 3 .rst)" in result.output
+    assert "all 3 .rst file(s) were skipped: unsupported file type (3)" in result.output
+
+
+def test_a_whole_type_skipped_is_a_warning_after_the_skipped_list(small_repo: CorpusRepo) -> None:
+    small_repo.commit({"corpus/a.rst": "A\n=\n", "corpus/b.rst": "B\n=\n", "corpus/bad.md": b"\xff\xfe bytes"})
+    result = _run("build", "--repo", str(small_repo.root), "--no-site")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    warning = "warning: all 2 .rst file(s) were skipped: unsupported file type (2)"
+    assert warning in lines
+    assert lines.index(warning) > max(i for i, line in enumerate(lines) if line.startswith("skipped:"))
+    assert not any("all" in line and ".md" in line for line in lines if line.startswith("warning:")), "one .md skipped"

@@ -17,7 +17,7 @@ import click
 from indexer import __version__
 from indexer.cli.common import emit_json, index_option, json_option, repo_option
 from indexer.errors import PinciteError
-from indexer.index.build import BuildSummary, build
+from indexer.index.build import BuildSummary, build, nothing_indexed
 from indexer.index.search import search
 
 
@@ -66,6 +66,9 @@ def build_command(
         emit_json(summary.to_json())
     else:
         _print_summary(summary)
+    failure = nothing_indexed(summary)
+    if failure is not None:
+        raise failure
     if strict and summary.skipped:
         sys.exit(1)
 
@@ -82,11 +85,12 @@ def _progress_printer() -> Callable[[int, int], None]:
 
 
 def _print_summary(summary: BuildSummary) -> None:
-    for warning in summary.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    # Skipped files first: the warnings (a whole file type skipped, ...) must not scroll away above them.
     for skipped in summary.skipped:
         hint = f" ({skipped.hint})" if skipped.hint else ""
         click.echo(f"skipped: {skipped.path}: {skipped.reason}{hint}", err=True)
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"built {summary.commit[:12]}: {summary.commits} commits, {summary.documents} documents, "
         f"{summary.versions} versions, {summary.passages} passages; "

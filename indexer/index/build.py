@@ -10,9 +10,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, PinciteError, RepositoryError
@@ -125,6 +126,9 @@ def build(
             finally:
                 summary.stages.update(writer.timings)
     summary.index_path = str(target)
+    empty = nothing_indexed(summary)
+    if empty is not None:
+        summary.warnings.append(empty.message)
     if out_dir is not None:
         from indexer.site.builder import render_site  # lazily: Jinja and the site stage load only when a site is built
 
@@ -331,14 +335,53 @@ def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_
 
 
 def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
+    indexed: Counter[str] = Counter()
     for path, status, reason, passages in writer.head_documents(head_seq):
         if status == "skipped":
             summary.skipped.append(Skipped(path, reason))
         else:
+            indexed[file_type(path)] += 1
             summary.documents += 1
             summary.passages += passages
             if reason:
                 summary.warnings.append(f"{path}: {reason}")
+    summary.warnings.extend(_whole_types_skipped(indexed, summary.skipped))
+
+
+def file_type(path: str) -> str:
+    """How a summary names a file's type: its extension, lower case."""
+    return PurePosixPath(path).suffix.lower() or "(no extension)"
+
+
+def _whole_types_skipped(indexed: Counter[str], skipped: list[Skipped]) -> list[str]:
+    """One loud line per file type of which not one file was indexed, with the count and reasons."""
+    by_type: dict[str, Counter[str]] = {}
+    for item in skipped:
+        by_type.setdefault(file_type(item.path), Counter())[item.reason] += 1
+    return [
+        f"all {sum(reasons.values())} {kind} file(s) were skipped: "
+        + "; ".join(f"{reason} ({count})" for reason, count in reasons.most_common(3))
+        for kind, reasons in sorted(by_type.items())
+        if not indexed[kind]
+    ]
+
+
+def nothing_indexed(summary: BuildSummary) -> RepositoryError | None:
+    """The error for a build that indexed no document (wrong roots, a missing extra), or None.
+
+    The index is still written (it is the truth about that commit); the command fails, so CI
+    never publishes an empty site without someone noticing.
+    """
+    if summary.documents:
+        return None
+    skipped = Counter(file_type(item.path) for item in summary.skipped)
+    found = ", ".join(f"{count} {kind}" for kind, count in skipped.most_common(5))
+    hints = sorted({item.hint for item in summary.skipped if item.hint})
+    return RepositoryError(
+        f"commit {summary.commit[:12]}: no document indexed"
+        + (f" (skipped: {found})" if found else " (no files to index)"),
+        hint="; ".join(hints) or "check `roots`, and that the documents are committed in a supported format",
+    )
 
 
 __all__ = ["BuildSummary", "PinciteError", "Skipped", "build", "classify"]
