@@ -72,7 +72,18 @@ class IndexError_(PinciteError):  # noqa: N801 - builtin IndexError is unrelated
 
 
 class ExtractionError(PinciteError):
+    """Messages start with the path the bytes were read as: `<path>: <reason>`."""
+
     exit_code = 5
+
+    def reason_for(self, path: str) -> str:
+        """The message without its leading `<path>: `.
+
+        One blob can stand at many paths, so what is stored per blob must not name one of
+        them; the path is put back where the reason is printed.
+        """
+        prefix = f"{path}: "
+        return self.message.removeprefix(prefix)
 
 
 class FetchError(PinciteError):

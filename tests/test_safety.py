@@ -340,3 +340,17 @@ def test_a_whole_type_skipped_is_a_warning_after_the_skipped_list(small_repo: Co
     assert warning in lines
     assert lines.index(warning) > max(i for i, line in enumerate(lines) if line.startswith("skipped:"))
     assert not any("all" in line and ".md" in line for line in lines if line.startswith("warning:")), "one .md skipped"
+
+
+# --- messages name the right file --------------------------------------------------------------
+
+
+def test_one_bad_blob_under_two_paths_names_each_path_once(small_repo: CorpusRepo) -> None:
+    corrupt = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ngarbage"
+    small_repo.commit({"corpus/a/one.pdf": corrupt, "corpus/b/two.pdf": corrupt})
+    result = _run("build", "--repo", str(small_repo.root), "--no-site")
+    skipped = sorted(line for line in result.output.splitlines() if line.startswith("skipped:"))
+    assert len(skipped) == 2, result.output
+    assert skipped[0].startswith("skipped: corpus/a/one.pdf: not a readable PDF")
+    assert skipped[1].startswith("skipped: corpus/b/two.pdf: not a readable PDF")
+    assert not any("one.pdf" in line and "two.pdf" in line for line in skipped), skipped

@@ -322,7 +322,7 @@ def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_
     try:
         extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config))
     except ExtractionError as exc:
-        return exc.message
+        return exc.reason_for(path)  # stored per blob: no path in it
     if path.split("/", 1)[0] in OPTIONAL_ROOTS and extracted.source_class != "snapshot":
         extracted = dataclasses.replace(extracted, source_class="snapshot")
     passages = chunk(
