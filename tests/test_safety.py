@@ -354,3 +354,36 @@ def test_one_bad_blob_under_two_paths_names_each_path_once(small_repo: CorpusRep
     assert skipped[0].startswith("skipped: corpus/a/one.pdf: not a readable PDF")
     assert skipped[1].startswith("skipped: corpus/b/two.pdf: not a readable PDF")
     assert not any("one.pdf" in line and "two.pdf" in line for line in skipped), skipped
+
+
+# --- failures are remembered -------------------------------------------------------------------
+
+CORRUPT_PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ngarbage"
+
+
+def test_a_failure_is_not_extracted_again_until_something_changes(
+    small_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_repo.commit({"corpus/bad.pdf": CORRUPT_PDF})
+    first = build(small_repo.root, site=False)
+    assert first.extracted == 3 and [s.path for s in first.skipped] == ["corpus/bad.pdf"]
+
+    small_repo.commit({"corpus/d3.md": "# Three\n"})
+    again = build(small_repo.root, site=False)
+    assert (again.extracted, again.failures_reused) == (1, 1)
+    assert [(s.path, s.reason.split(" (")[0]) for s in again.skipped] == [("corpus/bad.pdf", "not a readable PDF")]
+
+    assert build(small_repo.root, site=False, retry_skipped=True).extracted == 1
+    small_repo.commit({"pincite.toml": "pdf_max_pages = 10\n"})
+    assert build(small_repo.root, site=False).extracted == 1, "other limits: tried again"
+    monkeypatch.setattr("indexer.extract.pdf.VERSION", 999)
+    assert build(small_repo.root, site=False).extracted == 1, "another extractor identity: tried again"
+    assert build(small_repo.root, site=False).extracted == 0
+
+
+def test_the_summary_says_failures_were_not_retried(small_repo: CorpusRepo) -> None:
+    small_repo.commit({"corpus/bad.pdf": CORRUPT_PDF})
+    build(small_repo.root, site=False)
+    result = _run("build", "--repo", str(small_repo.root), "--no-site")
+    assert "1 known to fail: not retried, --retry-skipped retries them" in result.output, result.output
+    assert "--retry-skipped" in _run("build", "--help").output

@@ -169,7 +169,8 @@ def _encryption_error(path: str, exc: Exception) -> ExtractionError | None:
     if isinstance(exc, pypdf.errors.DependencyError):
         return ExtractionError(
             f"{path}: encrypted with AES, and the cryptography library pypdf needs for it is not installed",
-            hint=f"{INSTALL_HINT} (it installs pypdf[crypto]), or commit an unencrypted copy",
+            hint=f"{INSTALL_HINT} (it installs pypdf[crypto]) and build with --retry-skipped, "
+            "or commit an unencrypted copy",
         )
     return None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -45,6 +46,7 @@ class BuildSummary:
     versions: int = 0
     extracted: int = 0
     reused: int = 0
+    failures_reused: int = 0  # of `reused`: versions that failed before, under the same identity and limits
     passages: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -62,6 +64,7 @@ class BuildSummary:
             "versions": self.versions,
             "extracted": self.extracted,
             "reused": self.reused,
+            "failures_reused": self.failures_reused,
             "passages": self.passages,
             "skipped": [{"path": s.path, "reason": s.reason, "hint": s.hint} for s in self.skipped],
             "warnings": self.warnings,
@@ -91,6 +94,7 @@ def build(
     config: Config | None = None,
     site: bool = True,
     progress: Progress | None = None,
+    retry_skipped: bool = False,
 ) -> BuildSummary:
     """Index commit `rev` of the repository at `repo_path`; return what was done."""
     started = time.monotonic()
@@ -118,7 +122,7 @@ def build(
         with build_lock(target):
             writer = IndexWriter(target)
             try:
-                _write_index(repo, config, commits, writer, summary, progress)
+                _write_index(repo, config, commits, writer, summary, progress, retry_skipped)
                 writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
             except BaseException:
                 writer.abort()
@@ -198,8 +202,9 @@ def _write_index(
     writer: IndexWriter,
     summary: BuildSummary,
     progress: Progress | None,
+    retry_skipped: bool,
 ) -> None:
-    writer.forget_skipped_versions()
+    writer.forget_skipped_versions(_failures_key(config), retry=retry_skipped)
     known = writer.known_versions()
     with _stage(summary, "history"):
         intervals = _intervals(repo, config, commits)
@@ -209,6 +214,8 @@ def _write_index(
             wanted.setdefault((entry.sha, kind.identity), path)
     needed = {key: path for key, path in wanted.items() if key not in known}
     summary.reused = len(wanted) - len(needed)
+    failed = writer.skipped_version_ids()
+    summary.failures_reused = sum(1 for key in wanted if key not in needed and known[key] in failed)
     total = len(needed)
     # One `git cat-file --batch` streams the new blobs in order, one at a time, so the
     # build holds a single document's text (and its passages) at once.
@@ -271,8 +278,13 @@ def _intervals(
     return result
 
 
+def _failures_key(config: Config) -> str:
+    """The limits a remembered failure met; a failure under other limits is tried again."""
+    return json.dumps(dataclasses.asdict(extract_mod.Limits.from_config(config)), sort_keys=True)
+
+
 def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
-    """Record a version that has no text, with the reason; later builds retry it."""
+    """Record a version that has no text, with the reason; later builds with the same limits reuse it."""
     return writer.add_version(
         blob=blob, identity=identity, source_class="text", size=size, text=None, status="skipped", reason=reason
     )

@@ -284,14 +284,23 @@ class IndexWriter:
         )
         return version_id
 
-    def forget_skipped_versions(self) -> None:
-        """Drop versions that have no text so the build retries them (the reason may have gone).
+    def forget_skipped_versions(self, failures_key: str, *, retry: bool = False) -> None:
+        """Drop the history (the build writes it anew) and the versions that have no text, unless
+        they were recorded under the same `failures_key`.
 
-        The history that refers to them is dropped too; the build writes it anew. Skipped
-        versions never entered the FTS tables, so those need no delete.
+        A failure is remembered as a success is, by (blob, extractor identity), plus the limits
+        it met (`failures_key`): the same bytes through the same extractor under the same limits
+        fail the same way, so they are not extracted again. Other limits, or `retry`, retry them.
+        Skipped versions never entered the FTS tables, so those need no delete.
         """
         self.conn.execute("DELETE FROM path_versions")
-        self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+        recorded = self.conn.execute("SELECT value FROM meta WHERE key = 'failures_key'").fetchone()
+        if retry or recorded is None or recorded[0] != failures_key:
+            self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+            self.set_meta("failures_key", failures_key)
+
+    def skipped_version_ids(self) -> set[int]:
+        return {int(row[0]) for row in self.conn.execute("SELECT id FROM versions WHERE status = 'skipped'")}
 
     def head_documents(self, head_seq: int) -> list[tuple[str, str, str, int]]:
         """(path, status, reason, passage count) of every version the commit `head_seq` holds."""
