@@ -107,3 +107,15 @@ def relative_links() -> list[tuple[str, str]]:
 def test_relative_links_resolve(page: str, target: str) -> None:
     resolved = (ROOT / page).parent / target
     assert resolved.exists(), f"{page} links to {target}, which does not exist"
+
+
+def test_every_test_named_in_the_reliability_page_exists() -> None:
+    page = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", page)
+    assert len(named) > 10
+    missing = [
+        f"{file}::{name}"
+        for file, name in named
+        if not re.search(rf"^def {name}\(", (ROOT / file).read_text(encoding="utf-8"), re.M)
+    ]
+    assert not missing, f"docs/reliability.md names tests that do not exist: {missing}"

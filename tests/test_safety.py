@@ -387,3 +387,39 @@ def test_the_summary_says_failures_were_not_retried(small_repo: CorpusRepo) -> N
     result = _run("build", "--repo", str(small_repo.root), "--no-site")
     assert "1 known to fail: not retried, --retry-skipped retries them" in result.output, result.output
     assert "--retry-skipped" in _run("build", "--help").output
+
+
+# --- the network -------------------------------------------------------------------------------
+
+
+def test_no_command_but_snapshot_touches_the_network(
+    small_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    attempts: list[object] = []
+
+    def refuse(*args: object, **_kwargs: object) -> None:
+        attempts.append(args)
+        raise OSError("network use outside `pincite snapshot`")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    head = small_repo.head()
+    note = tmp_path / "note.md"
+    note.write_text(f'"Retention is seven years." (corpus/d1.md@{head}#L3)\n', encoding="utf-8")
+    repo = ["--repo", str(small_repo.root)]
+    for args in (
+        ["build", "--out", str(tmp_path / "site")],
+        ["search", "retention"],
+        ["cite", "corpus/d1.md", "--lines", "3"],
+        ["resolve", f"corpus/d1.md@{head}#L3"],
+        ["verify", f"corpus/d1.md@{head}#L3"],
+        ["check", str(note)],
+        ["locate", "Retention is seven years."],
+        ["doctor"],
+    ):
+        result = _run(*args, *repo)
+        assert result.exit_code == 0, (args, result.output)
+    assert attempts == []
