@@ -50,15 +50,25 @@ def build(
     config: Config | None = None,
     site: bool = True,
     progress: Progress | None = None,
+    retry_skipped: bool = False,
 ) -> BuildSummary:
-    """Index commit `rev` (history included) and, unless `site` is false, render the static site."""
-    git = GitRepo(repo)
-    summary = build_index(git, rev, index_path=index_path, config=config, progress=progress)
-    if site:
-        from indexer.site.builder import render_site  # Jinja and the site stage load only when a site is built
+    """Index commit `rev` (history included) and, unless `site` is false, render the static site.
 
-        config = config or load_config(git.root)
-        out_dir = Path(out) if out else git.root / config.site_dir
+    Both output paths are checked before any work. `out` and `index_path` given here are the
+    caller's explicit choice and may lie outside the repository; from a settings file they may not.
+    """
+    git = GitRepo(repo)
+    explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
+    config = config or load_config(git.root, explicit)
+    out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
+    if out_dir is not None:
+        from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
+
+        check_site_target(out_dir, git.root, config.roots)
+    summary = build_index(
+        git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
+    )
+    if out_dir is not None:
         stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
         summary.site, summary.site_dir = stats.to_json(), str(out_dir)
         summary.seconds += stats.seconds

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
 import re
 import tomllib
 from collections.abc import Mapping
@@ -40,7 +41,7 @@ class Config:
 
 
 SETTINGS_HELP: dict[str, str] = {
-    "roots": "Folders (relative to the repository root) whose files are indexed.",
+    "roots": "Folders (relative to the repository root) whose files are indexed; `.` is the whole repository.",
     "history_start": "First commit (any rev) of the first-parent history to index; empty means the whole history.",
     "max_file_bytes": "Files larger than this are skipped with a message.",
     "passage_max_chars": "Upper bound on a passage's length in code points.",
@@ -57,18 +58,45 @@ SETTINGS_HELP: dict[str, str] = {
 }
 
 
+# Paths pincite writes to (or loads templates from). A committed settings file must keep them
+# inside the repository: building someone's branch must not overwrite files elsewhere.
+CONFINED_PATHS = ("index_path", "site_dir", "template_dir")
+
+
 def load_config(repo_root: Path, overrides: dict[str, Any] | None = None) -> Config:
-    """Read the settings of the repository at `repo_root`, then apply `overrides`."""
-    values: dict[str, Any] = {}
+    """Read the settings of the repository at `repo_root`, then apply `overrides`.
+
+    Environment variables and `overrides` are the operator's explicit choice; only paths
+    that come from the repository's own files are confined to the repository.
+    """
+    from_files: dict[str, Any] = {}
     pyproject = repo_root / "pyproject.toml"
     if pyproject.is_file():
-        values.update(_read_toml(pyproject).get("tool", {}).get("pincite", {}))
+        from_files.update(_read_toml(pyproject).get("tool", {}).get("pincite", {}))
     own_file = repo_root / "pincite.toml"
     if own_file.is_file():
-        values.update(_read_toml(own_file))
-    values.update(env_overrides(os.environ))
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return _coerce(values, source=own_file if own_file.is_file() else pyproject)
+        from_files.update(_read_toml(own_file))
+    source = own_file if own_file.is_file() else pyproject
+    explicit = {**env_overrides(os.environ), **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    config = _coerce({**from_files, **explicit}, source=source)
+    for name in CONFINED_PATHS:
+        if name in from_files and name not in explicit:
+            _check_inside(repo_root, name, getattr(config, name), source)
+    return config
+
+
+def _check_inside(repo_root: Path, name: str, value: str | None, source: Path) -> None:
+    """Refuse a path from a settings file that is absolute or leads out of the repository."""
+    if not value:
+        return
+    root = repo_root.resolve()
+    target = (root / value).resolve()  # resolves `..` and symlinks that already exist
+    if Path(value).is_absolute() or not target.is_relative_to(root) or target == root:
+        raise ConfigError(
+            f"{source}: setting {name} = {value!r} points outside the repository ({target})",
+            hint=f"use a path inside the repository; to write elsewhere on purpose, pass it on the command "
+            f"line or set {ENV_PREFIX}{name.upper()}",
+        )
 
 
 ENV_PREFIX = "PINCITE_"
@@ -128,7 +156,7 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
-        return tuple(v.strip("/") for v in value) if name == "roots" else tuple(value)
+        return tuple(_root(v, source) for v in value) if name == "roots" else tuple(value)
     if isinstance(expected, bool) or expected is None or isinstance(expected, str):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"{source}: setting {name!r} must be a string")
@@ -138,6 +166,17 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             raise ConfigError(f"{source}: setting {name!r} must be a positive number")
         return type(expected)(value)
     return value  # pragma: no cover - every field type is handled above
+
+
+def _root(value: str, source: Path) -> str:
+    """A corpus root as a git pathspec relative to the repository root; "." is the whole repository."""
+    hint = "give folders relative to the repository root, e.g. corpus, or . for the whole repository"
+    if value.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", value):
+        raise ConfigError(f"{source}: root {value!r} in `roots` is an absolute path", hint=hint)
+    root = posixpath.normpath(value.strip() or ".")
+    if root == ".." or root.startswith("../"):
+        raise ConfigError(f"{source}: root {value!r} in `roots` leads out of the repository", hint=hint)
+    return root
 
 
 def config_fields() -> list[tuple[str, Any, str]]:

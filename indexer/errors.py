@@ -11,12 +11,18 @@
     ├── ExtractionError (5)            one document's text could not be obtained
     ├── FetchError (6)                 a snapshot fetch failed or was refused
     │   └── GuardRefusal (6)           the SSRF guard refused a URL
-    └── CheckFailed (7)                check found failed / wrong_ref / unresolvable citations
+    ├── CheckFailed (7)                check found failed / wrong_ref / unresolvable citations
+    └── OutputError (8)                the index or site could not be written (disk full, no permission)
 
 Messages name the input and say what to do; they are shown without a traceback.
 """
 
 from __future__ import annotations
+
+import contextlib
+import errno
+from collections.abc import Iterator
+from pathlib import Path
 
 
 class PinciteError(Exception):
@@ -71,7 +77,18 @@ class IndexError_(PinciteError):  # noqa: N801 - builtin IndexError is unrelated
 
 
 class ExtractionError(PinciteError):
+    """Messages start with the path the bytes were read as: `<path>: <reason>`."""
+
     exit_code = 5
+
+    def reason_for(self, path: str) -> str:
+        """The message without its leading `<path>: `.
+
+        One blob can stand at many paths, so what is stored per blob must not name one of
+        them; the path is put back where the reason is printed.
+        """
+        prefix = f"{path}: "
+        return self.message.removeprefix(prefix)
 
 
 class FetchError(PinciteError):
@@ -84,3 +101,36 @@ class GuardRefusal(FetchError):
 
 class CheckFailed(PinciteError):
     exit_code = 7
+
+
+class OutputError(PinciteError):
+    exit_code = 8
+
+
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+_NOT_ALLOWED = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def output_error(exc: OSError, what: str, target: Path) -> OutputError:
+    """An OutputError for an OSError met while writing `what` at `target`, with what to do."""
+    where = exc.filename or target
+    if exc.errno in _NO_SPACE:
+        return OutputError(
+            f"{where}: no space left while writing {what}; nothing was replaced",
+            hint="free some disk space (or point the output at another disk) and build again",
+        )
+    if exc.errno in _NOT_ALLOWED:
+        return OutputError(
+            f"{where}: not allowed to write {what} here ({exc.strerror}); nothing was replaced",
+            hint=f"make {Path(where).parent} writable, or choose another path (--index / --out)",
+        )
+    return OutputError(f"{where}: could not write {what}: {exc.strerror or exc}", hint="fix the path and build again")
+
+
+@contextlib.contextmanager
+def writing(what: str, target: Path) -> Iterator[None]:
+    """Turn an OSError raised while writing `what` into an OutputError that names `target`."""
+    try:
+        yield
+    except OSError as exc:
+        raise output_error(exc, what, target) from exc

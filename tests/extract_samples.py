@@ -6,17 +6,27 @@ import datetime as dt
 import io
 
 from fpdf import FPDF
+from fpdf.enums import EncryptionMethod
 
 FIXED_DATE = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
-def pdf_of_pages(pages: list[list[str]], *, user_password: str | None = None, owner_password: str = "") -> bytes:
-    """A PDF with one page per item; each page holds the given paragraphs (Latin-1 text)."""
+def pdf_of_pages(
+    pages: list[list[str]], *, user_password: str | None = None, owner_password: str = "", method: str = "RC4"
+) -> bytes:
+    """A PDF with one page per item; each page holds the given paragraphs (Latin-1 text).
+
+    With a `user_password` it is encrypted by `method` (RC4, AES_128 or AES_256).
+    """
     pdf = FPDF(format="A4")
     pdf.set_creation_date(FIXED_DATE)
     pdf.set_auto_page_break(auto=False)
     if user_password is not None:
-        pdf.set_encryption(owner_password=owner_password or "owner-secret", user_password=user_password)
+        pdf.set_encryption(
+            owner_password=owner_password or "owner-secret",
+            user_password=user_password,
+            encryption_method=EncryptionMethod[method],
+        )
     for paragraphs in pages:
         pdf.add_page()
         pdf.set_font("Helvetica", size=11)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -269,3 +270,24 @@ def test_fix_keeps_the_findings_of_earlier_documents(setup: tuple[CorpusRepo, st
     fixed = run(repo, "check", "--fix", str(tmp_path))
     assert plain.exit_code == fixed.exit_code == 7
     assert "1 citation(s)" in fixed.stdout
+
+
+def test_fix_never_overwrites_an_edit_saved_while_it_checked(
+    setup: tuple[CorpusRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "notes.md"
+    doc.write_text(f"> Invoices are kept for seven years.\n\n— corpus/policy.md@{pinned}#L3\n", encoding="utf-8")
+    edited = doc.read_text(encoding="utf-8") + "A paragraph the writer saved meanwhile.\n"
+    from indexer.citations import check as check_mod
+
+    real = check_mod._fix_target
+
+    def save_then_decide(*args: Any, **kwargs: Any) -> Any:  # the writer saves just as --fix decides
+        doc.write_text(edited, encoding="utf-8")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check_mod, "_fix_target", save_then_decide)
+    result = CliRunner().invoke(main, ["check", str(doc), "--fix", "--repo", str(repo.root)])
+    assert result.exit_code == 1 and "changed while pincite was checking it" in result.output
+    assert doc.read_text(encoding="utf-8") == edited

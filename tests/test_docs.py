@@ -124,3 +124,15 @@ def test_the_api_examples_run_in_a_clone_of_this_repository(tmp_path: Path, monk
     for block in blocks:
         exec(compile(block, "docs/api.md", "exec"), namespace)
     assert (clone / ".pincite" / "index.sqlite").is_file()
+
+
+def test_every_test_named_in_the_reliability_page_exists() -> None:
+    page = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", page)
+    assert len(named) > 10
+    missing = [
+        f"{file}::{name}"
+        for file, name in named
+        if not re.search(rf"^def {name}\(", (ROOT / file).read_text(encoding="utf-8"), re.M)
+    ]
+    assert not missing, f"docs/reliability.md names tests that do not exist: {missing}"

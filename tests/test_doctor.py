@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import CorpusRepo
 
@@ -106,3 +107,11 @@ def test_version_option() -> None:
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
     assert result.output.startswith("pincite, version ")
+
+
+def test_pdf_extra_without_cryptography_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from indexer.extract import pdf
+
+    monkeypatch.setattr(pdf, "importable", lambda module: module != "cryptography")
+    status, detail, hint = by_name(diagnose(tmp_path))["extra:pdf"]
+    assert status == WARN and "AES" in detail and "pincite[pdf]" in hint

@@ -109,11 +109,33 @@ def test_empty_user_password_is_opened_and_noted() -> None:
     assert any("empty user password" in note for note in result.notes)
 
 
-def test_real_password_is_refused() -> None:
-    data = pdf_of_pages(PAGES[:1], user_password="s3cret")
-    with pytest.raises(ExtractionError, match="encrypted with a password") as info:
+@pytest.mark.parametrize("method", ["RC4", "AES_128", "AES_256"])
+def test_real_password_is_refused(method: str) -> None:
+    data = pdf_of_pages(PAGES[:1], user_password="s3cret", method=method)
+    with pytest.raises(ExtractionError, match="needs a password") as info:
         PdfExtractor().extract(data, "locked.pdf")
     assert "locked.pdf" in str(info.value) and info.value.hint
+    assert "not a readable PDF" not in str(info.value)
+
+
+@pytest.mark.parametrize("method", ["AES_128", "AES_256"])
+def test_aes_with_an_empty_password_is_opened(method: str) -> None:
+    result = PdfExtractor().extract(pdf_of_pages(PAGES[:1], user_password="", method=method), "aes.pdf")
+    assert "twelve months" in result.text
+
+
+@pytest.mark.parametrize("method", ["AES_128", "AES_256"])
+def test_aes_without_cryptography_names_the_install(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pypdf._crypt_providers._fallback as fallback
+    import pypdf._encryption
+
+    data = pdf_of_pages(PAGES[:1], user_password="", method=method)
+    # pypdf picks its AES code when imported; put in what it picks when `cryptography` is missing.
+    for name in ("CryptAES", "aes_cbc_decrypt", "aes_ecb_decrypt"):
+        monkeypatch.setattr(pypdf._encryption, name, getattr(fallback, name))
+    with pytest.raises(ExtractionError, match="cryptography library") as info:
+        PdfExtractor().extract(data, "aes.pdf")
+    assert "pincite[pdf]" in (info.value.hint or "") and "not a readable PDF" not in str(info.value)
 
 
 @pytest.mark.parametrize("keep", [0.3, 0.6, 0.98])

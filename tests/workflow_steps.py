@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,7 @@ def run_bash(command: str, cwd: Path, env: dict[str, str], workdir: Path) -> sub
     # What actions/setup-python provides: `python` is the interpreter that runs pincite.
     tool_bin = workdir / "setup-python-bin"
     tool_bin.mkdir(exist_ok=True)
-    if not (tool_bin / "python").exists():
-        (tool_bin / "python").symlink_to(sys.executable)
+    write_python_wrapper(tool_bin / "python")
     search_path = os.pathsep.join([str(tool_bin), str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     runner_files = {
         "PATH": search_path,
@@ -57,6 +57,19 @@ def run_bash(command: str, cwd: Path, env: dict[str, str], workdir: Path) -> sub
         text=True,
         timeout=600,
     )
+
+
+def write_python_wrapper(target: Path) -> None:
+    """Make `target` run this interpreter, virtualenv included.
+
+    A symlink would not do: Python finds a virtualenv by the `pyvenv.cfg` beside the path it was
+    started as, so a link to a venv's interpreter placed elsewhere runs the base Python without the
+    venv's packages. A script that execs the interpreter by its own path keeps the venv.
+    """
+    if target.exists():
+        return
+    target.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n', encoding="utf-8")
+    target.chmod(0o755)
 
 
 def read_outputs(workdir: Path) -> dict[str, str]:

@@ -19,7 +19,7 @@ from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
 from indexer.citations.recovery import Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found, scan
-from indexer.errors import UsageError
+from indexer.errors import PinciteError, UsageError
 from indexer.files import atomic_write
 from indexer.text.citation import Citation, github_repo, github_url, permalink
 from indexer.text.kinds import is_text_path
@@ -276,6 +276,12 @@ def _fix_file(
         pieces += [text[last:start], new]
         last = end
     pieces.append(text[last:])
+    # Checking takes a while: if the file was saved meanwhile, rewriting it would lose that edit.
+    if file.read_bytes() != text.encode("utf-8"):
+        raise PinciteError(
+            f"{file}: changed while pincite was checking it; --fix did not rewrite it",
+            hint="run `pincite check --fix` again",
+        )
     atomic_write(file, "".join(pieces).encode("utf-8"))
     return [e[3] for e in edits]
 

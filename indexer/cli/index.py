@@ -10,7 +10,7 @@ import click
 
 from indexer import api
 from indexer.cli.common import emit_json, index_option, json_option, repo_option
-from indexer.index.build import BuildSummary
+from indexer.index.build import BuildSummary, nothing_indexed
 
 
 @click.command("build")
@@ -20,21 +20,41 @@ from indexer.index.build import BuildSummary
 @index_option
 @click.option("--no-site", is_flag=True, help="Build the index only, skip the static site.")
 @click.option("--strict", is_flag=True, help="Exit non-zero when any document was skipped.")
+@click.option(
+    "--retry-skipped",
+    is_flag=True,
+    help="Extract again the versions that failed before (e.g. after installing a library).",
+)
 @json_option
 def build_command(
-    repo: Path, rev: str, out: Path | None, index_path: Path | None, no_site: bool, strict: bool, as_json: bool
+    repo: Path,
+    rev: str,
+    out: Path | None,
+    index_path: Path | None,
+    no_site: bool,
+    strict: bool,
+    retry_skipped: bool,
+    as_json: bool,
 ) -> None:
     """Index commit REV of the corpus (read from git objects, never the working tree).
 
     Every distinct file version is extracted once: a rebuild after a commit only
-    extracts the blobs that commit changed. Prints a summary; --json for scripts.
+    extracts the blobs that commit changed. A version that failed (corrupt, encrypted,
+    over a limit) is remembered too, and tried again only when the extractor's identity
+    or the limits change, or with --retry-skipped. Prints a summary; --json for scripts.
+    A build that indexes no document exits with status 3.
     """
     progress = _progress_printer() if sys.stderr.isatty() and not as_json else None
-    summary = api.build(repo, rev, out=out, index_path=index_path, site=not no_site, progress=progress)
+    summary = api.build(
+        repo, rev, out=out, index_path=index_path, site=not no_site, progress=progress, retry_skipped=retry_skipped
+    )
     if as_json:
         emit_json(summary.to_json())
     else:
         _print_summary(summary)
+    failure = nothing_indexed(summary)
+    if failure is not None:
+        raise failure
     if strict and summary.skipped:
         sys.exit(1)
 
@@ -51,15 +71,17 @@ def _progress_printer() -> Callable[[int, int], None]:
 
 
 def _print_summary(summary: BuildSummary) -> None:
-    for warning in summary.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    # Skipped files first: the warnings (a whole file type skipped, ...) must not scroll away above them.
     for skipped in summary.skipped:
         hint = f" ({skipped.hint})" if skipped.hint else ""
         click.echo(f"skipped: {skipped.path}: {skipped.reason}{hint}", err=True)
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"built {summary.commit[:12]}: {summary.commits} commits, {summary.documents} documents, "
         f"{summary.versions} versions, {summary.passages} passages; "
-        f"extracted {summary.extracted}, reused {summary.reused}; {len(summary.skipped)} skipped; "
+        f"extracted {summary.extracted}, reused {summary.reused}{_remembered(summary)}; "
+        f"{len(summary.skipped)} skipped; "
         f"{summary.seconds:.2f} s"
     )
     click.echo(f"index: {summary.index_path}")
@@ -67,6 +89,12 @@ def _print_summary(summary: BuildSummary) -> None:
         site = summary.site or {}
         counts = f" ({site.get('pages_rendered', 0)} pages rendered, {site.get('pages_reused', 0)} reused)"
         click.echo(f"site:  {summary.site_dir}{counts if site else ''}")
+
+
+def _remembered(summary: BuildSummary) -> str:
+    if not summary.failures_reused:
+        return ""
+    return f" ({summary.failures_reused} known to fail: not retried, --retry-skipped retries them)"
 
 
 @click.command("search")

@@ -2,7 +2,7 @@
 
 A blob's bytes never change and an identity names everything that decides the output, so
 an entry never goes stale; a new library version is a new identity and simply misses.
-Entries are JSON files under `.pincite/cache/extract/` in the repository (a folder that
+Entries are JSON files under `.pincite/cache/extract/` in the repository (`.pincite/`
 ignores itself in git). Each stores a SHA-256 of its text and is re-checked when read: a
 damaged entry is ignored and the blob extracted again, never trusted. The text class is
 not cached: reading its blob is as cheap as reading an entry.
@@ -21,6 +21,7 @@ from indexer.errors import ExtractionError
 from indexer.extract import registry as extract_mod
 from indexer.extract.registry import ExtractedText, Limits
 from indexer.files import atomic_write
+from indexer.state import make_parent
 from indexer.vcs.repo import GitRepo
 
 CACHE_DIR = Path(".pincite/cache/extract")
@@ -101,16 +102,9 @@ def _store(root: Path, entry: Path, blob: str, extracted: ExtractedText) -> None
     }
     # The cache only saves time: a read-only or full disk must not fail the caller.
     with contextlib.suppress(OSError):
-        _ensure_ignored(root / CACHE_DIR.parent)
+        make_parent(entry)
         atomic_write(entry, json.dumps(record, ensure_ascii=False).encode("utf-8"))
 
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _ensure_ignored(folder: Path) -> None:
-    marker = folder / ".gitignore"
-    if not marker.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        marker.write_text("# pincite's extraction cache: local, rebuilt on demand\n*\n", encoding="utf-8")

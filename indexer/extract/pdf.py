@@ -7,8 +7,9 @@ The text of a PDF version (docs/extractors.md):
   pdftotext does), so page n+1 starts just after the n-th separator and
   `ExtractedText.page_starts` lists those offsets;
 - a document whose pages hold no text at all is refused ("no extractable text"), as are
-  encrypted PDFs that the empty password does not open, truncated or corrupt files, and
-  PDFs beyond the page, size and time limits.
+  encrypted PDFs that the empty password does not open ("needs a password"; AES needs the
+  `cryptography` library of pypdf[crypto]), truncated or corrupt files ("not a readable
+  PDF"), and PDFs beyond the page, size and time limits.
 
 Changing anything that changes the output for some input is a bump of `VERSION` (the
 golden tests in tests/golden/ fail until it is bumped and the goldens regenerated).
@@ -122,7 +123,7 @@ class PdfExtractor:
             except ExtractionError:
                 raise
             except Exception as exc:  # pypdf raises many types for broken files; each is this file's problem
-                raise _unreadable(path, exc) from exc
+                raise _encryption_error(path, exc) or _unreadable(path, exc) from exc
             _refuse_partial(path, warnings)
         if not any(pages):
             raise ExtractionError(
@@ -141,25 +142,46 @@ def _open(data: bytes, path: str, warnings: list[str]) -> tuple[Any, tuple[str, 
     _refuse_partial(path, warnings)
     if not reader.is_encrypted:
         return reader, ()
-    try:
-        opened = reader.decrypt("")
-    except pypdf.errors.DependencyError as exc:
-        raise ExtractionError(
-            f"{path}: encrypted with a method pypdf needs an extra library for ({exc})",
-            hint="pip install cryptography, or commit an unencrypted copy",
-        ) from exc
-    if opened == pypdf.PasswordType.NOT_DECRYPTED:
-        raise ExtractionError(
-            f"{path}: encrypted with a password (pincite opens only PDFs whose user password is empty)",
-            hint="commit an unencrypted copy of the document",
-        )
+    if reader.decrypt("") == pypdf.PasswordType.NOT_DECRYPTED:
+        raise _needs_password(path)
     return reader, ("encrypted with an empty user password; decrypted",)
+
+
+def decrypts_aes() -> bool:
+    """Whether pypdf can open AES-encrypted PDFs here (it needs `cryptography`, from pypdf[crypto])."""
+    return importable("cryptography")
+
+
+def _needs_password(path: str) -> ExtractionError:
+    return ExtractionError(
+        f"{path}: encrypted with a password: it needs a password to open "
+        "(pincite opens only PDFs whose user password is empty)",
+        hint="commit an unencrypted copy of the document",
+    )
+
+
+def _encryption_error(path: str, exc: Exception) -> ExtractionError | None:
+    """The message for a PDF that is whole but encrypted in a way we cannot open, or None."""
+    import pypdf
+
+    if isinstance(exc, pypdf.errors.FileNotDecryptedError):
+        return _needs_password(path)
+    if isinstance(exc, pypdf.errors.DependencyError):
+        return ExtractionError(
+            f"{path}: encrypted with AES, and the cryptography library pypdf needs for it is not installed",
+            hint=f"{INSTALL_HINT} (it installs pypdf[crypto]) and build with --retry-skipped, "
+            "or commit an unencrypted copy",
+        )
+    return None
 
 
 def _page_text(page: Any, mode: str, path: str, number: int) -> str:
     try:
         return str(page.extract_text(extraction_mode=mode))
     except Exception as exc:
+        encrypted = _encryption_error(path, exc)
+        if encrypted is not None:
+            raise encrypted from exc
         if type(exc).__name__ == "LimitReachedError":
             raise ExtractionError(
                 f"{path}: page {number} is beyond pypdf's safety limits ({exc})",

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, RepositoryError
 from indexer.extract import registry as extract_mod
-from indexer.index.store import IndexWriter, PathVersion, build_lock
+from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
+from indexer.state import make_parent
 from indexer.text.chunk import Passage, chunk
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -42,6 +45,7 @@ class BuildSummary:
     versions: int = 0
     extracted: int = 0
     reused: int = 0
+    failures_reused: int = 0  # of `reused`: versions that failed before, under the same identity and limits
     passages: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -59,6 +63,7 @@ class BuildSummary:
             "versions": self.versions,
             "extracted": self.extracted,
             "reused": self.reused,
+            "failures_reused": self.failures_reused,
             "passages": self.passages,
             "skipped": [{"path": s.path, "reason": s.reason, "hint": s.hint} for s in self.skipped],
             "warnings": self.warnings,
@@ -86,14 +91,18 @@ def build_index(
     index_path: Path | str | None = None,
     config: Config | None = None,
     progress: Progress | None = None,
+    retry_skipped: bool = False,
 ) -> BuildSummary:
     """Index commit `rev` of `repo` (its history included) into the index file; return what was done.
 
     The site is a later stage (`indexer.site.builder.render_site`); `indexer.api.build` runs both.
     """
     started = time.monotonic()
-    config = config or load_config(repo.root)
+    # A path given here is the caller's explicit choice: it overrides the settings file's.
+    config = config or load_config(repo.root, {"index_path": str(index_path) if index_path else None})
     tip = repo.resolve_commit(rev)
+    target = Path(index_path) if index_path else repo.root / config.index_path
+    check_index_target(target)  # before any work, not after a long build
     summary = BuildSummary(commit=tip)
     with _stage(summary, "prepare"):
         _check_roots(repo, tip, config, summary)
@@ -105,18 +114,22 @@ def build_index(
             )
         start = repo.resolve_commit(config.history_start) if config.history_start else None
         commits = repo.first_parent_line(tip, start)
-    target = Path(index_path) if index_path else repo.root / config.index_path
-    with build_lock(target):
-        writer = IndexWriter(target)
-        try:
-            _write_index(repo, config, commits, writer, summary, progress)
-            writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
-        except BaseException:
-            writer.abort()
-            raise
-        finally:
-            summary.stages.update(writer.timings)
+    with index_writing(target):
+        make_parent(target)
+        with build_lock(target):
+            writer = IndexWriter(target)
+            try:
+                _write_index(repo, config, commits, writer, summary, progress, retry_skipped)
+                writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
+            except BaseException:
+                writer.abort()
+                raise
+            finally:
+                summary.stages.update(writer.timings)
     summary.index_path = str(target)
+    empty = nothing_indexed(summary)
+    if empty is not None:
+        summary.warnings.append(empty.message)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -132,6 +145,8 @@ def _stage(summary: BuildSummary, name: str) -> Iterator[None]:
 
 def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
     for root in config.roots:
+        if root == ".":  # the whole repository: its root tree always exists
+            continue
         entry = repo.blob_at(tip, root)
         if entry is None or entry.mode != "tree":
             if root in OPTIONAL_ROOTS:
@@ -170,8 +185,9 @@ def _write_index(
     writer: IndexWriter,
     summary: BuildSummary,
     progress: Progress | None,
+    retry_skipped: bool,
 ) -> None:
-    writer.forget_skipped_versions()
+    writer.forget_skipped_versions(_failures_key(config), retry=retry_skipped)
     known = writer.known_versions()
     with _stage(summary, "history"):
         intervals = _intervals(repo, config, commits)
@@ -181,6 +197,8 @@ def _write_index(
             wanted.setdefault((entry.sha, kind.identity), path)
     needed = {key: path for key, path in wanted.items() if key not in known}
     summary.reused = len(wanted) - len(needed)
+    failed = writer.skipped_version_ids()
+    summary.failures_reused = sum(1 for key in wanted if key not in needed and known[key] in failed)
     total = len(needed)
     # One `git cat-file --batch` streams the new blobs in order, one at a time, so the
     # build holds a single document's text (and its passages) at once.
@@ -242,8 +260,13 @@ def _intervals(
     return result
 
 
+def _failures_key(config: Config) -> str:
+    """The limits a remembered failure met; a failure under other limits is tried again."""
+    return json.dumps(dataclasses.asdict(extract_mod.Limits.from_config(config)), sort_keys=True)
+
+
 def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
-    """Record a version that has no text, with the reason; later builds retry it."""
+    """Record a version that has no text, with the reason; later builds with the same limits reuse it."""
     return writer.add_version(blob=blob, identity=identity, size=size, extracted=None, reason=reason)
 
 
@@ -265,7 +288,7 @@ def _index_version(
         try:
             extracted, passages = _extract_and_chunk(config, data, path)
         except ExtractionError as exc:
-            return _add_skipped(writer, blob, identity, size, exc.message)
+            return _add_skipped(writer, blob, identity, size, exc.reason_for(path))  # stored per blob: no path
     with _stage(summary, "write_versions"):
         # An extracted document without text is indexed (its path still resolves) with a warning.
         empty = not extracted.text.strip() and extracted.source_class != "text"
@@ -294,14 +317,53 @@ def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_
 
 
 def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
+    indexed: Counter[str] = Counter()
     for path, status, reason, passages in writer.head_documents(head_seq):
         if status == "skipped":
             summary.skipped.append(Skipped(path, reason))
         else:
+            indexed[file_type(path)] += 1
             summary.documents += 1
             summary.passages += passages
             if reason:
                 summary.warnings.append(f"{path}: {reason}")
+    summary.warnings.extend(_whole_types_skipped(indexed, summary.skipped))
+
+
+def file_type(path: str) -> str:
+    """How a summary names a file's type: its extension, lower case."""
+    return PurePosixPath(path).suffix.lower() or "(no extension)"
+
+
+def _whole_types_skipped(indexed: Counter[str], skipped: list[Skipped]) -> list[str]:
+    """One loud line per file type of which not one file was indexed, with the count and reasons."""
+    by_type: dict[str, Counter[str]] = {}
+    for item in skipped:
+        by_type.setdefault(file_type(item.path), Counter())[item.reason] += 1
+    return [
+        f"all {sum(reasons.values())} {kind} file(s) were skipped: "
+        + "; ".join(f"{reason} ({count})" for reason, count in reasons.most_common(3))
+        for kind, reasons in sorted(by_type.items())
+        if not indexed[kind]
+    ]
+
+
+def nothing_indexed(summary: BuildSummary) -> RepositoryError | None:
+    """The error for a build that indexed no document (wrong roots, a missing extra), or None.
+
+    The index is still written (it is the truth about that commit); the command fails, so CI
+    never publishes an empty site without someone noticing.
+    """
+    if summary.documents:
+        return None
+    skipped = Counter(file_type(item.path) for item in summary.skipped)
+    found = ", ".join(f"{count} {kind}" for kind, count in skipped.most_common(5))
+    hints = sorted({item.hint for item in summary.skipped if item.hint})
+    return RepositoryError(
+        f"commit {summary.commit[:12]}: no document indexed"
+        + (f" (skipped: {found})" if found else " (no files to index)"),
+        hint="; ".join(hints) or "check `roots`, and that the documents are committed in a supported format",
+    )
 
 
 __all__ = ["BuildSummary", "Skipped", "build_index", "classify"]

@@ -79,6 +79,9 @@ def is_cjk_term(term: str) -> bool:
     return any(_CJK.match(ch) for ch in term)
 
 
+MAX_LIMIT = 100_000  # far above any useful page of hits, far below SQLite's 64-bit integers
+
+
 def search(
     query: str,
     repo_path: Path | str = ".",
@@ -90,8 +93,8 @@ def search(
     index_path: Path | str | None = None,
 ) -> list[SearchHit]:
     """Ranked passages matching `query` at `rev` (default: the newest built commit)."""
-    if limit < 1:
-        raise UsageError(f"--limit must be at least 1 (got {limit})")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT} (got {limit})", hint="ask for fewer hits")
     repo = GitRepo(repo_path)
     target = Path(index_path) if index_path else repo.root / load_config(repo.root).index_path
     reader = IndexReader(target)

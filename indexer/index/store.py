@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import operator
 import os
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.errors import IndexError_, UsageError
+from indexer.errors import IndexError_, UsageError, output_error, writing
 from indexer.extract.base import ExtractedText
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
@@ -173,6 +174,7 @@ class IndexWriter:
     """A new generation of the index, written beside the live one and renamed over it."""
 
     def __init__(self, index_path: Path) -> None:
+        check_index_target(index_path)
         self.final_path = index_path
         self.temp_path = index_path.with_name(f".{index_path.name}.{os.getpid()}.tmp")
         self.reused_file = False
@@ -259,14 +261,23 @@ class IndexWriter:
         )
         return version_id
 
-    def forget_skipped_versions(self) -> None:
-        """Drop versions that have no text so the build retries them (the reason may have gone).
+    def forget_skipped_versions(self, failures_key: str, *, retry: bool = False) -> None:
+        """Drop the history (the build writes it anew) and the versions that have no text, unless
+        they were recorded under the same `failures_key`.
 
-        The history that refers to them is dropped too; the build writes it anew. Skipped
-        versions never entered the FTS tables, so those need no delete.
+        A failure is remembered as a success is, by (blob, extractor identity), plus the limits
+        it met (`failures_key`): the same bytes through the same extractor under the same limits
+        fail the same way, so they are not extracted again. Other limits, or `retry`, retry them.
+        Skipped versions never entered the FTS tables, so those need no delete.
         """
         self.conn.execute("DELETE FROM path_versions")
-        self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+        recorded = self.conn.execute("SELECT value FROM meta WHERE key = 'failures_key'").fetchone()
+        if retry or recorded is None or recorded[0] != failures_key:
+            self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
+            self.set_meta("failures_key", failures_key)
+
+    def skipped_version_ids(self) -> set[int]:
+        return {int(row[0]) for row in self.conn.execute("SELECT id FROM versions WHERE status = 'skipped'")}
 
     def head_documents(self, head_seq: int) -> list[tuple[str, str, str, int]]:
         """(path, status, reason, passage count) of every version the commit `head_seq` holds."""
@@ -310,6 +321,75 @@ class IndexWriter:
             self.temp_path.unlink()
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+# SQLite reports a full disk or an unwritable folder as its own error codes, not as OSError.
+_SQLITE_OS_ERRORS = {
+    sqlite3.SQLITE_FULL: errno.ENOSPC,
+    sqlite3.SQLITE_READONLY: errno.EACCES,
+    sqlite3.SQLITE_CANTOPEN: errno.EACCES,
+    sqlite3.SQLITE_PERM: errno.EACCES,
+}
+
+
+@contextlib.contextmanager
+def index_writing(index_path: Path) -> Iterator[None]:
+    """Disk full or a read-only folder while writing the index: an OutputError, never a traceback."""
+    try:
+        with writing("the index", index_path):
+            yield
+    except sqlite3.OperationalError as exc:
+        code = _SQLITE_OS_ERRORS.get(getattr(exc, "sqlite_errorcode", -1))
+        if code is None:
+            raise
+        raise output_error(OSError(code, str(exc), str(index_path)), "the index", index_path) from exc
+
+
+def is_pincite_index(path: Path) -> bool:
+    """Whether the file at `path` is a SQLite database with pincite's meta table (any schema version)."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                return False
+    except OSError as exc:
+        raise IndexError_(
+            f"{path}: cannot read it to check it is a pincite index ({exc.strerror})",
+            hint="make the file readable, or choose another path with --index",
+        ) from exc
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return False
+    try:
+        row = conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        conn.close()
+    return row is not None
+
+
+def check_index_target(path: Path) -> None:
+    """Refuse, before any work, to write the index over anything but an earlier pincite index.
+
+    The build replaces the file whole, so a wrong `--index` or `index_path` would otherwise turn a
+    document (or any file the user can write) into a database.
+    """
+    if path.is_dir():
+        raise IndexError_(
+            f"{path}: is a folder, not an index file",
+            hint=f"pass a file path, e.g. --index {path / 'index.sqlite'}",
+        )
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise IndexError_(f"{path}: is not a regular file; refusing to write the index there", hint=_ELSEWHERE)
+    if path.stat().st_size > 0 and not is_pincite_index(path):
+        raise IndexError_(f"{path}: exists and is not a pincite index; refusing to overwrite it", hint=_ELSEWHERE)
+
+
+_ELSEWHERE = "choose another path with --index or `index_path`, or move the file away yourself"
+
+
 def _schema_of(path: Path) -> int | None:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -335,6 +415,13 @@ class IndexReader:
     def __init__(self, index_path: Path) -> None:
         if not index_path.exists():
             raise IndexError_(f"{index_path}: no index here", hint="run `pincite build` first")
+        if index_path.is_dir() or not is_pincite_index(index_path):
+            # Never suggest deleting it: it may be anyone's file, passed to --index by mistake.
+            what = "a folder" if index_path.is_dir() else "not a pincite index"
+            raise IndexError_(
+                f"{index_path}: is {what}",
+                hint="pass the file `pincite build` wrote (default: .pincite/index.sqlite), or run `pincite build`",
+            )
         # One connection both checks the schema and serves the reads (a search opens a reader per call).
         self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
         schema = _schema_on(self.conn)
@@ -342,7 +429,7 @@ class IndexReader:
             self.conn.close()
             raise IndexError_(
                 f"{index_path}: index schema {schema} is not the schema {SCHEMA_VERSION} this pincite reads",
-                hint="rebuild it: delete the file and run `pincite build`",
+                hint="rebuild it with `pincite build` (the build replaces an index of another schema)",
             )
         self.path = index_path
 

@@ -29,6 +29,13 @@ pincite reads its settings from the corpus repository, in this order (later wins
 
 An unknown setting is an error that lists the known ones, so a typo never passes silently.
 Paths are relative to the repository root. `pincite doctor` shows the values that matter most.
+
+`index_path`, `site_dir` and `template_dir` from `pyproject.toml` or `pincite.toml` must stay inside
+the repository (no absolute paths, no `..` or symlink leading out): building a branch someone else
+committed must not write or read files elsewhere. To write outside on purpose, say so where the
+repository cannot: `--index`, `--out` or a `PINCITE_<NAME>` variable. pincite also refuses to
+replace an index file that is not a pincite index, and a site folder that is not an earlier pincite
+site or that holds the repository, its `.git` or a corpus root.
 """
 
 _EXAMPLE = """\

@@ -17,6 +17,7 @@ from pathlib import Path
 from indexer import __version__
 from indexer.config import Config, load_config
 from indexer.errors import SHALLOW_HINT, PinciteError
+from indexer.extract import pdf
 from indexer.extract import registry as extract_mod
 from indexer.index.store import SCHEMA_VERSION, IndexReader
 from indexer.vcs.repo import GitRepo, git_version
@@ -97,6 +98,9 @@ def _check_extras() -> list[Check]:
         elif not extractor.available():
             hint = extractor.install_hint or f"pip install 'pincite[{extra}]'"
             checks.append(Check(name, WARN, f".{extra} files are skipped: the extractor is not installed", hint))
+        elif extra == "pdf" and not pdf.decrypts_aes():
+            detail = ".pdf files are extracted, but AES-encrypted ones are refused: cryptography is not installed"
+            checks.append(Check(name, WARN, detail, f"{pdf.INSTALL_HINT} (it installs pypdf[crypto])"))
         else:
             checks.append(Check(name, OK, f".{extra} files are extracted ({extractor.identity()})"))
     return checks

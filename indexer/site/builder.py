@@ -28,7 +28,7 @@ from typing import Any
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from indexer.config import Config
-from indexer.errors import ConfigError, PinciteError, UsageError
+from indexer.errors import ConfigError, PinciteError, UsageError, writing
 from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
@@ -85,9 +85,10 @@ class _Manifest:
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
     """Render the site for the index's built commit into `out_dir`, replacing the previous site whole."""
     out_dir = out_dir.absolute()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    with _site_lock(out_dir):
-        return _render_locked(repo, config, index_path, out_dir, summary)
+    with writing("the site", out_dir):
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        with _site_lock(out_dir):
+            return _render_locked(repo, config, index_path, out_dir, summary)
 
 
 @contextlib.contextmanager
@@ -128,13 +129,39 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
     return stats
 
 
+def check_site_target(out_dir: Path, repo_root: Path, roots: tuple[str, ...]) -> None:
+    """Refuse, before any work, a site folder whose replacement would delete what pincite did not write.
+
+    The folder is replaced whole, so it must not hold the repository, its git folder or a corpus
+    root, and an existing folder must be an earlier site.
+    """
+    site, root = out_dir.resolve(), repo_root.resolve()
+    protected = [root, root / ".git", *(root / r for r in roots)]
+    for folder in protected:
+        if site == folder or folder.is_relative_to(site) or (folder != root and site.is_relative_to(folder)):
+            raise UsageError(
+                f"{out_dir}: the site folder would replace {folder}; refusing",
+                hint="write the site to a folder of its own (--out or `site_dir`), e.g. _site",
+            )
+    _check_replaceable(out_dir)
+
+
 def _check_replaceable(out_dir: Path) -> None:
     """Never delete a folder pincite did not write: the site replaces only an earlier site."""
-    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / MANIFEST).exists())):
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not _has_manifest(out_dir))):
         raise UsageError(
-            f"{out_dir}: exists and is not a pincite site (no {MANIFEST}); refusing to replace it",
+            f"{out_dir}: exists and is not a pincite site (no valid {MANIFEST}); refusing to replace it",
             hint="choose another folder with --out, or empty this one yourself",
         )
+
+
+def _has_manifest(site: Path) -> bool:
+    """A manifest pincite wrote: a JSON object with the site fingerprint, not just a file of that name."""
+    try:
+        data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
 
 
 def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
@@ -152,11 +179,15 @@ def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
                 os.replace(staged / page, live_versions / page)
             os.rmdir(staged)
         os.replace(live_versions, staged)
+    moved_old = False
     try:
         if out_dir.exists():
             os.replace(out_dir, old)
+            moved_old = True
         os.replace(temp, out_dir)
     except BaseException:
+        if moved_old and not out_dir.exists():
+            os.replace(old, out_dir)
         if live_versions is not None and not live_versions.exists():
             os.replace(temp / "v", live_versions)
         raise

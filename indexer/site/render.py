@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.sandbox import SandboxedEnvironment
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup, escape
@@ -56,7 +57,9 @@ def template_folders(repo_root: Path, template_dir: str | None) -> list[Path]:
 
 
 def make_environment(folders: Sequence[Path]) -> Environment:
-    env = Environment(
+    # Sandboxed: a `template_dir` comes with the repository (maybe from a pull request), and a plain
+    # Environment lets a template reach Python internals and run commands on the build machine.
+    env = SandboxedEnvironment(
         loader=ChoiceLoader([FileSystemLoader(str(f)) for f in folders]),
         autoescape=select_autoescape(["html", "xml"], default=True, default_for_string=True),
         undefined=StrictUndefined,
