@@ -8,6 +8,7 @@
     │   └── ShallowHistoryError (3)    history the work needs is missing from a shallow clone
     ├── IndexError_ (4)                index missing, locked, or of another schema version
     ├── ExtractionError (5)            one document's text could not be obtained
+    │   └── BinaryFileError (5)        git treats the file as binary: it has no text to cite
     ├── FetchError (6)                 a snapshot fetch failed or was refused
     │   └── GuardRefusal (6)           the SSRF guard refused a URL
     └── CheckFailed (7)                check found failed / wrong_ref / unresolvable citations
@@ -67,6 +68,10 @@ class IndexError_(PinciteError):  # noqa: N801 - builtin IndexError is unrelated
 
 class ExtractionError(PinciteError):
     exit_code = 5
+
+
+class BinaryFileError(ExtractionError):
+    """A file git treats as binary (a NUL byte early on, or a `binary`/`-diff` attribute)."""
 
 
 class FetchError(PinciteError):

@@ -17,11 +17,13 @@ from typing import TypeVar
 
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, PinciteError, RepositoryError, ShallowHistoryError, UsageError
+from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
+from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
 from indexer.text.citation import Citation
-from indexer.text.model import LineIndex, Span
+from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
@@ -97,7 +99,8 @@ class Resolver:
         self.index_path = index_path or repo.root / self.config.index_path
         self._commits: dict[str, str | PinciteError] = {}
         self._entries: dict[tuple[str, str], TreeEntry | PinciteError] = {}
-        self._texts: dict[tuple[str, str], documents.VersionText | PinciteError] = {}
+        self._texts: dict[tuple[str, str, str], documents.VersionText | PinciteError] = {}
+        self._declared: dict[str, dict[str, attributes.Declared]] = {}
         self._lines: dict[int, LineIndex] = {}
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
         self._changes: dict[tuple[str, str, str], PathChange] = {}
@@ -153,12 +156,17 @@ class Resolver:
         entry = self._full_trees[commit].get(path)
         return entry if entry is not None and entry.mode in MODE_FILE else None
 
-    def text(self, blob: str, path: str) -> documents.VersionText:
-        """The active extractor's text of a blob read as `path` (the extension picks the extractor)."""
-        key = (blob, _extension(path))
+    def text(self, blob: str, path: str, commit: str | None = None) -> documents.VersionText:
+        """The active extractor's text of a blob read as `path` (the extension picks the extractor).
+
+        A text file is decoded in the encoding the index recorded for the blob (its identity
+        names it); without an index, in the one the `.gitattributes` of `commit` declare.
+        """
+        encoding = self.encoding(blob, path, commit)
+        key = (blob, _extension(path), encoding)
         if key not in self._texts:
             try:
-                self._texts[key] = documents.version_text(self.repo, blob, path)
+                self._texts[key] = documents.version_text(self.repo, blob, path, encoding)
             except documents.DocumentUnavailable as exc:
                 cause = exc.__cause__
                 if isinstance(cause, PinciteError):
@@ -167,8 +175,21 @@ class Resolver:
                     self._texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
         return _value(self._texts[key])
 
+    def encoding(self, blob: str, path: str, commit: str | None) -> str:
+        """The encoding a text blob is read in (UTF-8 unless declared); see `text`."""
+        recorded = self.recorded_identity(blob)
+        from_index = encoding_of(recorded) if recorded else None
+        if from_index is not None or recorded is not None or commit is None:
+            return from_index or UTF8
+        if commit not in self._declared:
+            self._declared[commit] = {}
+        declared = self._declared[commit]
+        if path not in declared:
+            declared[path] = attributes.declared_for(self.repo, commit, [path]).get(path, attributes.UNDECLARED)
+        return declared[path].encoding
+
     def text_at(self, commit: str, path: str) -> documents.VersionText:
-        return self.text(self.entry(commit, path).sha, path)
+        return self.text(self.entry(commit, path).sha, path, commit)
 
     def line_index(self, version: documents.VersionText) -> LineIndex:
         if id(version) not in self._lines:
@@ -265,7 +286,7 @@ class Resolver:
                 f"{path} at {commit[:12]} is blob {entry.sha[:12]}, not the permalink's blob {citation.blob[:12]}",
                 hint="the permalink was edited or belongs to another repository",
             )
-        version = self.text(entry.sha, path)
+        version = self.text(entry.sha, path, commit)
         identity = version.extracted.identity
         recorded = self.recorded_identity(entry.sha)
         if recorded is not None and recorded != identity:
@@ -369,8 +390,7 @@ def _pages(page_starts: tuple[int, ...], span: Span) -> tuple[int, int] | None:
 
 
 def _text_class(path: str) -> bool:
-    extractor = extract_mod.extractor_for(path)
-    return extractor is not None and extractor.source_class == "text"
+    return extract_mod.extractor_for(path).source_class == "text"
 
 
 def _extension(path: str) -> str:
