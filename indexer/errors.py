@@ -9,6 +9,7 @@
     │   └── ShallowHistoryError (3)    history the work needs is missing from a shallow clone
     ├── IndexError_ (4)                index missing, locked, or of another schema version
     ├── ExtractionError (5)            one document's text could not be obtained
+    │   └── BinaryFileError (5)        git treats the file as binary: it has no text to cite
     ├── FetchError (6)                 a snapshot fetch failed or was refused
     │   └── GuardRefusal (6)           the SSRF guard refused a URL
     ├── CheckFailed (7)                check found failed / wrong_ref / unresolvable citations
@@ -89,6 +90,10 @@ class ExtractionError(PinciteError):
         """
         prefix = f"{path}: "
         return self.message.removeprefix(prefix)
+
+
+class BinaryFileError(ExtractionError):
+    """A file git treats as binary (a NUL byte early on, or a `binary`/`-diff` attribute)."""
 
 
 class FetchError(PinciteError):

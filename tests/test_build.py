@@ -113,7 +113,9 @@ def test_skipped_files_are_reported_with_reasons(corpus_repo: CorpusRepo) -> Non
             "corpus/latin1.txt": "Caf\xe9".encode("latin-1"),
             "corpus/ok.md": "fine\n",
             "corpus/big.md": "x" * 5000,
-            "corpus/image.png": b"\x89PNG\r\n",
+            "corpus/image.png": b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+            "corpus/notes": "A file without an extension is text too.\n",
+            "corpus/chapter.rst": "Title\n=====\n\nBody.\n",
         }
     )
     os.symlink("ok.md", corpus_repo.root / "corpus/link.md")
@@ -123,9 +125,9 @@ def test_skipped_files_are_reported_with_reasons(corpus_repo: CorpusRepo) -> Non
     reasons = {s.path: s.reason for s in summary.skipped}
     assert "not valid UTF-8" in reasons["corpus/latin1.txt"]
     assert "max_file_bytes" in reasons["corpus/big.md"]
-    assert reasons["corpus/image.png"] == "unsupported file type"
+    assert "binary (a NUL byte in its first 8000 bytes" in reasons["corpus/image.png"]
     assert "symlink" in reasons["corpus/link.md"]
-    assert summary.documents == 1
+    assert summary.documents == 3  # ok.md, notes and chapter.rst: every text file is a document
     result = CliRunner().invoke(main, ["build", "--repo", str(corpus_repo.root), "--no-site", "--strict"])
     assert result.exit_code == 1
     assert "corpus/latin1.txt" in result.output

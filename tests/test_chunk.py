@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.text.chunk import HEADING_SEPARATOR, chunk
+from indexer.text.kinds import TextFormat
 from indexer.text.model import LineIndex
 
 LINE_PIECES = st.sampled_from(
@@ -26,8 +27,25 @@ LINE_PIECES = st.sampled_from(
         "Café naïve façade",
         "\t indented",
         "x" * 700,
+        "Section title",
+        "=============",
+        "-----",
+        ".. note::",
+        ".. raw:: html",
+        "   indented body",
+        "Example::",
+        "== AsciiDoc section",
+        "= Document title",
+        "----",
+        "....",
+        "[source,python]",
+        ".Block title",
+        "|===",
+        "--",
     ]
 )
+
+FORMATS = st.sampled_from(["markdown", "rst", "asciidoc", "plain"])
 
 
 @st.composite
@@ -40,8 +58,8 @@ def documents(draw: st.DrawFn) -> str:
     return text
 
 
-def _check_invariants(text: str, markdown: bool, max_chars: int) -> None:
-    passages = chunk(text, markdown=markdown, max_chars=max_chars)
+def _check_invariants(text: str, fmt: TextFormat, max_chars: int) -> None:
+    passages = chunk(text, fmt=fmt, max_chars=max_chars)
     lines = LineIndex(text)
     covered = [False] * len(text)
     previous_end = 0
@@ -60,21 +78,21 @@ def _check_invariants(text: str, markdown: bool, max_chars: int) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(documents(), st.booleans(), st.integers(min_value=20, max_value=2000))
-def test_passages_are_exact_slices_that_cover_the_text(text: str, markdown: bool, max_chars: int) -> None:
-    _check_invariants(text, markdown, max_chars)
+@given(documents(), FORMATS, st.integers(min_value=20, max_value=2000))
+def test_passages_are_exact_slices_that_cover_the_text(text: str, fmt: TextFormat, max_chars: int) -> None:
+    _check_invariants(text, fmt, max_chars)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(), st.booleans(), st.integers(min_value=5, max_value=300))
-def test_arbitrary_unicode_text_keeps_the_invariants(text: str, markdown: bool, max_chars: int) -> None:
-    _check_invariants(text, markdown, max_chars)
+@given(st.text(), FORMATS, st.integers(min_value=5, max_value=300))
+def test_arbitrary_unicode_text_keeps_the_invariants(text: str, fmt: TextFormat, max_chars: int) -> None:
+    _check_invariants(text, fmt, max_chars)
 
 
 @settings(max_examples=100, deadline=None)
-@given(documents(), st.integers(min_value=20, max_value=500))
-def test_passages_are_bounded_in_length(text: str, max_chars: int) -> None:
-    for p in chunk(text, markdown=True, max_chars=max_chars):
+@given(documents(), FORMATS, st.integers(min_value=20, max_value=500))
+def test_passages_are_bounded_in_length(text: str, fmt: TextFormat, max_chars: int) -> None:
+    for p in chunk(text, fmt=fmt, max_chars=max_chars):
         assert len(p.text) <= max_chars
 
 
@@ -115,3 +133,80 @@ def test_passages_do_not_cross_pages() -> None:
     page_two = text.index("\f")
     passages = chunk(text, markdown=False, max_chars=1000, page_starts=(page_two,))
     assert [(p.page_start, p.page_end) for p in passages] == [(1, 1), (2, 2)]
+
+
+RST = """\
+=================
+ Proposal title
+=================
+
+Abstract
+========
+
+A first paragraph
+over two lines.
+
+Example::
+
+    code = 1
+
+    more = 2
+
+.. note::
+
+   A directive body
+
+   with two paragraphs.
+
+Details
+-------
+
+Last words.
+"""
+
+
+def test_rst_passages_follow_sections_and_keep_blocks_whole() -> None:
+    passages = chunk(RST, fmt="rst", max_chars=60)
+    headings = {p.heading for p in passages}
+    assert "Proposal title › Abstract" in headings
+    assert "Proposal title › Abstract › Details" in headings
+    texts = [p.text for p in passages]
+    # The literal block and the directive, blank lines and all, each stand whole in one passage.
+    assert any("    code = 1\n\n    more = 2" in t for t in texts)
+    assert any(t.startswith(".. note::\n\n   A directive body\n\n   with two paragraphs.") for t in texts)
+    assert not any("Last words" in t and "note" in t for t in texts)  # a section title starts a new passage
+
+
+ADOC = """\
+= Book title
+:toc:
+
+== Chapter one
+
+A paragraph.
+
+[source,python]
+.Listing title
+----
+def f():
+
+    return 1
+----
+
+=== Deeper
+
+|===
+| a | b
+
+| c | d
+|===
+"""
+
+
+def test_asciidoc_passages_follow_sections_and_keep_delimited_blocks_whole() -> None:
+    passages = chunk(ADOC, fmt="asciidoc", max_chars=80)
+    listing = "[source,python]\n.Listing title\n----\ndef f():\n\n    return 1\n----"
+    table = "|===\n| a | b\n\n| c | d\n|==="
+    assert any(p.text.endswith(listing) for p in passages)
+    [holding_table] = [p for p in passages if table in p.text]
+    assert holding_table.heading == "Book title › Chapter one › Deeper"

@@ -45,6 +45,8 @@ def test_every_warning_says_what_to_do(tmp_path: Path) -> None:
     assert not report.ok
     assert all(check.hint for check in report.checks if check.status == WARN)
     assert {"extra:pdf", "extra:html"} <= set(checks)
+    status, message = checks["readers"][:2]
+    assert status == "ok" and "reStructuredText" in message and "AsciiDoc" in message and "non-binary" in message
 
 
 def test_fresh_repository_warns_about_index_textconv_and_site_url(corpus_repo: CorpusRepo) -> None:

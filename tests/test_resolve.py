@@ -109,12 +109,14 @@ def test_spans_out_of_range(repo: CorpusRepo, selector: dict[str, tuple[int, ...
         ("/etc/passwd", "is absolute"),
         ("corpus", "is a folder"),
         ("corpus/missing.md", "does not exist"),
-        ("corpus/image.bin.txt", "not valid UTF-8"),
-        ("corpus/nul.txt", "looks binary"),
+        ("corpus/image.bin.txt", "binary (a NUL byte in its first 8000 bytes"),
+        ("corpus/nul.txt", "binary (a NUL byte"),
+        ("corpus/latin.txt", "not valid UTF-8 (byte 3: b'\\xe9')"),
     ],
 )
 def test_bad_paths(repo: CorpusRepo, path: str, message: str) -> None:
-    repo.commit({"corpus/image.bin.txt": b"\x89PNG\r\n\x1a\n\0\0\0", "corpus/nul.txt": b"abc\0def\n"})
+    files = {"corpus/image.bin.txt": b"\x89PNG\r\n\x1a\n\0\0\0", "corpus/nul.txt": b"abc\0def\n"}
+    repo.commit({**files, "corpus/latin.txt": "Caf\xe9\n".encode("latin-1")})
     with pytest.raises(PinciteError) as info:
         resolve(Citation(repo.head(), path, lines=(1, 1)), GitRepo(repo.root))
     assert message in str(info.value)

@@ -401,6 +401,64 @@ def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> 
         server.server_close()
 
 
+XSS_RST = """\
+Payload proposal
+================
+
+Readable words before the payloads, and a `bad link <javascript:alert(10)>`_.
+
+.. raw:: html
+
+   <script>window.__pwned = 1; alert('rst')</script>
+
+.. include:: /etc/passwd
+
+.. raw:: html
+   :file: /etc/passwd
+
+.. csv-table::
+   :file: /etc/passwd
+
+.. image:: https://tracker.invalid/pixel.png
+   :alt: tracker
+
+Closing words after the payloads.
+"""
+
+
+def test_rst_raw_and_include_render_inert_and_read_nothing(corpus_repo: Any, tmp_path: Path, page: Any) -> None:
+    corpus_repo.commit({"corpus/payload.rst": XSS_RST})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    html = (site / "doc/corpus/payload.rst.html").read_text(encoding="utf-8")
+    assert "root:x:0" not in html  # /etc/passwd was read by nothing
+    server, base = serve_in_thread(site)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    try:
+        page.goto(base + "doc/corpus/payload.rst.html")
+        rendered = page.locator("#rendered")
+        assert rendered.locator("h2").inner_text() == "Payload proposal"
+        assert "Closing words after the payloads." in rendered.inner_text()
+        assert "root:" not in page.content()
+        report = page.evaluate(
+            """() => ({
+                pwned: window.__pwned || 0,
+                scripts: Array.from(document.scripts).map(s => s.getAttribute('src') || 'inline'),
+                images: document.querySelectorAll('#rendered img').length,
+                jsLinks: Array.from(document.querySelectorAll('[href]')).filter(
+                    el => /^\\s*javascript:/i.test(el.getAttribute('href'))).length,
+            })"""
+        )
+        assert report["pwned"] == 0 and report["images"] == 0 and report["jsLinks"] == 0, report
+        assert all(s.endswith(("static/pincite.js", "static/search.js", "static/quote.js")) for s in report["scripts"])
+        assert requested and all(url.startswith(base) for url in requested), requested
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _start(cmd: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None

@@ -22,7 +22,7 @@ from indexer.citations.scan import Found, scan
 from indexer.errors import PinciteError, UsageError
 from indexer.files import atomic_write
 from indexer.text.citation import Citation, github_repo, github_url, permalink
-from indexer.text.kinds import is_text_path
+from indexer.text.kinds import is_prose_path
 from indexer.vcs.pins import reachability
 from indexer.vcs.repo import GitRepo
 
@@ -134,7 +134,7 @@ def document_files(paths: list[Path]) -> list[Path]:
             continue
         for root, dirs, names in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
-            files += [Path(root) / n for n in sorted(names) if is_text_path(n)]
+            files += [Path(root) / n for n in sorted(names) if is_prose_path(n)]
     return files
 
 

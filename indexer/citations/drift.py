@@ -141,7 +141,7 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         reason = f"{resolved.path} was deleted by {_named(deletion, target)}"
         return verdict(DRIFTED, reason, changed_by=deletion)
     new_path = lineage.path
-    new_version = resolver.text(lineage.blob, new_path) if lineage.blob else resolver.text_at(target, new_path)
+    new_version = resolver.text(lineage.blob, new_path, target) if lineage.blob else resolver.text_at(target, new_path)
     old_version = resolved.document
     hunks = [] if new_version.text == old_version.text else resolver.hunks(old_version, new_version)
     first, last = resolved.lines

@@ -11,7 +11,6 @@ from itertools import islice
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.errors import PinciteError, UsageError
-from indexer.extract import registry as extract_mod
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
@@ -152,7 +151,7 @@ def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | N
                     found.setdefault(pv.path, blob)
         return list(found.items())
     for entry in resolver.corpus_entries(commit):
-        if entry.mode in MODE_FILE and extract_mod.extractor_for(entry.path) is not None:
+        if entry.mode in MODE_FILE:  # every file may hold text; binary ones are found unreadable when read
             found.setdefault(entry.path, entry.sha)
     return list(found.items())
 

@@ -25,12 +25,14 @@ from indexer.errors import (
     UnknownRevision,
     UsageError,
 )
+from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.base import Limits
+from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
 from indexer.text.citation import Citation
-from indexer.text.model import LineIndex, Span
+from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
@@ -114,7 +116,10 @@ class ResolverMemo:
 
     commits: dict[str, str | PinciteError] = field(default_factory=dict)  # rev -> full SHA
     entries: dict[tuple[str, str], TreeEntry | PinciteError] = field(default_factory=dict)  # (commit, path)
-    texts: dict[tuple[str, str], documents.VersionText | PinciteError] = field(default_factory=dict)  # (blob, ext)
+    texts: dict[tuple[str, str, str], documents.VersionText | PinciteError] = field(
+        default_factory=dict
+    )  # (blob, extension, encoding)
+    declared: dict[str, dict[str, attributes.Declared]] = field(default_factory=dict)  # commit -> path -> encoding
     line_indexes: dict[VersionKey, LineIndex] = field(default_factory=dict)
     normalized: dict[VersionKey, tuple[str, list[int]]] = field(default_factory=dict)
     text_blobs: dict[VersionKey, str] = field(default_factory=dict)  # the blob git diffs for a version
@@ -191,12 +196,17 @@ class Resolver:
         entry = self.memo.full_trees[commit].get(path)
         return entry if entry is not None and entry.mode in MODE_FILE else None
 
-    def text(self, blob: str, path: str) -> documents.VersionText:
-        """The active extractor's text of a blob read as `path` (the extension picks the extractor)."""
-        key = (blob, _extension(path))
+    def text(self, blob: str, path: str, commit: str | None = None) -> documents.VersionText:
+        """The active extractor's text of a blob read as `path` (the extension picks the extractor).
+
+        A text file is decoded in the encoding the index recorded for the blob (its identity
+        names it); without an index, in the one the `.gitattributes` of `commit` declare.
+        """
+        encoding = self.encoding(blob, path, commit)
+        key = (blob, _extension(path), encoding)
         if key not in self.memo.texts:
             try:
-                self.memo.texts[key] = documents.version_text(self.repo, blob, path, self.limits)
+                self.memo.texts[key] = documents.version_text(self.repo, blob, path, self.limits, encoding)
             except documents.DocumentUnavailable as exc:
                 cause = exc.__cause__
                 if isinstance(cause, PinciteError):
@@ -205,8 +215,21 @@ class Resolver:
                     self.memo.texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
         return _value(self.memo.texts[key])
 
+    def encoding(self, blob: str, path: str, commit: str | None) -> str:
+        """The encoding a text blob is read in (UTF-8 unless declared); see `text`."""
+        recorded = self.recorded_identity(blob)
+        from_index = encoding_of(recorded) if recorded else None
+        if from_index is not None or recorded is not None or commit is None:
+            return from_index or UTF8
+        if commit not in self.memo.declared:
+            self.memo.declared[commit] = {}
+        declared = self.memo.declared[commit]
+        if path not in declared:
+            declared[path] = attributes.declared_for(self.repo, commit, [path]).get(path, attributes.UNDECLARED)
+        return declared[path].encoding
+
     def text_at(self, commit: str, path: str) -> documents.VersionText:
-        return self.text(self.entry(commit, path).sha, path)
+        return self.text(self.entry(commit, path).sha, path, commit)
 
     def line_index(self, version: documents.VersionText) -> LineIndex:
         key = version_key(version)
@@ -337,7 +360,7 @@ class Resolver:
                 f"{path} at {commit[:12]} is blob {entry.sha[:12]}, not the permalink's blob {citation.blob[:12]}",
                 hint="the permalink was edited or belongs to another repository",
             )
-        version = self.text(entry.sha, path)
+        version = self.text(entry.sha, path, commit)
         identity = version.extracted.identity
         recorded = self.recorded_identity(entry.sha)
         if recorded is not None and recorded != identity:
@@ -441,8 +464,7 @@ def _pages(page_starts: tuple[int, ...], span: Span) -> tuple[int, int] | None:
 
 
 def _text_class(path: str) -> bool:
-    extractor = extract_mod.extractor_for(path)
-    return extractor is not None and extractor.source_class == "text"
+    return extract_mod.extractor_for(path).source_class == "text"
 
 
 def _extension(path: str) -> str:

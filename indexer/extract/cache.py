@@ -22,6 +22,7 @@ from indexer.extract import registry as extract_mod
 from indexer.extract.registry import ExtractedText, Limits
 from indexer.files import atomic_write
 from indexer.state import make_parent
+from indexer.text.model import UTF8
 from indexer.vcs.repo import GitRepo
 
 CACHE_DIR = Path(".pincite/cache/extract")
@@ -40,18 +41,28 @@ def limits_for(root: Path | None) -> Limits:
     return Limits.from_config(load_config(root)) if root is not None else Limits()
 
 
-def cached_extract(repo: GitRepo, blob: str, path: str, limits: Limits | None = None) -> ExtractedText:
-    """The active extractor's text of `blob` read as the file at `path`, from the cache when present."""
-    return extract_bytes(repo.root, blob, lambda: repo.read_blob(blob), path, limits)
+def cached_extract(
+    repo: GitRepo, blob: str, path: str, limits: Limits | None = None, encoding: str = UTF8
+) -> ExtractedText:
+    """The active extractor's text of `blob` read as the file at `path`, from the cache when present.
+
+    `encoding` is the one declared for a text file (indexer.extract.attributes).
+    """
+    return extract_bytes(repo.root, blob, lambda: repo.read_blob(blob), path, limits, encoding)
 
 
 def extract_bytes(
-    root: Path | None, blob: str, read: Callable[[], bytes], path: str, limits: Limits | None = None
+    root: Path | None,
+    blob: str,
+    read: Callable[[], bytes],
+    path: str,
+    limits: Limits | None = None,
+    encoding: str = UTF8,
 ) -> ExtractedText:
     """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache."""
-    extractor = extract_mod.extractor_for(path)
-    if extractor is None or extractor.source_class == "text" or not extractor.available() or root is None:
-        return extract_mod.extract(read(), path, limits or limits_for(root))
+    extractor = extract_mod.extractor_for(path, encoding)
+    if extractor.source_class == "text" or not extractor.available() or root is None:
+        return extract_mod.extract(read(), path, limits or limits_for(root), encoding)
     identity = extractor.identity()
     entry = _entry_path(root, blob, identity)
     cached = _load(entry, blob, identity)

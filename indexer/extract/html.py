@@ -28,6 +28,7 @@ from typing import Any
 from indexer.errors import ExtractionError
 from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 from indexer.text import charsets
+from indexer.text.kinds import HTML_EXTENSIONS
 
 VERSION = 1
 INSTALL_HINT = "pip install 'pincite[html]'"
@@ -174,7 +175,7 @@ def _is_utf8_beyond_ascii(data: bytes) -> bool:
 
 class HtmlExtractor:
     name = "html"
-    extensions: tuple[str, ...] = (".html", ".htm")
+    extensions: tuple[str, ...] = HTML_EXTENSIONS
     source_class = "extracted"
     install_hint = INSTALL_HINT
 

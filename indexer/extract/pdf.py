@@ -24,6 +24,7 @@ from typing import Any
 
 from indexer.errors import ExtractionError
 from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+from indexer.text.kinds import PDF_EXTENSIONS
 
 VERSION = 1
 PAGE_SEPARATOR = "\f\n"
@@ -88,7 +89,7 @@ def join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
 
 class PdfExtractor:
     name = "pdf"
-    extensions: tuple[str, ...] = (".pdf",)
+    extensions: tuple[str, ...] = PDF_EXTENSIONS
     source_class = "extracted"
     install_hint = INSTALL_HINT
 

@@ -1,5 +1,8 @@
 """Extractor registry: which extractor reads a file, chosen by its extension.
 
+A name no extractor claims is read by the text extractor (DESIGN decision 15): every file
+is a text document unless it is binary, which the text policy finds from its bytes.
+
 The PDF and HTML extractors are always registered; their libraries are imported only when a
 document is extracted, so registering them costs nothing when the extras are not installed.
 """
@@ -11,8 +14,10 @@ from indexer.extract.base import ExtractedText, Extractor, Limits
 from indexer.extract.html import HtmlExtractor
 from indexer.extract.pdf import PdfExtractor
 from indexer.extract.text import TextExtractor
+from indexer.text.model import UTF8
 
-_REGISTRY: list[Extractor] = [HtmlExtractor(), PdfExtractor(), TextExtractor()]
+_REGISTRY: list[Extractor] = [HtmlExtractor(), PdfExtractor()]
+_TEXT = TextExtractor()
 
 
 def register(extractor: Extractor) -> None:
@@ -26,24 +31,25 @@ def unregister(extractor: Extractor) -> None:
 
 
 def registered() -> list[Extractor]:
-    """Every registered extractor, active ones first."""
-    return list(_REGISTRY)
+    """Every registered extractor, active ones first, the text fallback last."""
+    return [*_REGISTRY, _TEXT]
 
 
-def extractor_for(path: str) -> Extractor | None:
-    """The extractor for a path by its extension, or None when pincite does not index it."""
+def extractor_for(path: str, encoding: str = UTF8) -> Extractor:
+    """The extractor for a path by its extension; the text extractor (in `encoding`) for any other name."""
     lower = path.lower()
     for extractor in _REGISTRY:
-        if lower.endswith(extractor.extensions):
+        if extractor.extensions and lower.endswith(extractor.extensions):
             return extractor
-    return None
+    return _TEXT if encoding == UTF8 else TextExtractor(encoding)
 
 
-def extract(data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
-    """The active extractor's text of `data` (the bytes of the file at `path`), within `limits`."""
-    extractor = extractor_for(path)
-    if extractor is None:
-        raise ExtractionError(f"{path}: no extractor for this file type")
+def extract(data: bytes, path: str, limits: Limits | None = None, encoding: str = UTF8) -> ExtractedText:
+    """The active extractor's text of `data` (the bytes of the file at `path`), within `limits`.
+
+    `encoding` is the one declared for the path (`indexer.extract.attributes`); only text reads it.
+    """
+    extractor = extractor_for(path, encoding)
     if not extractor.available():
         raise ExtractionError(f"{path}: the {extractor.name} extractor is not installed", hint=extractor.install_hint)
     limits = limits or Limits()

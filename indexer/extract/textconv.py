@@ -46,7 +46,7 @@ def _read(file: Path) -> bytes:
 
 def _extract(file: Path, data: bytes, repo_dir: Path | None) -> ExtractedText | None:
     extractor = extract_mod.extractor_for(str(file))
-    if extractor is None or extractor.source_class == "text":
+    if extractor.source_class == "text":
         return None
     root = _repo_root(repo_dir) if repo_dir is not None else None
     return extract_cache.extract_bytes(root, extract_cache.blob_sha(data), lambda: data, str(file))

@@ -18,11 +18,15 @@ from pathlib import Path, PurePosixPath
 
 from indexer.config import Config, load_config
 from indexer.errors import ExtractionError, RepositoryError
+from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
+from indexer.extract.attributes import UNDECLARED, Declared
+from indexer.extract.text import encoding_of
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.state import make_parent
 from indexer.text.chunk import Passage, chunk
-from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
+from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta, text_format
+from indexer.text.model import UTF8
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
 
 OPTIONAL_ROOTS = (SNAPSHOT_ROOT,)  # a corpus may have no snapshots yet
@@ -158,8 +162,12 @@ def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary)
             )
 
 
-def classify(entry: TreeEntry, config: Config) -> _Kind:
-    """Which extractor identity indexes this entry, or why it is skipped."""
+def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) -> _Kind:
+    """Which extractor identity indexes this entry, or why it is skipped.
+
+    Any name no extractor claims is text (DESIGN decision 15); whether its bytes are text
+    is found when it is read, except for what the repository's attributes declare.
+    """
     if entry.mode == MODE_SYMLINK:
         return _Kind(None, "symlink (not followed)")
     if entry.mode == MODE_GITLINK:
@@ -170,9 +178,15 @@ def classify(entry: TreeEntry, config: Config) -> _Kind:
         return _Kind(None, "")  # dotfiles such as .gitkeep hold folders, not documents
     if is_snapshot_meta(entry.path):
         return _Kind(None, "")  # snapshot metadata, read beside its snapshot
-    extractor = extract_mod.extractor_for(entry.path)
-    if extractor is None:
-        return _Kind(None, "unsupported file type")
+    extractor = extract_mod.extractor_for(entry.path, declared.encoding)
+    if extractor.source_class == "text" and declared.binary:
+        return _Kind(None, "binary (declared `binary` or `-diff` in .gitattributes), not indexed as text")
+    if extractor.source_class == "text" and declared.bad_label:
+        return _Kind(
+            None,
+            f"declared encoding={declared.bad_label} in .gitattributes, which pincite cannot read as text",
+            "name an ASCII-compatible encoding git knows (e.g. ISO-8859-1, cp1252, Shift_JIS), or remove it",
+        )
     if not extractor.available():
         return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
     return _Kind(extractor.identity())
@@ -236,15 +250,11 @@ def _intervals(
     seq_of = {c.sha: seq for seq, c in enumerate(commits)}
     changes = repo.changes_along(commits, config.roots)
     state: dict[str, tuple[TreeEntry, int]] = {e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)}
-    result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
-    kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path and the mode
+    runs: list[tuple[str, TreeEntry, int, int]] = []
 
     def close(path: str, last: int) -> None:
         entry, first = state.pop(path)
-        key = (path, entry.mode)
-        if key not in kinds:
-            kinds[key] = classify(entry, config)
-        result.append((path, entry, kinds[key], first, last))
+        runs.append((path, entry, first, last))
 
     for sha in sorted(changes, key=lambda s: seq_of.get(s, -1)):
         seq = seq_of.get(sha)
@@ -257,6 +267,16 @@ def _intervals(
                 state[change.path] = (change, seq)
     for path in list(state):
         close(path, len(commits) - 1)
+    # Every version is read with the declarations of the built commit: a declaration added
+    # later applies to the older versions of its paths too.
+    declared = attributes.declared_for(repo, commits[-1].sha, (path for path, *_rest in runs))
+    kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path, the mode and the declarations
+    result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
+    for path, entry, first, last in runs:
+        key = (path, entry.mode)
+        if key not in kinds:
+            kinds[key] = classify(entry, config, declared.get(path, UNDECLARED))
+        result.append((path, entry, kinds[key], first, last))
     return result
 
 
@@ -286,7 +306,7 @@ def _index_version(
         )
     with _stage(summary, "extract_and_chunk"):
         try:
-            extracted, passages = _extract_and_chunk(config, data, path)
+            extracted, passages = _extract_and_chunk(config, data, path, identity)
         except ExtractionError as exc:
             return _add_skipped(writer, blob, identity, size, exc.reason_for(path))  # stored per blob: no path
     with _stage(summary, "write_versions"):
@@ -302,14 +322,17 @@ def _index_version(
         )
 
 
-def _extract_and_chunk(config: Config, data: bytes, path: str) -> tuple[extract_mod.ExtractedText, list[Passage]]:
+def _extract_and_chunk(
+    config: Config, data: bytes, path: str, identity: str
+) -> tuple[extract_mod.ExtractedText, list[Passage]]:
     """The version's text and passages; raises ExtractionError saying why it cannot be indexed."""
-    extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config))
+    encoding = encoding_of(identity)  # None: not the text class
+    extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config), encoding or UTF8)
     if is_snapshot(path) and extracted.source_class != "snapshot":
         extracted = dataclasses.replace(extracted, source_class="snapshot")
     passages = chunk(
         extracted.text,
-        markdown=extracted.is_markdown,
+        fmt=text_format(path) if encoding is not None else "plain",
         max_chars=config.passage_max_chars,
         page_starts=extracted.page_starts,
     )

@@ -14,6 +14,7 @@ from indexer.errors import ExtractionError, PinciteError
 from indexer.extract import cache as extract_cache
 from indexer.extract.registry import ExtractedText, Limits
 from indexer.index.store import IndexReader
+from indexer.text.model import UTF8
 from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
 
 
@@ -43,16 +44,18 @@ def entry_at(repo: GitRepo, commit: str, path: str) -> TreeEntry:
     return entry
 
 
-def version_text(repo: GitRepo, blob: str, path: str, limits: Limits | None = None) -> VersionText:
-    """The active extractor's text of `blob` (read as the file at `path`), within `limits`.
+def version_text(
+    repo: GitRepo, blob: str, path: str, limits: Limits | None = None, encoding: str = UTF8
+) -> VersionText:
+    """The active extractor's text of `blob` (read as the file at `path`, in its declared `encoding`).
 
-    Without `limits`, the repository's configured ones apply.
+    Within `limits`; without them, the repository's configured ones apply.
 
     Extracted text comes from the cache keyed by (blob, extractor identity) when it is
     there (indexer.extract.cache), so diffs and re-resolution do not re-extract.
     """
     try:
-        extracted = extract_cache.cached_extract(repo, blob, path, limits)
+        extracted = extract_cache.cached_extract(repo, blob, path, limits, encoding=encoding)
     except ExtractionError as exc:
         raise DocumentUnavailable(str(exc)) from exc
     return VersionText(path, blob, extracted)

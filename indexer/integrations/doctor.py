@@ -19,6 +19,7 @@ from indexer.config import Config, load_config
 from indexer.errors import SHALLOW_HINT, PinciteError
 from indexer.extract import pdf
 from indexer.extract import registry as extract_mod
+from indexer.extract.base import library_version
 from indexer.index.store import SCHEMA_VERSION, IndexReader
 from indexer.vcs.repo import GitRepo, git_version
 
@@ -55,7 +56,7 @@ class Report:
 
 def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) -> Report:
     """Run every check against the repository at `repo_path` (which need not be one)."""
-    checks = [_check_pincite(), _check_git(), *_check_extras(), _check_pagefind()]
+    checks = [_check_pincite(), _check_git(), _check_text_readers(), *_check_extras(), _check_pagefind()]
     try:
         repo = GitRepo(repo_path)
     except PinciteError as exc:
@@ -88,12 +89,24 @@ def _check_git() -> Check:
     return Check("git", OK, f"git {shown}")
 
 
+def _check_text_readers() -> Check:
+    """The text class's readers: which formats get structure-aware passages and which view."""
+    rst = f"reStructuredText (sections, directives; rendered by docutils {library_version('docutils')})"
+    readers = [
+        "Markdown (blocks, rendered)",
+        rst,
+        "AsciiDoc (sections, delimited blocks; source view)",
+        "any other non-binary file (paragraphs; source view)",
+    ]
+    return Check("readers", OK, "text: " + "; ".join(readers) + "; encodings declared in .gitattributes")
+
+
 def _check_extras() -> list[Check]:
     checks = []
     for extra, probe in EXTRA_PROBES:
         name = f"extra:{extra}"
         extractor = extract_mod.extractor_for(probe)
-        if extractor is None:
+        if extractor.source_class == "text":
             checks.append(Check(name, WARN, f"no extractor handles .{extra} files in this pincite", "upgrade pincite"))
         elif not extractor.available():
             hint = extractor.install_hint or f"pip install 'pincite[{extra}]'"

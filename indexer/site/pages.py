@@ -14,7 +14,7 @@ from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.site.render import doc_page_path, human_size, markdown_view, root_prefix, source_view, url_path
-from indexer.text.kinds import is_text_path
+from indexer.text.kinds import is_text_path, text_format
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 # Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
@@ -143,7 +143,7 @@ def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
     view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
-    rendered, headings = markdown_view(text) if meta.is_markdown else (None, [])
+    rendered, headings = _rendered_view(meta, pv.path, text)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -164,6 +164,20 @@ def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target
         pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
     )
     _write(target, html)
+
+
+def _rendered_view(meta: VersionMeta, path: str, text: str) -> tuple[Any, list[tuple[int, str, str]]]:
+    """The rendered view of a Markdown or reST text document; (None, []) shows the source alone."""
+    if meta.source_class != "text":
+        return None, []
+    fmt = text_format(path)
+    if fmt == "markdown" and meta.is_markdown:
+        return markdown_view(text)
+    if fmt == "rst":
+        from indexer.site.rst_view import rst_view  # docutils loads only for a corpus that has reST
+
+        return rst_view(text)
+    return None, []
 
 
 def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[dict[str, Any]], str | None]:

@@ -340,7 +340,7 @@ def _meta_for(page: FetchedPage, body_path: str) -> SnapshotMeta:
         sha256=page.sha256,
         resolved_ip=page.resolved_ip,
         pincite_version=__version__,
-        extractor=extractor.identity() if extractor is not None and extractor.available() else None,
+        extractor=extractor.identity() if extractor.available() else None,
         etag=page.headers.get("etag"),
         last_modified=page.headers.get("last-modified"),
         content_language=page.headers.get("content-language"),

@@ -1,4 +1,6 @@
-"""Charset labels as browsers read them: the WHATWG Encoding Standard's table, from `webencodings`.
+"""Charset labels: as browsers read them (web pages), and as git's `encoding` attribute names them.
+
+Web pages: the WHATWG Encoding Standard's table, from `webencodings`.
 
 A page that says `iso-8859-1` is read by every browser as windows-1252, `iso-8859-9` as
 windows-1254, and `unicode-1-1-utf-8` as UTF-8; UTF-7 is never honoured. The HTML extractor
@@ -38,3 +40,24 @@ def lookup(label: str) -> Charset | None:
 
 
 UTF8 = Charset("utf-8", "utf-8", codecs.lookup("utf-8"))
+
+
+def git_encoding(label: str) -> str | None:
+    """The codec a `.gitattributes` `encoding=<label>` names for a text document, or None.
+
+    git hands these labels to iconv, which reads `ISO-8859-1` as Latin-1 itself, not as
+    windows-1252 the way browsers do; Python's codec names follow iconv here. Only
+    encodings that spell ASCII (and so "\\n") as ASCII are accepted: pincite's lines are
+    git's lines, and a UTF-16 file holds NUL bytes, so git treats it as binary anyway.
+    Returns Python's canonical name (e.g. "iso8859-1", "cp1252", "shift_jis").
+    """
+    try:
+        codec = codecs.lookup(label.strip())
+    except LookupError:
+        return None
+    probe = "\n\r\t azAZ09#.-"
+    try:
+        ascii_safe = codec.encode(probe)[0] == probe.encode("ascii") and codec.name != "utf-7"
+    except UnicodeError:
+        return None
+    return codec.name if ascii_safe else None

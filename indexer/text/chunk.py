@@ -3,8 +3,10 @@
 Invariant (tested by property tests): `passage.text == text[passage.start:passage.end]`,
 passages do not overlap, and together they cover every non-blank line. Markdown blocks
 come from markdown-it-py's token line maps; lines no token claims (link reference
-definitions, for instance) become blocks of their own, so nothing is lost. Plain text
-and extracted text are cut at blank lines. Passages never cross a PDF page boundary.
+definitions, for instance) become blocks of their own, so nothing is lost.
+reStructuredText and AsciiDoc blocks come from their line readers (indexer.text.rst,
+indexer.text.asciidoc). Plain text and extracted text are cut at blank lines. Passages
+never cross a PDF page boundary.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
+from indexer.text import asciidoc, rst
+from indexer.text.kinds import TextFormat
 from indexer.text.model import LineIndex
 
 HEADING_SEPARATOR = " › "
@@ -45,10 +49,21 @@ class _Block:
 _MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
 
 
-def chunk(text: str, *, markdown: bool, max_chars: int, page_starts: tuple[int, ...] = ()) -> list[Passage]:
+def chunk(
+    text: str,
+    *,
+    markdown: bool = False,
+    max_chars: int,
+    page_starts: tuple[int, ...] = (),
+    fmt: TextFormat | None = None,
+) -> list[Passage]:
+    """Passages of `text`; its structure is read by `fmt` ("plain" when not given, or
+    "markdown" when only `markdown` is set)."""
+    fmt = fmt or ("markdown" if markdown else "plain")
     lines = LineIndex(text)
-    blank = [not _line_text(text, lines, n).strip() for n in range(1, lines.line_count + 1)]
-    blocks = _markdown_blocks(text, blank) if markdown else []
+    line_texts = [_line_text(text, lines, n) for n in range(1, lines.line_count + 1)]
+    blank = [not line.strip() for line in line_texts]
+    blocks = _structure_blocks(text, fmt, line_texts, blank)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
@@ -56,6 +71,22 @@ def chunk(text: str, *, markdown: bool, max_chars: int, page_starts: tuple[int, 
 
 def _line_text(text: str, lines: LineIndex, n: int) -> str:
     return text[lines.line_start(n) : lines.line_end(n)]
+
+
+def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool]) -> list[_Block]:
+    if fmt == "markdown":
+        return _markdown_blocks(text, blank)
+    if fmt == "plain":
+        return []
+    # A CRLF line keeps its "\r" in line_texts; the line readers look at stripped content.
+    reader = rst.blocks if fmt == "rst" else asciidoc.blocks
+    result: list[_Block] = []
+    for first, last, level, heading in reader([line.rstrip("\r") for line in line_texts]):
+        block = _trimmed(first, last, blank)
+        if block is not None:
+            block.heading_level, block.heading_text = level, heading
+            result.append(block)
+    return result
 
 
 def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:

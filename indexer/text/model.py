@@ -1,7 +1,9 @@
 """Document text and the coordinates pincite uses on it.
 
 Text policy for the `text` class (documented in docs/offsets.md):
-- the blob is decoded as strict UTF-8; a leading byte-order mark (U+FEFF) is not part
+- a blob with a NUL byte in its first 8000 bytes is binary (git's rule), not text;
+- the blob is decoded as strict UTF-8, or in the encoding the repository declares for
+  its path (git's `encoding` attribute); a leading byte-order mark (U+FEFF) is not part
   of the text (offsets start after it), any other U+FEFF is kept;
 - line ends are kept exactly as committed: CRLF files keep their "\r" inside the text,
   so offsets count it; a line is a run of code points ending at "\n" (git's definition),
@@ -14,22 +16,61 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from indexer.errors import ExtractionError
+from indexer.errors import BinaryFileError, ExtractionError
 
 BOM = "\ufeff"
+UTF8 = "utf-8"
+BINARY_PROBE_BYTES = 8000  # git's own: xdiff looks for a NUL byte in the first 8000 bytes
 
 
-def decode_text_blob(data: bytes, path: str) -> str:
-    """The text of a `text`-class blob, by the policy above."""
+def decode_text_blob(data: bytes, path: str, encoding: str = UTF8) -> str:
+    """The text of a `text`-class blob, by the policy above.
+
+    `encoding` is a codec name from `charsets.git_encoding`, declared for the path by the
+    repository (docs/offsets.md); the default is UTF-8. Both fail closed: a byte the
+    declared encoding does not define is an error naming the path and the byte, and so is
+    a legacy declaration on a file that is valid UTF-8 with non-ASCII bytes (a Latin-1
+    reading of UTF-8 would give wrong characters and wrong offsets, never an error).
+    """
+    if b"\0" in data[:BINARY_PROBE_BYTES]:
+        raise BinaryFileError(
+            f"{path}: binary (a NUL byte in its first {BINARY_PROBE_BYTES} bytes, git's own rule), not indexed as text",
+            hint="binary files other than PDF and HTML have no text to cite",
+        )
+    if encoding != UTF8:
+        return _decode_declared(data, path, encoding)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ExtractionError(
             f"{path}: not valid UTF-8 (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
-            hint="re-save the file as UTF-8 and commit it",
+            hint="re-save the file as UTF-8 and commit it, or declare its encoding in .gitattributes "
+            "(e.g. `legacy/*.txt encoding=iso-8859-1`)",
         ) from exc
-    if b"\0" in data[:8000]:
-        raise ExtractionError(f"{path}: looks binary (NUL bytes)", hint="only text files are indexed as text")
+    return text[1:] if text.startswith(BOM) else text
+
+
+def _decode_declared(data: bytes, path: str, encoding: str) -> str:
+    first_non_ascii = next((i for i, byte in enumerate(data) if byte > 0x7F), None)
+    if first_non_ascii is not None:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise ExtractionError(
+                f"{path}: declared encoding={encoding} in .gitattributes, but the file is UTF-8 "
+                f"(byte {first_non_ascii}: {data[first_non_ascii : first_non_ascii + 1]!r} starts a UTF-8 sequence)",
+                hint="remove the `encoding` attribute for this path",
+            )
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise ExtractionError(
+            f"{path}: not valid {encoding} as declared in .gitattributes "
+            f"(byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
+            hint="correct the `encoding` attribute for this path, or re-save the file in the declared encoding",
+        ) from exc
     return text[1:] if text.startswith(BOM) else text
 
 

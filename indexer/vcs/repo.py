@@ -386,6 +386,41 @@ class GitRepo:
             else:
                 self.run("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}", env=env)
 
+    def attributes_at(self, commit: str, paths: list[str], names: tuple[str, ...]) -> dict[str, dict[str, str]]:
+        """git attributes `names` of `paths` as the `.gitattributes` files of `commit` declare them.
+
+        git 2.39 has no `check-attr --source`, so the commit's tree is read into a temporary
+        index and `check-attr --cached` reads the attribute files from there: git's own
+        matching rules, never the working tree. A user's global attributes file is switched
+        off; `.git/info/attributes` still applies, as it does for git itself. Only
+        attributes that are specified appear: "set", "unset" or the value.
+        """
+        if not paths:
+            return {}
+        with tempfile.TemporaryDirectory(prefix="pincite-attr-") as tmp:
+            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.run("read-tree", commit, env=env)
+            stdin = b"".join(p.encode("utf-8", errors="surrogateescape") + b"\0" for p in paths)
+            out = self.run(
+                "-c",
+                f"core.attributesFile={os.devnull}",
+                "check-attr",
+                "--cached",
+                "-z",
+                "--stdin",
+                *names,
+                input_bytes=stdin,
+                env=env,
+            )
+        result: dict[str, dict[str, str]] = {}
+        fields = out.split(b"\0")
+        for i in range(0, len(fields) - 2, 3):
+            value = fields[i + 2].decode("utf-8", errors="surrogateescape")
+            if value != "unspecified":
+                path = fields[i].decode("utf-8", errors="surrogateescape")
+                result.setdefault(path, {})[fields[i + 1].decode()] = value
+        return result
+
     def dirty_paths(self, roots: tuple[str, ...]) -> list[str]:
         if self._repo.bare:
             return []

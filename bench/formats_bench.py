@@ -1,0 +1,129 @@
+"""Format benchmark: indexing 1,000 reStructuredText documents against the same corpus as Markdown and as plain text.
+
+The same generated content (fixed seed) is written three ways, each committed to its own
+repository: Markdown (`#` headings, fenced code), reStructuredText (underlined titles,
+literal blocks after `::`, a `note` directive) and plain text (the floor: paragraphs only,
+no structure to read). Each is indexed from scratch (`build(site=False)`), alternating the
+order, best of several rounds. Reported: seconds per format and each structured format's
+ratio to the plain floor.
+
+Target: reST's ratio to the floor is no more than Markdown's (x 1.1 for noise).
+
+    python bench/formats_bench.py                 # 1,000 documents, 3 rounds
+    python bench/formats_bench.py --docs 200      # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from indexer.api import build  # noqa: E402
+
+WORDS = [
+    "record",
+    "policy",
+    "retention",
+    "office",
+    "archive",
+    "travel",
+    "member",
+    "board",
+    "budget",
+    "review",
+    "notice",
+    "vote",
+]
+ENV = ["-c", "user.name=bench", "-c", "user.email=bench@example.org"]
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(6, 16))]
+    return " ".join(words).capitalize() + "."
+
+
+def _paragraph(rng: random.Random) -> str:
+    return "\n".join(_sentence(rng) for _ in range(rng.randint(2, 5)))
+
+
+def document(rng: random.Random, fmt: str) -> str:
+    parts: list[str] = []
+    for section in range(rng.randint(3, 6)):
+        title = f"Section {section} {rng.choice(WORDS)}"
+        if fmt == "md":
+            parts.append(f"## {title}")
+        elif fmt == "rst":
+            parts.append(f"{title}\n{'-' * len(title)}")
+        else:
+            parts.append(title)
+        for _ in range(rng.randint(2, 4)):
+            parts.append(_paragraph(rng))
+        code = "total = sum(records)\nprint(total)"
+        if fmt == "md":
+            parts.append(f"```\n{code}\n```")
+        elif fmt == "rst":
+            parts.append("Example::\n\n" + "\n".join("    " + line for line in code.splitlines()))
+            parts.append(".. note::\n\n   " + _sentence(rng))
+        else:
+            parts.append(code)
+    return "\n\n".join(parts) + "\n"
+
+
+def make_repo(root: Path, fmt: str, docs: int) -> None:
+    rng = random.Random(15)  # the same content for every format
+    suffix = {"md": ".md", "rst": ".rst", "txt": ".txt"}[fmt]
+    for i in range(docs):
+        target = root / "corpus" / f"folder{i % 20}" / f"doc{i:05d}{suffix}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(document(rng, fmt), encoding="utf-8")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", *ENV, "-C", str(root), "commit", "-q", "-m", "corpus"], check=True)
+
+
+def time_build(root: Path) -> float:
+    shutil.rmtree(root / ".pincite", ignore_errors=True)
+    started = time.perf_counter()
+    summary = build(root, site=False)
+    elapsed = time.perf_counter() - started
+    assert summary.documents > 0 and not summary.skipped, summary.skipped[:3]
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    formats = ["txt", "md", "rst"]
+    with tempfile.TemporaryDirectory(prefix="pincite-formats-") as tmp:
+        repos = {fmt: Path(tmp, fmt) for fmt in formats}
+        for fmt, root in repos.items():
+            make_repo(root, fmt, args.docs)
+        best = {fmt: float("inf") for fmt in formats}
+        for n in range(args.rounds):
+            order = formats if n % 2 == 0 else formats[::-1]
+            for fmt in order:
+                best[fmt] = min(best[fmt], time_build(repos[fmt]))
+    floor = best["txt"]
+    print(f"{args.docs} documents, best of {args.rounds} rounds")
+    for fmt in formats:
+        print(f"  {fmt:4s} {best[fmt]:7.2f} s   ratio to plain floor {best[fmt] / floor:5.2f}")
+    md_ratio, rst_ratio = best["md"] / floor, best["rst"] / floor
+    ok = rst_ratio <= md_ratio * 1.1
+    print(f"target: reST ratio {rst_ratio:.2f} <= Markdown ratio {md_ratio:.2f} x 1.1: {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""What a repository declares about its files' text, in git's own attributes.
+
+- `binary` or `-diff`: git treats the file as binary, so it has no text to cite;
+- `encoding=<label>`: the file's bytes are in that encoding (iconv names, as git and gitk
+  read them: `ISO-8859-1`, `cp1252`, `Shift_JIS`, ...), not UTF-8.
+
+Declarations are read from the `.gitattributes` files committed at one commit (the built
+commit for a build), so they are pinned with the corpus, never taken from the working
+tree. They are the only source: there is no pincite setting that overrides them, so a
+citation means the same text on every machine. (`working-tree-encoding` is not read: a
+blob with that attribute is stored as UTF-8 already.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from indexer.text.charsets import git_encoding
+from indexer.text.model import UTF8
+from indexer.vcs.repo import GitRepo
+
+ATTRIBUTES = ("diff", "encoding")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What the attributes say about one path."""
+
+    encoding: str = UTF8  # a codec name from charsets.git_encoding
+    binary: bool = False
+    bad_label: str = ""  # an `encoding` value pincite cannot read as text
+
+
+UNDECLARED = Declared()
+
+
+def declared_for(repo: GitRepo, commit: str, paths: Iterable[str]) -> dict[str, Declared]:
+    """Declarations for `paths` at `commit`; paths without any are left out (they are UNDECLARED)."""
+    found = repo.attributes_at(commit, sorted(set(paths)), ATTRIBUTES)
+    return {path: _declared(values) for path, values in found.items()}
+
+
+def _declared(values: dict[str, str]) -> Declared:
+    binary = values.get("diff") == "unset"  # `binary` is the macro `-diff -merge -text`
+    label = values.get("encoding", "")
+    if label in ("", "set", "unset"):
+        return Declared(binary=binary)
+    codec = git_encoding(label)
+    if codec is None:
+        return Declared(binary=binary, bad_label=label)
+    return Declared(codec, binary)
