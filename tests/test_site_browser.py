@@ -623,7 +623,7 @@ SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" onload="wi
 )
 LINKING = (
     "# Start here\n\nRead [the second part](sub/b%20doc.md#part-two), the [glossary][G] and the "
-    "[table of terms](#terms).\n\n![logo](img/logo.png) ![diagram](img/diagram.svg)\n\n"
+    "[table of terms](#terms), [its third line](#L3).\n\n![logo](img/logo.png) ![diagram](img/diagram.svg)\n\n"
     "Figures: [the sheet](data/figures.csv), [the feed](attach/feed.xml), [gone](missing.md), "
     '[outside](../../README.md).\n\n<a href="sub/b%20doc.md">raw link</a> <img src="img/logo.png" alt="raw">\n\n'
     "## Terms\n\nThe end.\n\n[G]: ../corpus/glossary.md\n"
@@ -689,6 +689,10 @@ def test_links_between_documents_open_their_pages(corpus_repo: Any, tmp_path: Pa
         tab.go_back()
         tab.click("#rendered a:text('raw link')")
         tab.wait_for_url(re.compile(r"/doc/corpus/sub/b%20doc\.md\.html$"))
+        tab.go_back()
+        tab.click("#rendered a:text('its third line')")  # a span: the source view shows it
+        tab.wait_for_function("() => location.hash === '#L3'")
+        assert tab.locator("#L3").is_visible() and tab.locator("#L3.hl").count() == 1
         assert problems == []
     finally:
         context.close()

@@ -633,7 +633,7 @@ const Pincite = (() => {
   function setupViews(sel) {
     const rendered = document.getElementById("rendered");
     const tabs = document.querySelectorAll('[role="tab"]');
-    if (!rendered || tabs.length === 0) return;
+    if (!rendered || tabs.length === 0) return null;
     const show = (which) => {
       for (const t of tabs) {
         const on = t.getAttribute("aria-controls") === which;
@@ -650,7 +650,8 @@ const Pincite = (() => {
         other.click();
       }
     }));
-    show(sel && sel.kind !== "lines" ? "source-view" : sel ? "source-view" : "rendered");
+    show(sel ? "source-view" : "rendered");
+    return show;
   }
 
   // Words a search result linked with (?hl=...) are marked in the text, which stays exact.
@@ -693,7 +694,7 @@ const Pincite = (() => {
     const main = document.getElementById("content");
     if (!main || !src()) return;
     const sel = parseSelector(window.location.hash);
-    setupViews(sel);
+    const showView = setupViews(sel);
     highlight(sel);
     const term = highlightTerms();
     if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
@@ -706,6 +707,14 @@ const Pincite = (() => {
     }
     window.addEventListener("hashchange", () => {
       const next = parseSelector(window.location.hash);
+      // A link inside the page: a span is in the source view, a heading in the rendered one.
+      const id = decodeURIComponent(window.location.hash.slice(1));
+      const rendered = document.getElementById("rendered");
+      if (showView && next) showView("source-view");
+      else if (showView && id && rendered && rendered.hidden && rendered.contains(document.getElementById(id))) {
+        showView("rendered");
+        document.getElementById(id).scrollIntoView();
+      }
       highlight(next);
       offer(next);
       if (main.dataset.kind === "version") setupBanner(main, next);
