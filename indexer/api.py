@@ -71,6 +71,7 @@ def build(
     if out_dir is not None:
         stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
         summary.site, summary.site_dir = stats.to_json(), str(out_dir)
+        summary.warnings.extend(link.message() for link in stats.broken_links)
         summary.seconds += stats.seconds
     return summary
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,8 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
-from indexer.site.render import history_name, history_shard, markdown_view, source_view
+from indexer.site.markdown import markdown_view
+from indexer.site.render import history_name, history_shard, source_view
 from indexer.site.serve import serve_in_thread
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
@@ -81,16 +84,61 @@ def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:
     html, headings = markdown_view(XSS_MD)
     parsed = _parse(str(html))
     for tag, attrs in parsed.tags:
-        assert tag not in ("script", "img", "iframe", "object")
+        assert tag not in ("script", "iframe", "object", "style")
         assert not any(name.startswith("on") for name in attrs), (tag, attrs)
         assert not str(attrs.get("href", "")).lower().startswith("javascript:")
+        if tag == "img":  # raw HTML's <img>: no handler, and no source it could not vouch for
+            assert "src" not in attrs, attrs
+    assert "alert('md')" not in html
     assert headings == [(1, "h-payloads", "Payloads")]
     pictures, _ = markdown_view("![a <b> pic](https://tracker.invalid/p.png)\n")
     assert "<img" not in pictures
     assert '<a class="img-link" href="https://tracker.invalid/p.png"' in pictures
     assert "[image: a &lt;b&gt; pic]" in pictures
+    # Raw HTML blocks carry no source lines; the paragraphs do.
     starts = [attrs.get("data-line-start") for tag, attrs in parsed.tags if tag == "p"]
-    assert starts == ["3", "5", "7", "9", "11"]
+    assert starts == ["5", "9", "11"]
+
+
+RAW_HTML_MD = (
+    "# Notes\n\n<!-- a comment line -->\n[Arc][Arc] and H<sub>2</sub>O, x<sup>2</sup>, <kbd>Ctrl</kbd><br>\n\n"
+    "[Arc]: https://example.org/arc\n\n<details open><summary>More</summary>\n\nHidden *text*.\n\n</details>\n\n"
+    '<table><tr><td colspan="2" onclick="x()">cell</td></tr></table>\n\n'
+    '<div id="src" class="banner" data-line-start="1" style="color:red">clobber</div>\n\n'
+    '<iframe src="https://evil.invalid"></iframe><style>body{display:none}</style><form><input></form>\n\n'
+    "Never write <script> in a paragraph.\n\nStill here.\n\n<iframe src=x>\n\nAfter the frame. <plaintext> too.\n"
+)
+
+
+def test_raw_html_goes_through_the_allowlist() -> None:
+    html, _ = markdown_view(RAW_HTML_MD)
+    parsed = _parse(str(html))
+    tags = [tag for tag, _ in parsed.tags]
+    # The comment is dropped and no longer swallows the reference definition after it.
+    assert "<!--" not in html and "a comment line" not in html
+    assert '<a href="https://example.org/arc" rel="nofollow noopener noreferrer">Arc</a>' in html
+    assert "<sub>2</sub>" in html and "<sup>2</sup>" in html and "<kbd>Ctrl</kbd>" in html and "<br>" in html
+    assert '<details open=""><summary>More</summary>' in html and "<em>text</em>" in html
+    assert '<td colspan="2">cell</td>' in html and "table-wrap" in html
+    # Raw HTML cannot take the page's ids, classes or source lines, nor style anything.
+    assert '<div id="h-src">clobber</div>' in html
+    assert not {"iframe", "style", "form", "input"} & set(tags)
+    assert "display:none" not in html
+    # An element left open (whose text would run to its end tag) is closed at the end of its block.
+    assert "Still here." in html and "After the frame.  too." in html
+
+
+def test_code_blocks_are_highlighted_at_build_time() -> None:
+    text = '```python\ndef f(x):\n    return "s"  # note\n```\n\n```nosuchlanguage\na < b\n```\n\n    indented <code>\n'
+    html, _ = markdown_view(text)
+    assert '<pre class="code" tabindex="0" data-line-start="1" data-line-end="4"><code class="language-python">' in html
+    assert '<span class="tk-k">def</span> <span class="tk-f">f</span>' in html
+    assert '<span class="tk-c"># note</span>' in html and '<span class="tk-s">&#34;s&#34;</span>' in html
+    assert '<code class="language-nosuchlanguage">a &lt; b\n</code>' in html
+    assert "<code>indented &lt;code&gt;\n</code>" in html
+    # The text of a highlighted block is the code, character for character.
+    blocks = re.findall(r"<code[^>]*>(.*?)</code>", str(html), re.S)
+    assert unescape(re.sub(r"<[^>]+>", "", blocks[0])) == 'def f(x):\n    return "s"  # note\n'
 
 
 def test_history_name_is_stable() -> None:
@@ -343,3 +391,24 @@ def test_two_builds_do_not_write_one_site_at_once(corpus_repo, tmp_path: Path) -
         with pytest.raises(UsageError, match="another pincite build is writing this site"):
             build(corpus_repo.root, out=site)
     assert (site / "index.html").is_file()
+
+
+def test_broken_links_are_warnings_and_fail_a_strict_build(corpus_repo, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from indexer.cli.main import main
+
+    corpus_repo.commit(
+        {"corpus/a.md": "# A\n\n[fine](b.md#top) [gone](gone.md) ![pic](nothing.png)\n", "corpus/b.md": "# B\n"}
+    )
+    site = tmp_path / "site"
+    args = ["build", "--repo", str(corpus_repo.root), "--out", str(site)]
+    relaxed = CliRunner().invoke(main, args)
+    assert relaxed.exit_code == 0, relaxed.output
+    assert "warning: corpus/a.md: broken link 'gone.md': 'corpus/gone.md' is not a document" in relaxed.output
+    assert "warning: corpus/a.md: broken link 'nothing.png'" in relaxed.output
+    assert "2 broken links" in relaxed.output
+    strict = CliRunner().invoke(main, [*args, "--strict"])
+    assert strict.exit_code == 1 and "broken link 'gone.md'" in strict.output
+    page = (site / "doc/corpus/a.md.html").read_text(encoding="utf-8")
+    assert '<a href="../../doc/corpus/b.md.html#h-top"' in page

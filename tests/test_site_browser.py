@@ -658,3 +658,375 @@ def test_banner_of_a_deleted_file_finds_its_text_in_another(corpus_repo: Any, tm
     finally:
         server.shutdown()
         server.server_close()
+
+
+# -- issue 16: a site readers keep open ----------------------------------------------------------
+
+
+def _png(width: int = 3, height: int = 2) -> bytes:
+    """A small valid PNG (red pixels), made here so the test needs no image library."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\0" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" onload="window.__pwned=1">' + (
+    '<script>window.__pwned = 2</script><rect width="40" height="20" fill="green"/></svg>'
+)
+LINKING = (
+    "# Start here\n\nRead [the second part](sub/b%20doc.md#part-two), the [glossary][G] and the "
+    "[table of terms](#terms), [its third line](#L3).\n\n![logo](img/logo.png) ![diagram](img/diagram.svg)\n\n"
+    "Figures: [the sheet](data/figures.csv), [the feed](attach/feed.xml), [gone](missing.md), "
+    '[outside](../../README.md).\n\n<a href="sub/b%20doc.md">raw link</a> <img src="img/logo.png" alt="raw">\n\n'
+    "## Terms\n\nThe end.\n\n[G]: ../corpus/glossary.md\n"
+)
+B_DOC = "# B\n\n" + "".join(f"Filler paragraph {n}.\n\n" for n in range(60)) + "## Part two\n\nThe second part.\n"
+
+
+def test_links_between_documents_open_their_pages(corpus_repo: Any, tmp_path: Path, browser: Any) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/a.md": LINKING,
+            "corpus/sub/b doc.md": B_DOC,
+            "corpus/glossary.md": "# Glossary\n\nWords.\n",
+            "corpus/img/logo.png": _png(),
+            "corpus/img/diagram.svg": SVG,
+            "corpus/data/figures.csv": "year,count\n2025,3\n",
+            "corpus/attach/feed.xml": '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title></feed>',
+            "README.md": "outside the corpus\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site)
+    broken = {(b["document"], b["link"]) for b in summary.site["broken_links"]}  # type: ignore[index]
+    assert broken == {
+        ("corpus/a.md", "missing.md"),
+        ("corpus/a.md", "../../README.md"),
+    }
+    assert any("corpus/a.md: broken link 'missing.md'" in w for w in summary.warnings)
+    # No SVG is served from the site: it reaches the page only as an <img> data: URL.
+    assert not list(site.rglob("*.svg"))
+    server, base = serve_in_thread(site)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    problems: list[str] = []
+    tab.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    tab.on("pageerror", lambda exc: problems.append(str(exc)))
+    try:
+        tab.goto(base + "doc/corpus/a.md.html")
+        images = tab.evaluate(
+            "() => Array.from(document.querySelectorAll('#rendered img')).map(i => [i.alt, i.naturalWidth, "
+            "i.getAttribute('src').slice(0, 40)])"
+        )
+        assert [(alt, width > 0) for alt, width, _ in images] == [("logo", True), ("diagram", True), ("raw", True)]
+        assert images[1][2].startswith("data:image/svg+xml;base64,")
+        assert tab.evaluate("() => window.__pwned || 0") == 0
+        # Linked files are published beside the pages; one a browser would run (XML) as plain text.
+        sheet = tab.get_attribute("#rendered a:text('the sheet')", "href")
+        assert sheet is not None and sheet.startswith("../../files/") and sheet.endswith(".csv")
+        assert (site / "doc/corpus" / sheet).resolve().read_text() == "year,count\n2025,3\n"
+        feed = tab.get_attribute("#rendered a:text('the feed')", "href")
+        assert feed is not None and feed.endswith(".txt") and not list(site.rglob("*.xml"))
+        # A broken link is no link at all.
+        assert tab.locator("#rendered a:text('gone')").get_attribute("href") is None
+        tab.click("#rendered a:text('table of terms')")
+        tab.wait_for_function("() => location.hash === '#h-terms'")
+        tab.click("#rendered a:text('the second part')")
+        tab.wait_for_url(re.compile(r"/doc/corpus/sub/b%20doc\.md\.html#h-part-two$"))
+        heading = tab.locator("#h-part-two")
+        assert heading.is_visible() and 0 <= heading.bounding_box()["y"] < 800
+        tab.go_back()
+        tab.click("#rendered a:text('glossary')")
+        tab.wait_for_url(re.compile(r"/doc/corpus/glossary\.md\.html$"))
+        tab.go_back()
+        tab.click("#rendered a:text('raw link')")
+        tab.wait_for_url(re.compile(r"/doc/corpus/sub/b%20doc\.md\.html$"))
+        tab.go_back()
+        tab.click("#rendered a:text('its third line')")  # a span: the source view shows it
+        tab.wait_for_function("() => location.hash === '#L3'")
+        assert tab.locator("#L3").is_visible() and tab.locator("#L3.hl").count() == 1
+        assert problems == []
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_later_build_mends_a_link_whose_target_arrived(corpus_repo: Any, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n\nSee [b](b.md).\n"})
+    site = tmp_path / "site"
+    first = build(corpus_repo.root, out=site)
+    assert [b["link"] for b in first.site["broken_links"]] == ["b.md"]  # type: ignore[index]
+    corpus_repo.commit({"corpus/b.md": "# B\n"})
+    second = build(corpus_repo.root, out=site)
+    assert second.site["broken_links"] == []  # type: ignore[index]
+    assert 'href="../../doc/corpus/b.md.html"' in (site / "doc/corpus/a.md.html").read_text(encoding="utf-8")
+    third = build(corpus_repo.root, out=site)
+    assert third.site["pages_rendered"] == 0 and third.site["broken_links"] == []  # type: ignore[index]
+
+
+XSS_RAW = (
+    "# Raw HTML\n\n<!-- a comment line -->\n[Arc][Arc] in H<sub>2</sub>O and x<sup>2</sup>, press <kbd>Ctrl</kbd>.\n\n"
+    '[Arc]: https://example.invalid/arc\n\n<details ontoggle="window.__pwned = 3" open><summary>More</summary>\n\n'
+    'Hidden <b onmouseover="window.__pwned = 4">text</b>.\n\n</details>\n\n'
+    '<svg onload="window.__pwned = 5"><script>window.__pwned = 6</script></svg>\n\n'
+    '<iframe srcdoc="<script>parent.__pwned = 7</script>"></iframe>\n\n'
+    '<a href="jav&#x09;ascript:window.__pwned = 8">tabbed</a> <a href="JAVASCRIPT:window.__pwned=9">caps</a>\n\n'
+    '<img src="data:image/svg+xml,<svg onload=\'window.__pwned=10\'/>" alt="svg data">\n\n'
+    '<div id="src">clobber the source view</div> <form action="https://evil.invalid"><button>go</button></form>\n\n'
+    '<style>body { display: none }</style><object data="x.swf"></object><embed src="x.swf">\n'
+)
+
+
+def test_raw_html_renders_through_the_allowlist_and_stays_inert(served: Any, page: Any) -> None:
+    repo, site, base = served
+    repo.commit({"corpus/raw.md": XSS_RAW})
+    build(repo.root, out=site)
+    page.goto(base + "doc/corpus/raw.md.html")
+    page.wait_for_timeout(200)
+    rendered = page.locator("#rendered")
+    assert rendered.locator("details summary").inner_text() == "More"
+    assert rendered.locator("sub").inner_text() == "2" and rendered.locator("sup").inner_text() == "2"
+    assert rendered.locator("kbd").inner_text() == "Ctrl"
+    # The comment is gone and the reference definition after it made a link.
+    assert rendered.locator("a:text('Arc')").get_attribute("href") == "https://example.invalid/arc"
+    assert "comment line" not in rendered.inner_html()
+    page.hover("#rendered b")
+    page.click("#rendered summary")  # closing and opening toggles it
+    page.click("#rendered summary")
+    report = page.evaluate(
+        """() => ({
+            pwned: window.__pwned || 0,
+            handlers: Array.from(document.querySelectorAll('*')).flatMap(
+                el => Array.from(el.attributes).filter(a => a.name.startsWith('on')).map(a => a.name)),
+            active: document.querySelectorAll('#rendered :is(script, svg, iframe, form, style, object, embed)').length,
+            jsLinks: Array.from(document.querySelectorAll('#rendered a')).filter(
+                a => /script:/i.test((a.getAttribute('href') || '').replace(/\\s/g, ''))).length,
+            srcs: Array.from(document.querySelectorAll('#rendered img')).map(i => i.getAttribute('src')),
+            sourceView: document.getElementById('src').tagName,
+            ids: Array.from(document.querySelectorAll('#rendered [id]')).map(e => e.id),
+        })"""
+    )
+    assert report["pwned"] == 0 and report["handlers"] == [] and report["active"] == 0, report
+    assert report["jsLinks"] == 0 and report["srcs"] == [None], report
+    assert report["sourceView"] == "PRE" and all(i.startswith("h-") for i in report["ids"]), report
+    assert page.errors == []
+
+
+def test_copy_buttons_are_labelled_by_what_they_copy(served: Any, browser: Any) -> None:
+    _repo, _site, base = served
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    tab = context.new_page()
+    try:
+        tab.goto(base + "doc/corpus/policy.txt.html#L4")
+        buttons = tab.locator("#cite button").all_inner_texts()
+        labels = [b for b in buttons if b.lower().startswith(("cite", "copy"))]
+        assert len(labels) == len(set(labels)), labels  # no two buttons share a label
+        tab.click("#cite-open")
+        clip = "() => navigator.clipboard.readText()"
+        assert "permalink" in tab.inner_text("#cite-open").lower()
+        tab.wait_for_function(f"async () => (await ({clip})()).includes('/v/')")
+        expected = {
+            "Copy permalink": tab.input_value("#cite-permalink"),
+            "Copy text form": tab.input_value("#cite-text"),
+            "Copy Markdown": tab.input_value("#cite-markdown"),
+        }
+        for label, value in expected.items():
+            tab.click(f"#cite button:text-is('{label}')")
+            tab.wait_for_function(f"async (v) => (await ({clip})()) === v", arg=value)
+        assert parse_text_form(expected["Copy text form"]).lines == (4, 4)
+        assert expected["Copy permalink"].startswith(base + "v/")
+    finally:
+        context.close()
+
+
+LONG_POLICY = "".join(f"line {n} of the long policy\n" for n in range(1, 151))
+
+
+def _long_policy_site(corpus_repo: Any, tmp_path: Path) -> tuple[Path, str]:
+    old = corpus_repo.commit({"corpus/long.txt": LONG_POLICY})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    corpus_repo.commit({"corpus/long.txt": LONG_POLICY.replace("line 97 of", "line ninety-seven, reworded, of")})
+    build(corpus_repo.root, out=site)
+    return site, old
+
+
+def _boxes(tab: Any, line: str) -> dict[str, Any]:
+    return tab.evaluate(
+        """(line) => {
+            const box = (el) => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+            return {banner: box(document.getElementById('banner')), line: box(document.getElementById(line)),
+                    height: window.innerHeight};
+        }""",
+        line,
+    )
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
+def test_the_verdict_stays_in_view_with_the_cited_lines(
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+) -> None:
+    site, old = _long_policy_site(corpus_repo, tmp_path)
+    server, base = serve_in_thread(site)
+    link = _permalink(base, GitRepo(corpus_repo.root), old, "corpus/long.txt", "L97")
+    width, height = viewport
+    try:
+        for javascript in (True, False):
+            context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=javascript)
+            tab = context.new_page()
+            tab.goto(link)
+            if javascript:
+                tab.wait_for_selector("#banner[data-status='changed']")
+                tab.wait_for_timeout(100)
+            seen = _boxes(tab, "L97")
+            banner, line = seen["banner"], seen["line"]
+            # The verdict is on screen, and the cited line is below it, on screen too.
+            assert banner["top"] >= -1 and banner["bottom"] <= seen["height"], (javascript, seen)
+            assert line["top"] >= banner["bottom"] - 1 and line["bottom"] <= seen["height"], (javascript, seen)
+            if javascript:
+                assert "changed" in tab.inner_text("#banner .banner-title")
+                tab.mouse.wheel(0, 600)  # reading on: the verdict stays
+                tab.wait_for_timeout(200)
+                assert -1 <= _boxes(tab, "L97")["banner"]["top"] <= 1
+                if width < 640:  # the bar opens to the whole verdict and the diff
+                    assert not tab.locator("#banner .banner-body").is_visible()
+                    tab.click("#banner .banner-toggle")
+                    assert tab.locator("#banner .banner-body").is_visible()
+                    assert tab.get_attribute("#banner .banner-toggle", "aria-expanded") == "true"
+            context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+WIDE = (
+    "# Wide things\n\nA long address: https://example.invalid/" + "a-very-long-path-segment" * 8 + "\n\n"
+    "Inline code: `"
+    + "some_extremely_long_identifier_name" * 4
+    + "` and a word "
+    + "Donaudampfschifffahrtsgesellschaft" * 3
+    + ".\n\n| name | value | note |\n|---|---|---|\n"
+    + "".join(f"| row {n} | {'x' * 60} | {'note ' * 12} |\n" for n in range(3))
+    + "\n```python\n"
+    + "result = compute("
+    + ", ".join(f"argument_{n}" for n in range(25))
+    + ")\n```\n\n"
+    "```\nshort\n```\n"
+)
+
+
+def test_document_pages_fit_a_phone(corpus_repo: Any, tmp_path: Path, browser: Any) -> None:
+    corpus_repo.commit({"corpus/wide.md": WIDE, "corpus/" + "long-folder-name/" * 4 + "x.md": "# X\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    try:
+        for rel in ("doc/corpus/wide.md.html", "doc/corpus/" + "long-folder-name/" * 4 + "x.md.html", "index.html"):
+            tab.goto(base + rel)
+            assert tab.evaluate("() => document.documentElement.scrollWidth") <= 390, rel
+        tab.goto(base + "doc/corpus/wide.md.html")
+        table = tab.locator("#rendered .table-wrap")
+        assert table.evaluate("el => el.scrollWidth > el.clientWidth")  # it scrolls in its own box
+        assert table.evaluate("el => el.getBoundingClientRect().right") <= 390
+        code = tab.locator("#rendered pre.code").first
+        short = tab.locator("#rendered pre.code").nth(1)
+        assert code.get_attribute("tabindex") == "0" and short.get_attribute("tabindex") is None
+        code.focus()
+        tab.keyboard.press("End")
+        tab.keyboard.press("ArrowRight")
+        tab.wait_for_function("() => document.querySelector('#rendered pre.code').scrollLeft > 0")
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def _contrast(a: list[float], b: list[float]) -> float:
+    def lum(rgb: list[float]) -> float:
+        c = [v / 255 for v in rgb[:3]]
+        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+CODE_MD = (
+    "# Code\n\n```python\n@decorated\ndef f(x: int) -> str:\n    '''Doc.'''\n    # comment\n"
+    "    return str(len([1, 2.5])) if x else None\n```\n\n```diff\n--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n```\n\n"
+    '```html\n<a href="x">t</a>\n```\n'
+)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_code_is_highlighted_with_readable_colours(corpus_repo: Any, tmp_path: Path, browser: Any, scheme: str) -> None:
+    corpus_repo.commit({"corpus/code.md": CODE_MD})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    tab = context.new_page()
+    try:
+        tab.goto((site / "doc/corpus/code.md.html").as_uri())
+        colours = tab.evaluate(
+            """() => {
+                const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
+                return Array.from(document.querySelectorAll('#rendered pre.code [class^="tk-"]')).map(el => [
+                    el.className, rgb(getComputedStyle(el).color),
+                    rgb(getComputedStyle(el.closest('pre')).backgroundColor)]);
+            }"""
+        )
+        kinds = {kind for kind, _, _ in colours}
+        assert {"tk-k", "tk-f", "tk-s", "tk-c", "tk-m", "tk-b", "tk-gd", "tk-gi", "tk-t", "tk-a"} <= kinds, kinds
+        for kind, colour, background in colours:
+            assert _contrast(colour, background) >= 4.5, (scheme, kind, colour, background)
+        assert len({tuple(colour) for _, colour, _ in colours}) >= 7  # drawn in colours, not plain text
+        assert tab.evaluate("() => document.scripts.length") == 1  # pincite.js only: no highlighter runs
+    finally:
+        context.close()
+
+
+LONG_DOC = "# Handbook\n\n" + "".join(
+    f"## Chapter {n}\n\n"
+    + "".join(f"Paragraph {n}.{k} of the chapter.\n\n" for k in range(8))
+    + f"### Notes {n}\n\nA note.\n\n"
+    for n in range(1, 7)
+)
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
+def test_long_pages_have_a_table_of_contents(
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+) -> None:
+    corpus_repo.commit({"corpus/long.md": LONG_DOC, "corpus/short.md": "# Short\n\n## A\n\n## B\n\n## C\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    tab = context.new_page()
+    try:
+        tab.goto((site / "doc/corpus/short.md.html").as_uri())
+        assert tab.locator(".toc").count() == 0
+        tab.goto((site / "doc/corpus/long.md.html").as_uri())
+        toc = tab.locator(".toc-side" if width > 1000 else ".toc-inline")
+        assert toc.is_visible() and tab.locator(".toc:visible").count() == 1
+        if width < 1000:
+            tab.click(".toc-inline summary")
+        entries = toc.locator("a").all_inner_texts()
+        assert entries[:3] == ["Chapter 1", "Notes 1", "Chapter 2"] and len(entries) == 12
+        toc.locator("a:text-is('Chapter 5')").click()
+        tab.wait_for_function("() => location.hash === '#h-chapter-5'")
+        assert 0 <= tab.locator("#h-chapter-5").bounding_box()["y"] < height / 2
+        if width > 1000:  # the column stays beside the text while the reader scrolls
+            assert toc.is_visible() and toc.bounding_box()["y"] >= 0
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -19,7 +20,9 @@ from indexer.index.build import BuildSummary, nothing_indexed
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Site output folder (default: _site).")
 @index_option
 @click.option("--no-site", is_flag=True, help="Build the index only, skip the static site.")
-@click.option("--strict", is_flag=True, help="Exit non-zero when any document was skipped.")
+@click.option(
+    "--strict", is_flag=True, help="Exit non-zero when any document was skipped or a document's link is broken."
+)
 @click.option(
     "--retry-skipped",
     is_flag=True,
@@ -55,8 +58,14 @@ def build_command(
     failure = nothing_indexed(summary)
     if failure is not None:
         raise failure
-    if strict and summary.skipped:
+    if strict and (summary.skipped or _broken_links(summary)):
         sys.exit(1)
+
+
+def _broken_links(summary: BuildSummary) -> list[Any]:
+    """The site's broken links between documents (each is also a warning in the summary)."""
+    found = (summary.site or {}).get("broken_links")
+    return found if isinstance(found, list) else []
 
 
 def _progress_printer() -> Callable[[int, int], None]:
@@ -87,7 +96,9 @@ def _print_summary(summary: BuildSummary) -> None:
     click.echo(f"index: {summary.index_path}")
     if summary.site_dir:
         site = summary.site or {}
-        counts = f" ({site.get('pages_rendered', 0)} pages rendered, {site.get('pages_reused', 0)} reused)"
+        broken = len(_broken_links(summary))
+        counts = f" ({site.get('pages_rendered', 0)} pages rendered, {site.get('pages_reused', 0)} reused"
+        counts += f"; {broken} broken link{'s' if broken != 1 else ''})" if broken else ")"
         click.echo(f"site:  {summary.site_dir}{counts if site else ''}")
 
 

@@ -34,6 +34,7 @@ from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.site.history import HistoryBuilder
+from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 from indexer.vcs.repo import CommitInfo, GitRepo
@@ -50,6 +51,8 @@ class SiteStats:
     history_reused: int = 0
     pagefind_seconds: float = 0.0
     seconds: float = 0.0
+    broken_links: list[BrokenLink] = field(default_factory=list)
+    files_linked: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -57,6 +60,8 @@ class SiteStats:
             "pages_reused": self.pages_reused,
             "history_written": self.history_written,
             "history_reused": self.history_reused,
+            "files_linked": self.files_linked,
+            "broken_links": [b.to_json() for b in self.broken_links],
             "pagefind_seconds": round(self.pagefind_seconds, 3),
             "seconds": round(self.seconds, 3),
         }
@@ -69,12 +74,21 @@ class _Manifest:
     docs: dict[str, str] = field(default_factory=dict)
     history: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    # The relative links of each document page as written, with their kind: [[url, kind], ...].
+    links: dict[str, list[list[str]]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
         try:
             data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
-            return cls(data["fingerprint"], data["versions"], data["docs"], data["history"], data.get("files", {}))
+            return cls(
+                data["fingerprint"],
+                data["versions"],
+                data["docs"],
+                data["history"],
+                data.get("files", {}),
+                data.get("links", {}),
+            )
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
 
@@ -209,6 +223,10 @@ def _read_shard(file: Path) -> dict[str, Any]:
     return entries if isinstance(entries, dict) else {}
 
 
+def _records(kept: list[list[str]]) -> list[tuple[str, str]]:
+    return [(str(url), str(kind)) for url, kind in kept]
+
+
 def _link_or_copy(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -232,6 +250,7 @@ class _SiteBuilder:
         self.new = _Manifest(self.fp)
         self.adopt_versions: Path | None = None
         self.needed_versions: set[str] = set()
+        self.linked_files: dict[str, str] = {}
 
     def run(self) -> SiteStats:
         try:
@@ -246,6 +265,7 @@ class _SiteBuilder:
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
             self._documents(ctx, heads, metas)
+            self._linked_files()
             self._histories(commits, metas, by_path)
             self._top_pages(ctx, heads, metas)
             self._publish_index()
@@ -302,19 +322,53 @@ class _SiteBuilder:
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp
+        targets = self._targets(ctx, heads, metas)
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]
             if meta.status != "ok":
                 continue
             rel = doc_page_path(path)
             extra = ctx.snapshot_key(path)
-            key = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}"
-            self.new.docs[path] = key
-            if same_fp and self._reuse(self.old.docs, path, key, rel):
-                self.stats.pages_reused += 1
-                continue
-            render_doc_page(ctx, meta, pv, self.out / rel)
+            # A page is its version's text and the statuses of its link targets (a linked
+            # document can appear or go without the page's own text changing).
+            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|"
+            kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
+            if same_fp and kept is not None:
+                key = base + targets.state(path, _records(kept))
+                if self._reuse(self.old.docs, path, key, rel):
+                    self._links_of(path, _records(kept), targets, key)
+                    self.stats.pages_reused += 1
+                    continue
+            links = DocumentLinks(path, targets, self.repo.read_blob) if meta.is_markdown else None
+            render_doc_page(ctx, meta, pv, self.out / rel, links)
+            records = links.records if links else []
+            self._links_of(path, records, targets, base + targets.state(path, records))
             self.stats.pages_rendered += 1
+
+    def _targets(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> SiteTargets:
+        """What links can reach: the document pages, and every file under the roots at the built commit."""
+        documents = [p for p, pv in heads.items() if metas[pv.version_id].status == "ok"]
+        entries = self.repo.tree_entries(ctx.commits[-1].sha, self.config.roots)
+        return SiteTargets(documents, {e.path: e.sha for e in entries if e.mode in ("100644", "100755")})
+
+    def _links_of(self, path: str, records: list[tuple[str, str]], targets: SiteTargets, key: str) -> None:
+        self.new.docs[path] = key
+        self.new.links[path] = [[url, kind] for url, kind in records]
+        broken, published = link_report(path, records, targets)
+        self.stats.broken_links.extend(broken)
+        self.linked_files.update(published)
+
+    def _linked_files(self) -> None:
+        """Publish the corpus files that document pages link to (images, attachments) under files/."""
+        for rel, blob in sorted(self.linked_files.items()):
+            self.stats.files_linked += 1
+            if rel in self.new.files:
+                continue  # the original of an extracted document, already written
+            key = self.new.files[rel] = f"{blob}:{rel}"
+            if not self._reuse(self.old.files, rel, key, rel):
+                target = self.out / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(self.repo.read_blob(blob))
 
     def _histories(
         self, commits: list[CommitInfo], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]

@@ -13,7 +13,9 @@ from jinja2 import Environment
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
-from indexer.site.render import doc_page_path, human_size, markdown_view, root_prefix, source_view, url_path
+from indexer.site.links import DocumentLinks
+from indexer.site.markdown import markdown_view
+from indexer.site.render import doc_page_path, human_size, root_prefix, source_view, url_path
 from indexer.text.kinds import is_text_path, text_format
 from indexer.vcs.repo import CommitInfo, GitRepo
 
@@ -137,13 +139,16 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
     _write(target, html)
 
 
-def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path) -> None:
+def render_doc_page(
+    ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path, links: DocumentLinks | None = None
+) -> None:
+    """The page of a document at the built commit; `links` resolves (and records) its Markdown links."""
     rel = doc_page_path(pv.path)
     text, passages = _text_and_passages(ctx, meta)
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
     view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
-    rendered, headings = _rendered_view(meta, pv.path, text)
+    rendered, headings = _rendered_view(meta, pv.path, text, links)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -153,6 +158,7 @@ def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target
         source=view,
         rendered=rendered,
         headings=headings,
+        toc=table_of_contents(headings, meta.line_count),
         intro=intro,
         original=original,
         download_name=parts[-1],
@@ -166,18 +172,41 @@ def render_doc_page(ctx: PageContext, meta: VersionMeta, pv: PathVersion, target
     _write(target, html)
 
 
-def _rendered_view(meta: VersionMeta, path: str, text: str) -> tuple[Any, list[tuple[int, str, str]]]:
+def _rendered_view(
+    meta: VersionMeta, path: str, text: str, links: DocumentLinks | None
+) -> tuple[Any, list[tuple[int, str, str]]]:
     """The rendered view of a Markdown or reST text document; (None, []) shows the source alone."""
     if meta.source_class != "text":
         return None, []
     fmt = text_format(path)
     if fmt == "markdown" and meta.is_markdown:
-        return markdown_view(text)
+        return markdown_view(text, links)
     if fmt == "rst":
         from indexer.site.rst_view import rst_view  # docutils loads only for a corpus that has reST
 
         return rst_view(text)
     return None, []
+
+
+TOC_MIN_LINES = 60
+TOC_MIN_ENTRIES = 3
+
+
+def table_of_contents(headings: list[tuple[int, str, str]], line_count: int) -> list[tuple[int, str, str]]:
+    """The headings a long page lists in its table of contents: (depth 0 or 1, id, title).
+
+    A lone top heading is the page's title and is left out; the two levels under it are listed.
+    Short pages, and pages with fewer than three such headings, get none.
+    """
+    if line_count < TOC_MIN_LINES or not headings:
+        return []
+    levels = sorted({level for level, _, _ in headings})
+    top = levels[0]
+    if sum(1 for level, _, _ in headings if level == top) == 1 and len(levels) > 1:
+        levels = levels[1:]
+    shown = levels[:2]
+    entries = [(shown.index(level), anchor, title) for level, anchor, title in headings if level in shown]
+    return entries if len(entries) >= TOC_MIN_ENTRIES else []
 
 
 def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[dict[str, Any]], str | None]:

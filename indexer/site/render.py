@@ -1,18 +1,17 @@
-"""HTML for the static site: the Jinja2 environment, the source view and rendered Markdown.
+"""HTML for the static site: the Jinja2 environment, site paths and the source view.
 
-Corpus text reaches a page only through `source_view` and `markdown_view` (escaped here) or
-through Jinja2 with autoescape on. The source view keeps the document text exactly: the
-text content of its `<pre>` is the document text, code point for code point (carriage
-returns are written as `&#13;` because an HTML parser would otherwise turn them into line
-feeds), so the browser can turn a selection into code-point offsets by counting text.
+Corpus text reaches a page only through `source_view` (escaped here), `markdown_view`
+(`indexer.site.markdown`: sanitized) or through Jinja2 with autoescape on. The source view
+keeps the document text exactly: the text content of its `<pre>` is the document text, code
+point for code point (carriage returns are written as `&#13;` because an HTML parser would
+otherwise turn them into line feeds), so the browser can turn a selection into code-point
+offsets by counting text.
 Line numbers and page markers are empty elements drawn by CSS, never text.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -22,15 +21,13 @@ from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from jinja2.sandbox import SandboxedEnvironment
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from indexer.errors import ConfigError
 from indexer.text.chunk import Passage
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
-RENDER_VERSION = 1
+RENDER_VERSION = 2
 
 
 def shipped_templates() -> Path:
@@ -68,7 +65,13 @@ def make_environment(folders: Sequence[Path]) -> Environment:
     )
     env.filters["urlpath"] = url_path
     env.filters["utc"] = utc_time
+    env.filters["breakable"] = breakable_path
     return env
+
+
+def breakable_path(path: str) -> Markup:
+    """A path that a narrow screen may break after its slashes (rather than inside a name)."""
+    return Markup("/<wbr>").join(escape(part) for part in path.split("/"))
 
 
 def fingerprint(folders: Sequence[Path], *extra: str) -> str:
@@ -166,55 +169,6 @@ def source_view(
         out.append(f'<span id="L{n}" class="ln">{marks}<a href="#L{n}" aria-label="line {n}"></a>')
         out.append(f"{line}{end}</span>")
     return Markup("".join(out))
-
-
-# -- rendered Markdown -------------------------------------------------------------------
-
-_MD = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
-
-
-def _render_image(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
-    # An <img> would make the browser request the URL: show the alt text as a link instead.
-    token = tokens[idx]
-    src = str(token.attrGet("src") or "")
-    alt = escape("".join(child.content for child in token.children or ()) or "image")
-    if not src:
-        return f"[{alt}]"
-    return f'<a class="img-link" href="{escape(src)}" rel="nofollow noopener noreferrer">[image: {alt}]</a>'
-
-
-_MD.add_render_rule("image", _render_image)
-
-
-def _slug(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = re.sub(r"[^\w\- ]", "", text).strip().replace(" ", "-")
-    return text or "section"
-
-
-def markdown_view(text: str) -> tuple[Markup, list[tuple[int, str, str]]]:
-    """Rendered Markdown (raw HTML off) with source lines on blocks; and the (level, id, title) headings."""
-    tokens = _MD.parse(text)
-    headings: list[tuple[int, str, str]] = []
-    used: dict[str, int] = {}
-    for i, token in enumerate(tokens):
-        if token.map and token.nesting >= 0 and token.block and token.type != "inline":
-            token.attrSet("data-line-start", str(token.map[0] + 1))
-            token.attrSet("data-line-end", str(max(token.map[0] + 1, token.map[1])))
-        if token.type == "link_open":
-            token.attrSet("rel", "nofollow noopener noreferrer")
-        if token.type == "heading_open" and i + 1 < len(tokens):
-            title = tokens[i + 1].content.strip()
-            slug = _slug(title)
-            used[slug] = used.get(slug, 0) + 1
-            anchor = slug if used[slug] == 1 else f"{slug}-{used[slug]}"
-            token.attrSet("id", f"h-{anchor}")
-            headings.append((int(token.tag[1:]), f"h-{anchor}", title))
-        for child in token.children or ():
-            if child.type == "link_open":
-                child.attrSet("rel", "nofollow noopener noreferrer")
-    html = _MD.renderer.render(tokens, _MD.options, {})
-    return Markup(html), headings
 
 
 def human_size(size: int) -> str:

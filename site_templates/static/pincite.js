@@ -518,7 +518,8 @@ const Pincite = (() => {
         }
         // The note goes under "Show the change": the banner keeps the height reserved for it.
         const more = note ? [el("p", {}, note), diff] : [diff];
-        banner.replaceChildren(cited, title, body, el("details", {}, el("summary", {}, "Show the change"), ...more));
+        bannerText(banner).replaceChildren(cited, title, body,
+          el("details", {}, el("summary", {}, "Show the change"), ...more));
         return;
       }
     } else if (result.status === "unresolvable") {
@@ -528,7 +529,50 @@ const Pincite = (() => {
       title.append("Cannot compare with the latest build.");
       body.append(result.reason || "This version is not in the published history of the path.");
     }
-    banner.replaceChildren(cited, title, body);
+    bannerText(banner).replaceChildren(cited, title, body);
+  }
+
+  // The banner's text (a template of before this version may have put it straight in the banner).
+  const bannerText = (banner) => banner.querySelector(".banner-text") || banner;
+
+  // On a narrow or short screen the banner is a bar that keeps the verdict in view over the cited
+  // lines; "Details" opens the rest. Its height is kept in --banner-h: a line the address or the
+  // script scrolls to stops below the banner, whatever it holds.
+  function setupBannerBar() {
+    const banner = document.getElementById("banner");
+    if (!banner) return;
+    const toggle = banner.querySelector(".banner-toggle");
+    if (toggle) {
+      toggle.addEventListener("click", () => {
+        const open = toggle.getAttribute("aria-expanded") !== "true";
+        toggle.setAttribute("aria-expanded", open ? "true" : "false");
+        toggle.textContent = open ? "Less" : "Details";
+        if (open) banner.dataset.open = "1";
+        else delete banner.dataset.open;
+      });
+    }
+    const measure = () => {
+      const sticky = getComputedStyle(banner).position === "sticky";
+      const height = sticky ? banner.getBoundingClientRect().height : 0;
+      document.documentElement.style.setProperty("--banner-h", `${Math.ceil(height)}px`);
+    };
+    if (typeof ResizeObserver !== "undefined") new ResizeObserver(measure).observe(banner);
+    measure();
+  }
+
+  // A code block or table wider than its box scrolls; the keyboard reaches it only then (a tab
+  // stop on every block would be noise). The build marks all of them focusable for pages read
+  // without JavaScript.
+  function setupScrollers() {
+    const boxes = document.querySelectorAll("#rendered pre.code, #rendered .table-wrap");
+    if (boxes.length === 0 || typeof ResizeObserver === "undefined") return;
+    const check = (box) => {
+      if (box.clientWidth === 0) return; // hidden (the other view is shown): decided when it shows
+      if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0;
+      else box.removeAttribute("tabindex");
+    };
+    const observer = new ResizeObserver((entries) => entries.forEach((e) => check(e.target)));
+    boxes.forEach((box) => { observer.observe(box); check(box); });
   }
 
   // Why `commit` did not hold this page's version of `path`, or null when it did.
@@ -589,7 +633,7 @@ const Pincite = (() => {
   function setupViews(sel) {
     const rendered = document.getElementById("rendered");
     const tabs = document.querySelectorAll('[role="tab"]');
-    if (!rendered || tabs.length === 0) return;
+    if (!rendered || tabs.length === 0) return null;
     const show = (which) => {
       for (const t of tabs) {
         const on = t.getAttribute("aria-controls") === which;
@@ -606,7 +650,8 @@ const Pincite = (() => {
         other.click();
       }
     }));
-    show(sel && sel.kind !== "lines" ? "source-view" : sel ? "source-view" : "rendered");
+    show(sel ? "source-view" : "rendered");
+    return show;
   }
 
   // Words a search result linked with (?hl=...) are marked in the text, which stays exact.
@@ -649,15 +694,27 @@ const Pincite = (() => {
     const main = document.getElementById("content");
     if (!main || !src()) return;
     const sel = parseSelector(window.location.hash);
-    setupViews(sel);
+    const showView = setupViews(sel);
     highlight(sel);
     const term = highlightTerms();
     if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
+    setupScrollers();
     const offer = setupCite(main);
     offer(sel);
-    if (main.dataset.kind === "version") setupBanner(main, sel);
+    if (main.dataset.kind === "version") {
+      setupBannerBar();
+      setupBanner(main, sel);
+    }
     window.addEventListener("hashchange", () => {
       const next = parseSelector(window.location.hash);
+      // A link inside the page: a span is in the source view, a heading in the rendered one.
+      const id = decodeURIComponent(window.location.hash.slice(1));
+      const rendered = document.getElementById("rendered");
+      if (showView && next) showView("source-view");
+      else if (showView && id && rendered && rendered.hidden && rendered.contains(document.getElementById(id))) {
+        showView("rendered");
+        document.getElementById(id).scrollIntoView();
+      }
       highlight(next);
       offer(next);
       if (main.dataset.kind === "version") setupBanner(main, next);

@@ -1,0 +1,226 @@
+"""Links between the corpus's documents, as the site publishes them.
+
+A relative link in a Markdown document (`../policies/remote-work.md#scope`, written for a
+repository browser) names a path of the repository. On the site it becomes the link to that
+document's page (`doc/<path>.html`, with the anchor mapped onto the page's heading ids); a
+linked file that is not a document (an image, a spreadsheet) is published under `files/`;
+a link to nothing is reported at build time, as MkDocs reports one, and `--strict` fails.
+
+What a link becomes depends only on the link as written and on the *status* of its target at
+the built commit (a document, a file of some blob, a folder, nothing). The builder keeps the
+links of every document page in its manifest, so a reused page is checked again, and is
+rendered again when the status of one of its targets changed, without parsing it.
+
+Nothing here makes a URL with a scheme: an external link is passed through as written (the
+sanitizer has already refused `javascript:` and the like), and a corpus file is either a
+path inside the site or, for SVG, a `data:` URL that only an `<img>` element gets (an SVG
+is never served from the site's origin, where a reader could open it as a page).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from urllib.parse import unquote
+
+from indexer.site.render import doc_page_path, root_prefix, url_path
+
+# Raster images are published as themselves; an <img> on the site may show them.
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".ico"})
+SVG_SUFFIXES = frozenset({".svg"})
+# Files a browser would run as a page or a script if the site served them under their own name:
+# published as plain text instead (never on the site's origin as what they are).
+ACTIVE_SUFFIXES = frozenset(
+    {".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".xslt", ".mht", ".mhtml"}
+    | {".js", ".mjs", ".swf", ".hta"}
+)
+FOLDER_PAGES = ("README.md", "readme.md", "index.md")
+# The selectors a document page answers itself (`#L12`, `#c3-9`, `#L2C1-L3C4`): never headings.
+SELECTOR = re.compile(r"L\d+(?:-L\d+)?|c\d+-\d+|L\d+C\d+-L\d+C\d+|p\d+|page-\d+")
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+SUFFIX = re.compile(r"\.[a-z0-9]{1,10}")
+
+LINK = "link"
+IMAGE = "image"
+
+
+def heading_fragment(fragment: str) -> str:
+    """An anchor as written (`#retention`) → the id on the site's page (`h-retention`).
+
+    Heading ids, and the ids raw HTML sets, all start with `h-`: nothing in a document can
+    take an id the page's own scripts use (`src`, `banner`, `L12`).
+    """
+    if not fragment or SELECTOR.fullmatch(fragment):
+        return fragment
+    return "h-" + fragment
+
+
+@dataclass(frozen=True)
+class BrokenLink:
+    document: str
+    link: str
+    reason: str
+
+    def message(self) -> str:
+        return f"{self.document}: broken link {self.link!r}: {self.reason}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"document": self.document, "link": self.link, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one link becomes on a page: `href` (None when broken), and what the build publishes."""
+
+    href: str | None
+    reason: str = ""
+    publish: tuple[str, str] | None = None  # (site path, blob)
+    svg_blob: str | None = None  # an SVG shown by <img> as a data: URL
+
+
+class SiteTargets:
+    """What a link can reach at the built commit: document pages, corpus files and folders."""
+
+    def __init__(self, documents: Iterable[str], files: Mapping[str, str]):
+        self.documents = frozenset(documents)
+        self.files = dict(files)
+        folders: set[str] = set()
+        for path in self.files:
+            parent = posixpath.dirname(path)
+            while parent and parent not in folders:
+                folders.add(parent)
+                parent = posixpath.dirname(parent)
+        self.folders = frozenset(folders)
+
+    def status(self, target: str) -> str:
+        if not target:
+            return "outside"
+        if target in self.documents:
+            return "doc"
+        if target in self.files:
+            return "file:" + self.files[target]
+        if target in self.folders:
+            for name in FOLDER_PAGES:
+                if f"{target}/{name}" in self.documents:
+                    return "dir:" + name
+            return "dir"
+        return "missing"
+
+    def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
+        """A digest of the statuses of a page's link targets: the page is redone when it changes."""
+        statuses = [self.status(target_of(document, url)[0]) for url, _kind in records]
+        return hashlib.sha256(json.dumps(statuses).encode()).hexdigest()[:16]
+
+
+def is_external(url: str) -> bool:
+    return bool(SCHEME.match(url)) or url.startswith("//")
+
+
+def target_of(document: str, url: str) -> tuple[str, str, str]:
+    """The repository path a relative link names, with its query and fragment (each with its sign).
+
+    The path is "" when the link climbs out of the repository. A leading `/` is the
+    repository's root, as in a repository browser.
+    """
+    rest, _, fragment = url.partition("#")
+    path, _, query = rest.partition("?")
+    path = unquote(path)
+    joined = path.lstrip("/") if path.startswith("/") else posixpath.join(posixpath.dirname(document), path)
+    normal = posixpath.normpath(joined) if joined else ""
+    if normal in (".", "..") or normal.startswith("../"):
+        normal = ""
+    return normal, ("?" + query if query else ""), ("#" + fragment if fragment else "")
+
+
+def publish_path(target: str, blob: str, kind: str) -> tuple[str, str | None]:
+    """Where a linked corpus file is published (site path), or the blob of an SVG to inline."""
+    suffix = PurePosixPath(target).suffix.lower()
+    if kind == IMAGE and suffix in SVG_SUFFIXES:
+        return "", blob
+    if not SUFFIX.fullmatch(suffix):
+        suffix = ""
+    if suffix in ACTIVE_SUFFIXES:
+        suffix = ".txt"
+    return f"files/{blob}{suffix}", None
+
+
+def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome:
+    """What the relative link `url` in `document` becomes (pure: the same inputs, the same page)."""
+    root = root_prefix(doc_page_path(document))
+    target, query, fragment = target_of(document, url)
+    status = targets.status(target)
+    if status == "outside":
+        return Outcome(None, "it points outside the repository")
+    if status == "missing":
+        return Outcome(None, f"{target!r} is not a document or a file of the corpus")
+    suffix = PurePosixPath(target).suffix.lower()
+    if kind == IMAGE:
+        if not status.startswith("file:") or suffix not in IMAGE_SUFFIXES | SVG_SUFFIXES:
+            return Outcome(None, f"{target!r} is not an image")
+        blob = status[5:]
+        rel, svg = publish_path(target, blob, IMAGE)
+        if svg:
+            return Outcome("", svg_blob=svg)
+        return Outcome(root + rel, publish=(rel, blob))
+    if status == "doc":
+        anchor = "#" + heading_fragment(fragment[1:]) if fragment else ""
+        return Outcome(root + url_path(doc_page_path(target)) + query + anchor)
+    if status.startswith("dir"):
+        page = status[4:]
+        if page:
+            return Outcome(root + url_path(doc_page_path(f"{target}/{page}")))
+        return Outcome(root + "index.html")
+    blob = status[5:]
+    rel, _ = publish_path(target, blob, LINK)
+    return Outcome(root + rel + fragment, publish=(rel, blob))
+
+
+class DocumentLinks:
+    """Resolves the links of one document page while it is rendered, and keeps them.
+
+    `records` are the relative links as written, with their kind (link or image): what the
+    manifest stores. `broken` and `published` are what the build reports and writes.
+    """
+
+    def __init__(self, document: str, targets: SiteTargets, read_blob: Callable[[str], bytes]):
+        self.document = document
+        self.targets = targets
+        self.read_blob = read_blob
+        self.records: list[tuple[str, str]] = []
+
+    def resolve(self, url: str, kind: str) -> str | None:
+        """The href (or src) for `url` as written; None when the link is broken."""
+        url = url.strip()
+        if not url:
+            return None if kind == IMAGE else ""
+        if url.startswith("#"):
+            return "#" + heading_fragment(url[1:])
+        if is_external(url):
+            return url
+        self.records.append((url, kind))
+        result = outcome(self.document, url, kind, self.targets)
+        if result.svg_blob:
+            data = base64.b64encode(self.read_blob(result.svg_blob)).decode("ascii")
+            return "data:image/svg+xml;base64," + data
+        return result.href
+
+
+def link_report(
+    document: str, records: Iterable[tuple[str, str]], targets: SiteTargets
+) -> tuple[list[BrokenLink], dict[str, str]]:
+    """The broken links of a page and the files its links publish (site path → blob)."""
+    broken: list[BrokenLink] = []
+    published: dict[str, str] = {}
+    for url, kind in records:
+        result = outcome(document, url, kind, targets)
+        if result.href is None:
+            broken.append(BrokenLink(document, unquote(url), result.reason))
+        if result.publish:
+            published[result.publish[0]] = result.publish[1]
+    return broken, published
