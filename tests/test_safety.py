@@ -164,7 +164,7 @@ def test_disk_full_while_writing_the_index(
 ) -> None:
     repo, index, site = built
     before, site_before = _digest(index), _tree_digest(site)
-    monkeypatch.setattr("indexer.index.store._fsync_file", _no_space)
+    monkeypatch.setattr("indexer.index.store.replace_durably", _no_space)
     result = _run("build", "--repo", str(repo.root), "--out", str(site))
     assert result.exit_code == OutputError.exit_code, result.output
     assert "no space left" in result.output and "Traceback" not in result.output
@@ -324,19 +324,21 @@ def test_roots_are_normalised(small_repo: CorpusRepo) -> None:
 
 
 def test_a_build_that_indexes_nothing_fails_and_says_why(corpus_repo: CorpusRepo) -> None:
-    corpus_repo.commit({f"corpus/page{n}.rst": f"Page {n}\n=======\n" for n in range(3)})
+    corpus_repo.commit({f"corpus/scan{n}.png": b"\x89PNG\x00" + bytes([n]) for n in range(3)})
     result = _run("build", "--repo", str(corpus_repo.root), "--no-site")
     assert result.exit_code == RepositoryError.exit_code, result.output
-    assert "no document indexed (skipped: 3 .rst)" in result.output
-    assert "all 3 .rst file(s) were skipped: unsupported file type (3)" in result.output
+    assert "no document indexed (skipped: 3 .png)" in result.output
+    assert "all 3 .png file(s) were skipped: binary" in result.output
 
 
 def test_a_whole_type_skipped_is_a_warning_after_the_skipped_list(small_repo: CorpusRepo) -> None:
-    small_repo.commit({"corpus/a.rst": "A\n=\n", "corpus/b.rst": "B\n=\n", "corpus/bad.md": b"\xff\xfe bytes"})
+    small_repo.commit(
+        {"corpus/a.png": b"\x89PNG\x00a", "corpus/b.png": b"\x89PNG\x00b", "corpus/bad.md": b"\xff\xfe bytes"}
+    )
     result = _run("build", "--repo", str(small_repo.root), "--no-site")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    warning = "warning: all 2 .rst file(s) were skipped: unsupported file type (2)"
+    warning = next((line for line in lines if line.startswith("warning: all 2 .png file(s) were skipped: binary")), "")
     assert warning in lines
     assert lines.index(warning) > max(i for i, line in enumerate(lines) if line.startswith("skipped:"))
     assert not any("all" in line and ".md" in line for line in lines if line.startswith("warning:")), "one .md skipped"

@@ -682,11 +682,15 @@ SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" onload="wi
 LINKING = (
     "# Start here\n\nRead [the second part](sub/b%20doc.md#part-two), the [glossary][G] and the "
     "[table of terms](#terms), [its third line](#L3).\n\n![logo](img/logo.png) ![diagram](img/diagram.svg)\n\n"
-    "Figures: [the sheet](data/figures.csv), [the feed](attach/feed.xml), [gone](missing.md), "
+    "Figures: [the sheet](data/figures.xlsx), [the feed](attach/feed.xml), [the table](data/figures.csv), "
+    "[gone](missing.md), "
     '[outside](../../README.md).\n\n<a href="sub/b%20doc.md">raw link</a> <img src="img/logo.png" alt="raw">\n\n'
     "## Terms\n\nThe end.\n\n[G]: ../corpus/glossary.md\n"
 )
 B_DOC = "# B\n\n" + "".join(f"Filler paragraph {n}.\n\n" for n in range(60)) + "## Part two\n\nThe second part.\n"
+
+
+SHEET = b"PK\x03\x04\x00\x00 a spreadsheet's bytes"
 
 
 def test_links_between_documents_open_their_pages(corpus_repo: Any, tmp_path: Path, browser: Any) -> None:
@@ -698,7 +702,8 @@ def test_links_between_documents_open_their_pages(corpus_repo: Any, tmp_path: Pa
             "corpus/img/logo.png": _png(),
             "corpus/img/diagram.svg": SVG,
             "corpus/data/figures.csv": "year,count\n2025,3\n",
-            "corpus/attach/feed.xml": '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title></feed>',
+            "corpus/data/figures.xlsx": SHEET,
+            "corpus/attach/feed.xml": b'<feed xmlns="http://www.w3.org/2005/Atom">\x00<title>t</title></feed>',
             "README.md": "outside the corpus\n",
         }
     )
@@ -727,10 +732,12 @@ def test_links_between_documents_open_their_pages(corpus_repo: Any, tmp_path: Pa
         assert [(alt, width > 0) for alt, width, _ in images] == [("logo", True), ("diagram", True), ("raw", True)]
         assert images[1][2].startswith("data:image/svg+xml;base64,")
         assert tab.evaluate("() => window.__pwned || 0") == 0
-        # Linked files are published beside the pages; one a browser would run (XML) as plain text.
+        # Linked binary files are published beside the pages; one a browser would run (XML) as plain text.
         sheet = tab.get_attribute("#rendered a:text('the sheet')", "href")
-        assert sheet is not None and sheet.startswith("../../files/") and sheet.endswith(".csv")
-        assert (site / "doc/corpus" / sheet).resolve().read_text() == "year,count\n2025,3\n"
+        assert sheet is not None and sheet.startswith("../../files/") and sheet.endswith(".xlsx")
+        assert (site / "doc/corpus" / sheet).resolve().read_bytes() == SHEET
+        # A text file is a document (DESIGN decision 15): the link opens its page.
+        assert tab.get_attribute("#rendered a:text('the table')", "href") == "../../doc/corpus/data/figures.csv.html"
         feed = tab.get_attribute("#rendered a:text('the feed')", "href")
         assert feed is not None and feed.endswith(".txt") and not list(site.rglob("*.xml"))
         # A broken link is no link at all.

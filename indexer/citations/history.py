@@ -114,6 +114,9 @@ class QuoteSearch:
         }
 
 
+TRIGRAM_FILTER_AFTER = 32  # versions of one path
+
+
 class QuoteLocator:
     """Searches the repository and its index for quotes; caches the texts it normalizes."""
 
@@ -217,6 +220,9 @@ class QuoteLocator:
         assert self.reader is not None
         if self.reader.version_of(path, seq) is not None:
             return path  # still there: no need to ask git about renames
+        lineage = self.resolver.lineage(pinned, path, target)
+        if lineage is not None:
+            return lineage.path  # followed step by step through the indexed history
         try:
             return self.repo.path_change(pinned, target, path).new_path
         except RepositoryError:  # an unknown pinned commit: verify reports it
@@ -252,7 +258,9 @@ class QuoteLocator:
         if pinned_seq is not None:
             history = [pv for pv in history if pv.last_seq >= pinned_seq]
         query = trigram_query(wanted)
-        if query is not None:  # only versions the trigram index names can hold the quote
+        if query is not None and len(history) > TRIGRAM_FILTER_AFTER:
+            # Only versions the trigram index names can hold the quote. The query scans the whole
+            # corpus's history, so for a path with few versions reading them is cheaper.
             holding = {vid for p, vid in self.reader.versions_containing(query, None) if p == path}
             history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None

@@ -161,9 +161,11 @@ def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome
         return Outcome(None, f"{target!r} is not a document or a file of the corpus")
     suffix = PurePosixPath(target).suffix.lower()
     if kind == IMAGE:
-        if not status.startswith("file:") or suffix not in IMAGE_SUFFIXES | SVG_SUFFIXES:
+        # An SVG is text, so it is also a document; as an image it is still the committed file.
+        image = targets.files.get(target)
+        if image is None or suffix not in IMAGE_SUFFIXES | SVG_SUFFIXES:
             return Outcome(None, f"{target!r} is not an image")
-        blob = status[5:]
+        blob = image
         rel, svg = publish_path(target, blob, IMAGE)
         if svg:
             return Outcome("", svg_blob=svg)

@@ -63,7 +63,18 @@ const PinciteQuote = (() => {
       let start = 0;
       for (let i = 1; i <= points.length; i++) {
         if (i < points.length && isNonStarter(points[i].codePointAt(0))) continue;
-        for (const ch of points.slice(start, i).join("").normalize("NFC")) { composed.push(ch); origin.push(start); }
+        const source = points.slice(start, i);
+        const segment = Array.from(source.join("").normalize("NFC"));
+        let consumed = 0;
+        for (let j = 0; j < segment.length; j++) {
+          // Where code point j starts: the shortest source prefix whose NFC holds the ones before it
+          // (normalize._segment_origins in Python): a mark NFC leaves standing keeps an offset of its own.
+          composed.push(segment[j]);
+          origin.push(start + consumed);
+          const want = segment.slice(0, j + 1).join("");
+          while (consumed < source.length &&
+                 !source.slice(0, consumed).join("").normalize("NFC").startsWith(want)) consumed++;
+        }
         start = i;
       }
     }
