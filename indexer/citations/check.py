@@ -284,11 +284,20 @@ def _fix_target(record: CheckRecord, accept_moved: bool) -> Citation | None:
     """The citation `check --fix` writes for this record, or None to leave it alone."""
     verdict, quote = record.verdict, record.quote_verdict
     if record.status == VERIFIED and verdict is not None and verdict.relocated is not None:
+        if _narrows(verdict.citation, verdict.relocated):
+            return None
         return verdict.relocated if quote is None or quote.status == "matched" else None
     recovery = record.recovery
     if accept_moved and recovery is not None and recovery.moved and recovery.applicable(accept_moved=True):
         return recovery.new_citation
     return None
+
+
+def _narrows(old: Citation, new: Citation) -> bool:
+    """Whether `new` names fewer lines than `old` (a relocation keeps a range's length)."""
+    if old.lines is None or new.lines is None:
+        return False
+    return new.lines[1] - new.lines[0] < old.lines[1] - old.lines[0]
 
 
 def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: str | None) -> str | None:
