@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from indexer.citations import check as check_module
 from indexer.citations.check import check_paths
 from indexer.cli.main import main
 from indexer.vcs.repo import GitRepo
@@ -269,3 +270,35 @@ def test_fix_keeps_the_findings_of_earlier_documents(setup: tuple[CorpusRepo, st
     fixed = run(repo, "check", "--fix", str(tmp_path))
     assert plain.exit_code == fixed.exit_code == 7
     assert "1 citation(s)" in fixed.stdout
+
+
+def test_fix_keeps_an_edit_saved_while_it_runs(
+    setup: tuple[CorpusRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, pinned = setup
+    original = f"See corpus/policy.md@{pinned}#L3.\n"
+    edited = original + "A paragraph the writer saved while check ran.\n"
+    doc = tmp_path / "notes.md"
+    doc.write_text(original)
+    untouched = tmp_path / "other.md"
+    untouched.write_text(original)
+    real_rewrite = check_module._rewrite
+
+    def rewrite_while_the_writer_saves(*args: object, **kwargs: object) -> str | None:
+        if doc.read_text() == original:
+            doc.write_text(edited)  # the fault: an editor saves between check's read and its write
+        return real_rewrite(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "_rewrite", rewrite_while_the_writer_saves)
+    result = run(repo, "check", str(doc), str(untouched), "--fix")
+    assert doc.read_text() == edited
+    assert untouched.read_text() == f"See corpus/policy.md@{repo.head()}#L5.\n"
+    assert f"not fixed: {doc} changed while check ran" in result.stdout
+    lines = result.stdout.splitlines()
+    assert f"fixed: {untouched}:1" in lines and not any(line.startswith(f"fixed: {doc}") for line in lines)
+    assert not list(tmp_path.glob(".notes.md.*.tmp"))
+
+    doc.write_text(original)
+    data = json.loads(run(repo, "check", str(doc), "--fix", "--json").stdout)
+    assert data["not_fixed_changed"] == [str(doc)] and data["fixed"] == []
+    assert data["summary"]["not_fixed_changed"] == 1

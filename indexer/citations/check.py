@@ -20,7 +20,7 @@ from indexer.citations.recovery import Recoverer, RecoveryAttempt, write_attempt
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found, scan
 from indexer.errors import UsageError
-from indexer.files import atomic_write
+from indexer.files import atomic_write_if_unchanged
 from indexer.text.citation import Citation, github_repo, github_url, permalink
 from indexer.text.kinds import is_text_path
 from indexer.vcs.pins import reachability
@@ -90,6 +90,7 @@ class CheckReport:
     records: list[CheckRecord] = field(default_factory=list)
     reachability: dict[str, str] = field(default_factory=dict)
     fixed: list[CheckRecord] = field(default_factory=list)
+    changed_meanwhile: list[str] = field(default_factory=list)  # files --fix left alone: edited while checked
 
     @property
     def unreachable(self) -> list[str]:
@@ -107,6 +108,7 @@ class CheckReport:
         result["warnings"] = sum(r.severity == "warning" for r in self.records)
         result["unreachable_commits"] = sum(v == "unreachable" for v in self.reachability.values())
         result["fixed"] = len(self.fixed)
+        result["not_fixed_changed"] = len(self.changed_meanwhile)
         return result
 
     def failed(self, strict: bool = False) -> bool:
@@ -120,6 +122,7 @@ class CheckReport:
             "records": [r.to_json() for r in self.records],
             "reachability": self.reachability,
             "fixed": [{"file": r.file, "line": r.line, "from": r.found.raw} for r in self.fixed],
+            "not_fixed_changed": self.changed_meanwhile,
         }
 
 
@@ -202,6 +205,9 @@ def _check_documents(
         records = [_check_one(str(file), f, resolver, target, recoverer) for f in found]
         if fix:
             fixed = _fix_file(file, text, records, resolver, site_url, accept_moved)
+            if fixed is None:
+                report.changed_meanwhile.append(str(file))
+                fixed = []
             records = [_mark_applied(r, accept_moved) if r in fixed else r for r in records]
             report.fixed += [_mark_applied(r, accept_moved) for r in fixed]
         report.records += records
@@ -251,12 +257,14 @@ def _fix_file(
     resolver: Resolver,
     site_url: str | None,
     accept_moved: bool = False,
-) -> list[CheckRecord]:
+) -> list[CheckRecord] | None:
     """Point each verified citation at the target commit; every other byte stays as it was.
 
     With `accept_moved`, a citation whose quote recovery found at exactly one other place
     is pointed there too. Fuzzy suggestions are never applied. A symlinked document is
     left alone: rewriting it would replace the link, or write wherever the link points.
+    A document that no longer holds `text` when it is replaced (an edit saved while the
+    check ran) is left alone too, and None returned: rewriting it would lose that edit.
     """
     if file.is_symlink():
         return []
@@ -276,7 +284,8 @@ def _fix_file(
         pieces += [text[last:start], new]
         last = end
     pieces.append(text[last:])
-    atomic_write(file, "".join(pieces).encode("utf-8"))
+    if not atomic_write_if_unchanged(file, "".join(pieces).encode("utf-8"), text.encode("utf-8")):
+        return None
     return [e[3] for e in edits]
 
 

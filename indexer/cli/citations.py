@@ -269,6 +269,8 @@ def _print_report(report: CheckReport, pinned: list[str]) -> None:
             click.echo("  hint: keep it with `pincite pin` (refs/pincite/pins/<sha>)", err=True)
     for record in report.fixed:
         click.echo(f"fixed: {record.file}:{record.line}")
+    for file in report.changed_meanwhile:
+        click.echo(f"not fixed: {file} changed while check ran; nothing written, run `pincite check --fix` again")
     for ref in pinned:
         click.echo(f"pinned: {ref}")
     click.echo(_summary_line(report))
@@ -303,6 +305,9 @@ def _print_github(report: CheckReport) -> None:
         title = _escape_property(f"citation {record.status}")
         where = f"file={_escape_property(record.file)},line={record.line}"
         click.echo(f"::{level} {where},title={title}::{_escape_data(record.found.raw + ': ' + record.details)}")
+    for file in report.changed_meanwhile:
+        message = "changed while check ran; nothing written, run `pincite check --fix` again"
+        click.echo(f"::warning file={_escape_property(file)},title=not fixed::{_escape_data(message)}")
     summary = github_summary(report)
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:
