@@ -302,3 +302,20 @@ def test_fix_keeps_an_edit_saved_while_it_runs(
     data = json.loads(run(repo, "check", str(doc), "--fix", "--json").stdout)
     assert data["not_fixed_changed"] == [str(doc)] and data["fixed"] == []
     assert data["summary"]["not_fixed_changed"] == 1
+
+
+def test_emphasised_citations_are_checked_and_near_misses_fail_under_strict(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "notes.md"
+    doc.write_text(f"# Notes\n\nSee _corpus/policy.md@{pinned}#L3_.\n\nAnd corpus/policy.md@{pinned}#L1ff.\n")
+    result = run(repo, "check", str(doc))
+    assert result.exit_code == 0
+    assert f"{doc}:3: verified: corpus/policy.md@{pinned}#L3" in result.stdout
+    assert f"{doc}:5: malformed: corpus/policy.md@{pinned}#L1ff" in result.stdout
+    assert "malformed citation: '#L1ff' is not a selector" in result.stdout
+    assert "2 citation(s) in 1 file(s): 1 verified, 0 drifted, 0 unresolvable, 1 malformed" in result.stdout
+    assert run(repo, "check", str(doc), "--strict").exit_code == 7
+    github = run(repo, "check", str(doc), "--format", "github").stdout
+    assert f"::warning file={doc},line=5,title=citation malformed::" in github

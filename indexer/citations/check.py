@@ -27,6 +27,7 @@ from indexer.vcs.pins import reachability
 from indexer.vcs.repo import GitRepo
 
 SKIPPED_FOLDERS = ("node_modules", "_site", "__pycache__")
+MALFORMED = "malformed"  # a near-miss: it looks like a citation, but its selector is not one
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,17 @@ class CheckRecord:
 
     @property
     def status(self) -> str:
-        return self.verdict.status if self.verdict else UNRESOLVABLE
+        if self.verdict is not None:
+            return self.verdict.status
+        return MALFORMED if self.found.kind == "near_miss" else UNRESOLVABLE
 
     @property
     def severity(self) -> str:
-        """ "error" (fails the check), "warning" (drifted) or "ok"."""
+        """ "error" (fails the check), "warning" (drifted or malformed: fails with --strict) or "ok"."""
         quote = self.quote_verdict.status if self.quote_verdict else None
         if self.status == UNRESOLVABLE or quote in (FAILED, WRONG_REF):
             return "error"
-        return "warning" if self.status == DRIFTED else "ok"
+        return "warning" if self.status in (DRIFTED, MALFORMED) else "ok"
 
     @property
     def details(self) -> str:
@@ -100,7 +103,7 @@ class CheckReport:
         counts: Counter[str] = Counter(r.status for r in self.records)
         quotes: Counter[str] = Counter(r.quote_verdict.status for r in self.records if r.quote_verdict)
         result = {"files": len(self.files), "citations": len(self.records)}
-        for name in (VERIFIED, DRIFTED, UNRESOLVABLE):
+        for name in (VERIFIED, DRIFTED, UNRESOLVABLE, MALFORMED):
             result[name] = counts[name]
         for name in ("matched", WRONG_REF, FAILED, "unverifiable"):
             result[f"quote_{name}"] = quotes[name]
