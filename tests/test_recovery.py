@@ -20,6 +20,7 @@ from indexer.citations.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
     DETAIL_MOVED,
+    DETAIL_OTHER_DOCUMENT,
     DETAIL_REMOVED,
     DETAIL_SHIFTED,
     Recoverer,
@@ -104,16 +105,58 @@ def history(corpus_repo: CorpusRepo) -> History:
     return History(corpus_repo)
 
 
-def test_moved_to_another_file_gets_a_new_citation(history: History) -> None:
+def test_words_in_another_file_while_the_cited_one_stands_are_left_to_a_person(history: History) -> None:
     verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY))
-    assert verdict.status == DRIFTED
+    assert verdict.status == DRIFTED and verdict.new_path == "corpus/handbook.md"
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
+    assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+    assert attempt.new_citation is None and not attempt.applicable(accept_moved=True)
+    assert attempt.search is not None and [p.path for p in attempt.search.places] == ["corpus/reception.md"]
+    assert "corpus/handbook.md still exists" in attempt.summary()
+    assert "corpus/reception.md@" in attempt.summary()
+
+
+def test_a_template_sentence_in_an_unrelated_document_is_never_where_a_citation_went(
+    corpus_repo: CorpusRepo,
+) -> None:
+    template = "This page is maintained by the platform team; ask in the team channel."
+    first = corpus_repo.commit(
+        {"corpus/a.md": f"# A\n\n{template}\n", "corpus/b.md": f"# B\n\nOther words.\n\n{template}\n"}
+    )
+    corpus_repo.commit({"corpus/a.md": "# A\n\nThe footer was rewritten.\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, template)
+    assert attempt is not None and (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+    assert not attempt.applicable(accept_moved=True)
+
+
+def test_words_of_a_deleted_file_found_in_exactly_one_document_are_a_move(corpus_repo: CorpusRepo) -> None:
+    first = corpus_repo.commit({"corpus/a.md": f"# A\n\n{P_MOVE_AWAY}\n", "corpus/b.md": "# B\n"})
+    head = corpus_repo.commit({"corpus/a.md": None, "corpus/b.md": f"# B\n\n{P_MOVE_AWAY}\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_MOVE_AWAY)
+    assert attempt is not None and (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
     new = attempt.new_citation
-    assert new is not None and new.path == "corpus/reception.md" and new.commit == history.deleted
-    assert history.text_of(new) == P_MOVE_AWAY
-    assert verify(new, history.git, "HEAD", resolver=history.resolver).status == VERIFIED
+    assert new is not None and (new.path, new.commit, new.lines) == ("corpus/b.md", head, (3, 3))
+    assert verify(new, resolver.repo, "HEAD", resolver=resolver).status == VERIFIED
     assert attempt.applicable(accept_moved=True) and not attempt.applicable(accept_moved=False)
+
+
+def test_only_places_in_the_cited_document_count_while_it_stands(corpus_repo: CorpusRepo) -> None:
+    first = corpus_repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n\n{P_EDIT}\n", "corpus/b.md": f"{P_KEEP}\n"})
+    corpus_repo.commit({"corpus/a.md": f"# A\n\n{P_EDIT}\n\n{P_KEEP}\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
+    assert attempt is not None and attempt.moved
+    assert attempt.new_citation is not None and attempt.new_citation.path == "corpus/a.md"
+    assert attempt.new_citation.lines == (5, 5)
+    assert any("1 place(s) in other documents set aside" in step for step in attempt.steps)
 
 
 def test_moved_within_the_file_gets_a_new_citation(history: History) -> None:
@@ -159,7 +202,7 @@ def test_deleted_passage_gets_the_last_commit_and_the_removing_commit(history: H
 
 
 def test_without_a_quote_the_pinned_text_is_searched(history: History) -> None:
-    _verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY, quote=False))
+    _verdict, attempt = history.attempt(history.cite(P_MOVE_DOWN, quote=False))
     assert attempt is not None and attempt.moved
     assert attempt.steps[0] == "search key: the text of the pinned span"
 
@@ -177,8 +220,9 @@ def test_untouched_citation_needs_no_recovery(history: History) -> None:
 
 def test_quote_at_several_places_needs_a_person(corpus_repo: CorpusRepo) -> None:
     repo = corpus_repo
-    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n"})
-    repo.commit({"corpus/a.md": "# A\n\nnothing\n", "corpus/b.md": f"{P_KEEP}\n", "corpus/c.md": f"{P_KEEP}\n"})
+    # a.md holds more than the quote, so git does not take b.md or c.md for a.md renamed.
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n\n{P_EDIT}\n\n{P_DELETE}\n\n{P_MOVE_DOWN}\n"})
+    repo.commit({"corpus/a.md": None, "corpus/b.md": f"{P_KEEP}\n", "corpus/c.md": f"{P_KEEP}\n"})
     root = repo.root
     build(root, site=False)
     resolver = Resolver(GitRepo(root))
@@ -216,8 +260,8 @@ def test_deleted_file_is_reported_as_deleted(corpus_repo: CorpusRepo) -> None:
 
 def test_without_an_index_exact_moves_are_still_found(corpus_repo: CorpusRepo) -> None:
     repo = corpus_repo
-    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n"})
-    repo.commit({"corpus/a.md": "# A\n", "corpus/b.md": f"{P_KEEP}\n"})
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n\n{P_EDIT}\n\n{P_DELETE}\n\n{P_MOVE_DOWN}\n"})
+    repo.commit({"corpus/a.md": None, "corpus/b.md": f"{P_KEEP}\n"})
     resolver = Resolver(GitRepo(repo.root))
     verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
     attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
@@ -230,7 +274,7 @@ def test_without_an_index_exact_moves_are_still_found(corpus_repo: CorpusRepo) -
 
 
 def test_attempts_are_written_as_json_lines(history: History, tmp_path: Path) -> None:
-    attempts = [history.attempt(history.cite(p))[1] for p in (P_MOVE_AWAY, P_EDIT, P_DELETE)]
+    attempts = [history.attempt(history.cite(p))[1] for p in (P_MOVE_DOWN, P_EDIT, P_DELETE)]
     log = tmp_path / "audit" / "recovery.jsonl"
     write_attempts(log, [a for a in attempts if a is not None])
     write_attempts(log, [a.mark_applied("accept-moved") for a in attempts[:1] if a is not None])
@@ -239,8 +283,8 @@ def test_attempts_are_written_as_json_lines(history: History, tmp_path: Path) ->
     records = read_attempts(log)
     assert [r["outcome"] for r in records] == ["relocated", "suggested", "not_found", "relocated"]
     assert records[0]["applied"] is False and records[3]["applied_by"] == "accept-moved"
-    assert records[0]["citation"] == history.cite(P_MOVE_AWAY).text_form()
-    assert records[0]["quote"] == P_MOVE_AWAY
+    assert records[0]["citation"] == history.cite(P_MOVE_DOWN).text_form()
+    assert records[0]["quote"] == P_MOVE_DOWN
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(records[0]["at"]))
     assert records[2]["search"]["last_seen"]["removed_by"] == history.deleted  # type: ignore[index]
 
@@ -307,12 +351,13 @@ def run_check(history: History, *args: str) -> dict[str, object]:
 def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
     history: History, tmp_path: Path
 ) -> None:
-    moved, edited, shifted = (history.cite(p) for p in (P_MOVE_AWAY, P_EDIT, P_KEEP))
+    moved, edited, shifted, elsewhere = (history.cite(p) for p in (P_MOVE_DOWN, P_EDIT, P_KEEP, P_MOVE_AWAY))
     document = tmp_path / "report.md"
     original = (
-        f'Guests: "{P_MOVE_AWAY}" {moved.text_form()}\n\n'
+        f'Kitchen: "{P_MOVE_DOWN}" {moved.text_form()}\n\n'
         f'Money: "{P_EDIT}" {edited.text_form()}\n\n'
-        f'Drills: "{P_KEEP}" {shifted.text_form()}\n'
+        f'Drills: "{P_KEEP}" {shifted.text_form()}\n\n'
+        f'Guests: "{P_MOVE_AWAY}" {elsewhere.text_form()}\n'
     )
     document.write_text(original, encoding="utf-8")
     log = tmp_path / "recovery.jsonl"
@@ -324,16 +369,18 @@ def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
     records = report["records"]
     assert isinstance(records, list)
     recoveries = [r["recovery"] for r in records]
-    assert [r["outcome"] if r else None for r in recoveries] == ["relocated", "suggested", "relocated"]
-    assert [r["applied"] if r else None for r in recoveries] == [False, False, True]
+    assert [r["outcome"] if r else None for r in recoveries] == ["relocated", "suggested", "relocated", "needs_human"]
+    assert [r["applied"] if r else None for r in recoveries] == [False, False, True, False]
     assert recoveries[2]["applied_by"] == "fix" and recoveries[0]["detail"] == DETAIL_MOVED
 
     run_check(history, "--fix", "--accept-moved", "--recovery-log", str(log), str(document))
     final = document.read_text(encoding="utf-8")
-    assert moved.text_form() not in final and f"corpus/reception.md@{history.deleted}#L5" in final
+    assert moved.text_form() not in final and f"corpus/handbook.md@{history.deleted}#L7" in final
     assert edited.text_form() in final  # a fuzzy suggestion is never applied
+    # Words found only in another document, while the cited one still exists, are never applied.
+    assert elsewhere.text_form() in final
     # Every byte but the rewritten citations is as it was.
-    assert final == after_fix.replace(moved.text_form(), f"corpus/reception.md@{history.deleted}#L5")
+    assert final == after_fix.replace(moved.text_form(), f"corpus/handbook.md@{history.deleted}#L7")
     assert after_fix == original.replace(shifted.text_form(), f"corpus/handbook.md@{history.deleted}#L5")
 
     audit = read_attempts(log)
@@ -341,8 +388,10 @@ def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
         ("relocated", False, None),
         ("suggested", False, None),
         ("relocated", True, "fix"),
+        ("needs_human", False, None),
         ("relocated", True, "accept-moved"),
         ("suggested", False, None),
+        ("needs_human", False, None),
     ]
 
 
@@ -418,7 +467,11 @@ def test_each_fate_gets_its_outcome(fates: list[str], rnd: random.Random) -> Non
             verdict = verify(cited, resolver.repo, "HEAD", resolver=resolver)
             attempt = recoverer.attempt(verdict, p, "matched")
             stands = sum(text.count(p) for text in at_head.values())
-            if stands == 1:
+            if fates[i] == "move_file":  # a.md still exists: b.md's copy is reported, never applied
+                assert attempt is not None
+                assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+                assert attempt.search is not None and [c.path for c in attempt.search.places] == ["corpus/b.md"]
+            elif stands == 1:
                 if attempt is None:  # verified in place, not even shifted
                     assert verdict.status == VERIFIED and verdict.relocated is not None
                     assert verdict.relocated.lines == cited.lines

@@ -192,7 +192,8 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
 @click.option(
     "--accept-moved",
     is_flag=True,
-    help="With --fix: also re-pin citations whose quote moved, exactly, to one other place.",
+    help="With --fix: also re-pin citations whose quote moved, exactly, to one other place "
+    "(in another document only when the cited one is gone).",
 )
 @click.option(
     "--recovery-log",
