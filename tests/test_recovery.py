@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
+from indexer.citations.check import check_paths
 from indexer.citations.discovery import quote_spans
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
-from indexer.citations.history import best_window, word_diff
+from indexer.citations.history import ANCHORS, FUZZY_MAX_WORDS, FUZZY_SCORED, QuoteLocator, best_window, word_diff
 from indexer.citations.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
@@ -545,3 +546,57 @@ def test_locate_json_labels_near_matches(history: History) -> None:
 def test_locate_rejects_paths_outside_the_repository(history: History) -> None:
     code, out = run_locate(history, "--path", "../secrets.md", "anything at all")
     assert code == 2 and "leaves the repository" in out
+
+
+# -- bounded near matching: a long quote is answered, with no difflib work -------------------
+def _count_sequence_matchers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every difflib comparison near matching starts, as len(a) * len(b) (its worst-case cost)."""
+    import difflib
+
+    costs: list[int] = []
+    real = difflib.SequenceMatcher
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, isjunk: object = None, a: object = "", b: object = "", autojunk: bool = True) -> None:
+            costs.append(len(a) * len(b))  # type: ignore[arg-type]
+            super().__init__(isjunk, a, b, autojunk)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    return costs
+
+
+def test_a_ten_thousand_word_quote_is_answered_without_near_matching(
+    history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    costs = _count_sequence_matchers(monkeypatch)
+    rng = random.Random(7)
+    quote = " ".join(rng.choice(P_EDIT.split(" ") + P_KEEP.split(" ")) for _ in range(10_000))
+    document = tmp_path / "long.md"
+    document.write_text(f'"{quote}" {history.cite(P_EDIT, quote=False).text_form()}\n', encoding="utf-8")
+    report = check_paths([document], history.git)
+    (record,) = report.records
+    assert record.quote_verdict is not None and record.quote_verdict.status == "failed"
+    attempt = record.recovery
+    assert attempt is not None and attempt.search is not None and attempt.search.near == ()
+    assert any(f"at most {FUZZY_MAX_WORDS}" in step for step in attempt.steps)
+    assert attempt.search.last_seen is None or attempt.search.last_seen.path == "corpus/handbook.md"
+    assert costs == []  # no difflib comparison at all
+
+
+def test_near_matching_work_is_bounded_for_the_longest_quote_it_takes(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    words = [f"w{i % 37}" for i in range(FUZZY_MAX_WORDS)]
+    corpus_repo.commit({"corpus/a.md": "# A\n\n" + " ".join(words) + "\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    edited = list(words)
+    edited[FUZZY_MAX_WORDS // 2] = "changed"
+    costs = _count_sequence_matchers(monkeypatch)
+    found = QuoteLocator(resolver).locate(" ".join(edited), resolver.commit("HEAD"), cited_path="corpus/a.md")
+    assert found.near and found.near[0].similarity > 0.9
+    quote_chars = len(" ".join(edited))
+    # Per scored candidate: one word-level match, ANCHORS character-level ratios of regions as
+    # long as the quote, and one word diff; nothing grows with the document or the corpus.
+    assert len(costs) <= FUZZY_SCORED * (ANCHORS + 2)
+    assert max(costs) <= (2 * quote_chars) ** 2
