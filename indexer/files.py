@@ -58,6 +58,34 @@ def atomic_write(target: Path, data: bytes) -> None:
         handle.write(data)
 
 
+class _ChangedMeanwhile(Exception):
+    """The target no longer holds what the caller read: abandon the replacement."""
+
+
+def atomic_write_if_unchanged(target: Path, data: bytes, expected: bytes) -> bool:
+    """Replace `target` with `data` unless it no longer holds `expected`; False then, `target` untouched.
+
+    For rewriting a file someone may be editing: the new data is written and synced first,
+    and the file is compared with `expected` just before the rename, so an edit saved while
+    the caller worked is kept (only an edit saved between that comparison and the rename,
+    a few system calls, can still be lost). A file removed meanwhile counts as changed.
+    """
+    try:
+        with atomic_writer(target) as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            try:
+                current = target.read_bytes()
+            except OSError:
+                current = None
+            if current != expected:
+                raise _ChangedMeanwhile
+    except _ChangedMeanwhile:
+        return False
+    return True
+
+
 def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)

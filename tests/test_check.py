@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from indexer.citations import check as check_module
 from indexer.citations.check import check_paths
 from indexer.cli.main import main
 from indexer.vcs.repo import GitRepo
@@ -272,22 +272,50 @@ def test_fix_keeps_the_findings_of_earlier_documents(setup: tuple[CorpusRepo, st
     assert "1 citation(s)" in fixed.stdout
 
 
-def test_fix_never_overwrites_an_edit_saved_while_it_checked(
+def test_fix_keeps_an_edit_saved_while_it_runs(
     setup: tuple[CorpusRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, pinned = setup
+    original = f"See corpus/policy.md@{pinned}#L3.\n"
+    edited = original + "A paragraph the writer saved while check ran.\n"
     doc = tmp_path / "notes.md"
-    doc.write_text(f"> Invoices are kept for seven years.\n\n— corpus/policy.md@{pinned}#L3\n", encoding="utf-8")
-    edited = doc.read_text(encoding="utf-8") + "A paragraph the writer saved meanwhile.\n"
-    from indexer.citations import check as check_mod
+    doc.write_text(original)
+    untouched = tmp_path / "other.md"
+    untouched.write_text(original)
+    real_rewrite = check_module._rewrite
 
-    real = check_mod._fix_target
+    def rewrite_while_the_writer_saves(*args: object, **kwargs: object) -> str | None:
+        if doc.read_text() == original:
+            doc.write_text(edited)  # the fault: an editor saves between check's read and its write
+        return real_rewrite(*args, **kwargs)  # type: ignore[arg-type]
 
-    def save_then_decide(*args: Any, **kwargs: Any) -> Any:  # the writer saves just as --fix decides
-        doc.write_text(edited, encoding="utf-8")
-        return real(*args, **kwargs)
+    monkeypatch.setattr(check_module, "_rewrite", rewrite_while_the_writer_saves)
+    result = run(repo, "check", str(doc), str(untouched), "--fix")
+    assert doc.read_text() == edited
+    assert untouched.read_text() == f"See corpus/policy.md@{repo.head()}#L5.\n"
+    assert f"not fixed: {doc} changed while check ran" in result.stdout
+    lines = result.stdout.splitlines()
+    assert f"fixed: {untouched}:1" in lines and not any(line.startswith(f"fixed: {doc}") for line in lines)
+    assert not list(tmp_path.glob(".notes.md.*.tmp"))
 
-    monkeypatch.setattr(check_mod, "_fix_target", save_then_decide)
-    result = CliRunner().invoke(main, ["check", str(doc), "--fix", "--repo", str(repo.root)])
-    assert result.exit_code == 1 and "changed while pincite was checking it" in result.output
-    assert doc.read_text(encoding="utf-8") == edited
+    doc.write_text(original)
+    data = json.loads(run(repo, "check", str(doc), "--fix", "--json").stdout)
+    assert data["not_fixed_changed"] == [str(doc)] and data["fixed"] == []
+    assert data["summary"]["not_fixed_changed"] == 1
+
+
+def test_emphasised_citations_are_checked_and_near_misses_fail_under_strict(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    repo, pinned = setup
+    doc = tmp_path / "notes.md"
+    doc.write_text(f"# Notes\n\nSee _corpus/policy.md@{pinned}#L3_.\n\nAnd corpus/policy.md@{pinned}#L1ff.\n")
+    result = run(repo, "check", str(doc))
+    assert result.exit_code == 0
+    assert f"{doc}:3: verified: corpus/policy.md@{pinned}#L3" in result.stdout
+    assert f"{doc}:5: malformed: corpus/policy.md@{pinned}#L1ff" in result.stdout
+    assert "malformed citation: '#L1ff' is not a selector" in result.stdout
+    assert "2 citation(s) in 1 file(s): 1 verified, 0 drifted, 0 unresolvable, 1 malformed" in result.stdout
+    assert run(repo, "check", str(doc), "--strict").exit_code == 7
+    github = run(repo, "check", str(doc), "--format", "github").stdout
+    assert f"::warning file={doc},line=5,title=citation malformed::" in github

@@ -95,3 +95,31 @@ def test_scanning_never_raises_and_finds_an_inserted_citation(noise: str, at: in
     found = scan(doc)
     assert any(f.citation == Citation(SHA, "corpus/a.md", lines=(3, 4)) for f in found)
     assert all(doc[f.start : f.end] == f.raw for f in found)
+
+
+def test_citations_inside_markdown_emphasis_are_found_without_the_markers() -> None:
+    doc = f"_{TEXT}_ and __{TEXT}__, *{TEXT}* and **{TEXT}**.\n\nAlso _{TEXT}_.\n"
+    found = scan(doc)
+    assert [(f.kind, f.raw, f.line) for f in found] == [("text", TEXT, 1)] * 4 + [("text", TEXT, 3)]
+    assert all(f.citation == Citation(SHA, "corpus/a.md", lines=(3, 4)) for f in found)
+    assert all(doc[f.start : f.end] == f.raw for f in found)
+
+
+def test_a_path_starting_with_an_underscore_keeps_it() -> None:
+    found = scan(f"See _posts/a.md@{SHA}#L3 and _posts/a.md@{SHA}#L4_.\n")
+    assert [f.citation.path for f in found if f.citation] == ["_posts/a.md", "posts/a.md"]
+
+
+def test_near_misses_are_reported_as_malformed_with_their_line() -> None:
+    doc = f"# Notes\n\nSee corpus/a.md@{SHA}#L1ff.\nAnd corpus/a.md@{SHA}#L1_2, corpus/a.md@{SHA}#c5\n"
+    found = scan(doc)
+    assert [(f.kind, f.line, f.raw.rsplit("#", 1)[1]) for f in found] == [
+        ("near_miss", 3, "L1ff"),
+        ("near_miss", 4, "L1_2"),
+        ("near_miss", 4, "c5"),
+    ]
+    assert all(f.citation is None and f.error and "is not a selector" in f.error for f in found)
+
+
+def test_near_miss_rules_leave_ordinary_text_alone() -> None:
+    assert scan(f"Mail ops@example.org#Lobby, see deadbeef#L1, issue #12.\n```\nx@{SHA}#L1ff\n```\n") == []

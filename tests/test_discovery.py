@@ -147,7 +147,8 @@ def test_providers_are_not_asked_when_the_quote_stands_in_the_corpus(
     document.write_text(f'"{CITED}" {Citation(first, "corpus/a.md", lines=(3, 3)).text_form()}\n')
     report = check_paths([document], GitRepo(corpus_repo.root))
     (record,) = report.records
-    assert record.recovery is not None and record.recovery.moved
+    assert record.recovery is not None and record.recovery.search is not None
+    assert [c.path for c in record.recovery.search.places] == ["corpus/b.md"]  # a.md stands: not applied
     assert record.recovery.discovery is None
 
 

@@ -13,13 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
+from indexer.citations.check import check_paths
 from indexer.citations.discovery import quote_spans
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
-from indexer.citations.history import best_window, word_diff
+from indexer.citations.history import ANCHORS, FUZZY_MAX_WORDS, FUZZY_SCORED, QuoteLocator, best_window, word_diff
 from indexer.citations.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
     DETAIL_MOVED,
+    DETAIL_OTHER_DOCUMENT,
     DETAIL_REMOVED,
     DETAIL_SHIFTED,
     Recoverer,
@@ -104,16 +106,58 @@ def history(corpus_repo: CorpusRepo) -> History:
     return History(corpus_repo)
 
 
-def test_moved_to_another_file_gets_a_new_citation(history: History) -> None:
+def test_words_in_another_file_while_the_cited_one_stands_are_left_to_a_person(history: History) -> None:
     verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY))
-    assert verdict.status == DRIFTED
+    assert verdict.status == DRIFTED and verdict.new_path == "corpus/handbook.md"
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
+    assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+    assert attempt.new_citation is None and not attempt.applicable(accept_moved=True)
+    assert attempt.search is not None and [p.path for p in attempt.search.places] == ["corpus/reception.md"]
+    assert "corpus/handbook.md still exists" in attempt.summary()
+    assert "corpus/reception.md@" in attempt.summary()
+
+
+def test_a_template_sentence_in_an_unrelated_document_is_never_where_a_citation_went(
+    corpus_repo: CorpusRepo,
+) -> None:
+    template = "This page is maintained by the platform team; ask in the team channel."
+    first = corpus_repo.commit(
+        {"corpus/a.md": f"# A\n\n{template}\n", "corpus/b.md": f"# B\n\nOther words.\n\n{template}\n"}
+    )
+    corpus_repo.commit({"corpus/a.md": "# A\n\nThe footer was rewritten.\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, template)
+    assert attempt is not None and (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+    assert not attempt.applicable(accept_moved=True)
+
+
+def test_words_of_a_deleted_file_found_in_exactly_one_document_are_a_move(corpus_repo: CorpusRepo) -> None:
+    first = corpus_repo.commit({"corpus/a.md": f"# A\n\n{P_MOVE_AWAY}\n", "corpus/b.md": "# B\n"})
+    head = corpus_repo.commit({"corpus/a.md": None, "corpus/b.md": f"# B\n\n{P_MOVE_AWAY}\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_MOVE_AWAY)
+    assert attempt is not None and (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
     new = attempt.new_citation
-    assert new is not None and new.path == "corpus/reception.md" and new.commit == history.deleted
-    assert history.text_of(new) == P_MOVE_AWAY
-    assert verify(new, history.git, "HEAD", resolver=history.resolver).status == VERIFIED
+    assert new is not None and (new.path, new.commit, new.lines) == ("corpus/b.md", head, (3, 3))
+    assert verify(new, resolver.repo, "HEAD", resolver=resolver).status == VERIFIED
     assert attempt.applicable(accept_moved=True) and not attempt.applicable(accept_moved=False)
+
+
+def test_only_places_in_the_cited_document_count_while_it_stands(corpus_repo: CorpusRepo) -> None:
+    first = corpus_repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n\n{P_EDIT}\n", "corpus/b.md": f"{P_KEEP}\n"})
+    corpus_repo.commit({"corpus/a.md": f"# A\n\n{P_EDIT}\n\n{P_KEEP}\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
+    assert attempt is not None and attempt.moved
+    assert attempt.new_citation is not None and attempt.new_citation.path == "corpus/a.md"
+    assert attempt.new_citation.lines == (5, 5)
+    assert any("1 place(s) in other documents set aside" in step for step in attempt.steps)
 
 
 def test_moved_within_the_file_gets_a_new_citation(history: History) -> None:
@@ -159,7 +203,7 @@ def test_deleted_passage_gets_the_last_commit_and_the_removing_commit(history: H
 
 
 def test_without_a_quote_the_pinned_text_is_searched(history: History) -> None:
-    _verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY, quote=False))
+    _verdict, attempt = history.attempt(history.cite(P_MOVE_DOWN, quote=False))
     assert attempt is not None and attempt.moved
     assert attempt.steps[0] == "search key: the text of the pinned span"
 
@@ -177,8 +221,9 @@ def test_untouched_citation_needs_no_recovery(history: History) -> None:
 
 def test_quote_at_several_places_needs_a_person(corpus_repo: CorpusRepo) -> None:
     repo = corpus_repo
-    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n"})
-    repo.commit({"corpus/a.md": "# A\n\nnothing\n", "corpus/b.md": f"{P_KEEP}\n", "corpus/c.md": f"{P_KEEP}\n"})
+    # a.md holds more than the quote, so git does not take b.md or c.md for a.md renamed.
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n\n{P_EDIT}\n\n{P_DELETE}\n\n{P_MOVE_DOWN}\n"})
+    repo.commit({"corpus/a.md": None, "corpus/b.md": f"{P_KEEP}\n", "corpus/c.md": f"{P_KEEP}\n"})
     root = repo.root
     build(root, site=False)
     resolver = Resolver(GitRepo(root))
@@ -216,8 +261,8 @@ def test_deleted_file_is_reported_as_deleted(corpus_repo: CorpusRepo) -> None:
 
 def test_without_an_index_exact_moves_are_still_found(corpus_repo: CorpusRepo) -> None:
     repo = corpus_repo
-    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n"})
-    repo.commit({"corpus/a.md": "# A\n", "corpus/b.md": f"{P_KEEP}\n"})
+    first = repo.commit({"corpus/a.md": f"# A\n\n{P_KEEP}\n\n{P_EDIT}\n\n{P_DELETE}\n\n{P_MOVE_DOWN}\n"})
+    repo.commit({"corpus/a.md": None, "corpus/b.md": f"{P_KEEP}\n"})
     resolver = Resolver(GitRepo(repo.root))
     verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
     attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
@@ -230,7 +275,7 @@ def test_without_an_index_exact_moves_are_still_found(corpus_repo: CorpusRepo) -
 
 
 def test_attempts_are_written_as_json_lines(history: History, tmp_path: Path) -> None:
-    attempts = [history.attempt(history.cite(p))[1] for p in (P_MOVE_AWAY, P_EDIT, P_DELETE)]
+    attempts = [history.attempt(history.cite(p))[1] for p in (P_MOVE_DOWN, P_EDIT, P_DELETE)]
     log = tmp_path / "audit" / "recovery.jsonl"
     write_attempts(log, [a for a in attempts if a is not None])
     write_attempts(log, [a.mark_applied("accept-moved") for a in attempts[:1] if a is not None])
@@ -239,8 +284,8 @@ def test_attempts_are_written_as_json_lines(history: History, tmp_path: Path) ->
     records = read_attempts(log)
     assert [r["outcome"] for r in records] == ["relocated", "suggested", "not_found", "relocated"]
     assert records[0]["applied"] is False and records[3]["applied_by"] == "accept-moved"
-    assert records[0]["citation"] == history.cite(P_MOVE_AWAY).text_form()
-    assert records[0]["quote"] == P_MOVE_AWAY
+    assert records[0]["citation"] == history.cite(P_MOVE_DOWN).text_form()
+    assert records[0]["quote"] == P_MOVE_DOWN
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(records[0]["at"]))
     assert records[2]["search"]["last_seen"]["removed_by"] == history.deleted  # type: ignore[index]
 
@@ -307,12 +352,13 @@ def run_check(history: History, *args: str) -> dict[str, object]:
 def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
     history: History, tmp_path: Path
 ) -> None:
-    moved, edited, shifted = (history.cite(p) for p in (P_MOVE_AWAY, P_EDIT, P_KEEP))
+    moved, edited, shifted, elsewhere = (history.cite(p) for p in (P_MOVE_DOWN, P_EDIT, P_KEEP, P_MOVE_AWAY))
     document = tmp_path / "report.md"
     original = (
-        f'Guests: "{P_MOVE_AWAY}" {moved.text_form()}\n\n'
+        f'Kitchen: "{P_MOVE_DOWN}" {moved.text_form()}\n\n'
         f'Money: "{P_EDIT}" {edited.text_form()}\n\n'
-        f'Drills: "{P_KEEP}" {shifted.text_form()}\n'
+        f'Drills: "{P_KEEP}" {shifted.text_form()}\n\n'
+        f'Guests: "{P_MOVE_AWAY}" {elsewhere.text_form()}\n'
     )
     document.write_text(original, encoding="utf-8")
     log = tmp_path / "recovery.jsonl"
@@ -324,16 +370,18 @@ def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
     records = report["records"]
     assert isinstance(records, list)
     recoveries = [r["recovery"] for r in records]
-    assert [r["outcome"] if r else None for r in recoveries] == ["relocated", "suggested", "relocated"]
-    assert [r["applied"] if r else None for r in recoveries] == [False, False, True]
+    assert [r["outcome"] if r else None for r in recoveries] == ["relocated", "suggested", "relocated", "needs_human"]
+    assert [r["applied"] if r else None for r in recoveries] == [False, False, True, False]
     assert recoveries[2]["applied_by"] == "fix" and recoveries[0]["detail"] == DETAIL_MOVED
 
     run_check(history, "--fix", "--accept-moved", "--recovery-log", str(log), str(document))
     final = document.read_text(encoding="utf-8")
-    assert moved.text_form() not in final and f"corpus/reception.md@{history.deleted}#L5" in final
+    assert moved.text_form() not in final and f"corpus/handbook.md@{history.deleted}#L7" in final
     assert edited.text_form() in final  # a fuzzy suggestion is never applied
+    # Words found only in another document, while the cited one still exists, are never applied.
+    assert elsewhere.text_form() in final
     # Every byte but the rewritten citations is as it was.
-    assert final == after_fix.replace(moved.text_form(), f"corpus/reception.md@{history.deleted}#L5")
+    assert final == after_fix.replace(moved.text_form(), f"corpus/handbook.md@{history.deleted}#L7")
     assert after_fix == original.replace(shifted.text_form(), f"corpus/handbook.md@{history.deleted}#L5")
 
     audit = read_attempts(log)
@@ -341,8 +389,10 @@ def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
         ("relocated", False, None),
         ("suggested", False, None),
         ("relocated", True, "fix"),
+        ("needs_human", False, None),
         ("relocated", True, "accept-moved"),
         ("suggested", False, None),
+        ("needs_human", False, None),
     ]
 
 
@@ -418,7 +468,11 @@ def test_each_fate_gets_its_outcome(fates: list[str], rnd: random.Random) -> Non
             verdict = verify(cited, resolver.repo, "HEAD", resolver=resolver)
             attempt = recoverer.attempt(verdict, p, "matched")
             stands = sum(text.count(p) for text in at_head.values())
-            if stands == 1:
+            if fates[i] == "move_file":  # a.md still exists: b.md's copy is reported, never applied
+                assert attempt is not None
+                assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+                assert attempt.search is not None and [c.path for c in attempt.search.places] == ["corpus/b.md"]
+            elif stands == 1:
                 if attempt is None:  # verified in place, not even shifted
                     assert verdict.status == VERIFIED and verdict.relocated is not None
                     assert verdict.relocated.lines == cited.lines
@@ -492,3 +546,57 @@ def test_locate_json_labels_near_matches(history: History) -> None:
 def test_locate_rejects_paths_outside_the_repository(history: History) -> None:
     code, out = run_locate(history, "--path", "../secrets.md", "anything at all")
     assert code == 2 and "leaves the repository" in out
+
+
+# -- bounded near matching: a long quote is answered, with no difflib work -------------------
+def _count_sequence_matchers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every difflib comparison near matching starts, as len(a) * len(b) (its worst-case cost)."""
+    import difflib
+
+    costs: list[int] = []
+    real = difflib.SequenceMatcher
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, isjunk: object = None, a: object = "", b: object = "", autojunk: bool = True) -> None:
+            costs.append(len(a) * len(b))  # type: ignore[arg-type]
+            super().__init__(isjunk, a, b, autojunk)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    return costs
+
+
+def test_a_ten_thousand_word_quote_is_answered_without_near_matching(
+    history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    costs = _count_sequence_matchers(monkeypatch)
+    rng = random.Random(7)
+    quote = " ".join(rng.choice(P_EDIT.split(" ") + P_KEEP.split(" ")) for _ in range(10_000))
+    document = tmp_path / "long.md"
+    document.write_text(f'"{quote}" {history.cite(P_EDIT, quote=False).text_form()}\n', encoding="utf-8")
+    report = check_paths([document], history.git)
+    (record,) = report.records
+    assert record.quote_verdict is not None and record.quote_verdict.status == "failed"
+    attempt = record.recovery
+    assert attempt is not None and attempt.search is not None and attempt.search.near == ()
+    assert any(f"at most {FUZZY_MAX_WORDS}" in step for step in attempt.steps)
+    assert attempt.search.last_seen is None or attempt.search.last_seen.path == "corpus/handbook.md"
+    assert costs == []  # no difflib comparison at all
+
+
+def test_near_matching_work_is_bounded_for_the_longest_quote_it_takes(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    words = [f"w{i % 37}" for i in range(FUZZY_MAX_WORDS)]
+    corpus_repo.commit({"corpus/a.md": "# A\n\n" + " ".join(words) + "\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    edited = list(words)
+    edited[FUZZY_MAX_WORDS // 2] = "changed"
+    costs = _count_sequence_matchers(monkeypatch)
+    found = QuoteLocator(resolver).locate(" ".join(edited), resolver.commit("HEAD"), cited_path="corpus/a.md")
+    assert found.near and found.near[0].similarity > 0.9
+    quote_chars = len(" ".join(edited))
+    # Per scored candidate: one word-level match, ANCHORS character-level ratios of regions as
+    # long as the quote, and one word diff; nothing grows with the document or the corpus.
+    assert len(costs) <= FUZZY_SCORED * (ANCHORS + 2)
+    assert max(costs) <= (2 * quote_chars) ** 2

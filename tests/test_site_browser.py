@@ -20,7 +20,13 @@ from playwright.sync_api import sync_playwright
 from indexer.api import build, markdown_snippet
 from indexer.citations.drift import relocate_lines, verify
 from indexer.citations.quote import _end_offset
-from indexer.citations.recovery import DETAIL_AMBIGUOUS, DETAIL_CHANGED, DETAIL_MOVED, Recoverer
+from indexer.citations.recovery import (
+    DETAIL_AMBIGUOUS,
+    DETAIL_CHANGED,
+    DETAIL_MOVED,
+    DETAIL_OTHER_DOCUMENT,
+    Recoverer,
+)
 from indexer.citations.resolve import Resolver, resolve, span_citation
 from indexer.site.render import history_name, history_shard
 from indexer.site.serve import serve_in_thread
@@ -535,7 +541,7 @@ def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_p
     recoverer = Recoverer(resolver)
     index = LineIndex(old_text)
     try:
-        for paragraph, detail in ((P_DOWN, DETAIL_MOVED), (P_AWAY, DETAIL_MOVED), (P_EDIT, DETAIL_CHANGED)):
+        for paragraph, detail in ((P_DOWN, DETAIL_MOVED), (P_AWAY, DETAIL_OTHER_DOCUMENT), (P_EDIT, DETAIL_CHANGED)):
             start = old_text.index(paragraph)
             span = Span(start, start + len(paragraph))
             for unit in ("lines", "chars", "linecol"):
@@ -548,6 +554,11 @@ def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_p
                 page.wait_for_selector("#banner[data-recovery]")
                 banner = page.locator("#banner")
                 assert banner.get_attribute("data-status") == "changed", cite
+                if detail == DETAIL_OTHER_DOCUMENT:  # office.md still exists: listed, never suggested
+                    assert banner.get_attribute("data-recovery") == "other_document", cite
+                    assert banner.get_attribute("data-suggestion") is None
+                    assert "corpus/reception.md@" in banner.inner_text()
+                    continue
                 if attempt.new_citation is None:
                     assert banner.get_attribute("data-recovery") == "none", cite
                     assert banner.get_attribute("data-suggestion") is None
@@ -576,7 +587,8 @@ def test_banner_lists_every_place_when_the_text_stands_twice(corpus_repo: Any, t
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     corpus_repo.commit(
-        {"corpus/office.md": _office(P_KEEP), "corpus/reception.md": f"{RECEPTION}\n{P_DOWN}\n\n{P_DOWN}\n"}
+        # office.md is gone, so every place in the corpus is a candidate (while it stands, only its own are).
+        {"corpus/office.md": None, "corpus/reception.md": f"{RECEPTION}\n{P_DOWN}\n\n{P_DOWN}\n"}
     )
     build(corpus_repo.root, out=site)
     server, base = serve_in_thread(site)

@@ -19,14 +19,15 @@ from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
 from indexer.citations.recovery import Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found, scan
-from indexer.errors import PinciteError, UsageError
-from indexer.files import atomic_write
+from indexer.errors import UsageError
+from indexer.files import atomic_write_if_unchanged
 from indexer.text.citation import Citation, github_repo, github_url, permalink
 from indexer.text.kinds import is_prose_path
 from indexer.vcs.pins import reachability
 from indexer.vcs.repo import GitRepo
 
 SKIPPED_FOLDERS = ("node_modules", "_site", "__pycache__")
+MALFORMED = "malformed"  # a near-miss: it looks like a citation, but its selector is not one
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,17 @@ class CheckRecord:
 
     @property
     def status(self) -> str:
-        return self.verdict.status if self.verdict else UNRESOLVABLE
+        if self.verdict is not None:
+            return self.verdict.status
+        return MALFORMED if self.found.kind == "near_miss" else UNRESOLVABLE
 
     @property
     def severity(self) -> str:
-        """ "error" (fails the check), "warning" (drifted) or "ok"."""
+        """ "error" (fails the check), "warning" (drifted or malformed: fails with --strict) or "ok"."""
         quote = self.quote_verdict.status if self.quote_verdict else None
         if self.status == UNRESOLVABLE or quote in (FAILED, WRONG_REF):
             return "error"
-        return "warning" if self.status == DRIFTED else "ok"
+        return "warning" if self.status in (DRIFTED, MALFORMED) else "ok"
 
     @property
     def details(self) -> str:
@@ -90,6 +93,7 @@ class CheckReport:
     records: list[CheckRecord] = field(default_factory=list)
     reachability: dict[str, str] = field(default_factory=dict)
     fixed: list[CheckRecord] = field(default_factory=list)
+    changed_meanwhile: list[str] = field(default_factory=list)  # files --fix left alone: edited while checked
 
     @property
     def unreachable(self) -> list[str]:
@@ -99,7 +103,7 @@ class CheckReport:
         counts: Counter[str] = Counter(r.status for r in self.records)
         quotes: Counter[str] = Counter(r.quote_verdict.status for r in self.records if r.quote_verdict)
         result = {"files": len(self.files), "citations": len(self.records)}
-        for name in (VERIFIED, DRIFTED, UNRESOLVABLE):
+        for name in (VERIFIED, DRIFTED, UNRESOLVABLE, MALFORMED):
             result[name] = counts[name]
         for name in ("matched", WRONG_REF, FAILED, "unverifiable"):
             result[f"quote_{name}"] = quotes[name]
@@ -107,6 +111,7 @@ class CheckReport:
         result["warnings"] = sum(r.severity == "warning" for r in self.records)
         result["unreachable_commits"] = sum(v == "unreachable" for v in self.reachability.values())
         result["fixed"] = len(self.fixed)
+        result["not_fixed_changed"] = len(self.changed_meanwhile)
         return result
 
     def failed(self, strict: bool = False) -> bool:
@@ -120,6 +125,7 @@ class CheckReport:
             "records": [r.to_json() for r in self.records],
             "reachability": self.reachability,
             "fixed": [{"file": r.file, "line": r.line, "from": r.found.raw} for r in self.fixed],
+            "not_fixed_changed": self.changed_meanwhile,
         }
 
 
@@ -202,6 +208,9 @@ def _check_documents(
         records = [_check_one(str(file), f, resolver, target, recoverer) for f in found]
         if fix:
             fixed = _fix_file(file, text, records, resolver, site_url, accept_moved)
+            if fixed is None:
+                report.changed_meanwhile.append(str(file))
+                fixed = []
             records = [_mark_applied(r, accept_moved) if r in fixed else r for r in records]
             report.fixed += [_mark_applied(r, accept_moved) for r in fixed]
         report.records += records
@@ -251,12 +260,14 @@ def _fix_file(
     resolver: Resolver,
     site_url: str | None,
     accept_moved: bool = False,
-) -> list[CheckRecord]:
+) -> list[CheckRecord] | None:
     """Point each verified citation at the target commit; every other byte stays as it was.
 
     With `accept_moved`, a citation whose quote recovery found at exactly one other place
     is pointed there too. Fuzzy suggestions are never applied. A symlinked document is
     left alone: rewriting it would replace the link, or write wherever the link points.
+    A document that no longer holds `text` when it is replaced (an edit saved while the
+    check ran) is left alone too, and None returned: rewriting it would lose that edit.
     """
     if file.is_symlink():
         return []
@@ -276,13 +287,8 @@ def _fix_file(
         pieces += [text[last:start], new]
         last = end
     pieces.append(text[last:])
-    # Checking takes a while: if the file was saved meanwhile, rewriting it would lose that edit.
-    if file.read_bytes() != text.encode("utf-8"):
-        raise PinciteError(
-            f"{file}: changed while pincite was checking it; --fix did not rewrite it",
-            hint="run `pincite check --fix` again",
-        )
-    atomic_write(file, "".join(pieces).encode("utf-8"))
+    if not atomic_write_if_unchanged(file, "".join(pieces).encode("utf-8"), text.encode("utf-8")):
+        return None
     return [e[3] for e in edits]
 
 
@@ -290,11 +296,20 @@ def _fix_target(record: CheckRecord, accept_moved: bool) -> Citation | None:
     """The citation `check --fix` writes for this record, or None to leave it alone."""
     verdict, quote = record.verdict, record.quote_verdict
     if record.status == VERIFIED and verdict is not None and verdict.relocated is not None:
+        if _narrows(verdict.citation, verdict.relocated):
+            return None
         return verdict.relocated if quote is None or quote.status == "matched" else None
     recovery = record.recovery
     if accept_moved and recovery is not None and recovery.moved and recovery.applicable(accept_moved=True):
         return recovery.new_citation
     return None
+
+
+def _narrows(old: Citation, new: Citation) -> bool:
+    """Whether `new` names fewer lines than `old` (a relocation keeps a range's length)."""
+    if old.lines is None or new.lines is None:
+        return False
+    return new.lines[1] - new.lines[0] < old.lines[1] - old.lines[0]
 
 
 def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: str | None) -> str | None:

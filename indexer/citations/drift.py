@@ -173,7 +173,9 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         # git said no hunk touches these lines; if the text still differs, do not vouch for it.
         reason = f"the relocated span of {resolved.path} does not hold the cited text at {target[:12]}"
         return verdict(DRIFTED, reason, new_path=new_path)
-    relocated = span_citation(target, new_path, new_span, new_index, cited.unit, quote=cited.quote)
+    relocated = span_citation(
+        target, new_path, new_span, new_index, cited.unit, quote=cited.quote, lines=(new_first, new_last)
+    )
     relocated = replace(relocated, blob=new_version.blob)
     if new_first != first:
         reason = f"unchanged; moved from line {first} to line {new_first}{moved}"

@@ -5,9 +5,12 @@
 1. exact places at the target (`quote.locate_quote`: trigram candidates from the index,
    confirmed by comparing the normalized quote with the normalized text, mapped back to
    exact offsets), each with a ready new citation;
-2. near matches, only when there is no exact place: a bounded fuzzy search over the cited
-   document's passages and the best bm25 passages, scored with difflib's similarity
-   ratio. Suggestions, never verified citations;
+2. near matches, only when there is no exact place and the quote has at most
+   FUZZY_MAX_WORDS words: a bounded fuzzy search over the cited document's passages and
+   the best bm25 passages, scored with difflib's similarity ratio. Suggestions, never
+   verified citations. difflib's cost grows with the square of the quote's length (a
+   10,000-word quote took minutes), so a longer quote gets exact places and last seen only;
+   its step says so;
 3. last seen, only when there is no exact place: the last commit at which the quote stood
    at the cited path and the commit that removed or changed it (subject, message, the
    hunks that touched it), read from the index's path version intervals instead of a
@@ -36,6 +39,7 @@ FUZZY_CANDIDATES = 12  # bm25 passages considered for near matches
 FUZZY_SCORED = 4  # candidates compared character by character (the bound on fuzzy work)
 FTS_WORDS = 12  # longest words of the quote that pick bm25 candidates for near matches
 ANCHORS = 3  # word-level matching blocks tried as anchors of a near match
+FUZZY_MAX_WORDS = 200  # longest quote (in words) near matching compares: bounds its work
 _WORD = re.compile(r"\w+")
 _NONSPACE = re.compile(r"\S+")
 
@@ -168,7 +172,13 @@ class QuoteLocator:
             steps.append(f"the index does not hold {target[:12]}: no near matches or history (run `pincite build`)")
             return QuoteSearch(quote, target, (), (), None, tuple(steps))
         near: tuple[NearMatch, ...] = ()
-        if fuzzy:
+        words = wanted.count(" ") + 1
+        if fuzzy and words > FUZZY_MAX_WORDS:
+            steps.append(
+                f"fuzzy search skipped: the quote has {words} words and near matching compares at most "
+                f"{FUZZY_MAX_WORDS} (exact places and last seen are still searched)"
+            )
+        elif fuzzy:
             steps.append(f"fuzzy search over at most {FUZZY_CANDIDATES} passages (difflib ratio)")
             near = tuple(self._near(wanted, target, seq, cited_path, pinned, unit))
             steps.append(f"fuzzy: {len(near)} near match(es) with similarity >= {FUZZY_THRESHOLD}")

@@ -42,6 +42,7 @@ DETAIL_MOVED = "moved"  # the text stands, exactly, somewhere else at the target
 DETAIL_CHANGED = "changed"  # the text was edited: only near matches remain
 DETAIL_REMOVED = "removed"  # the text stands nowhere at the target, not even nearly
 DETAIL_AMBIGUOUS = "ambiguous"  # the text stands, exactly, at several places
+DETAIL_OTHER_DOCUMENT = "other_document"  # the text stands only in other documents; the cited one still exists
 DETAIL_NO_QUOTE = "no_quote"  # nothing to search for: no quote and no pinned text
 _HOW_TO_APPLY = {DETAIL_SHIFTED: "`check --fix` applies it", DETAIL_MOVED: "`check --fix --accept-moved` applies it"}
 
@@ -90,8 +91,11 @@ class RecoveryAttempt:
             how = "applied" if self.applied else _HOW_TO_APPLY[self.detail]
             return f"recovery: {self.detail} -> {self.new_citation.text_form()} ({how})"
         parts = [f"recovery: {self.detail}"]
+        if self.detail == DETAIL_OTHER_DOCUMENT:
+            parts.append(f"{self.citation.path} still exists, so it is not re-pinned to another document")
         if search and search.places:
-            parts.append(f"{len(search.places)} exact places: " + ", ".join(c.text_form() for c in search.places[:3]))
+            listed = ", ".join(c.text_form() for c in search.places[:3])
+            parts.append(f"{len(search.places)} exact place(s), a person decides: {listed}")
         if search and search.near:
             best = search.near[0]
             parts.append(f"nearest ({best.similarity:.0%} similar, not verified): {best.citation.text_form()}")
@@ -195,18 +199,38 @@ def recover(
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
     found = locator.locate(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
-    if found.places:
-        detail = DETAIL_MOVED if len(found.places) == 1 else DETAIL_AMBIGUOUS
+    candidates, step = _candidates(found.places, verdict.new_path)
+    steps += (step,) if step else ()
+    if candidates:
+        detail = DETAIL_MOVED if len(candidates) == 1 else DETAIL_AMBIGUOUS
+    elif found.places:
+        detail = DETAIL_OTHER_DOCUMENT
     else:
         detail = DETAIL_CHANGED if found.near else DETAIL_REMOVED
     if verdict.status == UNRESOLVABLE:
         steps += ("the citation itself is unresolvable: a person decides",)
         return RecoveryAttempt(citation, target, "needs_human", detail, steps, None, found)
     if detail == DETAIL_MOVED:
-        new = replace(found.places[0], quote=quote)
+        new = replace(candidates[0], quote=quote)
         return RecoveryAttempt(citation, target, "relocated", detail, steps, new, found)
-    outcome = {DETAIL_AMBIGUOUS: "needs_human", DETAIL_CHANGED: "suggested", DETAIL_REMOVED: "not_found"}[detail]
+    outcome = {DETAIL_CHANGED: "suggested", DETAIL_REMOVED: "not_found"}.get(detail, "needs_human")
     return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
+
+
+def _candidates(places: tuple[Citation, ...], followed_path: str | None) -> tuple[tuple[Citation, ...], str | None]:
+    """The places a citation may be re-pinned to, and the step that says which were set aside.
+
+    While the cited document still exists at the target (`followed_path`, renames followed),
+    only places inside it count: the same words in another document (a template sentence, a
+    shared disclaimer) are not where the citation went. Once it is gone, every place counts.
+    """
+    if followed_path is None:
+        return places, None
+    own = tuple(p for p in places if p.path == followed_path)
+    others = len(places) - len(own)
+    if not others:
+        return own, None
+    return own, f"{others} place(s) in other documents set aside: {followed_path} still exists at the target"
 
 
 def write_attempts(path: Path, attempts: Sequence[RecoveryAttempt]) -> None:

@@ -370,7 +370,9 @@ class Resolver:
             )
         index = self.line_index(version)
         span = _span_of(citation, version.text, index)
-        first, last = index.lines_of_span(span)
+        # A citation by lines covers the lines it names, a final empty line included: its span
+        # alone cannot say so (an empty last line adds no character), so keep the range as cited.
+        first, last = citation.lines if citation.lines is not None else index.lines_of_span(span)
         l1, c1 = index.column_of(span.start)
         l2, c2 = index.column_of(span.end)
         canonical = replace(citation, commit=commit, path=path, blob=entry.sha)
@@ -413,11 +415,22 @@ def cite_span(
 
 
 def span_citation(
-    commit: str, path: str, span: Span, index: LineIndex, unit: str, quote: str | None = None
+    commit: str,
+    path: str,
+    span: Span,
+    index: LineIndex,
+    unit: str,
+    quote: str | None = None,
+    lines: tuple[int, int] | None = None,
 ) -> Citation:
-    """A citation of `span` written in `unit` ("lines", "chars" or "linecol")."""
+    """A citation of `span` written in `unit` ("lines", "chars" or "linecol").
+
+    `lines`, when known (a relocated line citation), is the line range to write: the span
+    of a range ending in an empty line ends where that line starts, so reading the lines
+    back from the span alone would drop it.
+    """
     if unit == "lines":
-        return Citation(commit, path, lines=index.lines_of_span(span), quote=quote)
+        return Citation(commit, path, lines=lines or index.lines_of_span(span), quote=quote)
     if unit == "linecol":
         return Citation(commit, path, linecol=(*index.column_of(span.start), *index.column_of(span.end)), quote=quote)
     return Citation(commit, path, chars=(span.start, span.end), quote=quote)

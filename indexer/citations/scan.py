@@ -4,7 +4,10 @@ Recognised citation forms (docs/citations.md, "Citations in your documents"):
 - pincite permalinks: `https://SITE/v/BLOB.html?commit=SHA&path=PATH#L12-L18`;
 - text forms: `PATH@SHA#L12-L18` (also `#c120-340`, `#L12C5-L18C9`);
 - GitHub blob URLs with a line anchor into the same repository (origin on GitHub).
-Citations inside fenced code blocks are examples, not citations, and are skipped.
+Citations inside fenced code blocks are examples, not citations, and are skipped. A text
+form inside Markdown emphasis (`_…_`, `__…__`, `*…*`, `**…**`) is found without the markers.
+A near-miss, `PATH@SHA#` followed by something that is not a selector (`#L1ff`, `#L1_2`),
+is reported as malformed (kind "near_miss") instead of being passed over in silence.
 
 The quote of a citation, first rule that applies:
 1. the link text, when the citation is a Markdown link whose text is in double quotes:
@@ -30,11 +33,14 @@ _PERMALINK = rf"https?://[^{_STOP}]*?/v/[0-9a-f]{{40}}\.html\?[^{_STOP}#]*#[A-Za
 _GITHUB = (
     rf"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-fA-F]{{4,40}}/[^{_STOP}?#]+(?:\?[^{_STOP}#]*)?#L\d+(?:-L\d+)?"
 )
-_TEXT = (
-    r"(?<![^\s(\[<\"'`>|*_])[^\s@#()<>\[\]\"'`|*]+@[0-9a-fA-F]{4,40}"
-    r"#(?:L\d+C\d+-L\d+C\d+|L\d+(?:-L\d+)?|c\d+-\d+)(?![\w-])"
-)
+_TEXT_START = r"(?<![^\s(\[<\"'`>|*_])[^\s@#()<>\[\]\"'`|*]+@[0-9a-fA-F]{4,40}#"
+# A selector ends at a non-word character, or at underscores closing Markdown emphasis.
+_TEXT = rf"{_TEXT_START}(?:L\d+C\d+-L\d+C\d+|L\d+(?:-L\d+)?|c\d+-\d+)(?:(?![\w-])|(?=_+(?![\w-])))"
 _ANY = re.compile(f"(?P<permalink>{_PERMALINK})|(?P<github>{_GITHUB})|(?P<text>{_TEXT})")
+# What a text form with a mistyped selector looks like: `PATH@SHA#L1ff`, `PATH@SHA#L1_2`, `#c5`.
+_NEAR_MISS = re.compile(rf"{_TEXT_START}[LlCc]\d[^\s()<>\[\]\"'`|*]*")
+_TRAILING_PUNCTUATION = ".,;:!?"
+NEAR_MISS_HINT = "write the selector as #L12, #L12-L18, #c120-340 or #L12C5-L18C9"
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _BLOCKQUOTE = re.compile(r"^ {0,3}> ?")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -95,37 +101,64 @@ def scan(text: str) -> list[Found]:
     facts = _Lines(text)
     found: list[Found] = []
     previous_end_in_para: dict[int, int] = {}
-    for match in _ANY.finditer(text):
-        row = facts.line_of(match.start())
+    for kind, start, end in _candidates(text):
+        row = facts.line_of(start)
         if facts.in_fence[row]:
             continue
         para = facts.para_start[row]
         first_in_para = para not in previous_end_in_para
         region_start = previous_end_in_para.get(para, facts.starts[para])
-        quote = _link_text_quote(text, match.start(), facts.starts[para])
+        quote = _link_text_quote(text, start, facts.starts[para])
         if quote is None:
-            quote = _inline_quote(text[region_start : match.start()])
+            quote = _inline_quote(text[region_start:start])
         if quote is None and first_in_para:
             quote = _blockquote_above(facts, row, para)
-        previous_end_in_para[para] = match.end()
-        found.append(_parse(match, row + 1, quote))
+        previous_end_in_para[para] = end
+        found.append(_parse(kind, text[start:end], start, end, row + 1, quote))
     return found
 
 
-def _parse(match: re.Match[str], line: int, quote: str | None) -> Found:
-    raw = match.group(0)
-    kind = match.lastgroup or "text"
+def _candidates(text: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of every citation and near-miss in `text`, in order."""
+    spans: list[tuple[str, int, int]] = []
+    for match in _ANY.finditer(text):
+        kind, start, end = match.lastgroup or "text", match.start(), match.end()
+        if kind == "text":
+            start = _after_opening_emphasis(text, start, end)
+        spans.append((kind, start, end))
+    taken = [(m_start, m_end) for _, m_start, m_end in spans]
+    for match in _NEAR_MISS.finditer(text):
+        start, end = match.start(), match.end()
+        while end > start and text[end - 1] in _TRAILING_PUNCTUATION:
+            end -= 1
+        if not any(t_start < end and start < t_end for t_start, t_end in taken):
+            spans.append(("near_miss", start, end))
+    return sorted(spans, key=lambda s: s[1])
+
+
+def _after_opening_emphasis(text: str, start: int, end: int) -> int:
+    """Where a text form starts once the `_` opening emphasis around it is dropped (`_PATH@SHA#L9_`)."""
+    closing = len(text[end:]) - len(text[end:].lstrip("_"))
+    opening = len(text[start:end]) - len(text[start:end].lstrip("_"))
+    return start + min(opening, closing)
+
+
+def _parse(kind: str, raw: str, start: int, end: int, line: int, quote: str | None) -> Found:
+    if kind == "near_miss":
+        selector = raw[raw.rindex("#") :]
+        error = f"{selector!r} is not a selector ({NEAR_MISS_HINT})"
+        return Found(line, start, end, raw, kind, None, error, quote)
     try:
         if kind == "permalink":
             citation, base = parse_permalink(raw)
-            return Found(line, match.start(), match.end(), raw, kind, citation, None, quote, site_base=base)
+            return Found(line, start, end, raw, kind, citation, None, quote, site_base=base)
         if kind == "github":
             citation, repo = parse_github_url(raw)
-            return Found(line, match.start(), match.end(), raw, kind, citation, None, quote, github_repo=repo)
+            return Found(line, start, end, raw, kind, citation, None, quote, github_repo=repo)
         citation = parse_text_form(raw)
     except CitationSyntaxError as exc:
-        return Found(line, match.start(), match.end(), raw, kind, None, exc.message, quote)
-    return Found(line, match.start(), match.end(), raw, kind, citation, None, quote)
+        return Found(line, start, end, raw, kind, None, exc.message, quote)
+    return Found(line, start, end, raw, kind, citation, None, quote)
 
 
 def _link_text_quote(text: str, start: int, para_offset: int) -> str | None:

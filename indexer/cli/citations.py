@@ -189,12 +189,13 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     show_default=True,
     help="github: workflow annotations and a Markdown job summary.",
 )
-@click.option("--strict", is_flag=True, help="Fail on drifted citations and unreachable commits too.")
+@click.option("--strict", is_flag=True, help="Fail on drifted and malformed citations and unreachable commits too.")
 @click.option("--fix", is_flag=True, help="Rewrite verified citations to point at the target commit.")
 @click.option(
     "--accept-moved",
     is_flag=True,
-    help="With --fix: also re-pin citations whose quote moved, exactly, to one other place.",
+    help="With --fix: also re-pin citations whose quote moved, exactly, to one other place "
+    "(in another document only when the cited one is gone).",
 )
 @click.option(
     "--recovery-log",
@@ -230,7 +231,7 @@ def check_command(
 
     Finds permalinks, text forms and GitHub blob URLs, verifies each against
     --against (default HEAD) and checks its quote. Exit status 7 when a citation is
-    unresolvable or its quote failed or is wrong_ref (drifted too with --strict).
+    unresolvable or its quote failed or is wrong_ref (drifted and malformed too with --strict).
     A broken citation gets a recovery attempt: where its words went (moved, changed,
     removed). --fix applies only exact relocations; --accept-moved adds exact moves;
     fuzzy suggestions are never applied.
@@ -271,6 +272,8 @@ def _print_report(report: CheckReport, pinned: list[str]) -> None:
             click.echo("  hint: keep it with `pincite pin` (refs/pincite/pins/<sha>)", err=True)
     for record in report.fixed:
         click.echo(f"fixed: {record.file}:{record.line}")
+    for file in report.changed_meanwhile:
+        click.echo(f"not fixed: {file} changed while check ran; nothing written, run `pincite check --fix` again")
     for ref in pinned:
         click.echo(f"pinned: {ref}")
     click.echo(_summary_line(report))
@@ -280,8 +283,9 @@ def _summary_line(report: CheckReport) -> str:
     s = report.summary()
     return (
         f"{s['citations']} citation(s) in {s['files']} file(s): {s['verified']} verified, {s['drifted']} drifted, "
-        f"{s['unresolvable']} unresolvable; quotes: {s['quote_matched']} matched, {s['quote_wrong_ref']} wrong_ref, "
-        f"{s['quote_failed']} failed; {s['errors']} error(s), {s['warnings']} warning(s)"
+        f"{s['unresolvable']} unresolvable, {s['malformed']} malformed; quotes: {s['quote_matched']} matched, "
+        f"{s['quote_wrong_ref']} wrong_ref, {s['quote_failed']} failed; "
+        f"{s['errors']} error(s), {s['warnings']} warning(s)"
     )
 
 
@@ -305,6 +309,9 @@ def _print_github(report: CheckReport) -> None:
         title = _escape_property(f"citation {record.status}")
         where = f"file={_escape_property(record.file)},line={record.line}"
         click.echo(f"::{level} {where},title={title}::{_escape_data(record.found.raw + ': ' + record.details)}")
+    for file in report.changed_meanwhile:
+        message = "changed while check ran; nothing written, run `pincite check --fix` again"
+        click.echo(f"::warning file={_escape_property(file)},title=not fixed::{_escape_data(message)}")
     summary = github_summary(report)
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:

@@ -434,11 +434,25 @@ const Pincite = (() => {
   // Writes the places the exact search found into the banner; else returns the note to show.
   function showRecovery(main, result, head, title, body) {
     const banner = document.getElementById("banner");
-    const found = result.recovery || { places: [], gaps: ["the cited text was not searched for"] };
+    let found = result.recovery || { places: [], gaps: ["the cited text was not searched for"] };
     const place = (p) => el("a", { href: versionHref(main, p.blob, head, p.path, p.selector) },
       `${p.path}@${head.slice(0, 12)}#${p.selector}`);
     const gaps = found.gaps.length ? ` Not every document was compared: ${found.gaps.join("; ")}.` : "";
     banner.dataset.places = String(found.places.length);
+    if (result.status === "changed" && result.path) {
+      // The cited document still exists: only places inside it are where the citation went
+      // (as `pincite check` decides); the same words elsewhere are listed, never suggested.
+      const own = found.places.filter((p) => p.path === result.path);
+      if (!own.length && found.places.length) {
+        banner.dataset.recovery = "other_document";
+        title.append(`The cited text changed; its words stand only in other documents, and ${result.path} still exists.`);
+        body.append("Not a move; a person decides whether one of these is meant: ");
+        found.places.forEach((p, i) => body.append(i ? ", " : "", place(p)));
+        body.append("." + gaps);
+        return null;
+      }
+      found = { places: own, gaps: found.gaps };
+    }
     if (found.places.length === 1 && found.gaps.length) {
       // One place, but not every document was compared: where it stands, never "moved".
       banner.dataset.recovery = "unconfirmed";
