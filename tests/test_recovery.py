@@ -157,7 +157,9 @@ def test_only_places_in_the_cited_document_count_while_it_stands(corpus_repo: Co
     assert attempt is not None and attempt.moved
     assert attempt.new_citation is not None and attempt.new_citation.path == "corpus/a.md"
     assert attempt.new_citation.lines == (5, 5)
-    assert any("1 place(s) in other documents set aside" in step for step in attempt.steps)
+    # Found in the cited document, the quote is not looked for elsewhere: b.md's copy is never offered.
+    assert attempt.search is not None and [c.path for c in attempt.search.places] == ["corpus/a.md"]
+    assert any("exact search in corpus/a.md, the cited document at the target: 1 place(s)" in s for s in attempt.steps)
 
 
 def test_moved_within_the_file_gets_a_new_citation(history: History) -> None:
@@ -600,3 +602,23 @@ def test_near_matching_work_is_bounded_for_the_longest_quote_it_takes(
     # long as the quote, and one word diff; nothing grows with the document or the corpus.
     assert len(costs) <= FUZZY_SCORED * (ANCHORS + 2)
     assert max(costs) <= (2 * quote_chars) ** 2
+
+
+def test_check_bounds_the_deep_searches_of_drifted_citations(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [f"Sentence {n} of the policy stays as written for now." for n in range(6)]
+    first = corpus_repo.commit({"corpus/a.md": "\n\n".join(lines) + "\n"})
+    edited = [line.replace("stays as written", "was rewritten") for line in lines]
+    corpus_repo.commit({"corpus/a.md": "\n\n".join(edited) + "\n"})
+    build(corpus_repo.root, site=False)
+    notes = tmp_path / "notes.md"
+    notes.write_text("".join(f"> {line}\n\n— corpus/a.md@{first}#L{2 * n + 1}\n\n" for n, line in enumerate(lines)))
+    monkeypatch.setattr("indexer.citations.check.DEEP_DRIFT_BUDGET", 2)
+    report = check_paths([notes], GitRepo(corpus_repo.root))
+    attempts = [r.recovery for r in report.records]
+    assert [r.status for r in report.records] == [DRIFTED] * 6 and all(attempts)
+    spent = [any("budget of deep searches" in step for step in a.steps) for a in attempts if a]
+    assert spent == [False, False, True, True, True, True]
+    # Past the budget the words are still looked for in the cited document, and the outcome says how they changed.
+    assert all(a.detail == DETAIL_CHANGED for a in attempts[2:] if a)

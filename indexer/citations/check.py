@@ -16,7 +16,7 @@ from pathlib import Path
 
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
 from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
-from indexer.citations.recovery import Recoverer, RecoveryAttempt, write_attempts
+from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found, scan
 from indexer.errors import UsageError
@@ -196,7 +196,7 @@ def _check_documents(
     repo = resolver.repo
     target = resolver.commit(against)
     report = CheckReport(target)
-    recoverer = Recoverer.with_providers(resolver)
+    recoverer = Recoverer.with_providers(resolver, deep_drift_budget=DEEP_DRIFT_BUDGET)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass, replace
 from functools import partial
 
-from indexer.citations.lineage import DELETED, Lineage
+from indexer.citations.lineage import DELETED, DRIFTED, VERIFIED, Lineage, relocate_lines, touching_hunks
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.errors import PinciteError
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
-VERIFIED, DRIFTED, UNRESOLVABLE = "verified", "drifted", "unresolvable"
+UNRESOLVABLE = "unresolvable"
 
 
 @dataclass(frozen=True)
@@ -73,41 +73,6 @@ def _commit_json(commit: CommitInfo | None) -> dict[str, object] | None:
     if commit is None:
         return None
     return {"commit": commit.sha, "subject": commit.subject, "time": commit.time}
-
-
-def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) -> tuple[str, int, int]:
-    """Carry lines first..last (1-based, inclusive) of the old text through zero-context hunks.
-
-    A hunk touches the span when it removes or replaces one of its lines, or inserts lines
-    strictly between two of them (after line n with first <= n < last). Hunks wholly before
-    the span shift it by (new_count - old_count). Returns ("verified", new_first, new_last),
-    or ("drifted", a, b) where a..b is the nearest range at the target (b < a when the
-    cited lines were all removed).
-    """
-    shift = 0
-    touched_delta = 0
-    touched = False
-    for h in sorted(hunks, key=lambda h: (h.old_start, h.old_count)):
-        if h.old_count == 0:
-            before = h.old_start < first
-            touches = first <= h.old_start < last
-        else:
-            old_last = h.old_start + h.old_count - 1
-            before = old_last < first
-            touches = h.old_start <= last and old_last >= first
-        if before:
-            shift += h.new_count - h.old_count
-        elif touches:
-            touched = True
-            touched_delta += h.new_count - h.old_count
-    if not touched:
-        return VERIFIED, first + shift, last + shift
-    new_first = first + shift
-    return DRIFTED, new_first, max(new_first - 1, last + shift + touched_delta)
-
-
-def touching_hunks(first: int, last: int, hunks: list[Hunk]) -> tuple[Hunk, ...]:
-    return tuple(h for h in hunks if relocate_lines(first, last, [h])[0] == DRIFTED)
 
 
 def verify(citation: Citation, repo: GitRepo, against: str = "HEAD", *, resolver: Resolver | None = None) -> Verdict:
@@ -216,3 +181,8 @@ def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> C
         if status == DRIFTED:
             return step.commit
     return None
+
+
+# The verdict vocabulary and the relocation rule are defined with the walk (citations.lineage);
+# this module is where callers find them.
+__all__ = ["DRIFTED", "UNRESOLVABLE", "VERIFIED", "Verdict", "relocate_lines", "touching_hunks", "verify"]

@@ -22,11 +22,12 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, replace
+from itertools import islice
 
 from indexer.citations.drift import touching_hunks
-from indexer.citations.quote import locate_quote, match_spans, source_end, trigram_query
+from indexer.citations.quote import MAX_LOCATIONS, locate_quote, match_spans, source_end, trigram_query
 from indexer.citations.resolve import Resolver, span_citation
-from indexer.errors import RepositoryError
+from indexer.errors import PinciteError, RepositoryError
 from indexer.index.store import PathVersion
 from indexer.text.citation import Citation
 from indexer.text.model import LineIndex, Span
@@ -162,12 +163,21 @@ class QuoteLocator:
         wanted = normalize(quote)
         if not wanted:
             return QuoteSearch(quote, target, (), (), None, ("empty quote: nothing to search",))
-        steps = ["exact search at the target (trigram candidates, confirmed on normalized text)"]
+        seq = self._seq_of.get(target)
+        steps: list[str] = []
+        followed = self._followed_path(cited_path, pinned, target, seq) if self.reader and seq is not None else None
+        if followed is not None:
+            # Where the cited document still stands, the quote found in it is the answer: places in
+            # other documents would never be applied (a moved citation stays in its document).
+            places = self.exact_in(quote, target, followed, unit)
+            steps.append(f"exact search in {followed}, the cited document at the target: {len(places)} place(s)")
+            if places:
+                return QuoteSearch(quote, target, places, (), None, tuple(steps))
+        steps.append("exact search at the target (trigram candidates, confirmed on normalized text)")
         places = locate_quote(quote, target, self.resolver, unit=unit)
         steps.append(f"exact: {len(places)} place(s)")
         if places:
             return QuoteSearch(quote, target, places, (), None, tuple(steps))
-        seq = self._seq_of.get(target)
         if self.reader is None or seq is None:
             steps.append(f"the index does not hold {target[:12]}: no near matches or history (run `pincite build`)")
             return QuoteSearch(quote, target, (), (), None, tuple(steps))
@@ -206,11 +216,19 @@ class QuoteLocator:
         if followed is not None and at_target is not None:
             for p in self.reader.passages_of(at_target.version_id):
                 candidates[(followed, p.start)] = (at_target.version_id, Span(p.start, p.end), p.text)
+            in_document = self._scored(wanted, candidates, target, unit)
+            if in_document:
+                return in_document  # the cited words were edited in place: elsewhere is not searched
         query = fts_words_query(wanted)
         if query is not None:
             for path, version_id, p, _snippet in self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None):
                 candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
-        # Shared words are a cheap first ranking; only the best few are compared closely.
+        return self._scored(wanted, candidates, target, unit)
+
+    def _scored(
+        self, wanted: str, candidates: dict[tuple[str, int], tuple[int, Span, str]], target: str, unit: str
+    ) -> list[NearMatch]:
+        """The best near matches among candidate passages, the few sharing most words compared closely."""
         quote_words = set(wanted.lower().split(" "))
         ranked = sorted(
             candidates.items(), key=lambda item: (-len(quote_words & set(item[1][2].lower().split())), item[0])
@@ -222,6 +240,18 @@ class QuoteLocator:
                 scored[(match.path, match.start, match.end)] = match
         best = sorted(scored.values(), key=lambda m: (-m.similarity, m.path, m.start))
         return best[:FUZZY_LIMIT]
+
+    def exact_in(self, quote: str, target: str, path: str, unit: str) -> tuple[Citation, ...]:
+        """Every exact place of the quote (after normalization) in one document at the target."""
+        wanted = normalize(quote)
+        try:
+            version = self.resolver.text_at(target, path)
+        except PinciteError:
+            return ()
+        normalized, offsets = self.resolver.normalized(version)
+        index = self.resolver.line_index(version)
+        spans = islice(match_spans(wanted, normalized, offsets, len(version.text)), MAX_LOCATIONS)
+        return tuple(span_citation(target, path, span, index, unit, quote=quote) for span in spans)
 
     def _followed_path(self, path: str | None, pinned: str | None, target: str, seq: int) -> str | None:
         """The cited path at the target, renames followed; None when it is gone or unknown."""
@@ -250,7 +280,7 @@ class QuoteLocator:
         base = max(0, passage.start - 2 * len(wanted))
         window = text[base : passage.end + 2 * len(wanted)]
         norm, offsets = normalize_for_match(window)
-        found = best_window(wanted, norm)
+        found = best_window(wanted, norm, FUZZY_THRESHOLD)
         if found is None:
             return None
         a, b, ratio = found
@@ -346,24 +376,40 @@ def fts_words_query(normalized_quote: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def best_window(wanted: str, window: str) -> tuple[int, int, float] | None:
+def best_window(wanted: str, window: str, floor: float = 0.0) -> tuple[int, int, float] | None:
     """(start, end, ratio) of the part of `window` that best matches `wanted`, whole words.
 
-    Word-level matching blocks anchor candidate regions as long as the quote; only those
-    short regions are compared character by character, so the cost stays small however
-    long the window is.
+    Runs of as many words as the quote, slid along the window, are ranked by how many of the
+    quote's words they share (one pass); only the best few such regions are compared character
+    by character, so the cost stays small however long the window is. A region whose cheap
+    upper bounds cannot reach `floor` (or the best so far) is not compared at all.
     """
     quote_words = wanted.split(" ")
     spans = [(m.start(), m.end()) for m in _NONSPACE.finditer(window)]
-    words = [window[a:b] for a, b in spans]
-    blocks = difflib.SequenceMatcher(None, quote_words, words, autojunk=False).get_matching_blocks()
-    anchors = sorted((b for b in blocks if b.size), key=lambda b: -b.size)[:ANCHORS]
+    vocabulary = set(quote_words)
+    shared = [window[a:b] in vocabulary for a, b in spans]
+    width = min(len(quote_words), len(spans))
+    if not any(shared):
+        return None
+    running = sum(shared[:width])
+    scores = [running]
+    for start in range(1, len(spans) - width + 1):
+        running += shared[start + width - 1] - shared[start - 1]
+        scores.append(running)
+    anchors: list[int] = []
+    for start in sorted(range(len(scores)), key=lambda i: (-scores[i], i)):
+        if scores[start] == 0 or len(anchors) == ANCHORS:
+            break
+        if all(abs(start - other) >= max(1, width // 2) for other in anchors):
+            anchors.append(start)
     best: tuple[int, int, float] | None = None
-    for block in anchors:
-        first = max(0, block.b - block.a)
-        last = min(len(words), block.b + len(quote_words) - block.a)
-        start, end = spans[first][0], spans[last - 1][1]
-        ratio = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False).ratio()
+    for first in anchors:
+        start, end = spans[first][0], spans[first + width - 1][1]
+        matcher = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False)
+        bar = max(floor, best[2] if best else 0.0)
+        if bar and (matcher.real_quick_ratio() < bar or matcher.quick_ratio() < bar):
+            continue
+        ratio = matcher.ratio()
         if best is None or ratio > best[2]:
             best = (start, end, ratio)
     return best

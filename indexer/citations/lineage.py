@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from indexer.index.store import IndexReader, PathVersion
-from indexer.vcs.repo import CommitInfo, GitRepo
+from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
 MODIFIED, RENAMED, DELETED, READDED = "modified", "renamed", "deleted", "re-added"
+VERIFIED, DRIFTED = "verified", "drifted"
 
 
 @dataclass(frozen=True)
@@ -134,3 +135,38 @@ def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, targe
 
 def _containing(intervals: list[tuple[PathVersion, str]], seq: int) -> tuple[PathVersion, str] | None:
     return next(((iv, blob) for iv, blob in intervals if iv.first_seq <= seq <= iv.last_seq), None)
+
+
+def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) -> tuple[str, int, int]:
+    """Carry lines first..last (1-based, inclusive) of the old text through zero-context hunks.
+
+    A hunk touches the span when it removes or replaces one of its lines, or inserts lines
+    strictly between two of them (after line n with first <= n < last). Hunks wholly before
+    the span shift it by (new_count - old_count). Returns ("verified", new_first, new_last),
+    or ("drifted", a, b) where a..b is the nearest range at the target (b < a when the
+    cited lines were all removed).
+    """
+    shift = 0
+    touched_delta = 0
+    touched = False
+    for h in sorted(hunks, key=lambda h: (h.old_start, h.old_count)):
+        if h.old_count == 0:
+            before = h.old_start < first
+            touches = first <= h.old_start < last
+        else:
+            old_last = h.old_start + h.old_count - 1
+            before = old_last < first
+            touches = h.old_start <= last and old_last >= first
+        if before:
+            shift += h.new_count - h.old_count
+        elif touches:
+            touched = True
+            touched_delta += h.new_count - h.old_count
+    if not touched:
+        return VERIFIED, first + shift, last + shift
+    new_first = first + shift
+    return DRIFTED, new_first, max(new_first - 1, last + shift + touched_delta)
+
+
+def touching_hunks(first: int, last: int, hunks: list[Hunk]) -> tuple[Hunk, ...]:
+    return tuple(h for h in hunks if relocate_lines(first, last, [h])[0] == DRIFTED)

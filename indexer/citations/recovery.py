@@ -27,7 +27,7 @@ from indexer.citations.discovery import (
     load_providers,
     run_providers,
 )
-from indexer.citations.drift import UNRESOLVABLE, VERIFIED, Verdict
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict
 from indexer.citations.history import QuoteLocator, QuoteSearch
 from indexer.citations.quote import MATCHED
 from indexer.citations.resolve import Resolver
@@ -126,6 +126,9 @@ class RecoveryAttempt:
         }
 
 
+DEEP_DRIFT_BUDGET = 5  # drifted citations per `check` run searched for across the corpus and history
+
+
 # -- recovery of one citation --------------------------------------------------------
 class Recoverer:
     """Recovery attempts for the citations of one run, with the discovery providers."""
@@ -135,17 +138,34 @@ class Recoverer:
         resolver: Resolver,
         providers: Sequence[DiscoveryProvider] = (),
         failures: Sequence[ProviderFailure] = (),
+        *,
+        deep_drift_budget: int | None = None,
     ) -> None:
         self.resolver = resolver
         self.locator = QuoteLocator(resolver)
         self.providers = providers
         self.failures = tuple(failures)
+        self.deep_drift_left = deep_drift_budget  # None: no bound
 
     @classmethod
-    def with_providers(cls, resolver: Resolver) -> Recoverer:
-        """A recoverer with the shipped local provider and every installed `pincite.discovery` one."""
+    def with_providers(cls, resolver: Resolver, *, deep_drift_budget: int | None = None) -> Recoverer:
+        """A recoverer with the shipped local provider and every installed `pincite.discovery` one.
+
+        `deep_drift_budget` bounds the drifted citations whose words are searched for in the whole
+        corpus and its history (near matches, where they were last seen, discovery providers) while
+        their document still stands; past it, the words are searched in that document only. The
+        verdict already shows what the cited lines hold now and which commit changed them, and a
+        deep search per drifted citation costs more than checking a thousand citations. `check`
+        sets a budget (DEEP_DRIFT_BUDGET); `verify` and `locate` search every one deeply.
+        """
         providers, failures = load_providers(resolver.config)
-        return cls(resolver, providers, failures)
+        return cls(resolver, providers, failures, deep_drift_budget=deep_drift_budget)
+
+    def _deep(self, verdict: Verdict) -> bool:
+        if self.deep_drift_left is None or verdict.status != DRIFTED or verdict.new_path is None:
+            return True
+        self.deep_drift_left -= 1
+        return self.deep_drift_left >= 0
 
     def attempt(
         self, verdict: Verdict, quote: str | None = None, quote_status: str | None = None
@@ -154,7 +174,7 @@ class Recoverer:
 
         Discovery providers are asked only when the quote stands nowhere exactly at the target.
         """
-        attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status)
+        attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
         if attempt is None or attempt.search is None or attempt.search.places:
             return attempt
         discovery = self.discover(attempt.search.quote, attempt.citation)
@@ -170,7 +190,12 @@ class Recoverer:
 
 
 def recover(
-    verdict: Verdict, locator: QuoteLocator, *, quote: str | None = None, quote_status: str | None = None
+    verdict: Verdict,
+    locator: QuoteLocator,
+    *,
+    quote: str | None = None,
+    quote_status: str | None = None,
+    deep: bool = True,
 ) -> RecoveryAttempt | None:
     """One recovery attempt for a citation that does not hold at the verdict's target as written.
 
@@ -197,6 +222,8 @@ def recover(
             citation, target, "needs_human", DETAIL_NO_QUOTE, ("no quote and no pinned text to search",)
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
+    if not deep and verdict.status == DRIFTED and verdict.new_path is not None:
+        return _recover_in_document(verdict, locator, citation, key, first, quote)
     found = locator.locate(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
@@ -215,6 +242,38 @@ def recover(
         return RecoveryAttempt(citation, target, "relocated", detail, steps, new, found)
     outcome = {DETAIL_CHANGED: "suggested", DETAIL_REMOVED: "not_found"}.get(detail, "needs_human")
     return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
+
+
+def _recover_in_document(
+    verdict: Verdict, locator: QuoteLocator, citation: Citation, key: str, first: str, quote: str | None
+) -> RecoveryAttempt:
+    """A drifted citation whose document stands: its words searched in that document only."""
+    assert verdict.target_commit is not None and verdict.new_path is not None
+    target, path = verdict.target_commit, verdict.new_path
+    places = locator.exact_in(key, target, path, citation.unit)
+    searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
+    budget = "the run's budget of deep searches for drifted citations is spent"
+    steps: tuple[str, ...] = (first, budget, searched)
+    found = QuoteSearch(key, target, places, (), None, (searched,))
+    if len(places) == 1:
+        return RecoveryAttempt(
+            citation, target, "relocated", DETAIL_MOVED, steps, replace(places[0], quote=quote), found
+        )
+    if places:
+        return RecoveryAttempt(citation, target, "needs_human", DETAIL_AMBIGUOUS, steps, None, found)
+    deeper = "`pincite locate` searches the whole corpus and the history for the words"
+    if verdict.nearest is None:  # git's diff removed every cited line
+        steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
+        return RecoveryAttempt(citation, target, "not_found", DETAIL_REMOVED, steps, None, found)
+    steps += (
+        f"the cited lines changed in place ({_changer(verdict)}): the verdict shows what they hold now; {deeper}",
+    )
+    return RecoveryAttempt(citation, target, "suggested", DETAIL_CHANGED, steps, None, found)
+
+
+def _changer(verdict: Verdict) -> str:
+    changed = verdict.changed_by
+    return f"commit {changed.sha[:12]}" if changed else "a commit before the target"
 
 
 def _candidates(places: tuple[Citation, ...], followed_path: str | None) -> tuple[tuple[Citation, ...], str | None]:

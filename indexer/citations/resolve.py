@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from indexer.citations.lineage import IndexedHistory, Lineage, follow
+from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, relocate_lines
 from indexer.config import Config, load_config
 from indexer.errors import (
     ExtractionError,
@@ -269,7 +269,7 @@ class Resolver:
         Where each cited path leads is read from the indexed history (no git process); pairs
         outside it are left to `verify`, which asks git.
         """
-        pairs: set[tuple[str, str]] = set()
+        followed: list[tuple[Citation, Lineage]] = []
         outside: dict[str, set[str]] = {}  # pinned commit -> paths the index cannot follow
         for citation in citations:
             try:
@@ -279,14 +279,37 @@ class Resolver:
                 if lineage is None:
                     outside.setdefault(commit, set()).add(path)
                 elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
-                    pairs.add((self.entry(commit, path).sha, lineage.blob))
+                    followed.append((replace(citation, commit=commit, path=path), lineage))
             except PinciteError:
                 continue
-        ordered = sorted(pairs)
-        for start in range(0, len(ordered), PREFETCH_BATCH):
-            self.memo.hunks.update(self.repo.diff_blob_pairs(ordered[start : start + PREFETCH_BATCH]))
+        self._diff_pairs((self.entry(c.commit, c.path).sha, lineage.blob or "") for c, lineage in followed)
+        # The drifted ones name the commit that changed them: diff their steps now, in one go too.
+        self._diff_pairs(
+            (step.old_blob, step.new_blob)
+            for citation, lineage in followed
+            if self._drifts(citation, lineage)
+            for step in lineage.steps
+            if step.new_blob is not None
+        )
         for commit, paths in outside.items():
             self._prefetch_by_commit(commit, paths, target)
+
+    def _diff_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """git's hunks of many (old blob, new blob) text pairs, a few processes in all."""
+        ordered = sorted({pair for pair in pairs if pair not in self.memo.hunks})
+        for start in range(0, len(ordered), PREFETCH_BATCH):
+            batch = ordered[start : start + PREFETCH_BATCH]
+            # A pair the batch leaves out (binary for git) is diffed on its own by `hunks` later.
+            self.memo.hunks.update(self.repo.diff_blob_pairs(batch))
+
+    def _drifts(self, citation: Citation, lineage: Lineage) -> bool:
+        """Whether the prefetched diff of the cited blob and its blob at the target touches the cited lines."""
+        try:
+            resolved = self.resolve(citation)
+        except PinciteError:
+            return False
+        hunks = self.memo.hunks.get((resolved.blob, lineage.blob or ""), [])
+        return relocate_lines(*resolved.lines, hunks)[0] == DRIFTED
 
     def _prefetch_by_commit(self, commit: str, paths: set[str], target: str) -> None:
         """Without the index: one diff of the two commits for all the text documents cited at `commit`."""

@@ -19,17 +19,10 @@ def pin_ref(sha: str) -> str:
 
 
 def reachability(repo: GitRepo, commits: list[str]) -> dict[str, str]:
-    """The state of each (full-SHA) commit; one git process per distinct commit at most."""
-    states: dict[str, str] = {}
-    pinned: set[str] | None = None
-    for sha in commits:
-        if repo.is_reachable_from_refs(sha):
-            states[sha] = REACHABLE
-            continue
-        if pinned is None:
-            pinned = pinned_commits(repo)
-        states[sha] = PINNED if sha in pinned else UNREACHABLE
-    return states
+    """The state of each (full-SHA) commit; two git processes whatever their number."""
+    unreachable = repo.unreachable_from_refs(commits)
+    pinned = pinned_commits(repo) if unreachable else set()
+    return {sha: REACHABLE if sha not in unreachable else PINNED if sha in pinned else UNREACHABLE for sha in commits}
 
 
 def pinned_commits(repo: GitRepo) -> set[str]:

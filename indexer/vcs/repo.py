@@ -227,9 +227,13 @@ class GitRepo:
         parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
         return parents[0] if parents else None
 
-    def is_reachable_from_refs(self, sha: str) -> bool:
-        out = self.run_text("for-each-ref", "--contains", sha, "--format=%(refname)", "refs/heads", "refs/tags")
-        return bool(out.strip())
+    def unreachable_from_refs(self, commits: list[str]) -> set[str]:
+        """The commits among `commits` that no branch or tag reaches, in one git process."""
+        if not commits:
+            return set()
+        listing = "".join(f"{sha}\n" for sha in commits).encode()
+        out = self.run("rev-list", "--stdin", "--not", "--branches", "--tags", input_bytes=listing)
+        return set(out.decode().split()) & set(commits)
 
     def update_ref(self, ref: str, sha: str) -> None:
         self.run("update-ref", ref, sha)
