@@ -129,6 +129,11 @@ def identity_token(identity: str) -> str:
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:TOKEN_LENGTH]
 
 
+def names_identity(token: str, identity: str) -> bool:
+    """Whether a citation's token (8 to 64 hex digits) names this extractor identity."""
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest().startswith(token)
+
+
 def parse_identity_token(value: str, source: str) -> str:
     """A token as read from a citation (lower-cased), or an error naming the citation."""
     token = value.lower()
