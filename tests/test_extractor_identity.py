@@ -178,3 +178,13 @@ def test_an_old_citation_of_a_page_changed_after_the_upgrade_is_unresolvable_not
     new = api.cite(PAGE, repo.root, quote=QUOTE, rev="HEAD~1")
     [fresh] = api.verify([new.citation], repo.root)
     assert fresh.verdict.status == VERIFIED
+
+
+def test_search_hits_of_the_upgraded_page_cite_the_new_identity(upgraded: tuple[CorpusRepo, api.Cited]) -> None:
+    repo, _old = upgraded
+    [hit] = [h for h in api.search("monthly payment run", repo.root) if h.path == PAGE]
+    assert hit.citation.identity_token == identity_token(html_mod.HtmlExtractor().identity())
+    resolved = api.resolve(hit.char_citation, repo.root).resolved
+    assert resolved.text == hit.passage.text and QUOTE in resolved.text
+    readme = [h for h in api.search("page", repo.root) if h.path == "corpus/readme.md"]
+    assert readme and readme[0].citation.identity_token is None

@@ -37,7 +37,7 @@ from indexer.extract.base import Limits
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
-from indexer.text.citation import Citation, identity_token, names_identity
+from indexer.text.citation import Citation, identity_token, names_identity, token_for
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
@@ -527,8 +527,7 @@ def span_citation(
 
 def token_of(version: documents.VersionText) -> str | None:
     """The identity token a citation of this version carries: extracted and snapshot text only."""
-    extracted = version.extracted
-    return identity_token(extracted.identity) if extracted.source_class != "text" else None
+    return token_for(version.extracted.source_class, version.extracted.identity)
 
 
 def _span_of(citation: Citation, text: str, index: LineIndex) -> Span:

@@ -580,6 +580,11 @@ class IndexReader:
             found[str(blob)] = (*found.get(str(blob), ()), str(identity))
         return found
 
+    def version_identity(self, version_id: int) -> tuple[str, str] | None:
+        """(source class, extractor identity) of a version, without loading its text."""
+        row = self.conn.execute("SELECT source_class, identity FROM versions WHERE id = ?", (version_id,)).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
     def version_under(self, blob: str, identity: str) -> VersionRow | None:
         """The indexed ('ok') version of `blob` extracted under exactly `identity`, with its text."""
         row = self.conn.execute(

@@ -129,6 +129,14 @@ def identity_token(identity: str) -> str:
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:TOKEN_LENGTH]
 
 
+def token_for(source_class: str, identity: str) -> str | None:
+    """The token a citation of a version of this class names: PDF, HTML and snapshot text only.
+
+    A text document's offsets count its committed bytes' own text, so its citations name none.
+    """
+    return identity_token(identity) if source_class != "text" else None
+
+
 def names_identity(token: str, identity: str) -> bool:
     """Whether a citation's token (8 to 64 hex digits) names this extractor identity."""
     return hashlib.sha256(identity.encode("utf-8")).hexdigest().startswith(token)
