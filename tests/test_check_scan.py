@@ -123,3 +123,16 @@ def test_near_misses_are_reported_as_malformed_with_their_line() -> None:
 
 def test_near_miss_rules_leave_ordinary_text_alone() -> None:
     assert scan(f"Mail ops@example.org#Lobby, see deadbeef#L1, issue #12.\n```\nx@{SHA}#L1ff\n```\n") == []
+
+
+def test_a_citation_with_its_extractor_identity_is_found_whole() -> None:
+    pdf = f"corpus/r.pdf@{SHA}#c10-80;x=3f2a9c1e"
+    link = permalink(Citation(SHA, "corpus/p.html", chars=(4, 9), identity_token="3f2a9c1e"), "https://d.org", BLOB)
+    doc = f'"Some words" ({pdf}). Then _{pdf}_; and [x]({link}).\nBroken: {pdf[:-8]}zz; and {TEXT}; end.\n'
+    found = scan(doc)
+    assert [f.kind for f in found] == ["text", "text", "permalink", "near_miss", "text"]
+    assert [f.raw for f in found[:2]] == [pdf, pdf]
+    assert found[0].citation == Citation(SHA, "corpus/r.pdf", chars=(10, 80), identity_token="3f2a9c1e")
+    assert found[2].citation is not None and found[2].citation.identity_token == "3f2a9c1e"
+    assert found[3].error is not None and "'zz' is not 8 to 64 hex digits" in found[3].error
+    assert found[4].citation == Citation(SHA, "corpus/a.md", lines=(3, 4))  # a prose ';' stays prose

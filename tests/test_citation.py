@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from indexer.text.citation import (
     Citation,
     github_repo,
     github_url,
+    identity_token,
     parse_citation,
     parse_github_url,
     parse_permalink,
@@ -27,6 +30,7 @@ _path_segment = st.text(
 ).filter(lambda s: s not in (".", ".."))
 paths = st.lists(_path_segment, min_size=1, max_size=4).map("/".join)
 shas = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+tokens = st.none() | st.text(alphabet="0123456789abcdef", min_size=8, max_size=64)
 
 
 @st.composite
@@ -34,13 +38,14 @@ def citations(draw: st.DrawFn) -> Citation:
     unit = draw(st.sampled_from(["lines", "chars", "linecol"]))
     a = draw(st.integers(1, 10_000))
     b = draw(st.integers(a, 20_000))
+    token = draw(tokens)
     if unit == "lines":
-        return Citation(draw(shas), draw(paths), lines=(a, b))
+        return Citation(draw(shas), draw(paths), lines=(a, b), identity_token=token)
     if unit == "chars":
-        return Citation(draw(shas), draw(paths), chars=(a - 1, b))
+        return Citation(draw(shas), draw(paths), chars=(a - 1, b), identity_token=token)
     c1 = draw(st.integers(1, 500))
     c2 = draw(st.integers(c1 if a == b else 1, 900))
-    return Citation(draw(shas), draw(paths), linecol=(a, c1, b, c2))
+    return Citation(draw(shas), draw(paths), linecol=(a, c1, b, c2), identity_token=token)
 
 
 @settings(max_examples=300, deadline=None)
@@ -58,7 +63,13 @@ def test_permalink_round_trips_with_its_blob(citation: Citation, site: str) -> N
     url = permalink(citation, site, BLOB)
     parsed, base = parse_permalink(url)
     assert parsed == Citation(
-        citation.commit, citation.path, citation.lines, citation.chars, citation.linecol, blob=BLOB
+        citation.commit,
+        citation.path,
+        citation.lines,
+        citation.chars,
+        citation.linecol,
+        blob=BLOB,
+        identity_token=citation.identity_token,
     )
     assert base == site.rstrip("/")
     assert parse_citation(url) == parsed
@@ -70,6 +81,35 @@ def test_permalink_shape_is_the_site_contract() -> None:
     assert url == (
         f"https://docs.example.org/v/{BLOB}.html?commit={SHA}&path=corpus/pol%C3%ADtica%20de%20viagens.md#L12-L18"
     )
+
+
+def test_an_extracted_citation_names_its_identity_in_both_forms() -> None:
+    token = identity_token("pdf/1 pypdf=7.1.1 mode=plain")
+    citation = Citation(SHA, "corpus/reports/ir.pdf", chars=(120, 340), identity_token=token)
+    assert citation.text_form() == f"corpus/reports/ir.pdf@{SHA}#c120-340;x={token}"
+    url = permalink(citation, "https://docs.example.org", BLOB)
+    assert url == f"https://docs.example.org/v/{BLOB}.html?commit={SHA}&path=corpus/reports/ir.pdf&x={token}#c120-340"
+    assert parse_citation(url) == Citation(
+        SHA, "corpus/reports/ir.pdf", chars=(120, 340), blob=BLOB, identity_token=token
+    )
+
+
+def test_the_identity_token_is_a_prefix_of_the_identitys_sha256() -> None:
+    identity = "html/1 readability-lxml=0.9 lxml=6.1.3 libxml2=2.14.6"
+    assert identity_token(identity) == hashlib.sha256(identity.encode()).hexdigest()[:8]
+    assert identity_token(identity) != identity_token(identity.replace("html/1", "html/2"))
+
+
+def test_citations_without_an_identity_still_parse() -> None:
+    old = parse_citation(f"corpus/reports/ir.pdf@{SHA}#c120-340")
+    assert old.identity_token is None
+    assert old.text_form() == f"corpus/reports/ir.pdf@{SHA}#c120-340"
+    linked = parse_citation(f"https://x.org/v/{BLOB}.html?commit={SHA}&path=corpus/r.pdf#L3")
+    assert linked.identity_token is None
+
+
+def test_an_upper_case_identity_parses_lower_cased() -> None:
+    assert parse_text_form(f"corpus/r.pdf@{SHA}#L2;x=3F2A9C1E").identity_token == "3f2a9c1e"
 
 
 def test_non_ascii_path_with_spaces_stays_readable_in_text_form() -> None:
@@ -118,6 +158,10 @@ def test_swhid_has_content_origin_anchor_path_and_lines() -> None:
         (f"corpus/a.md@{SHA}#L3C0-L3C2", "zero-based"),  # zero column
         (f"corpus/a%zz.md@{SHA}#L1", "bad percent-escape"),
         (f"corpus/a%ff.md@{SHA}#L1", "invalid UTF-8"),
+        (f"corpus/a.pdf@{SHA}#L1;x=3f2a", "not 8 to 64 hex digits"),  # identity token too short
+        (f"corpus/a.pdf@{SHA}#L1;x=zzzzzzzz", "not 8 to 64 hex digits"),  # not hex
+        (f"corpus/a.pdf@{SHA}#L1;x=", "not 8 to 64 hex digits"),  # empty
+        (f"corpus/a.pdf@{SHA}#L1;y=3f2a9c1e", "only ';x=TOKEN'"),  # unknown qualifier
     ],
 )
 def test_malformed_text_forms_name_the_input_and_problem(text: str, message: str) -> None:
@@ -136,6 +180,8 @@ def test_malformed_text_forms_name_the_input_and_problem(text: str, message: str
         (f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.md", "#span"),
         (f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.md#L5-L2", "reversed"),
         (f"https://x.org/v/notablob.html?commit={SHA}&path=a.md#L1", "not a pincite permalink"),
+        (f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.pdf&x=12#L1", "not 8 to 64 hex digits"),
+        (f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.pdf&x=3f2a9c1e&x=3f2a9c1f#L1", "more than one"),
     ],
 )
 def test_malformed_permalinks(url: str, message: str) -> None:

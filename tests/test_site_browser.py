@@ -1049,3 +1049,52 @@ def test_long_pages_have_a_table_of_contents(
         assert tab.evaluate("() => document.documentElement.scrollWidth") <= width
     finally:
         context.close()
+
+
+def test_a_citation_copied_from_an_html_page_names_its_identity_across_an_upgrade(
+    corpus_repo: Any, tmp_path: Path, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexer.api import resolve as api_resolve
+    from indexer.extract.html import HtmlExtractor
+    from indexer.text.citation import identity_token
+    from tests.extract_samples import ARTICLE, html_page
+    from tests.test_extractor_identity import NOTICE, QUOTE, upgrade_html_extractor
+
+    corpus_repo.commit({"corpus/expenses.html": html_page(ARTICLE)})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    try:
+
+        def copy_citation() -> tuple[Citation, str]:
+            page.goto(base + "doc/corpus/expenses.html.html")
+            _select(page, QUOTE)
+            page.click("#cite-open")
+            return parse_text_form(page.input_value("#cite-text")), page.input_value("#cite-permalink")
+
+        old, old_link = copy_citation()
+        old_token = identity_token(HtmlExtractor().identity())
+        assert old.identity_token == old_token and f"&x={old_token}#" in old_link
+        assert parse_permalink(old_link)[0].identity_token == old_token
+        assert resolve(old, GitRepo(corpus_repo.root)).text == QUOTE
+        page.goto(old_link)
+        assert page.locator("mark.cited").all_inner_texts() == [QUOTE]
+
+        upgrade_html_extractor(monkeypatch)
+        build(corpus_repo.root, out=site)
+        new, new_link = copy_citation()
+        assert new.identity_token == identity_token(HtmlExtractor().identity()) != old_token
+        assert new.chars is not None and old.chars is not None and new.chars[0] == old.chars[0] + len(NOTICE)
+        assert resolve(new, GitRepo(corpus_repo.root)).text == QUOTE
+        # The version page now shows the new identity's text: the old permalink fails closed there,
+        # and pincite still resolves it to exactly its text from the index.
+        page.goto(old_link)
+        page.wait_for_selector("#banner[data-status='unresolvable']")
+        assert f"x={old_token}" in page.inner_text("#banner") and page.locator("mark.cited").count() == 0
+        assert api_resolve(old_link, corpus_repo.root).resolved.text == QUOTE
+        page.goto(new_link)
+        assert page.locator("mark.cited").all_inner_texts() == [QUOTE]
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -313,7 +313,14 @@ def _narrows(old: Citation, new: Citation) -> bool:
 
 
 def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: str | None) -> str | None:
-    plain = Citation(relocated.commit, relocated.path, relocated.lines, relocated.chars, relocated.linecol)
+    plain = Citation(
+        relocated.commit,
+        relocated.path,
+        relocated.lines,
+        relocated.chars,
+        relocated.linecol,
+        identity_token=relocated.identity_token,
+    )
     if found.kind == "text":
         return plain.text_form()
     if found.kind == "permalink":

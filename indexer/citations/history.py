@@ -29,7 +29,7 @@ from indexer.citations.quote import MAX_LOCATIONS, locate_quote, match_spans, so
 from indexer.citations.resolve import Resolver, span_citation
 from indexer.errors import PinciteError, RepositoryError
 from indexer.index.store import PathVersion
-from indexer.text.citation import Citation
+from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import Hunk
@@ -287,7 +287,10 @@ class QuoteLocator:
         span = Span(base + offsets[a], base + source_end(offsets, b, len(window)))
         original = text[span.start : span.end]
         index = LineIndex(text)
-        citation = replace(span_citation(target, path, span, index, unit), blob=self.reader.version_blob(version_id))
+        recorded = self.reader.version_identity(version_id)
+        token = token_for(*recorded) if recorded is not None else None
+        citation = span_citation(target, path, span, index, unit, identity_token=token)
+        citation = replace(citation, blob=self.reader.version_blob(version_id))
         diff = word_diff(wanted, normalize(original))
         return NearMatch(path, span.start, span.end, index.lines_of_span(span), ratio, original, diff, citation)
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-from indexer.citations.resolve import Resolved, Resolver, span_citation
+from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
 from indexer.errors import PinciteError, UsageError
 from indexer.text.citation import Citation
 from indexer.text.model import Span
@@ -89,7 +89,7 @@ def locate_quote(
         for span in match_spans(wanted, normalized, offsets, len(version.text)):
             if len(hits) >= MAX_LOCATIONS * 4:
                 break
-            cite = span_citation(commit, path, span, index, unit, quote=quote)
+            cite = span_citation(commit, path, span, index, unit, quote=quote, identity_token=token_of(version))
             same = near is not None and path == near.path
             distance = abs(span.start - near.span.start) if same and near else 0
             hits.append((0 if same else rank + 1, distance, cite))
@@ -201,6 +201,6 @@ def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = 
             f"the quote {quote!r} stands {len(spans)} times in {where}: {listed}{more}",
             hint="quote more words to make it unique, or cite with --lines/--chars",
         )
-    citation = span_citation(commit, clean, spans[0], index, unit, quote=quote)
+    citation = span_citation(commit, clean, spans[0], index, unit, quote=quote, identity_token=token_of(version))
     resolved = resolver.resolve(citation)
     return resolved

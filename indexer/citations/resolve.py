@@ -5,6 +5,12 @@ line:column and PDF pages, the blob, the source class and extractor identity) or
 a `PinciteError` saying why the citation cannot be resolved. The working tree is never
 read. A `Resolver` caches commits, tree entries, texts and diffs, so checking many
 citations costs work per distinct (commit, path), not per citation.
+
+Offsets of a PDF or HTML version count one extractor identity's text (DESIGN decision 13).
+A citation naming its identity (`;x=TOKEN`) resolves in exactly that identity's text: the
+active extractor's when it is that one, else the index's or the extraction cache's, else it
+is unresolvable and the reason names both identities. A citation naming none, to a blob the
+index recorded under more than one identity, is unresolvable and names them.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from indexer.extract.base import Limits
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
-from indexer.text.citation import Citation
+from indexer.text.citation import Citation, identity_token, names_identity, token_for
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
@@ -128,7 +134,10 @@ class ResolverMemo:
     corpus_trees: dict[str, list[TreeEntry]] = field(default_factory=dict)  # commit -> entries under the roots
     full_trees: dict[str, dict[str, TreeEntry]] = field(default_factory=dict)  # commit -> path -> entry
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
-    identities: dict[str, str] | None = None  # blob -> extractor identity recorded in the index
+    identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
+    pinned_texts: dict[tuple[str, str], documents.VersionText | PinciteError] = field(
+        default_factory=dict
+    )  # (blob, identity): texts under an identity that is not the active one
     lineages: dict[tuple[str, str, str], Lineage | None] = field(default_factory=dict)  # (pinned, path, target)
 
 
@@ -363,10 +372,77 @@ class Resolver:
             self.memo.lineages[key] = follow(history, self.repo, pinned, path, target) if history else None
         return self.memo.lineages[key]
 
-    def recorded_identity(self, blob: str) -> str | None:
+    def recorded_identities(self, blob: str) -> tuple[str, ...]:
+        """The extractor identities the index recorded a text of `blob` under, oldest first."""
         if self.memo.identities is None:
             self.memo.identities = documents.recorded_identities(self.index_path)
-        return self.memo.identities.get(blob)
+        return self.memo.identities.get(blob, ())
+
+    def recorded_identity(self, blob: str) -> str | None:
+        """The newest identity the index recorded for `blob`, if any."""
+        recorded = self.recorded_identities(blob)
+        return recorded[-1] if recorded else None
+
+    def active_identity(self, blob: str, path: str, commit: str | None = None) -> str | None:
+        """The identity the active extractor for `path` has (None when it is not installed)."""
+        extractor = extract_mod.extractor_for(path, self.encoding(blob, path, commit))
+        return extractor.identity() if extractor.available() else None
+
+    def text_under(self, blob: str, path: str, identity: str, commit: str | None = None) -> documents.VersionText:
+        """The text of `blob` under exactly extractor `identity`, or an error naming it and the active one.
+
+        The active extractor's text when it has that identity; otherwise the text the index or
+        the extraction cache holds for (blob, identity) — never another extractor's output.
+        """
+        active = self.active_identity(blob, path, commit)
+        if identity == active:
+            return self.text(blob, path, commit)
+        key = (blob, identity)
+        if key not in self.memo.pinned_texts:
+            found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
+            self.memo.pinned_texts[key] = found or ExtractionError(
+                f"{path} (blob {blob[:12]}) is cited in the text of extractor {identity!r}, which neither the "
+                f"index nor the extraction cache holds, and the active one is {active or 'not installed'!r}",
+                hint="their offsets differ: rebuild with the recorded extractor version installed, or re-cite",
+            )
+        return _value(self.memo.pinned_texts[key])
+
+    def cited_identity(self, citation: Citation, path: str, commit: str, blob: str) -> str | None:
+        """The identity whose text `citation` counts offsets in; None: the active one (a citation naming none).
+
+        Raises when the citation names an identity nothing here knows, or names none while the
+        index recorded several for the blob (which one was it made under cannot be told).
+        """
+        where = f"{path} at {commit[:12]}"
+        recorded = self.recorded_identities(blob)
+        token = citation.identity_token
+        if token is None:
+            if len(recorded) > 1 and extract_mod.extractor_for(path).source_class != "text":
+                named = ", ".join(f"{i!r} (x={identity_token(i)})" for i in recorded)
+                raise ExtractionError(
+                    f"{where} was indexed under {len(recorded)} extractor identities ({named}) "
+                    "and the citation does not say which one its offsets count",
+                    hint="add the one it was made under (;x=TOKEN, or &x=TOKEN in a permalink), or re-cite it",
+                )
+            return None
+        active = self.active_identity(blob, path, commit)
+        known = dict.fromkeys([*recorded, *([active] if active else [])])
+        matches = [i for i in known if names_identity(token, i)]
+        if not matches:
+            matches = [i for i in documents.cached_identities(self.repo, blob) if names_identity(token, i)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise ExtractionError(
+                f"{where}: extractor identity x={token} could be any of {', '.join(map(repr, matches))}",
+                hint="write more hex digits of the identity's token",
+            )
+        named = ", ".join(f"{i!r} (x={identity_token(i)})" for i in known) or "none"
+        raise ExtractionError(
+            f"{where} is cited in the text of extractor identity x={token}, which neither the index nor the "
+            f"extraction cache holds; known here: {named}",
+            hint="their offsets differ: rebuild with the extractor version the citation was made with, or re-cite",
+        )
 
     def close(self) -> None:
         if self._reader is not None:
@@ -383,14 +459,19 @@ class Resolver:
                 f"{path} at {commit[:12]} is blob {entry.sha[:12]}, not the permalink's blob {citation.blob[:12]}",
                 hint="the permalink was edited or belongs to another repository",
             )
-        version = self.text(entry.sha, path, commit)
+        cited = self.cited_identity(citation, path, commit, entry.sha)
+        if cited is not None:
+            version = self.text_under(entry.sha, path, cited, commit)
+        else:
+            version = self.text(entry.sha, path, commit)
+            recorded = self.recorded_identity(entry.sha)
+            if recorded is not None and recorded != version.extracted.identity:
+                raise ExtractionError(
+                    f"{path} at {commit[:12]} was indexed with extractor {recorded!r} but the active one is "
+                    f"{version.extracted.identity!r}",
+                    hint="their offsets differ: install the recorded extractor version, or re-cite against a new build",
+                )
         identity = version.extracted.identity
-        recorded = self.recorded_identity(entry.sha)
-        if recorded is not None and recorded != identity:
-            raise ExtractionError(
-                f"{path} at {commit[:12]} was indexed with extractor {recorded!r} but the active one is {identity!r}",
-                hint="their offsets differ: install the recorded extractor version, or re-cite against a new build",
-            )
         index = self.line_index(version)
         span = _span_of(citation, version.text, index)
         # A citation by lines covers the lines it names, a final empty line included: its span
@@ -398,7 +479,10 @@ class Resolver:
         first, last = citation.lines if citation.lines is not None else index.lines_of_span(span)
         l1, c1 = index.column_of(span.start)
         l2, c2 = index.column_of(span.end)
-        canonical = replace(citation, commit=commit, path=path, blob=entry.sha)
+        # An extracted document's citation always names the identity it resolved in.
+        named = cited is not None or version.extracted.source_class != "text"
+        token = identity_token(identity) if named else None
+        canonical = replace(citation, commit=commit, path=path, blob=entry.sha, identity_token=token)
         return Resolved(
             citation=canonical,
             blob=entry.sha,
@@ -430,9 +514,10 @@ def cite_span(
     """A new citation of `path` at `rev` by lines or characters, written in `unit`, resolved."""
     commit = resolver.commit(rev)
     clean = safe_repo_path(path)
-    resolved = resolver.resolve(Citation(commit, clean, lines=lines, chars=chars))
+    token = token_of(resolver.text_at(commit, clean))  # a new citation counts the active extractor's text
+    resolved = resolver.resolve(Citation(commit, clean, lines=lines, chars=chars, identity_token=token))
     if unit is not None and unit != resolved.citation.unit:
-        converted = span_citation(commit, clean, resolved.span, resolved.line_index, unit)
+        converted = span_citation(commit, clean, resolved.span, resolved.line_index, unit, identity_token=token)
         resolved = resolver.resolve(converted)
     return replace(resolved, citation=replace(resolved.citation, quote=resolved.text))
 
@@ -445,18 +530,27 @@ def span_citation(
     unit: str,
     quote: str | None = None,
     lines: tuple[int, int] | None = None,
+    identity_token: str | None = None,
 ) -> Citation:
     """A citation of `span` written in `unit` ("lines", "chars" or "linecol").
 
     `lines`, when known (a relocated line citation), is the line range to write: the span
     of a range ending in an empty line ends where that line starts, so reading the lines
-    back from the span alone would drop it.
+    back from the span alone would drop it. `identity_token` names the extractor identity
+    whose text `span` counts (`token_of`).
     """
+    token = identity_token
     if unit == "lines":
-        return Citation(commit, path, lines=lines or index.lines_of_span(span), quote=quote)
+        return Citation(commit, path, lines=lines or index.lines_of_span(span), quote=quote, identity_token=token)
     if unit == "linecol":
-        return Citation(commit, path, linecol=(*index.column_of(span.start), *index.column_of(span.end)), quote=quote)
-    return Citation(commit, path, chars=(span.start, span.end), quote=quote)
+        linecol = (*index.column_of(span.start), *index.column_of(span.end))
+        return Citation(commit, path, linecol=linecol, quote=quote, identity_token=token)
+    return Citation(commit, path, chars=(span.start, span.end), quote=quote, identity_token=token)
+
+
+def token_of(version: documents.VersionText) -> str | None:
+    """The identity token a citation of this version carries: extracted and snapshot text only."""
+    return token_for(version.extracted.source_class, version.extracted.identity)
 
 
 def _span_of(citation: Citation, text: str, index: LineIndex) -> Span:

@@ -2,7 +2,8 @@
 
 Recognised citation forms (docs/citations.md, "Citations in your documents"):
 - pincite permalinks: `https://SITE/v/BLOB.html?commit=SHA&path=PATH#L12-L18`;
-- text forms: `PATH@SHA#L12-L18` (also `#c120-340`, `#L12C5-L18C9`);
+- text forms: `PATH@SHA#L12-L18` (also `#c120-340`, `#L12C5-L18C9`), with the extractor
+  identity when they carry one (`PATH@SHA#c120-340;x=3f2a9c1e`);
 - GitHub blob URLs with a line anchor into the same repository (origin on GitHub).
 Citations inside fenced code blocks are examples, not citations, and are skipped. A text
 form inside Markdown emphasis (`_…_`, `__…__`, `*…*`, `**…**`) is found without the markers.
@@ -26,7 +27,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from indexer.errors import CitationSyntaxError
-from indexer.text.citation import Citation, parse_github_url, parse_permalink, parse_text_form
+from indexer.text.citation import IDENTITY_KEY, Citation, parse_github_url, parse_permalink, parse_text_form
 
 _STOP = r"\s<>()\[\]\"'`"
 _PERMALINK = rf"https?://[^{_STOP}]*?/v/[0-9a-f]{{40}}\.html\?[^{_STOP}#]*#[A-Za-z0-9-]+"
@@ -34,8 +35,12 @@ _GITHUB = (
     rf"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-fA-F]{{4,40}}/[^{_STOP}?#]+(?:\?[^{_STOP}#]*)?#L\d+(?:-L\d+)?"
 )
 _TEXT_START = r"(?<![^\s(\[<\"'`>|*_])[^\s@#()<>\[\]\"'`|*]+@[0-9a-fA-F]{4,40}#"
-# A selector ends at a non-word character, or at underscores closing Markdown emphasis.
-_TEXT = rf"{_TEXT_START}(?:L\d+C\d+-L\d+C\d+|L\d+(?:-L\d+)?|c\d+-\d+)(?:(?![\w-])|(?=_+(?![\w-])))"
+# A selector (and the extractor identity after it) ends at a non-word character, or at
+# underscores closing Markdown emphasis; a mistyped identity (`;x=zz`) is a near-miss.
+_TEXT = (
+    rf"{_TEXT_START}(?:L\d+C\d+-L\d+C\d+|L\d+(?:-L\d+)?|c\d+-\d+)(?:;{IDENTITY_KEY}=[0-9a-fA-F]{{8,64}})?"
+    rf"(?!;{IDENTITY_KEY}=)(?:(?![\w-])|(?=_+(?![\w-])))"
+)
 _ANY = re.compile(f"(?P<permalink>{_PERMALINK})|(?P<github>{_GITHUB})|(?P<text>{_TEXT})")
 # What a text form with a mistyped selector looks like: `PATH@SHA#L1ff`, `PATH@SHA#L1_2`, `#c5`.
 _NEAR_MISS = re.compile(rf"{_TEXT_START}[LlCc]\d[^\s()<>\[\]\"'`|*]*")
@@ -147,6 +152,11 @@ def _parse(kind: str, raw: str, start: int, end: int, line: int, quote: str | No
     if kind == "near_miss":
         selector = raw[raw.rindex("#") :]
         error = f"{selector!r} is not a selector ({NEAR_MISS_HINT})"
+        if f";{IDENTITY_KEY}=" in selector:
+            try:
+                parse_text_form(raw)
+            except CitationSyntaxError as exc:
+                error = exc.message
         return Found(line, start, end, raw, kind, None, error, quote)
     try:
         if kind == "permalink":

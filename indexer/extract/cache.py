@@ -77,6 +77,22 @@ def extract_bytes(
     return extracted
 
 
+def cached_text(root: Path, blob: str, identity: str) -> ExtractedText | None:
+    """The cached text of `blob` under exactly `identity`, whatever extractor is active now; None if absent."""
+    return _load(_entry_path(root, blob, identity), blob, identity)
+
+
+def cached_identities(root: Path, blob: str) -> list[str]:
+    """Every extractor identity the cache holds a text of `blob` under (entries are checked when read)."""
+    found = []
+    for entry in sorted((root / CACHE_DIR).glob(f"*/{blob[:2]}/{blob}.json")):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            identity = str(json.loads(entry.read_text(encoding="utf-8"))["identity"])
+            if _entry_path(root, blob, identity) == entry:
+                found.append(identity)
+    return found
+
+
 def _entry_path(root: Path, blob: str, identity: str) -> Path:
     key = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
     return root / CACHE_DIR / key / blob[:2] / f"{blob}.json"

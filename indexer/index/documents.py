@@ -78,8 +78,35 @@ def text_blob(repo: GitRepo, version: VersionText) -> str:
     return repo.hash_object(version.text.encode("utf-8"))
 
 
-def recorded_identities(index_path: Path) -> dict[str, str]:
-    """Blob SHA -> the extractor identity the index at `index_path` recorded for it (newest row).
+def recorded_text(repo: GitRepo, reader: IndexReader | None, blob: str, path: str, identity: str) -> VersionText | None:
+    """The text of `blob` under exactly `identity`, from the index or the extraction cache; None when neither has it.
+
+    This is how a citation made under an older extractor identity resolves after an upgrade:
+    never by extracting again with another extractor, whose offsets differ.
+    """
+    row = reader.version_under(blob, identity) if reader is not None else None
+    if row is not None and row.text is not None:
+        extracted = ExtractedText(
+            text=row.text,
+            source_class=row.source_class,
+            identity=identity,
+            title=row.title,
+            page_starts=row.page_starts,
+            notes=row.notes,
+            is_markdown=row.is_markdown,
+        )
+        return VersionText(path, blob, extracted)
+    cached = extract_cache.cached_text(repo.root, blob, identity)
+    return VersionText(path, blob, cached) if cached is not None else None
+
+
+def cached_identities(repo: GitRepo, blob: str) -> list[str]:
+    """The extractor identities the repository's extraction cache holds a text of `blob` under."""
+    return extract_cache.cached_identities(repo.root, blob)
+
+
+def recorded_identities(index_path: Path) -> dict[str, tuple[str, ...]]:
+    """Blob SHA -> the extractor identities the index at `index_path` recorded for it, oldest first.
 
     Empty when there is no readable index: the index is a cache, and a citation's text is
     still established from git objects without it.

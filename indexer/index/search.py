@@ -11,7 +11,7 @@ from indexer.config import load_config
 from indexer.errors import IndexError_, UsageError
 from indexer.index.store import IndexReader
 from indexer.text.chunk import Passage
-from indexer.text.citation import Citation
+from indexer.text.citation import Citation, token_for
 from indexer.vcs.repo import GitRepo
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw
@@ -28,14 +28,17 @@ class SearchHit:
     passage: Passage
     snippet: str
     highlights: tuple[tuple[int, int], ...]
+    identity_token: str | None = None  # a PDF or HTML passage counts this extractor identity's text
 
     @property
     def citation(self) -> Citation:
-        return Citation(self.commit, self.path, lines=(self.passage.line_start, self.passage.line_end))
+        lines = (self.passage.line_start, self.passage.line_end)
+        return Citation(self.commit, self.path, lines=lines, identity_token=self.identity_token)
 
     @property
     def char_citation(self) -> Citation:
-        return Citation(self.commit, self.path, chars=(self.passage.start, self.passage.end))
+        chars = (self.passage.start, self.passage.end)
+        return Citation(self.commit, self.path, chars=chars, identity_token=self.identity_token)
 
     def to_json(self) -> dict[str, object]:
         passage = self.passage
@@ -109,9 +112,11 @@ def search(
             if cjk:
                 words = [t for t in terms if not is_cjk_term(t)]
                 matched = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
-                return [_hit(path, commit, p, _marked_snippet(p.text, cjk)) for path, _vid, p in matched]
+                tokens = _Tokens(reader)
+                return [_hit(path, commit, p, _marked_snippet(p.text, cjk), tokens(vid)) for path, vid, p in matched]
             rows = reader.search_passages(_fts_phrases(terms), seq, limit, path_prefix)
-        return [_hit(path, commit, passage, snippet) for path, _vid, passage, snippet in rows]
+        tokens = _Tokens(reader)
+        return [_hit(path, commit, passage, snippet, tokens(vid)) for path, vid, passage, snippet in rows]
     finally:
         reader.close()
 
@@ -139,9 +144,23 @@ def _marked_snippet(text: str, substrings: list[str], width: int = 120) -> str:
     return prefix + window + suffix
 
 
-def _hit(path: str, commit: str, passage: Passage, raw_snippet: str) -> SearchHit:
+class _Tokens:
+    """The identity token a hit's citation names, per version (None for text documents)."""
+
+    def __init__(self, reader: IndexReader) -> None:
+        self.reader = reader
+        self.known: dict[int, str | None] = {}
+
+    def __call__(self, version_id: int) -> str | None:
+        if version_id not in self.known:
+            found = self.reader.version_identity(version_id)
+            self.known[version_id] = token_for(*found) if found is not None else None
+        return self.known[version_id]
+
+
+def _hit(path: str, commit: str, passage: Passage, raw_snippet: str, token: str | None) -> SearchHit:
     snippet, highlights = _split_marks(raw_snippet)
-    return SearchHit(path, commit, passage, snippet, highlights)
+    return SearchHit(path, commit, passage, snippet, highlights, token)
 
 
 def _split_marks(raw: str) -> tuple[str, tuple[tuple[int, int], ...]]:

@@ -3,7 +3,8 @@
 One file with a schema version (DESIGN decision 8). Tables:
   meta(key, value)                       schema version, built commit, build time
   commits(seq, sha, time, subject)       the first-parent line, oldest first (seq 0..)
-  versions(id, blob, identity, ...)      one row per (blob SHA, extractor identity): text and status
+  versions(id, blob, identity, ...)      one row per (blob SHA, extractor identity): text and status;
+                                         a rebuild under a new identity adds rows, never drops the old
   path_versions(path, version_id, first_seq, last_seq)
                                          which version a path had over a run of commits
   passages(id, version_id, ordinal, start, end, line_start, line_end, heading, text, pages)
@@ -568,10 +569,28 @@ class IndexReader:
         rows = self.conn.execute(sql, params).fetchall()
         return [(r[0], r[1], _passage(r[2:])) for r in rows]
 
-    def identities_by_blob(self) -> dict[str, str]:
-        """Blob SHA -> extractor identity of its newest indexed ('ok') version."""
-        rows = self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id")
-        return {str(blob): str(identity) for blob, identity in rows}
+    def identities_by_blob(self) -> dict[str, tuple[str, ...]]:
+        """Blob SHA -> the extractor identities of its indexed ('ok') versions, oldest first.
+
+        A build after an extractor upgrade adds the new identity's version beside the old one
+        (DESIGN decision 13), so a blob can have several.
+        """
+        found: dict[str, tuple[str, ...]] = {}
+        for blob, identity in self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id"):
+            found[str(blob)] = (*found.get(str(blob), ()), str(identity))
+        return found
+
+    def version_identity(self, version_id: int) -> tuple[str, str] | None:
+        """(source class, extractor identity) of a version, without loading its text."""
+        row = self.conn.execute("SELECT source_class, identity FROM versions WHERE id = ?", (version_id,)).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def version_under(self, blob: str, identity: str) -> VersionRow | None:
+        """The indexed ('ok') version of `blob` extracted under exactly `identity`, with its text."""
+        row = self.conn.execute(
+            "SELECT id FROM versions WHERE blob = ? AND identity = ? AND status = 'ok'", (blob, identity)
+        ).fetchone()
+        return self.version(int(row[0])) if row else None
 
     def skipped_paths_at(self, seq: int) -> list[str]:
         """Paths at commit `seq` whose version has no text (not UTF-8, too large, no extractor...)."""

@@ -25,6 +25,7 @@ from markupsafe import Markup, escape
 
 from indexer.errors import ConfigError
 from indexer.text.chunk import Passage
+from indexer.text.citation import identity_token
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
 RENDER_VERSION = 2
@@ -66,6 +67,7 @@ def make_environment(folders: Sequence[Path]) -> Environment:
     env.filters["urlpath"] = url_path
     env.filters["utc"] = utc_time
     env.filters["breakable"] = breakable_path
+    env.filters["identity_token"] = identity_token  # what a citation of an extracted page names
     return env
 
 

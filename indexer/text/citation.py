@@ -7,6 +7,13 @@ Text form (docs/citations.md):
     PATH@COMMIT#c120-340       code points [120, 340) of the document text
     PATH@COMMIT#L12C5-L18C9    line 12 column 5 .. line 18 column 9 (columns 1-based,
                                code points, end exclusive)
+    PATH@COMMIT#c120-340;x=3f2a9c1e
+                               the same, in the text of extractor identity 3f2a9c1e
+
+A citation of an extracted or snapshot document (PDF, HTML) names the extractor identity
+whose text its offsets count (DESIGN decision 13) with `;x=TOKEN` after the selector: TOKEN
+is the first 8 hex digits of the SHA-256 of the identity string (`identity_token`; 8 to 64
+lowercase hex digits are read, as a prefix). A citation without one still parses.
 
 COMMIT is the full 40-hex SHA when emitted; parsing accepts 4..40 hex digits and the
 caller resolves abbreviations against the repository. In PATH, the characters
@@ -15,7 +22,7 @@ the form survives Markdown and terminals; other non-ASCII characters stay readab
 
 Permalink into the static site (served by the site; `blob` is the path's blob at COMMIT):
 
-    {site_url}/v/{blob}.html?commit={COMMIT}&path={quote(path, safe="/")}#{selector}
+    {site_url}/v/{blob}.html?commit={COMMIT}&path={quote(path, safe="/")}[&x={TOKEN}]#{selector}
 
 Derived identifiers: a Software Heritage id (`swh:1:cnt:...;anchor=swh:1:rev:...`) and,
 when the repository's origin is on GitHub, a `blob/<sha>/<path>?plain=1#L12-L18` URL.
@@ -23,6 +30,7 @@ when the repository's origin is on GitHub, a `blob/<sha>/<path>?plain=1#L12-L18`
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -32,7 +40,12 @@ from indexer.errors import CitationSyntaxError
 from indexer.text.kinds import is_text_path
 
 _ENCODE = set("%@# ()<>[]\"'`")
-_TEXT_FORM = re.compile(r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s]+)$")
+_TEXT_FORM = re.compile(
+    r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s;]+)(?:;(?P<qualifier>[^\s]*))?$"
+)
+IDENTITY_KEY = "x"  # `;x=TOKEN` in the text form, `&x=TOKEN` in a permalink
+TOKEN_LENGTH = 8  # hex digits emitted; 8..64 are read
+_TOKEN = re.compile(r"^[0-9a-f]{8,64}\Z")
 # ASCII digits only, to the very end: "L١٢" or "L1\n" must not read as L12 or L1.
 _LINES = re.compile(r"^L([0-9]+)(?:-L([0-9]+))?\Z")
 _CHARS = re.compile(r"^c([0-9]+)-([0-9]+)\Z")
@@ -52,8 +65,14 @@ class Citation:
     prefix: str | None = None
     suffix: str | None = None
     blob: str | None = None
+    # The extractor identity whose text the offsets count, as its token (`identity_token`).
+    identity_token: str | None = None
 
     def __post_init__(self) -> None:
+        if self.identity_token is not None and not _TOKEN.match(self.identity_token):
+            raise CitationSyntaxError(
+                f"extractor identity token {self.identity_token!r} is not 8 to 64 lowercase hex digits"
+            )
         chosen = [s for s in (self.lines, self.chars, self.linecol) if s is not None]
         if len(chosen) != 1:
             raise CitationSyntaxError("a citation needs exactly one of lines, chars or line:column")
@@ -78,7 +97,8 @@ class Citation:
         return f"L{l1}C{c1}-L{l2}C{c2}"
 
     def text_form(self) -> str:
-        return f"{encode_path(self.path)}@{self.commit}#{self.selector}"
+        form = f"{encode_path(self.path)}@{self.commit}#{self.selector}"
+        return form if self.identity_token is None else f"{form};{IDENTITY_KEY}={self.identity_token}"
 
     @property
     def unit(self) -> str:
@@ -97,10 +117,39 @@ class Citation:
             "chars": list(self.chars) if self.chars else None,
             "linecol": list(self.linecol) if self.linecol else None,
             "blob": self.blob,
+            "identity_token": self.identity_token,
             "quote": self.quote,
             "prefix": self.prefix,
             "suffix": self.suffix,
         }
+
+
+def identity_token(identity: str) -> str:
+    """The short token a citation carries for an extractor identity: 8 hex digits of its SHA-256."""
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:TOKEN_LENGTH]
+
+
+def token_for(source_class: str, identity: str) -> str | None:
+    """The token a citation of a version of this class names: PDF, HTML and snapshot text only.
+
+    A text document's offsets count its committed bytes' own text, so its citations name none.
+    """
+    return identity_token(identity) if source_class != "text" else None
+
+
+def names_identity(token: str, identity: str) -> bool:
+    """Whether a citation's token (8 to 64 hex digits) names this extractor identity."""
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest().startswith(token)
+
+
+def parse_identity_token(value: str, source: str) -> str:
+    """A token as read from a citation (lower-cased), or an error naming the citation."""
+    token = value.lower()
+    if not _TOKEN.match(token):
+        raise CitationSyntaxError(
+            f"{source!r}: extractor identity {value!r} is not 8 to 64 hex digits (expected e.g. x=3f2a9c1e)"
+        )
+    return token
 
 
 def encode_path(path: str) -> str:
@@ -162,7 +211,16 @@ def parse_text_form(text: str) -> Citation:
         raise CitationSyntaxError(f"{text!r}: not a citation (expected PATH@COMMIT#L12-L18 with a 4-40 hex commit)")
     path = decode_path(m.group("path"))
     selector = parse_selector(m.group("sel"), text)
-    return _build(text, commit=m.group("commit").lower(), path=path, **selector)
+    qualifier = m.group("qualifier")
+    token = None
+    if qualifier is not None:
+        key, _, value = qualifier.partition("=")
+        if key != IDENTITY_KEY:
+            raise CitationSyntaxError(
+                f"{text!r}: after the span only ';x=TOKEN' (the extractor identity) may follow, not {qualifier!r}"
+            )
+        token = parse_identity_token(value, text)
+    return _build(text, commit=m.group("commit").lower(), path=path, identity_token=token, **selector)
 
 
 def _build(source: str, **fields: object) -> Citation:
@@ -182,7 +240,8 @@ def permalink(citation: Citation, site_url: str, blob: str) -> str:
     """The site URL that shows exactly this citation (see the module docstring)."""
     base = site_url.rstrip("/")
     path = quote(citation.path, safe="/")
-    return f"{base}/v/{blob}.html?commit={citation.commit}&path={path}#{citation.selector}"
+    token = "" if citation.identity_token is None else f"&{IDENTITY_KEY}={citation.identity_token}"
+    return f"{base}/v/{blob}.html?commit={citation.commit}&path={path}{token}#{citation.selector}"
 
 
 def parse_permalink(url: str) -> tuple[Citation, str]:
@@ -199,9 +258,13 @@ def parse_permalink(url: str) -> tuple[Citation, str]:
         raise CitationSyntaxError(f"{url!r}: the permalink needs path=<document path>")
     if not parts.fragment:
         raise CitationSyntaxError(f"{url!r}: the permalink needs a #span such as #L12-L18")
+    tokens = query.get(IDENTITY_KEY, [])
+    if len(tokens) > 1:
+        raise CitationSyntaxError(f"{url!r}: the permalink names more than one extractor identity ({IDENTITY_KEY}=)")
+    token = parse_identity_token(tokens[0], url) if tokens else None
     selector = parse_selector(unquote(parts.fragment), url)
     base = f"{parts.scheme}://{parts.netloc}{found.group('base')}"
-    citation = _build(url, commit=commits[0], path=paths[0], blob=found.group("blob"), **selector)
+    citation = _build(url, commit=commits[0], path=paths[0], blob=found.group("blob"), identity_token=token, **selector)
     return citation, base
 
 

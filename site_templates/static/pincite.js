@@ -220,8 +220,11 @@ const Pincite = (() => {
       quote = points.slice(span.a, span.b).join("");
       lines = lineRangeOf(span);
     }
-    const text = `${encodePath(path)}@${commit}#${selector}`;
-    const permalink = `${siteBase(main)}v/${main.dataset.blob}.html?commit=${commit}&path=${quotePath(path)}#${selector}`;
+    // A PDF or HTML page's offsets count its extractor's text: the citation names that identity.
+    const token = main.dataset.identity;
+    const text = `${encodePath(path)}@${commit}#${selector}${token ? `;x=${token}` : ""}`;
+    const permalink = `${siteBase(main)}v/${main.dataset.blob}.html?commit=${commit}&path=${quotePath(path)}` +
+      `${token ? `&x=${token}` : ""}#${selector}`;
     const quoted = quote.replace(/\n+$/, "").split("\n").map((l) => (l ? "> " + l : ">")).join("\n");
     const label = lines[0] === lines[1] ? `${path}, line ${lines[0]}` : `${path}, lines ${lines[0]}-${lines[1]}`;
     const markdown = `${quoted}\n\n— [${label}](${permalink})\n`;
@@ -604,11 +607,28 @@ const Pincite = (() => {
       : `At commit ${commit.slice(0, 12)}, ${path} held other text than this page shows: the permalink's commit, path and page do not agree.`;
   }
 
+  // Why the permalink's extractor identity (&x=) is not the one this page's text comes from, or null.
+  function identityMismatch(main) {
+    const wanted = (new URLSearchParams(window.location.search).get("x") || "").toLowerCase();
+    const shown = main.dataset.identity || "";
+    if (!wanted || main.dataset.kind !== "version" || wanted.slice(0, shown.length) === shown) return null;
+    return `This permalink counts its offsets in the text of extractor identity x=${wanted}, but this page ` +
+      `shows the text of x=${shown || "none"} (the site was rebuilt with another extractor version). ` +
+      "`pincite resolve` reads the cited text from the index.";
+  }
+
   async function setupBanner(main, sel) {
     const banner = document.getElementById("banner");
     const [commit, path] = pageCommitAndPath(main);
     if (!banner || !path) return;
     if (!sel) sel = { kind: "lines", a: 1, b: 1, text: "L1" };
+    const otherIdentity = identityMismatch(main);
+    if (otherIdentity) {
+      // Fail closed: the permalink's offsets count another text than the one on this page.
+      main.dataset.unresolvable = "1";
+      showBanner(main, { status: "unresolvable", reason: otherIdentity }, sel, { head: "" });
+      return;
+    }
     try {
       const root = main.dataset.root;
       const [headInfo, history, line] = await Promise.all([
@@ -709,7 +729,7 @@ const Pincite = (() => {
     if (!main || !src()) return;
     const sel = parseSelector(window.location.hash);
     const showView = setupViews(sel);
-    highlight(sel);
+    if (!identityMismatch(main)) highlight(sel);
     const term = highlightTerms();
     if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
     setupScrollers();
@@ -729,14 +749,14 @@ const Pincite = (() => {
         showView("rendered");
         document.getElementById(id).scrollIntoView();
       }
-      highlight(next);
+      if (!identityMismatch(main)) highlight(next);
       offer(next);
       if (main.dataset.kind === "version") setupBanner(main, next);
     });
   }
 
   return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,
-    charShiftBefore, citationStrings, findCitedText, findText };
+    charShiftBefore, citationStrings, findCitedText, findText, identityMismatch };
 })();
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", Pincite.start);
