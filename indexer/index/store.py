@@ -8,7 +8,10 @@ One file with a schema version (DESIGN decision 8). Tables:
                                          which version a path had over a run of commits
   passages(id, version_id, ordinal, start, end, line_start, line_end, heading, text, pages)
   passages_fts                           FTS5 (porter unicode61) over passage text and headings
-  versions_tri                           FTS5 trigram over whole version texts, for quote lookup
+  versions_tri                           FTS5 trigram over whole version texts, for quote lookup:
+                                         without positions (detail=none), a tenth of the size;
+                                         it names the versions holding every trigram of a piece
+                                         (`trigram_match`), and callers confirm on the text
 
 The build writes a copy of the previous index (or a new file) and renames it into place,
 so an interrupted or failed build leaves the previous index untouched; a lock file keeps
@@ -40,7 +43,7 @@ from indexer.text.model import LineIndex
 from indexer.vcs.repo import CommitInfo
 
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -89,8 +92,25 @@ CREATE INDEX passages_version ON passages(version_id, ordinal);
 CREATE VIRTUAL TABLE passages_fts USING fts5(
     text, heading, content='passages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE versions_tri USING fts5(text, content='versions', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE versions_tri USING fts5(
+    text, content='versions', content_rowid='id', tokenize='trigram', detail='none'
+);
 """
+
+
+def trigram_match(substrings: Sequence[str]) -> str | None:
+    """A `versions_tri` query matching every version that holds all `substrings` (None: none has 3 characters).
+
+    The trigram table keeps no positions, so a substring is asked as the AND of its
+    trigrams: a superset of the versions holding it, to be confirmed on the text.
+    """
+    trigrams: dict[str, None] = {}
+    for sub in substrings:
+        for i in range(len(sub) - 2):
+            trigrams.setdefault(sub[i : i + 3])
+    if not trigrams:
+        return None
+    return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
 
 
 @dataclass(frozen=True)
@@ -553,10 +573,10 @@ class IndexReader:
         for sub in substrings:
             sql += " AND instr(p.text, ?) > 0"
             params.append(sub)
-        long_subs = [sub for sub in substrings if len(sub) >= 3]
-        if long_subs:
+        narrowing = trigram_match(substrings)
+        if narrowing:
             sql += " AND p.version_id IN (SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?)"
-            params.append(" ".join('"' + sub.replace('"', '""') + '"' for sub in long_subs))
+            params.append(narrowing)
         if fts_query:
             sql += " AND p.id IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
             params.append(fts_query)
@@ -597,7 +617,11 @@ class IndexReader:
         return str(row[0]) if row else None
 
     def versions_containing(self, trigram_query: str, seq: int | None) -> list[tuple[str, int]]:
-        """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit)."""
+        """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit).
+
+        The query comes from `trigram_match`: the answer may name versions that hold every
+        trigram but not the substring itself; callers confirm on the text.
+        """
         sql = (
             "SELECT DISTINCT pv.path, pv.version_id FROM versions_tri"
             " JOIN path_versions pv ON pv.version_id = versions_tri.rowid WHERE versions_tri MATCH ?"
