@@ -223,8 +223,8 @@ def _write_index(
                 _sha, size, data = next(blobs)
             yield (blob, identity, size), data, path, identity
 
-    with contextlib.closing(blobs):
-        results = prepared_in_order(config, read(), total)
+    results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
+    with contextlib.closing(blobs), contextlib.closing(results):
         for done in range(1, total + 1):
             reading, started = summary.stages.get("read_blobs", 0.0), time.monotonic()
             (blob, identity, size), prepared = next(results)

@@ -9,12 +9,13 @@ blobs is in flight at once: memory does not grow with the corpus.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
@@ -68,7 +69,7 @@ def prepare(config: Config, data: bytes, path: str, identity: str) -> Prepared:
 
 def prepared_in_order(
     config: Config, items: Iterable[tuple[T, bytes | None, str, str]], count: int
-) -> Iterator[tuple[T, Prepared | None]]:
+) -> Generator[tuple[T, Prepared | None], None, None]:
     """(tag, prepared) for each (tag, data, path, identity) of `items`, in their order.
 
     `data` None (a blob not read: over the size limit) gives None. `count` is how many items
@@ -82,7 +83,8 @@ def prepared_in_order(
     # A fresh server process forks the workers: they inherit no pipe of this process (the
     # cat-file stream), which would keep git waiting for the end of its input.
     method = "forkserver" if sys.platform.startswith("linux") else "spawn"
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    with _caller_script_hidden(), pool:
         pending: deque[tuple[T, Future[Prepared] | None]] = deque()
         for tag, data, path, identity in items:
             pending.append((tag, None if data is None else pool.submit(prepare, config, data, path, identity)))
@@ -90,6 +92,25 @@ def prepared_in_order(
                 yield _result(pending.popleft())
         while pending:
             yield _result(pending.popleft())
+
+
+@contextlib.contextmanager
+def _caller_script_hidden() -> Iterator[None]:
+    """Workers need pincite alone: they must not run the calling script again.
+
+    A new worker process imports the `__main__` of its parent by path, which would run a
+    caller's script without a main guard (or fail on `python -`); while the pool starts
+    its workers, the main module names no file, so a worker imports only what it unpickles.
+    """
+    main = sys.modules["__main__"]
+    saved: dict[str, object] = {name: main.__dict__[name] for name in ("__file__", "__spec__") if name in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
 
 
 def _result(entry: tuple[T, Future[Prepared] | None]) -> tuple[T, Prepared | None]:
