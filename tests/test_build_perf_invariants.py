@@ -186,6 +186,19 @@ def test_the_trigram_table_is_a_fraction_of_the_text_it_narrows(tmp_path: Path) 
     assert tri_bytes < 0.5 * text_bytes
 
 
+def test_the_index_file_is_at_most_two_and_a_half_times_the_text_it_holds(tmp_path: Path) -> None:
+    # A passage's text is cut from its version's text (a view), not stored a second time.
+    repo = _synth(tmp_path / "synth", docs=200, commits=10, doc_bytes=4000)
+    index = tmp_path / "index.sqlite"
+    build(repo, site=False, index_path=index)
+    conn = sqlite3.connect(index)
+    text_bytes = conn.execute("SELECT SUM(LENGTH(CAST(text AS BLOB))) FROM versions").fetchone()[0]
+    passage_text = conn.execute("SELECT text FROM passages ORDER BY id LIMIT 1").fetchone()[0]
+    conn.close()
+    assert passage_text  # the view gives the text
+    assert index.stat().st_size <= 2.5 * text_bytes, index.stat().st_size / text_bytes
+
+
 def _dump(index: Path) -> dict[str, list[tuple[object, ...]]]:
     conn = sqlite3.connect(index)
     tables = {
