@@ -32,6 +32,7 @@ class Config:
     site_dir: str = "_site"
     site_url: str = ""
     site_title: str = "pincite corpus"
+    site_publish_index: bool = False
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     extract_timeout_seconds: float = 60.0
@@ -49,6 +50,7 @@ SETTINGS_HELP: dict[str, str] = {
     "site_dir": "Output folder of the static site, relative to the repository root.",
     "site_url": "Public base URL of the site; permalinks start with it.",
     "site_title": "Title shown on the site's pages.",
+    "site_publish_index": "Also publish the index file in the site, as `pincite.sqlite` (it is larger than the site).",
     "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
     "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
     "extract_timeout_seconds": "Time limit for extracting one document.",
@@ -157,7 +159,9 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
         return tuple(_root(v, source) for v in value) if name == "roots" else tuple(value)
-    if isinstance(expected, bool) or expected is None or isinstance(expected, str):
+    if isinstance(expected, bool):
+        return _bool(name, value, source)
+    if expected is None or isinstance(expected, str):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"{source}: setting {name!r} must be a string")
         return value
@@ -166,6 +170,18 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             raise ConfigError(f"{source}: setting {name!r} must be a positive number")
         return type(expected)(value)
     return value  # pragma: no cover - every field type is handled above
+
+
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def _bool(name: str, value: Any, source: Path) -> bool:
+    """A true/false setting: a TOML boolean, or (from the environment) true/false, yes/no, on/off, 1/0."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ConfigError(f"{source}: setting {name!r} must be true or false", hint=f"set {name} = true or false")
 
 
 def _root(value: str, source: Path) -> str:

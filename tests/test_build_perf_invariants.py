@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from bench.synth_corpus import SynthParams, commit_change, generate
 from indexer import build
+from indexer.config import Config
 from indexer.errors import RepositoryError
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
@@ -170,3 +171,76 @@ def test_the_synthetic_corpus_is_reproducible_from_its_seed(tmp_path: Path) -> N
     assert len(first.commits) == 7 and len(first.paths) == 30
     assert abs(first.total_bytes - 60_000) < 15_000
     assert {kind for _n, kind, _path in first.edits} == {"modify", "rename"}
+
+
+def test_the_trigram_table_is_a_fraction_of_the_text_it_narrows(tmp_path: Path) -> None:
+    # Trigram positions would cost about twice the text (detail=full); quote lookup needs
+    # only which versions hold each trigram, and confirms on the text.
+    repo = _synth(tmp_path / "synth", docs=60, commits=3, doc_bytes=4000)
+    index = tmp_path / "index.sqlite"
+    build(repo, site=False, index_path=index)
+    conn = sqlite3.connect(index)
+    text_bytes = conn.execute("SELECT SUM(LENGTH(CAST(text AS BLOB))) FROM versions").fetchone()[0]
+    tri_bytes = conn.execute("SELECT SUM(LENGTH(block)) FROM versions_tri_data").fetchone()[0]
+    conn.close()
+    assert tri_bytes < 0.5 * text_bytes
+
+
+def test_the_index_file_is_at_most_two_and_a_half_times_the_text_it_holds(tmp_path: Path) -> None:
+    # A passage's text is cut from its version's text (a view), not stored a second time.
+    repo = _synth(tmp_path / "synth", docs=200, commits=10, doc_bytes=4000)
+    index = tmp_path / "index.sqlite"
+    build(repo, site=False, index_path=index)
+    conn = sqlite3.connect(index)
+    text_bytes = conn.execute("SELECT SUM(LENGTH(CAST(text AS BLOB))) FROM versions").fetchone()[0]
+    passage_text = conn.execute("SELECT text FROM passages ORDER BY id LIMIT 1").fetchone()[0]
+    conn.close()
+    assert passage_text  # the view gives the text
+    assert index.stat().st_size <= 2.5 * text_bytes, index.stat().st_size / text_bytes
+
+
+def _dump(index: Path) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(index)
+    tables = {
+        "versions": "SELECT * FROM versions ORDER BY id",
+        "passages": "SELECT * FROM passages ORDER BY id",
+        "path_versions": "SELECT * FROM path_versions ORDER BY path, first_seq",
+        "porter": "SELECT rowid FROM passages_fts WHERE passages_fts MATCH 'the' ORDER BY rowid",
+        "trigram": "SELECT rowid FROM versions_tri WHERE versions_tri MATCH '\"the\"' ORDER BY rowid",
+    }
+    dump = {name: conn.execute(sql).fetchall() for name, sql in tables.items()}
+    conn.close()
+    return dump
+
+
+def test_a_build_on_several_cores_writes_the_index_a_single_process_writes(tmp_path: Path, monkeypatch) -> None:
+    from bench.synth_corpus import git
+    from indexer.index import prepare
+
+    repo = _synth(tmp_path / "synth", docs=30, commits=6)
+    (repo / "corpus" / "broken.pdf").write_bytes(b"%PDF-1.4 not really a PDF")  # fails to extract
+    (repo / "corpus" / "large.md").write_text("# Large\n\n" + "word " * 5000, encoding="utf-8")  # over the limit
+    git(repo, "add", "corpus")
+    git(repo, "commit", "-q", "-m", "A broken and an oversized file")
+    config = Config(max_file_bytes=20_000)
+    monkeypatch.setattr(prepare, "usable_cores", lambda: 1)
+    single = build(repo, site=False, index_path=tmp_path / "single.sqlite", config=config)
+
+    pools: list[int] = []
+    real_pool = prepare.ProcessPoolExecutor
+
+    def counting_pool(workers: int, **kwargs: object) -> object:
+        pools.append(workers)
+        return real_pool(workers, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare, "usable_cores", lambda: 2)
+    monkeypatch.setattr(prepare, "POOL_MIN_VERSIONS", 1)
+    monkeypatch.setattr(prepare, "WINDOW_PER_WORKER", 2)  # results are awaited while blobs are still read
+    monkeypatch.setattr(prepare, "ProcessPoolExecutor", counting_pool)
+    pooled = build(repo, site=False, index_path=tmp_path / "pooled.sqlite", config=config)
+
+    assert pools == [2]
+    assert (pooled.extracted, pooled.versions, pooled.passages) == (single.extracted, single.versions, single.passages)
+    assert sorted(s.path for s in pooled.skipped) == sorted(s.path for s in single.skipped)
+    assert {s.path for s in single.skipped} >= {"corpus/broken.pdf", "corpus/large.md"}
+    assert _dump(tmp_path / "pooled.sqlite") == _dump(tmp_path / "single.sqlite")

@@ -40,3 +40,11 @@ def test_bad_settings_name_the_file_and_the_setting(tmp_path: Path, content: str
 
 def test_every_setting_is_documented() -> None:
     assert {name for name, _, _ in config_fields()} == set(SETTINGS_HELP)
+
+
+def test_a_true_or_false_setting_reads_toml_booleans_and_words(tmp_path: Path) -> None:
+    (tmp_path / "pincite.toml").write_text("site_publish_index = true\n", encoding="utf-8")
+    assert load_config(tmp_path).site_publish_index is True
+    assert load_config(tmp_path, {"site_publish_index": "off"}).site_publish_index is False
+    with pytest.raises(ConfigError, match="true or false"):
+        load_config(tmp_path, {"site_publish_index": "maybe"})

@@ -80,9 +80,12 @@ def test_normalization_examples() -> None:
 
 
 def test_trigram_query_uses_only_safe_pieces() -> None:
-    assert trigram_query('kept for "seven" years') == '"seven" AND "years" AND "kept" AND "for"'
+    # The trigram table keeps no positions: each piece is asked as the AND of its trigrams.
+    assert trigram_query('kept for "seven" years') == (
+        '"sev" AND "eve" AND "ven" AND "yea" AND "ear" AND "ars" AND "kep" AND "ept" AND "for"'
+    )
     assert trigram_query("a b") is None
-    assert trigram_query("Café au lait") == '"lait" AND "Caf"'
+    assert trigram_query("Café au lait") == '"lai" AND "ait" AND "Caf"'
 
 
 # -- verdicts ---------------------------------------------------------------------------------

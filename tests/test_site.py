@@ -182,7 +182,20 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     assert [h[:4] for h in target["hunks"]] == [[7, 1, 7, 1]]
     assert history["versions"][new_blob]["target"]["status"] == "same"
     assert json.loads((site / "site.json").read_text())["head"] == second
-    assert (site / "pincite.sqlite").is_file() and (site / "pagefind" / "pagefind.js").is_file()
+    assert (site / "pagefind" / "pagefind.js").is_file()
+
+
+def test_the_index_file_is_published_only_when_asked(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/handbook.md": HANDBOOK})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    pages = [site / "index.html", site / "doc" / "corpus" / "handbook.md.html"]
+    assert not (site / "pincite.sqlite").exists()
+    assert not any("pincite.sqlite" in page.read_text(encoding="utf-8") for page in pages)
+    again = _build(corpus_repo, site, site_publish_index=True)
+    assert again["pages_reused"] == 0  # the download link is on every page: all are rendered again
+    assert (site / "pincite.sqlite").is_file()
+    assert all('pincite.sqlite" download' in page.read_text(encoding="utf-8") for page in pages)
 
 
 def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path) -> None:

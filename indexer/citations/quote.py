@@ -11,6 +11,7 @@ from itertools import islice
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
 from indexer.errors import PinciteError, UsageError
+from indexer.index.store import trigram_match
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
@@ -174,7 +175,7 @@ def trigram_query(normalized_quote: str, most: int = 8) -> str | None:
     if not pieces:
         return None
     longest = sorted(dict.fromkeys(pieces), key=len, reverse=True)[:most]
-    return " AND ".join('"' + p + '"' for p in longest)
+    return trigram_match(longest)
 
 
 def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = "chars") -> Resolved:

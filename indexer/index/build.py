@@ -17,16 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from indexer.config import Config, load_config
-from indexer.errors import ExtractionError, RepositoryError
+from indexer.errors import RepositoryError
 from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
-from indexer.extract.text import encoding_of
+from indexer.index.prepare import Prepared, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.state import make_parent
-from indexer.text.chunk import Passage, chunk
-from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta, text_format
-from indexer.text.model import UTF8
+from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
 
 OPTIONAL_ROOTS = (SNAPSHOT_ROOT,)  # a corpus may have no snapshots yet
@@ -214,14 +212,25 @@ def _write_index(
     failed = writer.skipped_version_ids()
     summary.failures_reused = sum(1 for key in wanted if key not in needed and known[key] in failed)
     total = len(needed)
-    # One `git cat-file --batch` streams the new blobs in order, one at a time, so the
-    # build holds a single document's text (and its passages) at once.
+    # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
+    # chunked (on several cores when there are) and written in that order, a bounded number
+    # at a time: the build's memory does not grow with the corpus.
     blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes)
-    with contextlib.closing(blobs):
-        for done, ((blob, identity), path) in enumerate(needed.items(), start=1):
+
+    def read() -> Iterator[tuple[tuple[str, str, int], bytes | None, str, str]]:
+        for (blob, identity), path in needed.items():
             with _stage(summary, "read_blobs"):
                 _sha, size, data = next(blobs)
-            known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, path, size, data)
+            yield (blob, identity, size), data, path, identity
+
+    results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
+    with contextlib.closing(blobs), contextlib.closing(results):
+        for done in range(1, total + 1):
+            reading, started = summary.stages.get("read_blobs", 0.0), time.monotonic()
+            (blob, identity, size), prepared = next(results)
+            waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
+            summary.stages["extract_and_chunk"] = summary.stages.get("extract_and_chunk", 0.0) + waited
+            known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, size, prepared)
             summary.extracted += 1
             if progress:
                 progress(done, total)
@@ -296,19 +305,16 @@ def _index_version(
     summary: BuildSummary,
     blob: str,
     identity: str,
-    path: str,
     size: int,
-    data: bytes | None,
+    prepared: Prepared | None,
 ) -> int:
-    if data is None:  # iter_blobs does not read a blob over the limit
+    if prepared is None:  # iter_blobs does not read a blob over the limit
         return _add_skipped(
             writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
         )
-    with _stage(summary, "extract_and_chunk"):
-        try:
-            extracted, passages = _extract_and_chunk(config, data, path, identity)
-        except ExtractionError as exc:
-            return _add_skipped(writer, blob, identity, size, exc.reason_for(path))  # stored per blob: no path
+    if isinstance(prepared, str):  # why it could not be extracted
+        return _add_skipped(writer, blob, identity, size, prepared)
+    extracted, passages = prepared
     with _stage(summary, "write_versions"):
         # An extracted document without text is indexed (its path still resolves) with a warning.
         empty = not extracted.text.strip() and extracted.source_class != "text"
@@ -320,23 +326,6 @@ def _index_version(
             reason="no extractable text" if empty else "",
             passages=passages,
         )
-
-
-def _extract_and_chunk(
-    config: Config, data: bytes, path: str, identity: str
-) -> tuple[extract_mod.ExtractedText, list[Passage]]:
-    """The version's text and passages; raises ExtractionError saying why it cannot be indexed."""
-    encoding = encoding_of(identity)  # None: not the text class
-    extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config), encoding or UTF8)
-    if is_snapshot(path) and extracted.source_class != "snapshot":
-        extracted = dataclasses.replace(extracted, source_class="snapshot")
-    passages = chunk(
-        extracted.text,
-        fmt=text_format(path) if encoding is not None else "plain",
-        max_chars=config.passage_max_chars,
-        page_starts=extracted.page_starts,
-    )
-    return extracted, passages
 
 
 def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:

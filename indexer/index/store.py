@@ -7,9 +7,13 @@ One file with a schema version (DESIGN decision 8). Tables:
                                          a rebuild under a new identity adds rows, never drops the old
   path_versions(path, version_id, first_seq, last_seq)
                                          which version a path had over a run of commits
-  passages(id, version_id, ordinal, start, end, line_start, line_end, heading, text, pages)
+  passage_spans(id, version_id, ordinal, start, end, line_start, line_end, heading, pages)
+  passages                               a view: the spans with their text, cut from the version's
   passages_fts                           FTS5 (porter unicode61) over passage text and headings
-  versions_tri                           FTS5 trigram over whole version texts, for quote lookup
+  versions_tri                           FTS5 trigram over whole version texts, for quote lookup:
+                                         without positions (detail=none), a tenth of the size;
+                                         it names the versions holding every trigram of a piece
+                                         (`trigram_match`), and callers confirm on the text
 
 The build writes a copy of the previous index (or a new file) and renames it into place,
 so an interrupted or failed build leaves the previous index untouched; a lock file keeps
@@ -41,7 +45,7 @@ from indexer.text.model import LineIndex
 from indexer.vcs.repo import CommitInfo
 
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,7 +77,7 @@ CREATE TABLE path_versions (
 CREATE INDEX path_versions_path ON path_versions(path, first_seq);
 CREATE INDEX path_versions_seq ON path_versions(last_seq, first_seq);
 CREATE INDEX path_versions_version ON path_versions(version_id);
-CREATE TABLE passages (
+CREATE TABLE passage_spans (
     id INTEGER PRIMARY KEY,
     version_id INTEGER NOT NULL REFERENCES versions(id),
     ordinal INTEGER NOT NULL,
@@ -83,15 +87,37 @@ CREATE TABLE passages (
     line_end INTEGER NOT NULL,
     page_start INTEGER,
     page_end INTEGER,
-    heading TEXT NOT NULL,
-    text TEXT NOT NULL
+    heading TEXT NOT NULL
 );
-CREATE INDEX passages_version ON passages(version_id, ordinal);
+CREATE INDEX passages_version ON passage_spans(version_id, ordinal);
+-- A passage's text is exactly its span of the version's text, so it is not stored twice:
+-- substr() counts code points, as spans do.
+CREATE VIEW passages AS
+    SELECT s.id, s.version_id, s.ordinal, s.start, s."end", s.line_start, s.line_end, s.page_start, s.page_end,
+           s.heading, substr(v.text, s.start + 1, s."end" - s.start) AS text
+    FROM passage_spans s JOIN versions v ON v.id = s.version_id;
 CREATE VIRTUAL TABLE passages_fts USING fts5(
     text, heading, content='passages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE versions_tri USING fts5(text, content='versions', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE versions_tri USING fts5(
+    text, content='versions', content_rowid='id', tokenize='trigram', detail='none'
+);
 """
+
+
+def trigram_match(substrings: Sequence[str]) -> str | None:
+    """A `versions_tri` query matching every version that holds all `substrings` (None: none has 3 characters).
+
+    The trigram table keeps no positions, so a substring is asked as the AND of its
+    trigrams: a superset of the versions holding it, to be confirmed on the text.
+    """
+    trigrams: dict[str, None] = {}
+    for sub in substrings:
+        for i in range(len(sub) - 2):
+            trigrams.setdefault(sub[i : i + 3])
+    if not trigrams:
+        return None
+    return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
 
 
 @dataclass(frozen=True)
@@ -148,7 +174,8 @@ def _passage_columns(table: str) -> str:
     return ", ".join(f'{table}."{name}"' for name in _PASSAGE_FIELDS)
 
 
-_passage_values = operator.attrgetter(*_PASSAGE_FIELDS)
+_SPAN_FIELDS = tuple(name for name in _PASSAGE_FIELDS if name != "text")  # the text is the version's
+_span_values = operator.attrgetter(*_SPAN_FIELDS)
 
 
 def _passage(row: Sequence[Any]) -> Passage:
@@ -199,6 +226,8 @@ class IndexWriter:
         self.conn.execute("PRAGMA temp_store = MEMORY")
         self.conn.execute(f"PRAGMA cache_size = {-WRITER_CACHE_KIB}")
         if not self.reused_file:
+            # FTS5 merges free many pages; with incremental auto-vacuum the file gives them back.
+            self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.conn.executescript(SCHEMA)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
         self.conn.execute("BEGIN")
@@ -246,15 +275,15 @@ class IndexWriter:
             return version_id
         if self._next_passage_id is None:
             self._next_passage_id = int(
-                self.conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM passages").fetchone()[0]
+                self.conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM passage_spans").fetchone()[0]
             )
         # Ids given here, so both tables take one executemany each instead of a statement per passage.
         first_id = self._next_passage_id
         self._next_passage_id += len(passages)
-        columns = ", ".join(f'"{name}"' for name in _PASSAGE_FIELDS)
+        columns = ", ".join(f'"{name}"' for name in _SPAN_FIELDS)
         self.conn.executemany(
-            f"INSERT INTO passages(id, version_id, {columns}) VALUES (?, ?{', ?' * len(_PASSAGE_FIELDS)})",
-            [(first_id + i, version_id, *_passage_values(p)) for i, p in enumerate(passages)],
+            f"INSERT INTO passage_spans(id, version_id, {columns}) VALUES (?, ?{', ?' * len(_SPAN_FIELDS)})",
+            [(first_id + i, version_id, *_span_values(p)) for i, p in enumerate(passages)],
         )
         self.conn.executemany(
             "INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)",
@@ -307,6 +336,7 @@ class IndexWriter:
         if optimize:
             self.conn.execute("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')")
             self.conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('optimize')")
+            self.conn.executescript("PRAGMA incremental_vacuum;")  # one page per step: run to the end
         self.conn.close()
         self.timings["optimize"] = time.monotonic() - started
         started = time.monotonic()
@@ -554,10 +584,10 @@ class IndexReader:
         for sub in substrings:
             sql += " AND instr(p.text, ?) > 0"
             params.append(sub)
-        long_subs = [sub for sub in substrings if len(sub) >= 3]
-        if long_subs:
+        narrowing = trigram_match(substrings)
+        if narrowing:
             sql += " AND p.version_id IN (SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?)"
-            params.append(" ".join('"' + sub.replace('"', '""') + '"' for sub in long_subs))
+            params.append(narrowing)
         if fts_query:
             sql += " AND p.id IN (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
             params.append(fts_query)
@@ -616,7 +646,11 @@ class IndexReader:
         return str(row[0]) if row else None
 
     def versions_containing(self, trigram_query: str, seq: int | None) -> list[tuple[str, int]]:
-        """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit)."""
+        """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit).
+
+        The query comes from `trigram_match`: the answer may name versions that hold every
+        trigram but not the substring itself; callers confirm on the text.
+        """
         sql = (
             "SELECT DISTINCT pv.path, pv.version_id FROM versions_tri"
             " JOIN path_versions pv ON pv.version_id = versions_tri.rowid WHERE versions_tri MATCH ?"

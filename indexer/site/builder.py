@@ -245,7 +245,7 @@ class _SiteBuilder:
         self.stats = SiteStats()
         self.folders = template_folders(repo.root, config.template_dir)
         self.env: Environment = make_environment(self.folders)
-        self.fp = fingerprint(self.folders, config.site_title, config.site_url)
+        self.fp = fingerprint(self.folders, config.site_title, config.site_url, str(config.site_publish_index))
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
         self.adopt_versions: Path | None = None
@@ -460,7 +460,9 @@ class _SiteBuilder:
         (self.out / rel).write_text(html, encoding="utf-8")
 
     def _publish_index(self) -> None:
-        _link_or_copy(self.index_path, self.out / "pincite.sqlite")
+        """The index file goes into the site only when asked: it is larger than the site (DESIGN 12)."""
+        if self.config.site_publish_index:
+            _link_or_copy(self.index_path, self.out / "pincite.sqlite")
 
     def _pagefind(self) -> None:
         if not (self.out / "doc").is_dir():

@@ -43,6 +43,7 @@ class PageContext:
             "title": self.config.site_title,
             "root": root_prefix(rel),
             "site_url": self.config.site_url,
+            "index_file": "pincite.sqlite" if self.config.site_publish_index else None,
             "csp": CSP,
             "human_size": human_size,
         }

@@ -1,0 +1,118 @@
+"""Turning new blobs into text and passages, on every core the build may use.
+
+Extraction and chunking are pure functions of (blob bytes, path, identity, settings), so a
+build hands them to a process pool when more than one core is present and enough versions
+are new; the results come back in the order the blobs were read, so the index is written
+exactly as a single-process build writes it (same rows, same ids). A bounded window of
+blobs is in flight at once: memory does not grow with the corpus.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TypeVar
+
+from indexer.config import Config
+from indexer.errors import ExtractionError
+from indexer.extract import registry as extract_mod
+from indexer.extract.text import encoding_of
+from indexer.text.chunk import Passage, chunk
+from indexer.text.kinds import is_snapshot, text_format
+from indexer.text.model import UTF8
+
+POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processes costs more than it saves
+WINDOW_PER_WORKER = 8  # blobs in flight per worker process
+
+# What preparing one version gives: its text and passages, or why it has none.
+Prepared = tuple[extract_mod.ExtractedText, list[Passage]] | str
+T = TypeVar("T")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def extract_and_chunk(
+    config: Config, data: bytes, path: str, identity: str
+) -> tuple[extract_mod.ExtractedText, list[Passage]]:
+    """The version's text and passages; raises ExtractionError saying why it cannot be indexed."""
+    encoding = encoding_of(identity)  # None: not the text class
+    extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config), encoding or UTF8)
+    if is_snapshot(path) and extracted.source_class != "snapshot":
+        extracted = dataclasses.replace(extracted, source_class="snapshot")
+    passages = chunk(
+        extracted.text,
+        fmt=text_format(path) if encoding is not None else "plain",
+        max_chars=config.passage_max_chars,
+        page_starts=extracted.page_starts,
+    )
+    return extracted, passages
+
+
+def prepare(config: Config, data: bytes, path: str, identity: str) -> Prepared:
+    """`extract_and_chunk`, with a failure given as its reason (a string crosses processes simply)."""
+    try:
+        return extract_and_chunk(config, data, path, identity)
+    except ExtractionError as exc:
+        return exc.reason_for(path)  # stored per blob: no path
+
+
+def prepared_in_order(
+    config: Config, items: Iterable[tuple[T, bytes | None, str, str]], count: int
+) -> Generator[tuple[T, Prepared | None], None, None]:
+    """(tag, prepared) for each (tag, data, path, identity) of `items`, in their order.
+
+    `data` None (a blob not read: over the size limit) gives None. `count` is how many items
+    come: a pool starts only for enough of them, and only when several cores are usable.
+    """
+    workers = min(usable_cores(), 8)
+    if workers < 2 or count < POOL_MIN_VERSIONS:
+        for tag, data, path, identity in items:
+            yield tag, None if data is None else prepare(config, data, path, identity)
+        return
+    # A fresh server process forks the workers: they inherit no pipe of this process (the
+    # cat-file stream), which would keep git waiting for the end of its input.
+    method = "forkserver" if sys.platform.startswith("linux") else "spawn"
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    with _caller_script_hidden(), pool:
+        pending: deque[tuple[T, Future[Prepared] | None]] = deque()
+        for tag, data, path, identity in items:
+            pending.append((tag, None if data is None else pool.submit(prepare, config, data, path, identity)))
+            if len(pending) >= workers * WINDOW_PER_WORKER:
+                yield _result(pending.popleft())
+        while pending:
+            yield _result(pending.popleft())
+
+
+@contextlib.contextmanager
+def _caller_script_hidden() -> Iterator[None]:
+    """Workers need pincite alone: they must not run the calling script again.
+
+    A new worker process imports the `__main__` of its parent by path, which would run a
+    caller's script without a main guard (or fail on `python -`); while the pool starts
+    its workers, the main module names no file, so a worker imports only what it unpickles.
+    """
+    main = sys.modules["__main__"]
+    saved: dict[str, object] = {name: main.__dict__[name] for name in ("__file__", "__spec__") if name in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+def _result(entry: tuple[T, Future[Prepared] | None]) -> tuple[T, Prepared | None]:
+    tag, future = entry
+    return tag, None if future is None else future.result()
