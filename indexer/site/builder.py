@@ -379,12 +379,16 @@ class _SiteBuilder:
         for path in by_path:
             shards.setdefault(history_shard(path), []).append(path)
         (self.out / "history").mkdir(exist_ok=True)
+        inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
+        # The consecutive versions of every path whose entry is written again, diffed in one batch.
+        redo = [p for p, i in inputs_of.items() if not i.at_head or self.old.history.get(p) != i.key()]
+        builder.prefetch([pair for p in redo for pair in builder.consecutive_pairs(p, by_path[p])])
         for shard, paths in sorted(shards.items()):
             rel = f"history/{shard}.json"
             old_entries: dict[str, Any] | None = None
             entries: dict[str, Any] = {}
             for path in sorted(paths):
-                inputs = builder.inputs(path, by_path[path])
+                inputs = inputs_of[path]
                 self.new.history[path] = inputs.key()
                 # A path gone from HEAD may be found renamed by a later commit: always redo those.
                 if inputs.at_head and self.old.history.get(path) == inputs.key():

@@ -431,6 +431,45 @@ const Pincite = (() => {
     };
   }
 
+  // Mirror of indexer.citations.drift._first_change over the history files' steps: carry the cited
+  // lines commit by commit (following renames into the new path's entry) and return the first step
+  // whose own diff touched them or that deleted the document, and the first rename on the way.
+  async function changedBy(root, record, commits, from, lines) {
+    let [first, last] = lines;
+    let renamed = null;
+    for (let hops = 0; record && hops < 50; hops++) {
+      let next = null;
+      for (const step of record.steps || []) {
+        if (commits.indexOf(step.commit) <= from) continue;
+        if (step.kind === "deleted") return { step, renamed };
+        if (!step.hunks) return { step: null, renamed }; // a text was not indexed: cannot say
+        const [state, a, b] = relocateLines(first, last, step.hunks);
+        if (state === "drifted") return { step, renamed };
+        [first, last] = [a, b];
+        if (step.kind === "renamed") { next = step; break; }
+      }
+      if (!next) return { step: null, renamed };
+      renamed = renamed || next;
+      from = commits.indexOf(next.commit);
+      record = await historyRecord(root, next.path);
+    }
+    return { step: null, renamed };
+  }
+
+  async function historyRecord(root, path) {
+    const response = await fetch(`${root}history/${historyName(path).slice(0, 2)}.json`, { cache: "no-cache" });
+    const shard = response.ok ? await response.json() : null;
+    const record = shard && shard.paths ? shard.paths[path] : null;
+    return record && record.path === path ? record : null;
+  }
+
+  // "abc123456789 (2024-05-01): subject", the way `pincite verify` names a commit.
+  function commitLine(step) {
+    const when = step.time ? new Date(step.time * 1000).toISOString().slice(0, 10) : "";
+    return [el("code", { title: step.commit }, step.commit.slice(0, 12)),
+      `${when ? ` (${when})` : ""}${step.subject ? `: ${step.subject}` : ""}`];
+  }
+
   // Writes the places the exact search found into the banner; else returns the note to show.
   function showRecovery(main, result, head, title, body) {
     const banner = document.getElementById("banner");
@@ -494,6 +533,13 @@ const Pincite = (() => {
     const [citedCommit, citedPath] = pageCommitAndPath(main);
     const cited = el("p", { class: "banner-cited" }, "Cited: ",
       el("code", {}, `${citedPath}@${(citedCommit || "?").slice(0, 12)}#${sel.text}`));
+    delete banner.dataset.changedBy;
+    banner.classList.remove("has-diff");
+    banner.querySelectorAll(".banner-diff").forEach((n) => n.remove());
+    const by = result.changedBy;
+    if (by) banner.dataset.changedBy = by.commit;
+    const byLine = (verb) => (by ? el("p", { class: "banner-by" }, `${verb} by `, ...commitLine(by)) : null);
+    let byPara = null;
     if (result.first !== undefined) { banner.dataset.newFirst = result.first; banner.dataset.newLast = result.last; }
     if (result.path) banner.dataset.newPath = result.path;
     if (result.status === "unchanged" || result.status === "moved") {
@@ -508,6 +554,7 @@ const Pincite = (() => {
         title.append(`Unchanged, but moved to lines ${result.first}–${result.last}` +
           (result.path !== pageCommitAndPath(main)[1] ? ` of ${result.path}.` : "."));
         body.append("Same text at ", el("code", {}, headShort), ": ", link);
+        if (by) body.append(" Renamed by ", ...commitLine(by), ".");
       }
     } else if (result.status === "changed" || result.status === "deleted") {
       const note = showRecovery(main, result, head, title, body);
@@ -522,20 +569,32 @@ const Pincite = (() => {
         title.append("Deleted in the latest build.");
         body.append("Below is the text as cited, from ", el("code", {}, (citedCommit || "").slice(0, 12)), ". ", note);
       }
+      const verb = result.status === "changed" ? "Changed" : "Deleted";
       if (result.status === "changed") {
-        const diff = el("pre", { class: "hunk" });
+        const diff = el("pre", { class: "hunk", tabindex: "0", "aria-label": "git's diff of the cited lines" });
+        let size = 0;
         for (const [os, oc, ns, nc, lines] of result.hunks) {
           diff.append(el("span", { class: "hunk-head" }, `@@ -${os},${oc} +${ns},${nc} @@\n`));
           for (const line of lines) {
             diff.append(el("span", { class: line[0] === "+" ? "add" : line[0] === "-" ? "del" : "" }, line + "\n"));
           }
+          size += 1 + lines.length;
         }
+        if (size <= SHORT_DIFF_LINES) {
+          // A short diff is shown open, with the commit that made it, beside the verdict (inside
+          // the box reserved for the banner on a wide screen).
+          bannerText(banner).replaceChildren(cited, title, body, ...(note ? [el("p", { class: "banner-note" }, note)] : []));
+          banner.classList.add("has-diff");
+          bannerText(banner).after(el("div", { class: "banner-diff" }, ...[byLine(verb), diff].filter(Boolean)));
+          return;
+        }
+        const parts = [cited, title, byLine(verb), body].filter(Boolean);
         // The note goes under "Show the change": the banner keeps the height reserved for it.
         const more = note ? [el("p", {}, note), diff] : [diff];
-        bannerText(banner).replaceChildren(cited, title, body,
-          el("details", {}, el("summary", {}, "Show the change"), ...more));
+        bannerText(banner).replaceChildren(...parts, el("details", {}, el("summary", {}, "Show the change"), ...more));
         return;
       }
+      if (result.status === "deleted") byPara = byLine(verb);
     } else if (result.status === "unresolvable") {
       title.append("This permalink does not resolve.");
       body.append(result.reason);
@@ -543,8 +602,10 @@ const Pincite = (() => {
       title.append("Cannot compare with the latest build.");
       body.append(result.reason || "This version is not in the published history of the path.");
     }
-    bannerText(banner).replaceChildren(cited, title, body);
+    bannerText(banner).replaceChildren(...[cited, title, byPara, body].filter(Boolean));
   }
+
+  const SHORT_DIFF_LINES = 4; // hunk headers and lines: what fits the banner's reserved height
 
   // The banner's text (a template of before this version may have put it straight in the banner).
   const bannerText = (banner) => banner.querySelector(".banner-text") || banner;
@@ -635,6 +696,14 @@ const Pincite = (() => {
       // Searched before the banner is drawn: one change of the banner, no layout shift.
       if (result.status === "changed" || result.status === "deleted") {
         result.recovery = await findCitedText(main, entry.target, sel);
+      }
+      if (result.status !== "unavailable") {
+        // The walk starts at the permalink's commit (or where this version last began).
+        const commits = line ? line.commits : [];
+        const ranges = entry.ranges || [];
+        const from = commits.indexOf(commit || (ranges.length ? ranges[ranges.length - 1][0] : ""));
+        const walk = await changedBy(root, record, commits, from, lineRangeOf(sel)).catch(() => null);
+        if (walk) result.changedBy = result.status === "changed" || result.status === "deleted" ? walk.step : walk.renamed;
       }
       showBanner(main, result, sel, headInfo);
     } catch (err) {
@@ -736,7 +805,7 @@ const Pincite = (() => {
   }
 
   return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,
-    charShiftBefore, citationStrings, findCitedText, findText };
+    changedBy, charShiftBefore, citationStrings, findCitedText, findText };
 })();
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", Pincite.start);

@@ -1,0 +1,125 @@
+"""The reader's site in a real browser: who changed the cited text, titles, history pages, exact
+citations from the rendered view, search suggestions, accessibility (Debian chromium, Playwright)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import sync_playwright
+from test_site_browser import ARGS, CHROMIUM, OLD, _permalink
+
+from indexer.api import build
+from indexer.site.serve import serve_in_thread
+from indexer.vcs.repo import GitRepo
+
+SHOTS = Path("/tmp/reader-shots")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield instance
+        instance.close()
+
+
+def _tab(browser: Any, width: int = 1280, height: int = 800) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    tab = context.new_page()
+    tab.errors = []
+    tab.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+    tab.on("console", lambda msg: tab.errors.append(msg.text) if msg.type == "error" else None)
+    return tab
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    servers: list[Any] = []
+
+    def start(site: Path) -> str:
+        server, base = serve_in_thread(site)
+        servers.append(server)
+        return str(base)
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def _cli(repo: Path, *args: str) -> Any:
+    proc = subprocess.run(
+        [sys.executable, "-m", "indexer.cli.main", *args, "--repo", str(repo), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(proc.stdout)
+
+
+def _shot(tab: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+# -- 1. the banner names the commit that changed the cited text ------------------------------------
+
+
+def _edited_history(corpus_repo: Any) -> dict[str, str]:
+    """policy.txt: cited, edited above, renamed, its line 12 reworded, edited again; gone.md deleted."""
+    commits = {"cited": corpus_repo.commit({"corpus/policy.txt": OLD, "corpus/gone.md": "# Gone\n\nsoon deleted\n"})}
+    commits["above"] = corpus_repo.commit({"corpus/policy.txt": "a new first line\n" + OLD}, "Add a first line")
+    commits["renamed"] = corpus_repo.move("corpus/policy.txt", "corpus/rules.txt", "Rename the policy to rules")
+    text = "a new first line\n" + OLD.replace("line 12 of the policy", "line twelve, reworded")
+    commits["reworded"] = corpus_repo.commit({"corpus/rules.txt": text}, "Reword line twelve")
+    commits["deleted"] = corpus_repo.commit({"corpus/gone.md": None}, "Remove the gone page")
+    text = text.replace("line twelve, reworded", "line twelve, reworded again")
+    commits["again"] = corpus_repo.commit({"corpus/rules.txt": text}, "Reword it again")
+    return commits
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_banner_names_the_commit_verify_reports_as_changed_by(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, width: int, height: int
+) -> None:
+    commits = _edited_history(corpus_repo)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    repo = GitRepo(corpus_repo.root)
+    tab = _tab(browser, width, height)
+    cases = [
+        ("corpus/policy.txt", "L12", "changed", "reworded"),
+        ("corpus/policy.txt", "L11-L13", "changed", "reworded"),
+        ("corpus/policy.txt", "L3", "moved", "renamed"),
+        ("corpus/gone.md", "L3", "deleted", "deleted"),
+    ]
+    for path, selector, status, changer in cases:
+        verdict = _cli(corpus_repo.root, "verify", f"{path}@{commits['cited']}#{selector}")[0]
+        assert verdict["changed_by"]["commit"] == commits[changer], (selector, verdict)
+        tab.goto(_permalink(base, repo, commits["cited"], path, selector))
+        tab.wait_for_selector(f"#banner[data-status='{status}']")
+        assert tab.get_attribute("#banner", "data-changed-by") == commits[changer], selector
+        if status != "moved" and width > 600:
+            by = tab.inner_text(".banner-by")
+            assert commits[changer][:12] in by and ("Reword line twelve" in by or "Remove the gone page" in by)
+    # A short diff is shown open beside the verdict; the text below the banner does not move.
+    tab.goto(_permalink(base, repo, commits["cited"], "corpus/policy.txt", "L12"))
+    tab.wait_for_selector("#banner[data-status='changed']")
+    if width > 600:
+        assert tab.locator(".banner-diff .hunk").is_visible()
+        assert "line twelve, reworded again" in tab.inner_text(".banner-diff")
+        banner = tab.locator("#banner").bounding_box()
+        assert banner["height"] <= 8.5 * 16 + 1, banner
+    else:
+        assert not tab.locator(".banner-diff").is_visible()
+        tab.click(".banner-toggle")
+        assert tab.locator(".banner-diff .hunk").is_visible()
+    _shot(tab, f"banner-changed-by-{width}")
+    assert tab.errors == []
+    tab.context.close()
