@@ -128,7 +128,8 @@ def test_search_finds_the_passage_and_lands_on_highlighted_text(served: Any, pag
     page.press("#q-top", "Enter")
     page.wait_for_selector(".result-link")
     first = page.locator(".result-link").first
-    assert first.inner_text() == "corpus/handbook.md"
+    assert first.inner_text() == "Staff handbook"
+    assert page.locator(".result-path").first.inner_text() == "corpus/handbook.md"
     assert "departure" in page.locator(".result .excerpt mark").first.inner_text().lower()
     assert page.locator("#f-class option[value='text']").inner_text() == "text (3)"
     page.select_option("#f-folder", "corpus")

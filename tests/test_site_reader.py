@@ -123,3 +123,53 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
     _shot(tab, f"banner-changed-by-{width}")
     assert tab.errors == []
     tab.context.close()
+
+
+# -- 2. titles -----------------------------------------------------------------------------------
+
+TITLED = {
+    "corpus/notes/front.md": "---\ntitle: Front matter wins\n---\n\n# Not this heading\n\nThe retention schedule.\n",
+    "corpus/notes/heading.md": "# Leave <script>window.__pwned=1</script> policy\n\nRetention of leave records.\n",
+    "corpus/notes/guide.rst": "Travel guide\n============\n\nRetention of travel receipts.\n",
+    "corpus/notes/manual.adoc": "= Operations manual\n\nRetention of operations logs.\n",
+    "corpus/notes/plain.txt": "no title here, only retention words\n",
+}
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_lists_results_and_pages_show_titles_with_paths(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, width: int, height: int
+) -> None:
+    corpus_repo.commit(TITLED, "titled documents")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    tab = _tab(browser, width, height)
+    tab.goto(base + "index.html")
+    rows = {
+        r.locator("a").inner_text(): r.locator(".doc-path").all_inner_texts()
+        for r in tab.locator("table.docs td:first-child").all()
+    }
+    assert rows["Front matter wins"] == ["front.md"]
+    assert rows["Leave <script>window.__pwned=1</script> policy"] == ["heading.md"]
+    assert rows["Travel guide"] == ["guide.rst"] and rows["Operations manual"] == ["manual.adoc"]
+    assert rows["plain.txt"] == []  # no title: the name alone
+    _shot(tab, f"titles-home-{width}")
+    tab.goto(base + "doc/corpus/notes/front.md.html")
+    assert tab.title().startswith("Front matter wins — corpus/notes/front.md · ")
+    assert tab.inner_text("h1") == "Front matter wins" and tab.inner_text("p.doc-path") == "corpus/notes/front.md"
+    tab.goto(base + "doc/corpus/notes/plain.txt.html")
+    assert tab.title().startswith("corpus/notes/plain.txt · ") and tab.inner_text("h1") == "corpus/notes/plain.txt"
+    tab.goto(base + "search.html?q=retention")
+    tab.wait_for_selector(".result-link")
+    results = {
+        r.locator(".result-link").inner_text(): r.locator(".result-path").all_inner_texts()
+        for r in tab.locator(".result").all()
+    }
+    assert results["Travel guide"] == ["corpus/notes/guide.rst"]
+    assert results["Leave <script>window.__pwned=1</script> policy"] == ["corpus/notes/heading.md"]
+    assert results["corpus/notes/plain.txt"] == []
+    _shot(tab, f"titles-search-{width}")
+    assert tab.evaluate("window.__pwned") is None
+    assert tab.errors == []
+    tab.context.close()

@@ -56,8 +56,16 @@
     const link = document.createElement("a");
     link.className = "result-link";
     link.href = withTerms(best.url, terms);
-    link.textContent = data.meta.path || data.meta.title || data.url;
+    // The document's title, with its path beside it (the path alone when it has no title).
+    const path = data.meta.path || data.url;
+    link.textContent = data.meta.title || path;
     li.append(link);
+    if (data.meta.title && data.meta.title !== path) {
+      const where = document.createElement("span");
+      where.className = "result-path";
+      where.textContent = path;
+      li.append(" ", where);
+    }
     if (subs[0] && subs[0].title) {
       const section = document.createElement("span");
       section.className = "result-section";
