@@ -173,3 +173,56 @@ def test_lists_results_and_pages_show_titles_with_paths(
     assert tab.evaluate("window.__pwned") is None
     assert tab.errors == []
     tab.context.close()
+
+
+# -- 3. history pages ---------------------------------------------------------------------------
+
+
+def test_history_page_lists_versions_with_diffs_and_version_pages_link_neighbours(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
+) -> None:
+    first = corpus_repo.commit({"corpus/policy.txt": OLD}, "Adopt the policy")
+    second = corpus_repo.commit({"corpus/policy.txt": OLD.replace("line 4 of", "line <four> of")}, "Reword line four")
+    corpus_repo.commit({"corpus/other.md": "# Other\n"}, "Unrelated")
+    third = corpus_repo.commit(
+        {"corpus/policy.txt": OLD.replace("line 4 of", "line <four> of") + "line 21\n"}, "Add 21"
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    repo = GitRepo(corpus_repo.root)
+    blobs = [repo.blob_at(c, "corpus/policy.txt").sha for c in (first, second, third)]  # type: ignore[union-attr]
+    tab = _tab(browser)
+    tab.goto(base + "doc/corpus/policy.txt.html")
+    tab.click("text=history")
+    tab.wait_for_url("**/changes/corpus/policy.txt.html")
+    rows = tab.locator(".version-row")
+    assert rows.count() == 3
+    heads = [rows.nth(i).locator(".version-head a").inner_text() for i in range(3)]
+    assert heads == [f"Version {b[:12]}" for b in reversed(blobs)]
+    assert "Add 21" in rows.nth(0).inner_text() and "the built commit" in rows.nth(0).inner_text()
+    assert "Reword line four" in rows.nth(1).inner_text() and "2026-" in rows.nth(1).inner_text()
+    assert rows.nth(2).locator("text=diff from the version before").count() == 0
+    _shot(tab, "history-page-1280")
+    rows.nth(1).locator("text=diff from the version before").click()
+    tab.wait_for_url(f"**/diff/{blobs[0]}-{blobs[1]}.html")
+    assert tab.locator(".diff .del").all_inner_texts() == ["-line 4 of the policy\n"]
+    assert tab.locator(".diff .add").all_inner_texts() == ["+line <four> of the policy\n"]
+    _shot(tab, "diff-page-1280")
+    # The middle version's page links to the history and to both neighbours.
+    tab.goto(_permalink(base, repo, second, "corpus/policy.txt", "L4"))
+    tab.wait_for_selector("#version-nav[data-done]")
+    prev, nxt = tab.get_attribute("a[rel=prev]", "href"), tab.get_attribute("a[rel=next]", "href")
+    assert f"v/{blobs[0]}.html?commit={first}" in prev and f"v/{blobs[2]}.html?commit={third}" in nxt
+    tab.click("a[rel=next]")
+    tab.wait_for_selector("#banner[data-status='unchanged']")
+    assert tab.locator("a[rel=next]").count() == 0 and tab.locator("a[rel=prev]").count() == 1
+    assert tab.errors == []
+    tab.context.close()
+    # A later build keeps the diff pages (immutable) and the history page of a path it did not change.
+    diff_page = site / "diff" / f"{blobs[0]}-{blobs[1]}.html"
+    kept = diff_page.stat().st_ino, (site / "changes/corpus/other.md.html").stat().st_ino
+    corpus_repo.commit({"corpus/policy.txt": OLD}, "Back to the start")
+    build(corpus_repo.root, out=site)
+    assert (diff_page.stat().st_ino, (site / "changes/corpus/other.md.html").stat().st_ino) == kept
+    assert (site / "diff" / f"{blobs[2]}-{blobs[0]}.html").is_file()

@@ -650,6 +650,25 @@ const Pincite = (() => {
     boxes.forEach((box) => { observer.observe(box); check(box); });
   }
 
+  // Previous and next versions of the path, beside the link to its history page: the page is
+  // immutable, so its neighbours come from the path's history file.
+  function versionNav(main, record, commits, path) {
+    const nav = document.getElementById("version-nav");
+    if (!nav || nav.dataset.done) return;
+    const start = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
+    const order = Object.entries(record.versions).sort((x, y) => start(x[1]) - start(y[1]));
+    const at = order.findIndex(([blob]) => blob === main.dataset.blob);
+    if (at < 0) return;
+    const link = (n, rel, label) => {
+      const [blob, v] = order[n];
+      const first = v.ranges[v.ranges.length - 1][0];
+      return el("a", { href: versionHref(main, blob, first, path, "L1"), rel }, label);
+    };
+    if (at > 0) nav.append(" · ", link(at - 1, "prev", "previous version"));
+    if (at < order.length - 1) nav.append(" · ", link(at + 1, "next", "next version"));
+    nav.dataset.done = "1";
+  }
+
   // Why `commit` did not hold this page's version of `path`, or null when it did.
   function commitMismatch(commits, ranges, commit, path) {
     const at = commits.indexOf(commit);
@@ -680,6 +699,7 @@ const Pincite = (() => {
       ]);
       const record = history && history.paths ? history.paths[path] : null;
       const entry = record && record.path === path ? record.versions[main.dataset.blob] : null;
+      if (entry) versionNav(main, record, line ? line.commits : [], path);
       const mismatch = entry && commit ? commitMismatch(line ? line.commits : [], entry.ranges, commit, path) : null;
       if (mismatch) {
         // Fail closed: the page's text is not what the permalink's commit held at that path.
