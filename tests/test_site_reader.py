@@ -226,3 +226,85 @@ def test_history_page_lists_versions_with_diffs_and_version_pages_link_neighbour
     build(corpus_repo.root, out=site)
     assert (diff_page.stat().st_ino, (site / "changes/corpus/other.md.html").stat().st_ino) == kept
     assert (site / "diff" / f"{blobs[2]}-{blobs[0]}.html").is_file()
+
+
+# -- 4. a rendered selection cites exactly what was selected -------------------------------------
+
+RULES = (
+    "# Records\n\nSome opening words here. The *retention* rule in [the handbook](handbook.md)\n"
+    "applies to `records` **only**. A closing sentence follows.\n\n"
+    "Fees &amp; charges are listed.\n"
+)
+
+
+def _select_rendered(tab: Any, needle: str) -> None:
+    """Select `needle` in the rendered view, as a reader would by dragging across the marked-up text."""
+    found = tab.evaluate(
+        """(needle) => {
+            const root = document.getElementById('rendered');
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            const nodes = []; let node, text = '';
+            while ((node = walker.nextNode())) { nodes.push([node, text.length]); text += node.data; }
+            const at = text.indexOf(needle);
+            if (at < 0) return false;
+            const locate = (off) => { for (const [n, s] of nodes) if (off <= s + n.data.length) return [n, off - s]; };
+            const range = document.createRange();
+            range.setStart(...locate(at)); range.setEnd(...locate(at + needle.length));
+            getSelection().removeAllRanges(); getSelection().addRange(range);
+            return true;
+        }""",
+        needle,
+    )
+    assert found, needle
+
+
+@pytest.mark.parametrize(
+    "selected,cited",
+    [
+        (
+            "The retention rule in the handbook\napplies to records only.",
+            "The *retention* rule in [the handbook](handbook.md)\napplies to `records` **only**.",
+        ),
+        # Markup the selection opens and closes is kept whole; a link's text cut short stays cut.
+        ("retention rule in the", "*retention* rule in [the"),
+        ("the handbook\napplies", "[the handbook](handbook.md)\napplies"),
+        ("records only", "`records` **only**"),
+    ],
+)
+def test_a_rendered_selection_cites_exactly_its_source(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, selected: str, cited: str
+) -> None:
+    corpus_repo.commit({"corpus/rules.md": RULES, "corpus/handbook.md": "# Handbook\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    tab = _tab(browser)
+    tab.goto(base + "doc/corpus/rules.md.html")
+    assert tab.locator("#rendered").is_visible()
+    _select_rendered(tab, selected)
+    tab.click("#cite-open")
+    text_form = tab.input_value("#cite-text")
+    assert "#c" in text_form, text_form
+    resolved = _cli(corpus_repo.root, "resolve", text_form)
+    resolved = resolved[0] if isinstance(resolved, list) else resolved
+    assert resolved["text"] == cited
+    assert "could not be matched" not in tab.inner_text("#cite-status")
+    assert tab.errors == []
+    tab.context.close()
+
+
+def test_a_rendered_selection_that_cannot_be_mapped_cites_the_lines_and_says_so(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
+) -> None:
+    corpus_repo.commit({"corpus/rules.md": RULES, "corpus/handbook.md": "# Handbook\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    tab = _tab(browser, 390, 844)
+    tab.goto(base + "doc/corpus/rules.md.html")
+    _select_rendered(tab, "Fees & charges")  # an entity: the source holds "&amp;"
+    tab.click("#cite-open")
+    assert tab.input_value("#cite-text").endswith("#L6")
+    assert "could not be matched to the source exactly" in tab.inner_text("#cite-status")
+    _shot(tab, "cite-fallback-390")
+    tab.context.close()

@@ -178,8 +178,132 @@ const Pincite = (() => {
     return codePoints(range.toString());
   }
 
-  // The selection as a span: code points in the source view, or whole lines of the
-  // Markdown blocks it touches in the rendered view (those blocks carry their source lines).
+  // -- rendered selection → source code points -----------------------------------------------
+  // A rendered block carries its source lines. Its rendered text is aligned with that source
+  // character by character, the Markdown markup between them skipped (emphasis and code marks,
+  // a link's brackets and destination, entities, a line break); a selection then maps to the
+  // exact code points of the source, widened to keep the markup it opens or closes whole.
+  // When the alignment is not exact, the block's lines are cited and the panel says so.
+  const MARKS = new Set(["*", "_", "`", "~"]);
+  const isSpace = (c) => c === " " || c === "\n" || c === "\t" || c === "\r" || c === "\u00a0";
+
+  function blockSource(block) {
+    const starts = lineStarts();
+    const points = Array.from(src().textContent);
+    const a = +block.dataset.lineStart, b = +block.dataset.lineEnd;
+    const from = starts[a - 1], to = starts[Math.min(b, starts.length - 1)];
+    return { from, points: points.slice(from, to) };
+  }
+
+  // For each code point of `rendered`, its index in `source` (-1 when it has none).
+  function alignRendered(rendered, source) {
+    const map = [];
+    let j = 0;
+    for (const c of rendered) {
+      let k = j;
+      while (k < source.length && source[k] !== c && !(isSpace(c) && isSpace(source[k]))) k++;
+      if (k === source.length) { map.push(-1); continue; }
+      map.push(k);
+      j = k + 1;
+    }
+    return map;
+  }
+
+  // Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, spaces?
+  function markupOnly(source, a, b) {
+    const run = source.slice(a, b).join("");
+    return /^(?:[*_`~\s<>!\[\]\\]|\]\([^)]*\)|\]\[[^\]]*\]|&[#\w]+;)*$/.test(run);
+  }
+
+  function renderedOffset(block, node, offset) {
+    const range = document.createRange();
+    range.setStart(block, 0);
+    range.setEnd(node, offset);
+    return codePoints(range.toString());
+  }
+
+  function exactRenderedSpan(r) {
+    const blockOf = (node) => (node.nodeType === 1 ? node : node.parentElement).closest("[data-line-start]");
+    const block = blockOf(r.startContainer);
+    if (!block || block !== blockOf(r.endContainer)) return null;
+    const rendered = Array.from(block.textContent);
+    const { from, points } = blockSource(block);
+    const map = alignRendered(rendered, points);
+    let start = renderedOffset(block, r.startContainer, r.startOffset);
+    let end = renderedOffset(block, r.endContainer, r.endOffset);
+    while (start < end && isSpace(rendered[start])) start++;
+    while (end > start && isSpace(rendered[end - 1])) end--;
+    if (end <= start) return null;
+    for (let i = start; i < end; i++) {
+      if (map[i] < 0) return null;
+      // Between two selected characters the source may hold markup only, never other text.
+      if (i > start && map[i] - map[i - 1] > 1 && !markupOnly(points, map[i - 1] + 1, map[i])) return null;
+    }
+    return widenToMarkup(points, from, from + map[start], from + map[end - 1] + 1);
+  }
+
+  // Keep emphasis, code and link markup whole: an opening mark whose closing one the span holds
+  // (or the reverse) is taken in, and so is a link's "](destination)" when its whole text is selected.
+  function widenToMarkup(points, from, a, b) {
+    let i = a - from, j = b - from;
+    // Runs of one mark ("**", "`") pair up like brackets; an unpaired run is closed by the same run
+    // right after the span, or opened by one right before it.
+    const unpaired = () => {
+      const stack = [];
+      for (let k = i; k < j; k++) {
+        if (!MARKS.has(points[k])) continue;
+        let n = 1;
+        while (k + n < j && points[k + n] === points[k]) n++;
+        const run = points[k].repeat(n);
+        if (stack.length && stack[stack.length - 1] === run) stack.pop();
+        else stack.push(run);
+        k += n - 1;
+      }
+      return stack;
+    };
+    const runAt = (k, run) => points.slice(k, k + run.length).join("") === run;
+    for (let guard = 0; guard < 8; guard++) {
+      let changed = false;
+      for (const run of unpaired().reverse()) {
+        if (runAt(j, run)) { j += run.length; changed = true; }
+        else if (i >= run.length && runAt(i - run.length, run)) { i -= run.length; changed = true; }
+        break;
+      }
+      const text = points.slice(i, j).join("");
+      const opens = (text.match(/\[/g) || []).length, closes = (text.match(/\]/g) || []).length;
+      if (opens > closes) {
+        const rest = points.slice(j).join("");
+        const m = /^\](?:\([^)\n]*\)|\[[^\]\n]*\])?/.exec(rest); // the link's whole text is selected
+        if (m) { j += Array.from(m[0]).length; changed = true; }
+      } else if (closes > opens && i > 0 && points[i - 1] === "[") { i--; changed = true; }
+      if (!changed) break;
+    }
+    return { kind: "chars", a: from + i, b: from + j };
+  }
+
+  // The selection's range with its ends moved into the first and last selected text of a block
+  // (a drag or a triple click often starts or ends between two blocks).
+  function tightRange(r) {
+    const walker = document.createTreeWalker(r.commonAncestorContainer.nodeType === 1
+      ? r.commonAncestorContainer : r.commonAncestorContainer.parentNode, NodeFilter.SHOW_TEXT);
+    let first = null, last = null, node;
+    while ((node = walker.nextNode())) {
+      if (!r.intersectsNode(node) || !node.parentElement.closest("[data-line-start]")) continue;
+      const a = node === r.startContainer ? r.startOffset : 0;
+      const b = node === r.endContainer ? r.endOffset : node.data.length;
+      if (b <= a || !node.data.slice(a, b).trim()) continue;
+      if (!first) first = [node, a];
+      last = [node, b];
+    }
+    if (!first) return r;
+    const tight = document.createRange();
+    tight.setStart(...first);
+    tight.setEnd(...last);
+    return tight;
+  }
+
+  // The selection as a span: code points in the source view; in the rendered view, the exact
+  // code points of the source the selection shows, or the lines of the blocks it touches.
   function selectedSpan() {
     const s = window.getSelection();
     if (!s || s.rangeCount === 0 || s.isCollapsed || !src()) return null;
@@ -187,9 +311,14 @@ const Pincite = (() => {
     const rendered = document.getElementById("rendered");
     if (rendered && !rendered.hidden && rendered.contains(r.commonAncestorContainer)) {
       const block = (node) => (node.nodeType === 1 ? node : node.parentElement).closest("[data-line-start]");
-      const a = block(r.startContainer), b = block(r.endContainer);
+      const tight = tightRange(r);
+      const a = block(tight.startContainer), b = block(tight.endContainer);
       if (!a || !b) return null;
-      return { kind: "lines", a: +a.dataset.lineStart, b: Math.max(+a.dataset.lineStart, +b.dataset.lineEnd) };
+      const exact = exactRenderedSpan(tight);
+      if (exact) return exact;
+      return { kind: "lines", a: +a.dataset.lineStart, b: Math.max(+a.dataset.lineStart, +b.dataset.lineEnd),
+        note: "The selection could not be matched to the source exactly: the cited span is the whole " +
+          "lines of the selected blocks." };
     }
     if (!src().contains(r.startContainer) && !src().contains(r.endContainer)) return null;
     const total = codePoints(src().textContent);
@@ -266,7 +395,9 @@ const Pincite = (() => {
       document.getElementById("cite-text").value = c.text;
       document.getElementById("cite-markdown").value = c.markdown;
       details.hidden = false;
-      copy(c.permalink, status, "Permalink copied.");
+      const note = current.note ? current.note + " " : "";
+      status.textContent = note;
+      copy(c.permalink, status, note + "Permalink copied.");
     });
     document.getElementById("cite-close").addEventListener("click", () => {
       details.hidden = true;
