@@ -308,3 +308,34 @@ def test_a_rendered_selection_that_cannot_be_mapped_cites_the_lines_and_says_so(
     assert "could not be matched to the source exactly" in tab.inner_text("#cite-status")
     _shot(tab, "cite-fallback-390")
     tab.context.close()
+
+
+# -- 5. a query with no results suggests the nearest words ---------------------------------------
+
+
+def test_a_query_without_results_suggests_the_nearest_words(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
+) -> None:
+    corpus_repo.commit(TITLED, "titled documents")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    words = (site / "words.txt").read_text(encoding="utf-8").split()
+    assert words[0] == "retention" and "operations" in words and "<script>" not in words
+    base = serve(site)
+    tab = _tab(browser, 390, 844)
+    tab.goto(base + "search.html?q=travl%20recipts")
+    tab.wait_for_selector("a.suggestion")
+    assert tab.inner_text("a.suggestion") == "travel receipts"
+    assert tab.locator(".result").count() == 0
+    _shot(tab, "search-suggestion-390")
+    tab.click("a.suggestion")
+    tab.wait_for_selector(".result-link")
+    assert tab.locator(".result-link").first.inner_text() == "Travel guide"
+    assert "q=travel+receipts" in tab.url
+    # A query of words the corpus holds, or of nothing near any, gets no suggestion.
+    tab.goto(base + "search.html?q=zzzzzzzzq")
+    tab.wait_for_function("() => document.getElementById('search-status').textContent.includes('match')")
+    tab.wait_for_timeout(200)
+    assert tab.locator("a.suggestion").count() == 0
+    assert tab.errors == []
+    tab.context.close()

@@ -45,6 +45,7 @@ from indexer.site.history import HistoryBuilder
 from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+from indexer.site.vocabulary import words_file
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -496,6 +497,9 @@ class _SiteBuilder:
             class_counts=sorted(class_counts.items()),
         )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        # The search page's "did you mean": the words of the documents at the built commit.
+        texts = (self.reader.version(v).text or "" for v in sorted(set(ok.values())))
+        (self.out / "words.txt").write_bytes(words_file(texts))
         rows, problem = citations_report(ctx, ok)
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
 
