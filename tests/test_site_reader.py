@@ -339,3 +339,52 @@ def test_a_query_without_results_suggests_the_nearest_words(
     assert tab.locator("a.suggestion").count() == 0
     assert tab.errors == []
     tab.context.close()
+
+
+# -- 6. accessibility: axe-core finds no violations ---------------------------------------------
+
+AXE = Path(__file__).parent / "fixtures" / "axe.min.js"  # axe-core 4.14.1 (MPL-2.0), a test fixture only
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_axe_finds_no_violations_on_the_sites_pages(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, width: int, height: int
+) -> None:
+    commits = _edited_history(corpus_repo)
+    corpus_repo.commit({**TITLED, "corpus/rules.md": RULES, "corpus/handbook.md": "# Handbook\n"}, "more documents")
+    corpus_repo.commit({"corpus/cites.md": f"See corpus/notes/plain.txt@{corpus_repo.head()}#L1.\n"}, "a citation")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    repo = GitRepo(corpus_repo.root)
+    # The pages' CSP forbids injected scripts: axe is injected by the browser with the CSP bypassed.
+    context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+    tab = context.new_page()
+    pages = {
+        "home": ("index.html", "#docs-h"),
+        "document": ("doc/corpus/rules.md.html", "#rendered"),
+        "history": ("changes/corpus/rules.txt.html", ".version-row"),
+        "diff": (None, ".diff"),
+        "version": (
+            _permalink(base, repo, commits["cited"], "corpus/policy.txt", "L12")[len(base) :],
+            "[data-changed-by]",
+        ),
+        "search": ("search.html?q=retention", ".result-link"),
+        "search-suggestion": ("search.html?q=travl", "a.suggestion"),
+        "citations": ("citations.html", "table.report"),
+    }
+    diff = next((site / "diff").iterdir()).name
+    pages["diff"] = (f"diff/{diff}", ".diff")
+    found: dict[str, list[str]] = {}
+    for name, (rel, ready) in pages.items():
+        tab.goto(base + rel)
+        tab.wait_for_selector(ready)
+        tab.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        violations = tab.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(
+                v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)"""
+        )
+        found[name] = violations
+        _shot(tab, f"axe-{name}-{width}")
+    assert found == {name: [] for name in pages}
+    context.close()
