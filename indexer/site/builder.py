@@ -33,10 +33,19 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
+from indexer.site.changes import (
+    Step,
+    changes_key,
+    changes_page_path,
+    consecutive_steps,
+    render_changes_page,
+    render_diff_page,
+)
 from indexer.site.history import HistoryBuilder
 from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+from indexer.site.vocabulary import words_file
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -76,6 +85,8 @@ class _Manifest:
     files: dict[str, str] = field(default_factory=dict)
     # The relative links of each document page as written, with their kind: [[url, kind], ...].
     links: dict[str, list[list[str]]] = field(default_factory=dict)
+    changes: dict[str, str] = field(default_factory=dict)  # history pages by path
+    diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
@@ -88,6 +99,8 @@ class _Manifest:
                 data["history"],
                 data.get("files", {}),
                 data.get("links", {}),
+                data.get("changes", {}),
+                data.get("diffs", {}),
             )
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
@@ -267,6 +280,7 @@ class _SiteBuilder:
             self._documents(ctx, heads, metas)
             self._linked_files()
             self._histories(commits, metas, by_path)
+            self._changes(ctx, metas, by_path)
             self._top_pages(ctx, heads, metas)
             self._publish_index()
             self._pagefind()
@@ -374,17 +388,21 @@ class _SiteBuilder:
         self, commits: list[CommitInfo], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]
     ) -> None:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
-        builder = HistoryBuilder(self.repo, self.reader, commits, metas)
+        builder = self.history_builder = HistoryBuilder(self.repo, self.reader, commits, metas)
         shards: dict[str, list[str]] = {}
         for path in by_path:
             shards.setdefault(history_shard(path), []).append(path)
         (self.out / "history").mkdir(exist_ok=True)
+        inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
+        # The consecutive versions of every path whose entry is written again, diffed in one batch.
+        redo = [p for p, i in inputs_of.items() if not i.at_head or self.old.history.get(p) != i.key()]
+        builder.prefetch([pair for p in redo for pair in builder.consecutive_pairs(p, by_path[p])])
         for shard, paths in sorted(shards.items()):
             rel = f"history/{shard}.json"
             old_entries: dict[str, Any] | None = None
             entries: dict[str, Any] = {}
             for path in sorted(paths):
-                inputs = builder.inputs(path, by_path[path])
+                inputs = inputs_of[path]
                 self.new.history[path] = inputs.key()
                 # A path gone from HEAD may be found renamed by a later commit: always redo those.
                 if inputs.at_head and self.old.history.get(path) == inputs.key():
@@ -401,6 +419,33 @@ class _SiteBuilder:
                 _link_or_copy(self.previous / rel, target)
             else:
                 target.write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
+
+    def _changes(self, ctx: PageContext, metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]) -> None:
+        """History pages of every path, and the diff pages between consecutive versions (immutable)."""
+        builder, head_seq = self.history_builder, len(ctx.commits) - 1
+        same_fp = self.old.fingerprint == self.fp
+        steps_of = {p: consecutive_steps(builder, pvs, metas, ctx.commits) for p, pvs in by_path.items()}
+        todo: dict[str, tuple[str, Step]] = {}
+        for path, steps in sorted(steps_of.items()):
+            for step in steps:
+                if step is None or step.rel in self.new.diffs:
+                    continue
+                self.new.diffs[step.rel] = step.key
+                if not (same_fp and self._reuse(self.old.diffs, step.rel, step.key, step.rel)):
+                    todo[step.rel] = (path, step)
+        builder.prefetch([(s.old_text, s.new_text) for _p, s in todo.values()])
+        for rel, (path, step) in todo.items():
+            render_diff_page(ctx, path, step, builder.hunks(step.old_text, step.new_text), self.out / rel)
+            self.stats.pages_rendered += 1
+        for path, pvs in sorted(by_path.items()):
+            rel, key = changes_page_path(path), changes_key(path, pvs, metas, head_seq)
+            self.new.changes[path] = key
+            if same_fp and self._reuse(self.old.changes, path, key, rel):
+                self.stats.pages_reused += 1
+                continue
+            at_head = pvs[-1].last_seq == head_seq and metas[pvs[-1].version_id].status == "ok"
+            render_changes_page(ctx, path, pvs, metas, steps_of[path], at_head, self.out / rel)
+            self.stats.pages_rendered += 1
 
     def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         head = ctx.commits[-1]
@@ -452,6 +497,9 @@ class _SiteBuilder:
             class_counts=sorted(class_counts.items()),
         )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        # The search page's "did you mean": the words of the documents at the built commit.
+        texts = (self.reader.version(v).text or "" for v in sorted(set(ok.values())))
+        (self.out / "words.txt").write_bytes(words_file(texts))
         rows, problem = citations_report(ctx, ok)
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
 

@@ -6,17 +6,24 @@ which says for each blob the path ever had where that text went at the built com
 same blob, a zero-context diff to the HEAD version (git's own, of the indexed texts, as
 `pincite verify` computes it), a rename (followed the way verify follows it), or a
 deletion. The page then relocates the cited lines through those hunks in the browser.
+
+Each path's entry also lists its `steps`: the commits where one version of the path gave way to
+the next (modified, renamed, deleted), each with the hunk headers of git's diff between the two
+consecutive versions. The page carries the cited lines through them, as `citations.lineage`
+and `drift.verify` do, to name the commit that first changed them (`changed_by`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
 MAX_HUNK_LINES = 400
+HISTORY_FORMAT = 2  # bump when an entry changes shape, so entries of earlier builds are written again
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class HistoryInputs:
 
     def key(self) -> str:
         parts = [f"{b}:{i}:{f}-{last}" for b, i, f, last in self.intervals]
-        return f"{self.head_blob}|{int(self.at_head)}|" + ",".join(parts)
+        return f"{HISTORY_FORMAT}|{self.head_blob}|{int(self.at_head)}|" + ",".join(parts)
 
 
 class HistoryBuilder:
@@ -46,6 +53,31 @@ class HistoryBuilder:
         self.meta = meta
         self.head_seq = len(commits) - 1
         self._text_blobs: dict[int, str] = {}
+        self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
+
+    def consecutive_pairs(self, path: str, pvs: list[PathVersion]) -> list[tuple[str, str]]:
+        """The (text blob, text blob) pairs of a path's consecutive versions (renames not included)."""
+        pairs = []
+        for before, after in pairwise(pvs):
+            old, new = self.text_blob(before.version_id), self.text_blob(after.version_id)
+            if old is not None and new is not None and old != new and after.first_seq == before.last_seq + 1:
+                pairs.append((old, new))
+        return pairs
+
+    def prefetch(self, pairs: list[tuple[str, str]]) -> None:
+        """Diff many pairs of text blobs in a few git processes; `hunks` then answers from memory."""
+        wanted = [p for p in pairs if p not in self._pair_hunks and p[0] != p[1]]
+        if not wanted:
+            return
+        found = self.repo.diff_blob_pairs(wanted)
+        for pair in wanted:
+            self._pair_hunks[pair] = found[pair] if pair in found else self.repo.diff_blobs(*pair)
+
+    def hunks(self, old_blob: str, new_blob: str) -> list[Hunk]:
+        """git's zero-context hunks between two text blobs (prefetched, or one git process)."""
+        if (old_blob, new_blob) not in self._pair_hunks:
+            self._pair_hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
+        return self._pair_hunks[(old_blob, new_blob)]
 
     def inputs(self, path: str, pvs: list[PathVersion]) -> HistoryInputs:
         # The interval running to HEAD has no end yet: its end is not part of the key (or the file).
@@ -87,7 +119,40 @@ class HistoryBuilder:
         # A blob the path held more than once is followed from its latest interval only.
         for blob, pv in latest.items():
             versions[blob]["target"] = self._target(path, pv, head_pv)
-        return {"path": path, "versions": versions}
+        return {"path": path, "versions": versions, "steps": self.steps(path, pvs)}
+
+    def steps(self, path: str, pvs: list[PathVersion]) -> list[dict[str, object]]:
+        """Where each interval of the path ends before the built commit: what the next commit did.
+
+        As `citations.lineage.follow` walks it: the next interval starting at the next commit is a
+        modification; else git's rename detection between that commit and its parent names a
+        rename (to a path indexed there), or it is a deletion. `hunks` are the headers of git's
+        diff between the two versions' texts, null when either text was not indexed.
+        """
+        steps: list[dict[str, object]] = []
+        for n, pv in enumerate(pvs):
+            if pv.last_seq >= self.head_seq:
+                break
+            seq = pv.last_seq + 1
+            commit = self.commits[seq]
+            step: dict[str, object] = {"commit": commit.sha, "subject": commit.subject, "time": commit.time}
+            following = pvs[n + 1] if n + 1 < len(pvs) and pvs[n + 1].first_seq == seq else None
+            if following is None:
+                change = self.repo.changes_between(self.commits[seq - 1].sha, commit.sha).get(path)
+                new_path = change.new_path if change is not None and change.status == "renamed" else None
+                moved = self.reader.version_of(new_path, seq) if new_path is not None else None
+                if moved is None:
+                    steps.append({**step, "kind": "deleted"})
+                    continue
+                step.update(kind="renamed", path=new_path)
+                following = moved
+            else:
+                step["kind"] = "modified"
+            old, new = self.text_blob(pv.version_id), self.text_blob(following.version_id)
+            hunks = None if old is None or new is None else self.hunks(old, new)
+            step["hunks"] = None if hunks is None else [_header_json(h) for h in hunks]
+            steps.append(step)
+        return steps
 
     def _head(self, pvs: list[PathVersion]) -> PathVersion | None:
         return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
@@ -116,6 +181,10 @@ class HistoryBuilder:
         hunks = self.repo.diff_blobs(old_blob, new_blob)
         status = "same" if not hunks and new_path == path else ("renamed" if new_path != path else "modified")
         return {"status": status, "path": new_path, "blob": head_meta.blob, "hunks": [_hunk_json(h) for h in hunks]}
+
+
+def _header_json(hunk: Hunk) -> list[int]:
+    return [hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count]
 
 
 def _hunk_json(hunk: Hunk) -> list[object]:

@@ -178,8 +178,132 @@ const Pincite = (() => {
     return codePoints(range.toString());
   }
 
-  // The selection as a span: code points in the source view, or whole lines of the
-  // Markdown blocks it touches in the rendered view (those blocks carry their source lines).
+  // -- rendered selection → source code points -----------------------------------------------
+  // A rendered block carries its source lines. Its rendered text is aligned with that source
+  // character by character, the Markdown markup between them skipped (emphasis and code marks,
+  // a link's brackets and destination, entities, a line break); a selection then maps to the
+  // exact code points of the source, widened to keep the markup it opens or closes whole.
+  // When the alignment is not exact, the block's lines are cited and the panel says so.
+  const MARKS = new Set(["*", "_", "`", "~"]);
+  const isSpace = (c) => c === " " || c === "\n" || c === "\t" || c === "\r" || c === "\u00a0";
+
+  function blockSource(block) {
+    const starts = lineStarts();
+    const points = Array.from(src().textContent);
+    const a = +block.dataset.lineStart, b = +block.dataset.lineEnd;
+    const from = starts[a - 1], to = starts[Math.min(b, starts.length - 1)];
+    return { from, points: points.slice(from, to) };
+  }
+
+  // For each code point of `rendered`, its index in `source` (-1 when it has none).
+  function alignRendered(rendered, source) {
+    const map = [];
+    let j = 0;
+    for (const c of rendered) {
+      let k = j;
+      while (k < source.length && source[k] !== c && !(isSpace(c) && isSpace(source[k]))) k++;
+      if (k === source.length) { map.push(-1); continue; }
+      map.push(k);
+      j = k + 1;
+    }
+    return map;
+  }
+
+  // Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, spaces?
+  function markupOnly(source, a, b) {
+    const run = source.slice(a, b).join("");
+    return /^(?:[*_`~\s<>!\[\]\\]|\]\([^)]*\)|\]\[[^\]]*\]|&[#\w]+;)*$/.test(run);
+  }
+
+  function renderedOffset(block, node, offset) {
+    const range = document.createRange();
+    range.setStart(block, 0);
+    range.setEnd(node, offset);
+    return codePoints(range.toString());
+  }
+
+  function exactRenderedSpan(r) {
+    const blockOf = (node) => (node.nodeType === 1 ? node : node.parentElement).closest("[data-line-start]");
+    const block = blockOf(r.startContainer);
+    if (!block || block !== blockOf(r.endContainer)) return null;
+    const rendered = Array.from(block.textContent);
+    const { from, points } = blockSource(block);
+    const map = alignRendered(rendered, points);
+    let start = renderedOffset(block, r.startContainer, r.startOffset);
+    let end = renderedOffset(block, r.endContainer, r.endOffset);
+    while (start < end && isSpace(rendered[start])) start++;
+    while (end > start && isSpace(rendered[end - 1])) end--;
+    if (end <= start) return null;
+    for (let i = start; i < end; i++) {
+      if (map[i] < 0) return null;
+      // Between two selected characters the source may hold markup only, never other text.
+      if (i > start && map[i] - map[i - 1] > 1 && !markupOnly(points, map[i - 1] + 1, map[i])) return null;
+    }
+    return widenToMarkup(points, from, from + map[start], from + map[end - 1] + 1);
+  }
+
+  // Keep emphasis, code and link markup whole: an opening mark whose closing one the span holds
+  // (or the reverse) is taken in, and so is a link's "](destination)" when its whole text is selected.
+  function widenToMarkup(points, from, a, b) {
+    let i = a - from, j = b - from;
+    // Runs of one mark ("**", "`") pair up like brackets; an unpaired run is closed by the same run
+    // right after the span, or opened by one right before it.
+    const unpaired = () => {
+      const stack = [];
+      for (let k = i; k < j; k++) {
+        if (!MARKS.has(points[k])) continue;
+        let n = 1;
+        while (k + n < j && points[k + n] === points[k]) n++;
+        const run = points[k].repeat(n);
+        if (stack.length && stack[stack.length - 1] === run) stack.pop();
+        else stack.push(run);
+        k += n - 1;
+      }
+      return stack;
+    };
+    const runAt = (k, run) => points.slice(k, k + run.length).join("") === run;
+    for (let guard = 0; guard < 8; guard++) {
+      let changed = false;
+      for (const run of unpaired().reverse()) {
+        if (runAt(j, run)) { j += run.length; changed = true; }
+        else if (i >= run.length && runAt(i - run.length, run)) { i -= run.length; changed = true; }
+        break;
+      }
+      const text = points.slice(i, j).join("");
+      const opens = (text.match(/\[/g) || []).length, closes = (text.match(/\]/g) || []).length;
+      if (opens > closes) {
+        const rest = points.slice(j).join("");
+        const m = /^\](?:\([^)\n]*\)|\[[^\]\n]*\])?/.exec(rest); // the link's whole text is selected
+        if (m) { j += Array.from(m[0]).length; changed = true; }
+      } else if (closes > opens && i > 0 && points[i - 1] === "[") { i--; changed = true; }
+      if (!changed) break;
+    }
+    return { kind: "chars", a: from + i, b: from + j };
+  }
+
+  // The selection's range with its ends moved into the first and last selected text of a block
+  // (a drag or a triple click often starts or ends between two blocks).
+  function tightRange(r) {
+    const walker = document.createTreeWalker(r.commonAncestorContainer.nodeType === 1
+      ? r.commonAncestorContainer : r.commonAncestorContainer.parentNode, NodeFilter.SHOW_TEXT);
+    let first = null, last = null, node;
+    while ((node = walker.nextNode())) {
+      if (!r.intersectsNode(node) || !node.parentElement.closest("[data-line-start]")) continue;
+      const a = node === r.startContainer ? r.startOffset : 0;
+      const b = node === r.endContainer ? r.endOffset : node.data.length;
+      if (b <= a || !node.data.slice(a, b).trim()) continue;
+      if (!first) first = [node, a];
+      last = [node, b];
+    }
+    if (!first) return r;
+    const tight = document.createRange();
+    tight.setStart(...first);
+    tight.setEnd(...last);
+    return tight;
+  }
+
+  // The selection as a span: code points in the source view; in the rendered view, the exact
+  // code points of the source the selection shows, or the lines of the blocks it touches.
   function selectedSpan() {
     const s = window.getSelection();
     if (!s || s.rangeCount === 0 || s.isCollapsed || !src()) return null;
@@ -187,9 +311,14 @@ const Pincite = (() => {
     const rendered = document.getElementById("rendered");
     if (rendered && !rendered.hidden && rendered.contains(r.commonAncestorContainer)) {
       const block = (node) => (node.nodeType === 1 ? node : node.parentElement).closest("[data-line-start]");
-      const a = block(r.startContainer), b = block(r.endContainer);
+      const tight = tightRange(r);
+      const a = block(tight.startContainer), b = block(tight.endContainer);
       if (!a || !b) return null;
-      return { kind: "lines", a: +a.dataset.lineStart, b: Math.max(+a.dataset.lineStart, +b.dataset.lineEnd) };
+      const exact = exactRenderedSpan(tight);
+      if (exact) return exact;
+      return { kind: "lines", a: +a.dataset.lineStart, b: Math.max(+a.dataset.lineStart, +b.dataset.lineEnd),
+        note: "The selection could not be matched to the source exactly: the cited span is the whole " +
+          "lines of the selected blocks." };
     }
     if (!src().contains(r.startContainer) && !src().contains(r.endContainer)) return null;
     const total = codePoints(src().textContent);
@@ -269,7 +398,9 @@ const Pincite = (() => {
       document.getElementById("cite-text").value = c.text;
       document.getElementById("cite-markdown").value = c.markdown;
       details.hidden = false;
-      copy(c.permalink, status, "Permalink copied.");
+      const note = current.note ? current.note + " " : "";
+      status.textContent = note;
+      copy(c.permalink, status, note + "Permalink copied.");
     });
     document.getElementById("cite-close").addEventListener("click", () => {
       details.hidden = true;
@@ -434,6 +565,45 @@ const Pincite = (() => {
     };
   }
 
+  // Mirror of indexer.citations.drift._first_change over the history files' steps: carry the cited
+  // lines commit by commit (following renames into the new path's entry) and return the first step
+  // whose own diff touched them or that deleted the document, and the first rename on the way.
+  async function changedBy(root, record, commits, from, lines) {
+    let [first, last] = lines;
+    let renamed = null;
+    for (let hops = 0; record && hops < 50; hops++) {
+      let next = null;
+      for (const step of record.steps || []) {
+        if (commits.indexOf(step.commit) <= from) continue;
+        if (step.kind === "deleted") return { step, renamed };
+        if (!step.hunks) return { step: null, renamed }; // a text was not indexed: cannot say
+        const [state, a, b] = relocateLines(first, last, step.hunks);
+        if (state === "drifted") return { step, renamed };
+        [first, last] = [a, b];
+        if (step.kind === "renamed") { next = step; break; }
+      }
+      if (!next) return { step: null, renamed };
+      renamed = renamed || next;
+      from = commits.indexOf(next.commit);
+      record = await historyRecord(root, next.path);
+    }
+    return { step: null, renamed };
+  }
+
+  async function historyRecord(root, path) {
+    const response = await fetch(`${root}history/${historyName(path).slice(0, 2)}.json`, { cache: "no-cache" });
+    const shard = response.ok ? await response.json() : null;
+    const record = shard && shard.paths ? shard.paths[path] : null;
+    return record && record.path === path ? record : null;
+  }
+
+  // "abc123456789 (2024-05-01): subject", the way `pincite verify` names a commit.
+  function commitLine(step) {
+    const when = step.time ? new Date(step.time * 1000).toISOString().slice(0, 10) : "";
+    return [el("code", { title: step.commit }, step.commit.slice(0, 12)),
+      `${when ? ` (${when})` : ""}${step.subject ? `: ${step.subject}` : ""}`];
+  }
+
   // Writes the places the exact search found into the banner; else returns the note to show.
   function showRecovery(main, result, head, title, body) {
     const banner = document.getElementById("banner");
@@ -497,6 +667,13 @@ const Pincite = (() => {
     const [citedCommit, citedPath] = pageCommitAndPath(main);
     const cited = el("p", { class: "banner-cited" }, "Cited: ",
       el("code", {}, `${citedPath}@${(citedCommit || "?").slice(0, 12)}#${sel.text}`));
+    delete banner.dataset.changedBy;
+    banner.classList.remove("has-diff");
+    banner.querySelectorAll(".banner-diff").forEach((n) => n.remove());
+    const by = result.changedBy;
+    if (by) banner.dataset.changedBy = by.commit;
+    const byLine = (verb) => (by ? el("p", { class: "banner-by" }, `${verb} by `, ...commitLine(by)) : null);
+    let byPara = null;
     if (result.first !== undefined) { banner.dataset.newFirst = result.first; banner.dataset.newLast = result.last; }
     if (result.path) banner.dataset.newPath = result.path;
     if (result.status === "unchanged" || result.status === "moved") {
@@ -511,6 +688,7 @@ const Pincite = (() => {
         title.append(`Unchanged, but moved to lines ${result.first}–${result.last}` +
           (result.path !== pageCommitAndPath(main)[1] ? ` of ${result.path}.` : "."));
         body.append("Same text at ", el("code", {}, headShort), ": ", link);
+        if (by) body.append(" Renamed by ", ...commitLine(by), ".");
       }
     } else if (result.status === "changed" || result.status === "deleted") {
       const note = showRecovery(main, result, head, title, body);
@@ -525,20 +703,32 @@ const Pincite = (() => {
         title.append("Deleted in the latest build.");
         body.append("Below is the text as cited, from ", el("code", {}, (citedCommit || "").slice(0, 12)), ". ", note);
       }
+      const verb = result.status === "changed" ? "Changed" : "Deleted";
       if (result.status === "changed") {
-        const diff = el("pre", { class: "hunk" });
+        const diff = el("pre", { class: "hunk", tabindex: "0", "aria-label": "git's diff of the cited lines" });
+        let size = 0;
         for (const [os, oc, ns, nc, lines] of result.hunks) {
           diff.append(el("span", { class: "hunk-head" }, `@@ -${os},${oc} +${ns},${nc} @@\n`));
           for (const line of lines) {
             diff.append(el("span", { class: line[0] === "+" ? "add" : line[0] === "-" ? "del" : "" }, line + "\n"));
           }
+          size += 1 + lines.length;
         }
+        if (size <= SHORT_DIFF_LINES) {
+          // A short diff is shown open, with the commit that made it, beside the verdict (inside
+          // the box reserved for the banner on a wide screen).
+          bannerText(banner).replaceChildren(cited, title, body, ...(note ? [el("p", { class: "banner-note" }, note)] : []));
+          banner.classList.add("has-diff");
+          bannerText(banner).after(el("div", { class: "banner-diff" }, ...[byLine(verb), diff].filter(Boolean)));
+          return;
+        }
+        const parts = [cited, title, byLine(verb), body].filter(Boolean);
         // The note goes under "Show the change": the banner keeps the height reserved for it.
         const more = note ? [el("p", {}, note), diff] : [diff];
-        bannerText(banner).replaceChildren(cited, title, body,
-          el("details", {}, el("summary", {}, "Show the change"), ...more));
+        bannerText(banner).replaceChildren(...parts, el("details", {}, el("summary", {}, "Show the change"), ...more));
         return;
       }
+      if (result.status === "deleted") byPara = byLine(verb);
     } else if (result.status === "unresolvable") {
       title.append("This permalink does not resolve.");
       body.append(result.reason);
@@ -546,8 +736,10 @@ const Pincite = (() => {
       title.append("Cannot compare with the latest build.");
       body.append(result.reason || "This version is not in the published history of the path.");
     }
-    bannerText(banner).replaceChildren(cited, title, body);
+    bannerText(banner).replaceChildren(...[cited, title, byPara, body].filter(Boolean));
   }
+
+  const SHORT_DIFF_LINES = 4; // hunk headers and lines: what fits the banner's reserved height
 
   // The banner's text (a template of before this version may have put it straight in the banner).
   const bannerText = (banner) => banner.querySelector(".banner-text") || banner;
@@ -590,6 +782,25 @@ const Pincite = (() => {
     };
     const observer = new ResizeObserver((entries) => entries.forEach((e) => check(e.target)));
     boxes.forEach((box) => { observer.observe(box); check(box); });
+  }
+
+  // Previous and next versions of the path, beside the link to its history page: the page is
+  // immutable, so its neighbours come from the path's history file.
+  function versionNav(main, record, commits, path) {
+    const nav = document.getElementById("version-nav");
+    if (!nav || nav.dataset.done) return;
+    const start = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
+    const order = Object.entries(record.versions).sort((x, y) => start(x[1]) - start(y[1]));
+    const at = order.findIndex(([blob]) => blob === main.dataset.blob);
+    if (at < 0) return;
+    const link = (n, rel, label) => {
+      const [blob, v] = order[n];
+      const first = v.ranges[v.ranges.length - 1][0];
+      return el("a", { href: versionHref(main, blob, first, path, "L1"), rel }, label);
+    };
+    if (at > 0) nav.append(" · ", link(at - 1, "prev", "previous version"));
+    if (at < order.length - 1) nav.append(" · ", link(at + 1, "next", "next version"));
+    nav.dataset.done = "1";
   }
 
   // Why `commit` did not hold this page's version of `path`, or null when it did.
@@ -639,6 +850,7 @@ const Pincite = (() => {
       ]);
       const record = history && history.paths ? history.paths[path] : null;
       const entry = record && record.path === path ? record.versions[main.dataset.blob] : null;
+      if (entry) versionNav(main, record, line ? line.commits : [], path);
       const mismatch = entry && commit ? commitMismatch(line ? line.commits : [], entry.ranges, commit, path) : null;
       if (mismatch) {
         // Fail closed: the page's text is not what the permalink's commit held at that path.
@@ -655,6 +867,14 @@ const Pincite = (() => {
       // Searched before the banner is drawn: one change of the banner, no layout shift.
       if (result.status === "changed" || result.status === "deleted") {
         result.recovery = await findCitedText(main, entry.target, sel);
+      }
+      if (result.status !== "unavailable") {
+        // The walk starts at the permalink's commit (or where this version last began).
+        const commits = line ? line.commits : [];
+        const ranges = entry.ranges || [];
+        const from = commits.indexOf(commit || (ranges.length ? ranges[ranges.length - 1][0] : ""));
+        const walk = await changedBy(root, record, commits, from, lineRangeOf(sel)).catch(() => null);
+        if (walk) result.changedBy = result.status === "changed" || result.status === "deleted" ? walk.step : walk.renamed;
       }
       showBanner(main, result, sel, headInfo);
     } catch (err) {
@@ -756,7 +976,7 @@ const Pincite = (() => {
   }
 
   return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,
-    charShiftBefore, citationStrings, findCitedText, findText, identityMismatch };
+    changedBy, charShiftBefore, citationStrings, findCitedText, findText, identityMismatch };
 })();
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", Pincite.start);

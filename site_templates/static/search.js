@@ -56,8 +56,16 @@
     const link = document.createElement("a");
     link.className = "result-link";
     link.href = withTerms(best.url, terms);
-    link.textContent = data.meta.path || data.meta.title || data.url;
+    // The document's title, with its path beside it (the path alone when it has no title).
+    const path = data.meta.path || data.url;
+    link.textContent = data.meta.title || path;
     li.append(link);
+    if (data.meta.title && data.meta.title !== path) {
+      const where = document.createElement("span");
+      where.className = "result-path";
+      where.textContent = path;
+      li.append(" ", where);
+    }
     if (subs[0] && subs[0].title) {
       const section = document.createElement("span");
       section.className = "result-section";
@@ -72,6 +80,71 @@
     p.append(safeExcerpt(best.excerpt || data.excerpt));
     li.append(p);
     return li;
+  }
+
+  // -- "did you mean": the nearest words the corpus holds (words.txt, most frequent first) ------
+  let words = null;
+
+  // Optimal string alignment distance (Levenshtein with transpositions), stopping above `most`.
+  function distance(a, b, most) {
+    if (Math.abs(a.length - b.length) > most) return most + 1;
+    let prev2 = null, prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      let best = i;
+      for (let j = 1; j <= b.length; j++) {
+        const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        let d = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+        if (prev2 && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
+        row.push(d);
+        best = Math.min(best, d);
+      }
+      if (best > most) return most + 1;
+      [prev2, prev] = [prev, row];
+    }
+    return prev[b.length];
+  }
+
+  // Each query word the corpus does not hold, replaced by its nearest held word (ties: the more
+  // frequent); null when no word is near enough.
+  async function suggestion(query) {
+    if (!words) {
+      const response = await fetch(new URL("words.txt", rootUrl), { cache: "no-cache" });
+      if (!response.ok) return null;
+      const list = (await response.text()).split("\n").filter(Boolean);
+      words = { list, held: new Set(list) };
+    }
+    let changed = false;
+    const out = query.trim().toLowerCase().split(/\s+/).map((word) => {
+      if (words.held.has(word) || word.length < 3) return word;
+      const most = word.length <= 4 ? 1 : 2;
+      let best = null, bestD = most + 1;
+      for (const w of words.list) {
+        const d = distance(word, w, bestD - 1);
+        if (d < bestD) { best = w; bestD = d; if (d === 1) break; }
+      }
+      if (best) { changed = true; return best; }
+      return word;
+    });
+    return changed ? out.join(" ") : null;
+  }
+
+  async function showSuggestion(query, folder, cls) {
+    const better = await suggestion(query).catch(() => null);
+    if (!better) return;
+    const url = new URL(window.location.href);
+    url.searchParams.set("q", better);
+    const link = document.createElement("a");
+    link.href = url.pathname + url.search;
+    link.className = "suggestion";
+    link.textContent = better;
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      input.value = better;
+      window.history.replaceState(null, "", url);
+      run(better, folder, cls);
+    });
+    status.append(" Did you mean ", link, "?");
   }
 
   async function run(query, folder, cls) {
@@ -103,6 +176,7 @@
     };
     more.addEventListener("click", showPage);
     await showPage();
+    if (search.results.length === 0) await showSuggestion(query, folder, cls);
   }
 
   async function start() {

@@ -1,0 +1,146 @@
+"""A document's history page and the diff pages between its consecutive versions.
+
+`changes/{path}.html` lists every version the path had in the published history, newest first:
+the commits it spans, the date and message of the commit that introduced it, a link to its
+version page and one to git's diff from the version before. Everything comes from the index's
+path-version intervals (no git process per path); the diffs are git's zero-context hunks of the
+consecutive texts, computed in one batch (`HistoryBuilder.prefetch`).
+
+`diff/{old blob}-{new blob}.html` is immutable: two versions' texts never change, so a diff page
+is written once and kept by every later build, like a version page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from indexer.index.store import PathVersion, VersionMeta
+from indexer.site.history import HistoryBuilder
+from indexer.site.pages import PageContext
+from indexer.site.render import doc_page_path, root_prefix, url_path
+from indexer.vcs.repo import CommitInfo, Hunk
+
+MAX_DIFF_LINES = 5000
+
+
+def changes_page_path(path: str) -> str:
+    return f"changes/{path}.html"
+
+
+def diff_page_path(old_blob: str, new_blob: str) -> str:
+    return f"diff/{old_blob}-{new_blob}.html"
+
+
+@dataclass(frozen=True)
+class Step:
+    """Two consecutive versions of a path: the diff page between them, and the texts it is made from."""
+
+    old: VersionMeta
+    new: VersionMeta
+    old_commit: str  # a commit at which the path held each version (where its interval starts)
+    new_commit: str
+    old_text: str
+    new_text: str
+
+    @property
+    def rel(self) -> str:
+        return diff_page_path(self.old.blob, self.new.blob)
+
+    @property
+    def key(self) -> str:
+        return f"{self.old_text}:{self.new_text}"
+
+
+def consecutive_steps(
+    builder: HistoryBuilder, pvs: list[PathVersion], metas: dict[int, VersionMeta], commits: list[CommitInfo]
+) -> list[Step | None]:
+    """For each interval after the first: the step from the interval before, or None (no diff to show)."""
+    steps: list[Step | None] = []
+    for before, after in pairwise(pvs):
+        old, new = builder.text_blob(before.version_id), builder.text_blob(after.version_id)
+        same_identity = metas[before.version_id].identity == metas[after.version_id].identity
+        if old is None or new is None or old == new or not same_identity:
+            steps.append(None)
+        else:
+            pair = metas[before.version_id], metas[after.version_id]
+            steps.append(Step(*pair, commits[before.first_seq].sha, commits[after.first_seq].sha, old, new))
+    return steps
+
+
+def changes_key(path: str, pvs: list[PathVersion], metas: dict[int, VersionMeta], head_seq: int) -> str:
+    """What a history page shows: its intervals and their versions (the running one without its end)."""
+    parts = [
+        f"{metas[pv.version_id].blob}:{pv.first_seq}-{-1 if pv.last_seq == head_seq else pv.last_seq}" for pv in pvs
+    ]
+    return path + "|" + ",".join(parts)
+
+
+def render_changes_page(
+    ctx: PageContext,
+    path: str,
+    pvs: list[PathVersion],
+    metas: dict[int, VersionMeta],
+    steps: list[Step | None],
+    at_head: bool,
+    target: Path,
+) -> None:
+    rel = changes_page_path(path)
+    head_seq = len(ctx.commits) - 1
+    rows: list[dict[str, Any]] = []
+    for n, pv in enumerate(pvs):
+        meta = metas[pv.version_id]
+        first, last = ctx.commits[pv.first_seq], ctx.commits[pv.last_seq]
+        step = steps[n - 1] if n > 0 else None
+        rows.append(
+            {
+                "meta": meta,
+                "first": first,
+                "last": None if pv.last_seq == head_seq else last,
+                "href": f"v/{meta.blob}.html?commit={first.sha}&path={url_path(path)}#L1"
+                if meta.status == "ok"
+                else None,
+                "diff": step.rel if step else None,
+                "gap": n > 0 and pvs[n - 1].last_seq + 1 != pv.first_seq,
+                "n": n + 1,
+            }
+        )
+    html = ctx.env.get_template("changes.html").render(
+        site=ctx.site_values(rel),
+        path=path,
+        rows=list(reversed(rows)),
+        doc_href=doc_page_path(path) if at_head else None,
+        title=next((r["meta"].title for r in reversed(rows) if r["meta"].title), ""),
+    )
+    _write(target, html)
+
+
+def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk], target: Path) -> None:
+    rel = step.rel
+    lines: list[tuple[str, str]] = []
+    for hunk in hunks:
+        lines.append(("head", hunk.header))
+        for line in hunk.lines:
+            kind = "add" if line.startswith("+") else "del" if line.startswith("-") else "note"
+            lines.append((kind, line))
+    shown = lines[:MAX_DIFF_LINES]
+    html = ctx.env.get_template("diff.html").render(
+        site=ctx.site_values(rel),
+        path=path,
+        old=step.old,
+        new=step.new,
+        step=step,
+        lines=shown,
+        more=len(lines) - len(shown),
+        root=root_prefix(rel),
+        added=sum(h.new_count for h in hunks),
+        removed=sum(h.old_count for h in hunks),
+    )
+    _write(target, html)
+
+
+def _write(target: Path, html: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html, encoding="utf-8")

@@ -1,0 +1,28 @@
+"""The words the corpus holds, for the search page's "did you mean" when a query finds nothing.
+
+`words.txt` lists the distinct words of the documents at the built commit, most frequent first,
+one a line (lowercased; 3 to 24 letters; at most `MAX_WORDS`). The search page downloads it only
+after a query with no results and suggests the nearest words by edit distance, in the browser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+MAX_WORDS = 10_000
+WORD = re.compile(r"[^\W\d_]{3,24}")
+
+
+def vocabulary(texts: Iterable[str]) -> list[str]:
+    """Distinct words, most frequent first (ties alphabetical), at most MAX_WORDS."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(w.lower() for w in WORD.findall(text))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [word for word, _count in ranked[:MAX_WORDS]]
+
+
+def words_file(texts: Iterable[str]) -> bytes:
+    return "".join(f"{w}\n" for w in vocabulary(texts)).encode("utf-8")
