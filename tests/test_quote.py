@@ -152,3 +152,15 @@ def test_locate_lists_every_place_nearest_first(resolver: Resolver) -> None:
     head = resolver.commit("HEAD")
     places = locate_quote("kept for", head, resolver, near=_resolved(resolver, "corpus/retention.md", (5, 5)))
     assert [c.lines for c in places] == [(5, 5), (3, 3)]
+
+
+def test_locate_reads_a_declared_latin1_document_without_an_index(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit(
+        {
+            ".gitattributes": "corpus/*.txt encoding=iso-8859-1\n",
+            "corpus/guia.txt": "Horário\n\nO escritório abre às 8h00.\n".encode("latin-1"),
+        }
+    )
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    places = locate_quote("escritório abre às 8h00", resolver.commit("HEAD"), resolver, unit="chars")
+    assert [(c.path, c.chars) for c in places] == [("corpus/guia.txt", (11, 34))]

@@ -82,7 +82,7 @@ def locate_quote(
     hits: list[tuple[int, int, Citation]] = []
     for rank, (path, blob) in enumerate(_candidates(wanted, commit, resolver, near)):
         try:
-            version = resolver.text(blob, path)
+            version = resolver.text(blob, path, commit)
         except PinciteError:
             continue
         normalized, offsets = resolver.normalized(version)
