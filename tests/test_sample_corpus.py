@@ -12,17 +12,21 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from indexer import build
+from indexer import build, search
+from indexer.extract.attributes import declared_for
+from indexer.text.model import UTF8
 from indexer.vcs.repo import GitRepo
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HISTORY_FILE = Path(__file__).with_name("sample_corpus_history.json")
-TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+TEXT_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".adoc")
+LATIN1_PATH = "corpus/lisbon/guia-do-escritorio.txt"
 CORPUS_PATHS = ("corpus/", ".gitattributes")
 FATES = ("untouched", "moved_lines", "edited", "moved_to_file", "renamed", "deleted")
 BOM = b"\xef\xbb\xbf"
@@ -50,11 +54,16 @@ def _history() -> dict[str, Any]:
 
 @cache
 def _corpus_commits() -> tuple[CorpusCommit, ...]:
-    """The recorded corpus commits, found by subject on HEAD's first-parent line, oldest first."""
-    line = _repo().first_parent_line(_repo().resolve_commit("HEAD"))
+    """The recorded corpus commits, found by subject among HEAD's ancestors, oldest first.
+
+    Ancestors, not only the first-parent line: corpus commits made on a branch that was
+    merged keep their own subjects and parents.
+    """
+    log = _repo().run_text("log", "--format=%H %s", "HEAD")
     by_subject: dict[str, list[str]] = {}
-    for info in line:
-        by_subject.setdefault(info.subject, []).append(info.sha)
+    for line in log.splitlines():
+        sha, _, subject = line.partition(" ")
+        by_subject.setdefault(subject, []).append(sha)
     found = []
     for record in _history()["commits"]:
         shas = by_subject.get(record["message"], [])
@@ -73,11 +82,19 @@ def _blob(commit: str, path: str) -> bytes | None:
 
 
 def _text(commit: str, path: str) -> str | None:
-    """The document text by pincite's policy: UTF-8, a leading BOM dropped, line ends kept."""
+    """The document text by pincite's policy: UTF-8 unless `.gitattributes` declares another
+    encoding at that commit, a leading BOM dropped, line ends kept."""
     data = _blob(commit, path)
     if data is None:
         return None
-    return data.removeprefix(BOM).decode("utf-8")
+    encoding = _encoding(commit, path)
+    return data.decode(encoding) if encoding != UTF8 else data.removeprefix(BOM).decode(UTF8)
+
+
+@cache
+def _encoding(commit: str, path: str) -> str:
+    declared = declared_for(_repo(), commit, [path]).get(path)
+    return UTF8 if declared is None else declared.encoding
 
 
 def _text_documents(commit: str) -> dict[str, str]:
@@ -100,11 +117,25 @@ def _head_documents() -> dict[str, str]:
 # -- item 2: the documents -----------------------------------------------------------------
 
 
-def test_at_least_eight_markdown_and_text_documents_in_subfolders() -> None:
+def test_at_least_eight_documents_in_subfolders_in_every_text_format() -> None:
     docs = _head_documents()
     assert len(docs) >= 8
     assert {p.count("/") for p in docs} >= {2}, "documents live in subfolders of corpus/"
-    assert any(p.endswith(".txt") for p in docs) and any(p.endswith(".md") for p in docs)
+    for suffix in (".md", ".txt", ".rst", ".adoc"):
+        assert any(p.endswith(suffix) for p in docs), suffix
+
+
+def test_a_plain_text_document_is_latin1_declared_in_the_corpus_gitattributes() -> None:
+    head = _repo().resolve_commit("HEAD")
+    blob = _blob(head, LATIN1_PATH)
+    assert blob is not None and "ã".encode("latin-1") in blob
+    with pytest.raises(UnicodeDecodeError):
+        blob.decode("utf-8")
+    attrs = _repo().run_text("check-attr", "encoding", "--", LATIN1_PATH)
+    assert attrs.strip().endswith("encoding: iso-8859-1")
+    assert "encoding=iso-8859-1" in (_blob(head, "corpus/.gitattributes") or b"").decode()
+    text = _text(head, LATIN1_PATH) or ""
+    assert {"ç", "ã", "é", "ó", "º", "«"} <= set(text)
 
 
 def test_several_thousand_words() -> None:
@@ -166,8 +197,8 @@ def test_at_least_five_corpus_commits_in_order_touching_only_the_corpus() -> Non
     messages = [c.message for c in commits]
     assert len(set(messages)) == len(messages)
     assert all(m.startswith("corpus:") for m in messages)
-    order = [c.sha for c in _repo().first_parent_line(_repo().resolve_commit("HEAD"))]
-    assert [order.index(c.sha) for c in commits] == sorted(order.index(c.sha) for c in commits)
+    for older, newer in pairwise(commits):
+        assert _repo().run_text("merge-base", older.sha, newer.sha).strip() == older.sha, "ancestor first"
     for commit in commits:
         touched = _repo().run_text("diff-tree", "--no-commit-id", "--name-only", "-r", "-z", commit.sha)
         paths = [p for p in touched.split("\0") if p]
@@ -198,8 +229,7 @@ def _passage_ids() -> list[str]:
 @pytest.mark.parametrize("passage_id", _passage_ids())
 def test_recorded_passage_fate_is_true(passage_id: str) -> None:
     p = next(p for p in _history()["passages"] if p["id"] == passage_id)
-    commits = _corpus_commits()
-    first, last = commits[0].sha, commits[-1].sha
+    first, last = _recorded_sha(p), _corpus_commits()[-1].sha
     text_first = _text(first, p["path"])
     assert text_first is not None
     assert list(_locate(text_first, p["quote"])) == [p["span_at_first"], p["lines_at_first"]]
@@ -224,18 +254,21 @@ def _check_fate_at_last(p: dict[str, Any], last: str) -> None:
     elif fate == "moved_lines":
         assert target == path and lines != p["lines_at_first"]
     elif fate == "edited":
-        assert target == path and quote not in text_last and wanted not in (_text(_first_sha(), path) or "")
+        assert target == path and quote not in text_last and wanted not in (_text(_recorded_sha(p), path) or "")
     elif fate == "moved_to_file":
         assert target != path and quote not in (_text(last, path) or "")
-        assert quote not in (_text(_first_sha(), target) or ""), "the text was not in the destination before"
+        assert quote not in (_text(_recorded_sha(p), target) or ""), "the text was not in the destination before"
     elif fate == "renamed":
-        assert _blob(last, path) is None and _blob(_first_sha(), target) is None
+        assert _blob(last, path) is None and _blob(_recorded_sha(p), target) is None
         assert lines == p["lines_at_first"]
     else:
         pytest.fail(f"unknown fate {fate!r}")
 
 
-def _first_sha() -> str:
+def _recorded_sha(p: dict[str, Any]) -> str:
+    """The commit a passage's quote and first span are recorded at: its `recorded_at`, else the first."""
+    if "recorded_at" in p:
+        return _commit_named(p["recorded_at"]).sha
     return _corpus_commits()[0].sha
 
 
@@ -261,9 +294,12 @@ def _check_changed_by(p: dict[str, Any]) -> None:
 # -- item 2 through the real build ---------------------------------------------------------
 
 
-def test_build_at_head_indexes_every_markdown_and_text_document(tmp_path: Path) -> None:
+def test_build_at_head_indexes_every_text_document(tmp_path: Path) -> None:
     summary = build(REPO_ROOT, "HEAD", index_path=tmp_path / "i.sqlite", site=False)
     skipped_text = [s for s in summary.skipped if s.path.lower().endswith(TEXT_SUFFIXES)]
     assert skipped_text == []
     assert summary.documents >= len(_head_documents())
     assert summary.passages > summary.documents
+    hits = search("estação de metro Baixa-Chiado", REPO_ROOT, index_path=tmp_path / "i.sqlite")
+    found = {hit.path for hit in hits}
+    assert LATIN1_PATH in found, "the Latin-1 document is indexed under its decoded words"
