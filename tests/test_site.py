@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
+from indexer.site.changes import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import history_name, history_shard, source_view
 from indexer.site.serve import serve_in_thread
@@ -183,6 +184,20 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     assert history["versions"][new_blob]["target"]["status"] == "same"
     assert json.loads((site / "site.json").read_text())["head"] == second
     assert (site / "pagefind" / "pagefind.js").is_file()
+
+
+def test_an_edited_latin1_document_gets_history_and_diff_pages_in_its_decoded_text(corpus_repo, tmp_path: Path) -> None:
+    attributes = {".gitattributes": "corpus/*.txt encoding=iso-8859-1\n"}
+    first = corpus_repo.commit({**attributes, "corpus/guia.txt": "Horário\n\nAbre às 8h30.\n".encode("latin-1")})
+    second = corpus_repo.commit({"corpus/guia.txt": "Horário\n\nAbre às 8h00.\n".encode("latin-1")})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    old_blob = corpus_repo.git("rev-parse", f"{first}:corpus/guia.txt").strip()
+    target = _history(site, "corpus/guia.txt")["versions"][old_blob]["target"]
+    assert target["status"] == "modified"
+    assert target["hunks"] == [[3, 1, 3, 1, ["-Abre às 8h30.", "+Abre às 8h00."]]]
+    diff = site / diff_page_path(old_blob, corpus_repo.git("rev-parse", f"{second}:corpus/guia.txt").strip())
+    assert "Abre às 8h00." in diff.read_text(encoding="utf-8")
 
 
 def test_the_index_file_is_published_only_when_asked(corpus_repo, tmp_path: Path) -> None:

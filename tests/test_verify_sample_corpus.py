@@ -132,6 +132,8 @@ def test_rst_asciidoc_and_latin1_citations_from_their_first_commit_drift_or_veri
         verdicts[passage["id"]] = verify(citation, resolver.repo, head, resolver=resolver)
     drifted, verified = verdicts[edited["id"]], verdicts[kept["id"]]
     assert drifted.status == DRIFTED and drifted.hunks
+    new_words = edited["quote_at_last"].split("\n")[0]
+    assert any(new_words in line for hunk in drifted.hunks for line in hunk.lines), "hunks hold decoded text"
     assert verified.status == VERIFIED, verified.reason
     assert verified.relocated is not None and verified.relocated.chars == tuple(kept["span_at_last"])
     assert resolver.resolve(verified.relocated).text == kept["quote"]

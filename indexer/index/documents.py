@@ -13,6 +13,7 @@ from pathlib import Path
 from indexer.errors import ExtractionError, PinciteError
 from indexer.extract import cache as extract_cache
 from indexer.extract.registry import ExtractedText, Limits
+from indexer.extract.text import encoding_of
 from indexer.index.store import IndexReader
 from indexer.text.model import UTF8
 from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
@@ -69,13 +70,19 @@ def text_at(repo: GitRepo, commit: str, path: str) -> VersionText:
 def text_blob(repo: GitRepo, version: VersionText) -> str:
     """A git blob holding the version's text, so git can diff what pincite indexed.
 
-    For the text class that is the committed blob itself; for extracted text it is the
-    extractor's output written with `git hash-object -w` (DESIGN hint: git diffs blobs we
-    write ourselves, so `verify` sees exactly git's diff of the indexed text).
+    For UTF-8 text that is the committed blob itself; for extracted text, and for text in a
+    declared encoding, it is the text written as UTF-8 with `git hash-object -w` (DESIGN
+    hint: git diffs blobs we write ourselves, so `verify` sees exactly git's diff of the
+    indexed text, and its hunks hold text rather than undecoded bytes).
     """
-    if version.extracted.source_class == "text":
+    if diffs_committed_blob(version.extracted.source_class, version.extracted.identity):
         return version.blob
     return repo.hash_object(version.text.encode("utf-8"))
+
+
+def diffs_committed_blob(source_class: str, identity: str) -> bool:
+    """Whether git diffs a version's committed blob as its text: true for UTF-8 text only."""
+    return source_class == "text" and encoding_of(identity) == UTF8
 
 
 def recorded_text(repo: GitRepo, reader: IndexReader | None, blob: str, path: str, identity: str) -> VersionText | None:

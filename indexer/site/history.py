@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
@@ -95,11 +96,15 @@ class HistoryBuilder:
         return HistoryInputs(path, intervals, head_blob)
 
     def text_blob(self, version_id: int) -> str | None:
-        """The blob git diffs for a version: its own blob for text, the indexed text written as a blob otherwise."""
+        """The blob git diffs for a version: its own blob for UTF-8 text, else its indexed text written as one.
+
+        A text document in a declared encoding (Latin-1, Shift_JIS, ...) is diffed as its decoded
+        text, so that the hunks' lines are text the page can show, in the same lines.
+        """
         meta = self.meta[version_id]
         if meta.status != "ok":
             return None
-        if meta.source_class == "text":
+        if diffs_committed_blob(meta.source_class, meta.identity):
             return meta.blob
         if version_id not in self._text_blobs:
             text = self.reader.version(version_id).text or ""
