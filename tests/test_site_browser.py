@@ -1101,3 +1101,57 @@ def test_a_citation_copied_from_an_html_page_names_its_identity_across_an_upgrad
     finally:
         server.shutdown()
         server.server_close()
+
+
+ADOC = (
+    "= Release <script>window.__pwned = 1</script> handbook\n:owner: engineering\n\n"
+    + "".join(
+        f"== Part {n}\n\n" + "".join(f"Paragraph {n}.{k} of the release handbook.\n\n" for k in range(8))
+        for n in range(1, 4)
+    )
+    + "=== Notes <b>bold</b> & more\n\n----\n== Not a section (inside a listing)\n----\n\nClosing words.\n"
+)
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
+def test_the_asciidoc_outline_lands_on_the_heading_line(
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+) -> None:
+    corpus_repo.commit({"corpus/release.adoc": ADOC})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    lines = ADOC.split("\n")
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    server, base = serve_in_thread(site)
+    try:
+        tab.goto(base + "doc/corpus/release.adoc.html")
+        outline = tab.locator("nav.outline")
+        assert outline.is_visible()
+        entries = outline.locator("a").all_inner_texts()
+        assert entries == [
+            "Release <script>window.__pwned = 1</script> handbook",
+            "Part 1",
+            "Part 2",
+            "Part 3",
+            "Notes <b>bold</b> & more",
+        ]
+        assert outline.locator("script, b").count() == 0  # the titles are text, not markup
+        assert tab.evaluate("() => window.__pwned === undefined")
+        line = lines.index("== Part 3") + 1
+        outline.locator("a:text-is('Part 3')").click()
+        tab.wait_for_function(f"() => location.hash === '#L{line}'")
+        target = tab.locator(f"#L{line}")
+        assert target.inner_text().strip() == "== Part 3"
+        assert tab.evaluate("() => document.querySelector(':target').id") == f"L{line}"
+        box = target.bounding_box()
+        assert box is not None and 0 <= box["y"] < height / 2
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= width
+        assert errors == []
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()

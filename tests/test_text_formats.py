@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import CorpusRepo
 
 from indexer import api
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader
+from indexer.text import asciidoc
 from indexer.text.citation import Citation
 from indexer.text.titles import document_title
 
@@ -130,3 +133,30 @@ def test_without_an_index_the_pinned_commits_declarations_decide(corpus_repo: Co
 )
 def test_titles_by_format(text: str, fmt: str, title: str) -> None:
     assert document_title(text, fmt) == title  # type: ignore[arg-type]
+
+
+def test_the_asciidoc_outline_lists_section_titles_outside_delimited_blocks() -> None:
+    text = (
+        "= Guide\n:toc:\n\n== Install\n\nRun it.\n\n....\n== literal, not a title\n....\n\n"
+        "[source,asciidoc]\n----\n=== listed, not a title\n----\n\n=== Options\r\n\n====== Deep\n"
+    )
+    assert asciidoc.outline(text.split("\n")) == [
+        (1, 1, "Guide"),
+        (4, 2, "Install"),
+        (17, 3, "Options"),
+        (19, 6, "Deep"),
+    ]
+
+
+def test_only_asciidoc_source_views_carry_an_outline(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    titled = "= Guide\n\n== Install\n\nRun it.\n"
+    corpus_repo.commit({"corpus/guide.adoc": titled, "corpus/guide.txt": titled + "\n", "corpus/guide.md": "# Guide\n"})
+    site = tmp_path / "site"
+    api.build(corpus_repo.root, out=site)
+    blob = corpus_repo.git("rev-parse", "HEAD:corpus/guide.adoc").strip()
+    for page in (site / "doc/corpus/guide.adoc.html", site / f"v/{blob}.html"):
+        html = page.read_text(encoding="utf-8")
+        assert '<nav class="outline" aria-label="Outline"' in html, page
+        assert '<a href="#L1">Guide</a>' in html and '<a href="#L3">Install</a>' in html
+    for other in ("guide.txt", "guide.md"):
+        assert 'class="outline"' not in (site / f"doc/corpus/{other}.html").read_text(encoding="utf-8")

@@ -95,7 +95,7 @@ def _check_text_readers() -> Check:
     readers = [
         "Markdown (blocks, rendered)",
         rst,
-        "AsciiDoc (sections, delimited blocks; source view)",
+        "AsciiDoc (sections, delimited blocks; source view with outline)",
         "any other non-binary file (paragraphs; source view)",
     ]
     return Check("readers", OK, "text: " + "; ".join(readers) + "; encodings declared in .gitattributes")

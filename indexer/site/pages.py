@@ -16,6 +16,7 @@ from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
 from indexer.site.render import doc_page_path, human_size, root_prefix, source_view, url_path
+from indexer.text import asciidoc
 from indexer.text.kinds import is_text_path, text_format
 from indexer.vcs.repo import CommitInfo, GitRepo
 
@@ -134,6 +135,7 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
         meta=meta,
         path=path,
         source=view,
+        outline=source_outline(meta, path, text),
         original=original,
         download_name=PurePosixPath(path).name,
     )
@@ -159,6 +161,7 @@ def render_doc_page(
         source=view,
         rendered=rendered,
         headings=headings,
+        outline=None if rendered else source_outline(meta, pv.path, text),
         toc=table_of_contents(headings, meta.line_count),
         intro=intro,
         original=original,
@@ -187,6 +190,19 @@ def _rendered_view(
 
         return rst_view(text)
     return None, []
+
+
+def source_outline(meta: VersionMeta, path: str, text: str) -> list[tuple[int, int, str]]:
+    """The section titles an AsciiDoc source view lists above the text: (line, depth from 0, title).
+
+    AsciiDoc has no safe rendered view, so its outline links to the titles' line anchors;
+    titles inside delimited blocks (a listing that shows `== ...` lines) are not sections.
+    """
+    if meta.source_class != "text" or text_format(path) != "asciidoc":
+        return []
+    headings = asciidoc.outline(text.split("\n"))
+    top = min((level for _, level, _ in headings), default=1)
+    return [(line, level - top, title) for line, level, title in headings]
 
 
 TOC_MIN_LINES = 60

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 Block = tuple[int, int, int, str]  # (first line, last line, heading level or 0, heading text), 1-based
+Heading = tuple[int, int, str]  # (line, level 1 to 6, title), 1-based
 
 _TITLE = re.compile(r"^(={1,6})\s+(\S.*?)\s*$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|\|={3,}|--|```.*)\s*$")
@@ -69,3 +70,8 @@ def title(lines: list[str]) -> str:
         heading = _TITLE.match(line)
         return heading.group(2) if heading and len(heading.group(1)) == 1 else ""
     return ""
+
+
+def outline(lines: list[str]) -> list[Heading]:
+    """The section titles (`=` to `======` lines) outside delimited blocks, in order."""
+    return [(first, level, text) for first, _last, level, text in blocks(lines) if level]
