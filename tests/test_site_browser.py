@@ -1067,6 +1067,8 @@ def test_a_citation_copied_from_an_html_page_names_its_identity_across_an_upgrad
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     server, base = serve_in_thread(site)
+    # The site is rebuilt under the same URLs mid-test: the browser must not answer from its cache.
+    page.set_extra_http_headers({"Cache-Control": "no-cache"})
     try:
 
         def copy_citation() -> tuple[Citation, str]:
