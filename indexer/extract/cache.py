@@ -5,7 +5,8 @@ an entry never goes stale; a new library version is a new identity and simply mi
 Entries are JSON files under `.pincite/cache/extract/` in the repository (a folder that
 ignores itself in git). Each stores a SHA-256 of its text and is re-checked when read: a
 damaged entry is ignored and the blob extracted again, never trusted. The text class is
-not cached: reading its blob is as cheap as reading an entry.
+not cached: reading its blob is as cheap as reading an entry. A read-only repository
+(`GitRepo(read_only=True)`) reads the cache but never adds to it.
 """
 
 from __future__ import annotations
@@ -41,13 +42,22 @@ def limits_for(root: Path) -> Limits:
 
 def cached_extract(repo: GitRepo, blob: str, path: str, limits: Limits | None = None) -> ExtractedText:
     """The active extractor's text of `blob` read as the file at `path`, from the cache when present."""
-    return extract_bytes(repo.root, blob, lambda: repo.read_blob(blob), path, limits)
+    return extract_bytes(repo.root, blob, lambda: repo.read_blob(blob), path, limits, store=not repo.read_only)
 
 
 def extract_bytes(
-    root: Path | None, blob: str, read: Callable[[], bytes], path: str, limits: Limits | None = None
+    root: Path | None,
+    blob: str,
+    read: Callable[[], bytes],
+    path: str,
+    limits: Limits | None = None,
+    *,
+    store: bool = True,
 ) -> ExtractedText:
-    """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache."""
+    """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache.
+
+    With `store` false the cache is read but a new extraction is not written to it.
+    """
     extractor = extract_mod.extractor_for(path)
     if extractor is None or extractor.source_class == "text" or not extractor.available() or root is None:
         return extract_mod.extract(read(), path, limits or (limits_for(root) if root else None))
@@ -61,7 +71,8 @@ def extract_bytes(
         raise ExtractionError(
             f"{path}: extractor identity changed during extraction ({identity} -> {extracted.identity})"
         )
-    _store(root, entry, blob, extracted)
+    if store:
+        _store(root, entry, blob, extracted)
     return extracted
 
 
