@@ -23,6 +23,7 @@ from indexer.citations.discovery import (
     DiscoveryProvider,
     DiscoveryRequest,
     DiscoveryResult,
+    LocalIndexProvider,
     ProviderFailure,
     load_providers,
     run_providers,
@@ -142,6 +143,11 @@ class Recoverer:
         """A recoverer with the shipped local provider and every installed `pincite.discovery` one."""
         providers, failures = load_providers(resolver.config)
         return cls(resolver, providers, failures)
+
+    @classmethod
+    def local(cls, resolver: Resolver) -> Recoverer:
+        """A recoverer with the shipped local provider alone: no installed plugin runs, none reaches a network."""
+        return cls(resolver, [LocalIndexProvider(resolver.config)] if resolver.config.discovery_indexes else [])
 
     def attempt(
         self, verdict: Verdict, quote: str | None = None, quote_status: str | None = None
