@@ -58,16 +58,7 @@ class SearchResult(TypedDict):
     hits: list[SearchHit]
 
 
-class Cited(TypedDict):
-    citation: str
-    text: str
-    path: str
-    commit: str
-    blob: str
-    lines: list[int]
-    chars: list[int]
-    pages: list[int] | None
-    permalink: str | None
+class Cited(CitedText):
     github_url: str | None
     swhid: str
     markdown: str
@@ -90,17 +81,8 @@ class Snapshot(TypedDict):
     sha256: str
 
 
-class ResolveResult(TypedDict):
-    citation: str
-    text: str
-    path: str
-    commit: str
-    blob: str
-    lines: list[int]
-    chars: list[int]
+class ResolveResult(CitedText):
     linecol: list[int]
-    pages: list[int] | None
-    permalink: str | None
     before: str
     after: str
     source_class: str
