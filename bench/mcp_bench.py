@@ -73,8 +73,10 @@ def measure(tmp: Path) -> dict[str, object]:
     build(root, site=False, index_path=index)
     tools = AgentTools(root, index_path=index)
     texts = drafts(tools)
+    load = os.getloadavg()[0]
     results: dict[str, object] = {
-        "machine": f"{platform.machine()}, CPython {platform.python_version()}, {os.cpu_count()} CPUs"
+        "machine": f"{platform.machine()}, CPython {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"load average {load:.1f} at the start"
     }
     with McpSession(root, index) as session:
         for name, draft in texts.items():
