@@ -256,3 +256,17 @@ def test_a_cached_error_raised_again_and_again_does_not_grow(corpus_repo: Corpus
             resolver.entry(corpus_repo.head(), "corpus/nope.md")
         depths.append(len(traceback.extract_tb(raised.value.__traceback__)))
     assert depths[-1] == depths[1]
+
+
+def test_without_the_sdk_the_command_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from indexer.cli.main import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a))
+    outcome = CliRunner().invoke(main, ["mcp"])
+    assert outcome.exit_code == 2
+    assert "needs the official `mcp` Python SDK" in outcome.stderr and "pip install 'pincite[mcp]'" in outcome.stderr
