@@ -423,11 +423,13 @@ def report(res: dict[str, Any], command: str) -> str:
     return "\n".join(lines)
 
 
-def record(markdown: str, target: Path, when: str) -> None:
-    """Write (or replace) this benchmark's own section of BENCHMARKS.md; others stay untouched."""
-    section = f"{SECTION}\n\nMeasured {when} by `bench/build_bench.py`.\n\n{markdown}\n"
+def record(
+    markdown: str, target: Path, when: str, heading: str = SECTION, script: str = "bench/build_bench.py"
+) -> None:
+    """Write (or replace) one benchmark's own section of BENCHMARKS.md; others stay untouched."""
+    section = f"{heading}\n\nMeasured {when} by `{script}`.\n\n{markdown}\n"
     text = target.read_text(encoding="utf-8") if target.exists() else "# Benchmarks\n"
-    found = re.search(rf"^{re.escape(SECTION)}$", text, flags=re.MULTILINE)
+    found = re.search(rf"^{re.escape(heading)}$", text, flags=re.MULTILINE)
     if found:
         nxt = text.find("\n## ", found.end())
         tail = text[nxt + 1 :] if nxt != -1 else ""

@@ -12,11 +12,15 @@ The CLI is a thin shell over these functions; each returns a typed record whose
     check_text(text, repo)              -> CheckReport      the same for a draft held in memory
     locate(quote, repo)                 -> Located          where a quote stands now, and what moved it
 
-`repo` is any folder inside the corpus repository (default: the current one).
+`repo` is any folder inside the corpus repository (default: the current one). A caller
+that makes many calls (a server) passes one `resolver` to share its caches, and may pass
+a `recoverer` to choose the recovery providers (default: the shipped one and every
+installed `pincite.discovery` plugin; `Recoverer.local` runs no plugin).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,7 @@ from indexer.citations.quote import cite_quote
 from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
 from indexer.config import Config, load_config
-from indexer.errors import PinciteError
+from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index
 from indexer.index.search import SearchHit, search
 from indexer.snapshots.store import SnapshotMeta, snapshot_provenance
@@ -39,6 +43,7 @@ from indexer.text.citation import Citation, github_url, parse_citation, permalin
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
 RepoPath = Path | str
+_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
 def build(
@@ -123,6 +128,8 @@ def cite(
     resolver: Resolver | None = None,
 ) -> Cited:
     """Cite `path` at `rev` by a line range, a character range or the words it quotes (exactly one)."""
+    if sum(v is not None for v in (lines, chars, quote)) != 1:
+        raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
     resolver = resolver or _resolver(repo)
     if quote is not None:
         resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
@@ -137,6 +144,20 @@ def cite(
         github_url=github_url(resolved.citation, origin, resolved.lines) if raw_lines else None,
         swhid=swhid(resolved.citation, resolved.blob, resolved.lines if raw_lines else None, origin),
     )
+
+
+def parse_range(value: str | None, option: str) -> tuple[int, int] | None:
+    """A span request as people write it, `A-B` or `A`, for `cite` (`option` names it in errors)."""
+    if value is None:
+        return None
+    found = _RANGE.match(value.strip())
+    if not found:
+        raise UsageError(f"{option} {value!r}: expected A-B (or a single number)")
+    first = int(found.group(1))
+    last = int(found.group(2) or first)
+    if last < first:
+        raise UsageError(f"{option} {value!r}: the range is reversed", hint=f"write {option} {last}-{first}")
+    return first, last
 
 
 @dataclass(frozen=True)
@@ -187,11 +208,12 @@ def verify(
     *,
     against: str = "HEAD",
     resolver: Resolver | None = None,
+    recoverer: Recoverer | None = None,
 ) -> list[Checked]:
     """Whether each citation still holds at `against`: verified, drifted or unresolvable (DESIGN §3)."""
     resolver = resolver or _resolver(repo)
     parsed = [_parsed(c) for c in citations]
-    recoverer = Recoverer.with_providers(resolver)
+    recoverer = recoverer or Recoverer.with_providers(resolver)
     checked = []
     for cited in parsed:
         verdict = _verify(cited, resolver.repo, against, resolver=resolver)
@@ -225,10 +247,18 @@ def check(
     )
 
 
-def check_text(text: str, repo: RepoPath = ".", *, against: str = "HEAD", name: str = "<text>") -> CheckReport:
+def check_text(
+    text: str,
+    repo: RepoPath = ".",
+    *,
+    against: str = "HEAD",
+    name: str = "<text>",
+    resolver: Resolver | None = None,
+    recoverer: Recoverer | None = None,
+) -> CheckReport:
     """Check the citations of a draft held in memory (an answer before it is shown, say)."""
-    resolver = _resolver(repo)
-    return _check_text(text, resolver.repo, against, resolver=resolver, name=name)
+    resolver = resolver or _resolver(repo)
+    return _check_text(text, resolver.repo, against, resolver=resolver, recoverer=recoverer, name=name)
 
 
 @dataclass(frozen=True)
@@ -257,13 +287,15 @@ def locate(
     since: str | None = None,
     unit: str = "chars",
     fuzzy: bool = True,
+    resolver: Resolver | None = None,
+    recoverer: Recoverer | None = None,
 ) -> Located:
     """Where `quote` stands at `against`; with `path`/`since`, which commit moved or changed it."""
-    resolver = _resolver(repo)
+    resolver = resolver or _resolver(repo)
     target = resolver.commit(against)
     cited_path = safe_repo_path(path) if path else None
     pinned = resolver.commit(since) if since else None
-    recoverer = Recoverer.with_providers(resolver)
+    recoverer = recoverer or Recoverer.with_providers(resolver)
     found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
     return Located(found, None if found.places else recoverer.discover(quote, None))
 
@@ -299,6 +331,7 @@ __all__ = [
     "cite",
     "locate",
     "markdown_snippet",
+    "parse_range",
     "resolve",
     "search",
     "verify",

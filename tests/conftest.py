@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +93,48 @@ def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commits made by pincite itself (snapshots) get a fixed author and date."""
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class SampleClone:
+    """A private clone of this repository (the sample corpus and its history) with a built index."""
+
+    def __init__(self, root: Path, index: Path) -> None:
+        from indexer.vcs.repo import GitRepo
+
+        self.root = root
+        self.index = index
+        self.history: dict[str, Any] = json.loads((REPO_ROOT / "tests" / "sample_corpus_history.json").read_text())
+        repo = GitRepo(root)
+        self.by_subject = {c.subject: c.sha for c in repo.first_parent_line(repo.resolve_commit("HEAD"))}
+        self.first = self.by_subject[self.history["commits"][0]["message"]]
+        self.head = repo.resolve_commit("HEAD")
+        repo.close()
+
+    def passages(self, fate: str) -> list[dict[str, Any]]:
+        return [p for p in self.history["passages"] if p["fate"] == fate]
+
+    def first_citation(self, passage: dict[str, Any]) -> str:
+        """The passage's lines, cited at the commit they are recorded at (`recorded_at`, else the first)."""
+        from indexer.text.citation import Citation
+
+        commit = self.by_subject[passage["recorded_at"]] if "recorded_at" in passage else self.first
+        return Citation(commit, passage["path"], lines=tuple(passage["lines_at_first"])).text_form()
+
+
+@pytest.fixture(scope="session")
+def sample_clone(tmp_path_factory: pytest.TempPathFactory) -> SampleClone:
+    """One clone of the sample corpus for the whole run, indexed at HEAD (the index lives outside it)."""
+    from bench.mcp_client import clone_sample
+    from indexer import build
+
+    base = tmp_path_factory.mktemp("sample")
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO_ROOT, capture_output=True)
+    if shallow.stdout.strip() == b"true":
+        pytest.fail("this clone is shallow: the sample corpus history is missing (run `git fetch --unshallow`)")
+    root = clone_sample(base / "repo")
+    index = base / "index.sqlite"
+    build(root, site=False, index_path=index)
+    return SampleClone(root, index)

@@ -177,11 +177,17 @@ def check_paths(
 
 
 def check_text(
-    text: str, repo: GitRepo, against: str = "HEAD", *, resolver: Resolver | None = None, name: str = "<text>"
+    text: str,
+    repo: GitRepo,
+    against: str = "HEAD",
+    *,
+    resolver: Resolver | None = None,
+    recoverer: Recoverer | None = None,
+    name: str = "<text>",
 ) -> CheckReport:
     """Check every citation in `text` (a draft in Markdown or plain text), as `check_paths` checks a file."""
     resolver = resolver or Resolver(repo)
-    return _check_documents([(Path(name), text)], resolver, against, False, None, False, None)
+    return _check_documents([(Path(name), text)], resolver, against, False, None, False, None, recoverer)
 
 
 def _check_documents(
@@ -192,11 +198,12 @@ def _check_documents(
     site_url: str | None,
     accept_moved: bool,
     recovery_log: Path | None,
+    recoverer: Recoverer | None = None,
 ) -> CheckReport:
     repo = resolver.repo
     target = resolver.commit(against)
     report = CheckReport(target)
-    recoverer = Recoverer.with_providers(resolver, deep_drift_budget=DEEP_DRIFT_BUDGET)
+    recoverer = recoverer or Recoverer.with_providers(resolver, deep_drift_budget=DEEP_DRIFT_BUDGET)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:

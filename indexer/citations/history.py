@@ -28,6 +28,7 @@ from indexer.citations.drift import touching_hunks
 from indexer.citations.quote import MAX_LOCATIONS, locate_quote, match_spans, source_end, trigram_query
 from indexer.citations.resolve import Resolver, span_citation
 from indexer.errors import PinciteError, RepositoryError
+from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
 from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
@@ -353,7 +354,7 @@ class QuoteLocator:
         """A blob git can diff that holds the indexed text (DESIGN decision 4)."""
         assert self.reader is not None
         version = self.reader.version(version_id)
-        if version.source_class == "text":
+        if diffs_committed_blob(version.source_class, version.identity):
             return version.blob
         return self.repo.hash_object((version.text or "").encode("utf-8"))
 

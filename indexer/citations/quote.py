@@ -23,6 +23,14 @@ MAX_LOCATIONS = 10
 _TRIGRAM_SEPARATORS = frozenset(QUOTE_FOLD) | frozenset("'\"-")
 
 
+class AmbiguousQuote(UsageError):
+    """A quote to cite stands at several places of the document: `candidates` cites each one."""
+
+    def __init__(self, message: str, *, hint: str, candidates: tuple[Citation, ...]) -> None:
+        super().__init__(message, hint=hint)
+        self.candidates = candidates
+
+
 @dataclass(frozen=True)
 class QuoteVerdict:
     status: str
@@ -198,9 +206,10 @@ def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = 
     if len(spans) > 1:
         listed = ", ".join(f"L{index.line_of(s.start)} (c{s.start}-{s.end})" for s in spans[:10])
         more = f" and {len(spans) - 10} more" if len(spans) > 10 else ""
-        raise UsageError(
+        raise AmbiguousQuote(
             f"the quote {quote!r} stands {len(spans)} times in {where}: {listed}{more}",
             hint="quote more words to make it unique, or cite with --lines/--chars",
+            candidates=tuple(span_citation(commit, clean, s, index, unit, quote=quote) for s in spans),
         )
     citation = span_citation(commit, clean, spans[0], index, unit, quote=quote, identity_token=token_of(version))
     resolved = resolver.resolve(citation)

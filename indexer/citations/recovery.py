@@ -23,6 +23,7 @@ from indexer.citations.discovery import (
     DiscoveryProvider,
     DiscoveryRequest,
     DiscoveryResult,
+    LocalIndexProvider,
     ProviderFailure,
     load_providers,
     run_providers,
@@ -166,6 +167,11 @@ class Recoverer:
             return True
         self.deep_drift_left -= 1
         return self.deep_drift_left >= 0
+
+    @classmethod
+    def local(cls, resolver: Resolver) -> Recoverer:
+        """A recoverer with the shipped local provider alone: no installed plugin runs, none reaches a network."""
+        return cls(resolver, [LocalIndexProvider(resolver.config)] if resolver.config.discovery_indexes else [])
 
     def attempt(
         self, verdict: Verdict, quote: str | None = None, quote_status: str | None = None

@@ -604,5 +604,7 @@ def _extension(path: str) -> str:
 
 def _value(cached: _T | PinciteError) -> _T:
     if isinstance(cached, PinciteError):
-        raise cached
+        # Raised afresh: re-raising the instance would extend its traceback (and keep every frame
+        # of every earlier raise alive) each time, so a long-running server would grow without end.
+        raise cached.with_traceback(None)
     return cached

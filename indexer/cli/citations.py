@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -25,20 +24,6 @@ site_url_option = click.option(
 against_option = click.option(
     "--against", default="HEAD", show_default=True, help="The commit to verify against (any git revision)."
 )
-_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
-
-
-def _range(value: str | None, option: str) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    found = _RANGE.match(value.strip())
-    if not found:
-        raise UsageError(f"{option} {value!r}: expected A-B (or a single number)")
-    first = int(found.group(1))
-    last = int(found.group(2) or first)
-    if last < first:
-        raise UsageError(f"{option} {value!r}: the range is reversed", hint=f"write {option} {last}-{first}")
-    return first, last
 
 
 @click.command("cite")
@@ -86,10 +71,7 @@ def cite_command(
     `site_url` or --site-url is set), a GitHub URL (when the origin is on GitHub) and
     a Software Heritage id.
     """
-    chosen = [o for o, v in (("--lines", lines), ("--chars", chars), ("--quote", quote)) if v is not None]
-    if len(chosen) != 1:
-        raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
-    line_range, char_range = _range(lines, "--lines"), _range(chars, "--chars")
+    line_range, char_range = api.parse_range(lines, "--lines"), api.parse_range(chars, "--chars")
     cited = api.cite(path, repo, lines=line_range, chars=char_range, quote=quote, rev=rev, unit=unit, site_url=site_url)
     if fmt == "json":
         emit_json(cited.to_json())

@@ -33,6 +33,7 @@ COMMANDS = {
     "init": "indexer.cli.extract:init_command",
     "textconv": "indexer.cli.extract:textconv_command",
     "doctor": "indexer.cli.ops:doctor_command",
+    "mcp": "indexer.cli.agents:mcp_command",
 }
 
 

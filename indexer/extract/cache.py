@@ -5,7 +5,8 @@ an entry never goes stale; a new library version is a new identity and simply mi
 Entries are JSON files under `.pincite/cache/extract/` in the repository (`.pincite/`
 ignores itself in git). Each stores a SHA-256 of its text and is re-checked when read: a
 damaged entry is ignored and the blob extracted again, never trusted. The text class is
-not cached: reading its blob is as cheap as reading an entry.
+not cached: reading its blob is as cheap as reading an entry. A read-only repository
+(`GitRepo(read_only=True)`) reads the cache but never adds to it.
 """
 
 from __future__ import annotations
@@ -46,9 +47,11 @@ def cached_extract(
 ) -> ExtractedText:
     """The active extractor's text of `blob` read as the file at `path`, from the cache when present.
 
-    `encoding` is the one declared for a text file (indexer.extract.attributes).
+    `encoding` is the one declared for a text file (indexer.extract.attributes). A read-only
+    repository (the MCP server's) reads the cache but adds nothing to it.
     """
-    return extract_bytes(repo.root, blob, lambda: repo.read_blob(blob), path, limits, encoding)
+    read = lambda: repo.read_blob(blob)  # noqa: E731
+    return extract_bytes(repo.root, blob, read, path, limits, encoding, store=not repo.read_only)
 
 
 def extract_bytes(
@@ -58,8 +61,13 @@ def extract_bytes(
     path: str,
     limits: Limits | None = None,
     encoding: str = UTF8,
+    *,
+    store: bool = True,
 ) -> ExtractedText:
-    """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache."""
+    """Like `cached_extract` for callers that hold the bytes (`read()` returns them); `root=None`: no cache.
+
+    With `store` false the cache is read but a new extraction is not written to it.
+    """
     extractor = extract_mod.extractor_for(path, encoding)
     if extractor.source_class == "text" or not extractor.available() or root is None:
         return extract_mod.extract(read(), path, limits or limits_for(root), encoding)
@@ -73,7 +81,8 @@ def extract_bytes(
         raise ExtractionError(
             f"{path}: extractor identity changed during extraction ({identity} -> {extracted.identity})"
         )
-    _store(root, entry, blob, extracted)
+    if store:
+        _store(root, entry, blob, extracted)
     return extracted
 
 

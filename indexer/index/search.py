@@ -14,6 +14,7 @@ from indexer.text.chunk import Passage
 from indexer.text.citation import Citation, token_for
 from indexer.vcs.repo import GitRepo
 
+MAX_LIMIT = 1000  # hits in one answer: a larger limit is a mistake, and would build every snippet
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff66-\uff9f]")

@@ -441,7 +441,11 @@ def _schema_on(conn: sqlite3.Connection) -> int | None:
 
 
 class IndexReader:
-    """Read access to a built index."""
+    """Read access to a built index.
+
+    The connection is not tied to the thread that opened it (a server answers each call on
+    a worker thread); whoever shares a reader between threads has them take turns.
+    """
 
     def __init__(self, index_path: Path) -> None:
         if not index_path.exists():
@@ -454,7 +458,7 @@ class IndexReader:
                 hint="pass the file `pincite build` wrote (default: .pincite/index.sqlite), or run `pincite build`",
             )
         # One connection both checks the schema and serves the reads (a search opens a reader per call).
-        self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
+        self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True, check_same_thread=False)
         schema = _schema_on(self.conn)
         if schema != SCHEMA_VERSION:
             self.conn.close()

@@ -4,6 +4,12 @@ Blobs are read through GitPython's persistent `git cat-file --batch` process (a 
 streams its new blobs through one raw `cat-file --batch` of its own); everything
 else runs `git` with explicit options (`PINNED_CONFIG` plus per-command flags), so a
 user's git configuration cannot change what pincite reads or which hunks a diff reports.
+
+A read-only `GitRepo(path, read_only=True)` (the MCP server's) writes nothing into the
+repository: the blobs `hash_object` makes so git can diff extracted text go to a scratch
+object folder (written without sight of the repository's objects, so git never touches
+their files), which every other command reads beside the repository's own objects (an
+alternate); the methods that commit or move refs refuse.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ PINNED_CONFIG = (
     "color.ui=false",
     "log.showRoot=true",
     "log.showSignature=false",
+    "log.follow=false",  # `git log -- PATH` lists the commits that touch PATH itself
     "core.autocrlf=false",
     "core.bigFileThreshold=512m",  # the default: a lower one makes files binary to diff and rename detection
 )
@@ -101,10 +108,11 @@ class PathChange:
 
 
 _ABBREVIATED_SHA = re.compile(r"[0-9a-fA-F]{4,39}")
+_OBJECTS, _ALTERNATES = "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"
 
 
 class GitRepo:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         location = Path(path)
         if not location.exists():
             raise RepositoryError(f"{location}: no such directory", hint="pass --repo PATH to a git repository")
@@ -119,12 +127,31 @@ class GitRepo:
         else:
             self.root = Path(self._repo.working_tree_dir)
         self._rename_cache: dict[tuple[str, str], dict[str, PathChange]] = {}
+        self.read_only = read_only
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._env: dict[str, str] | None = None  # for every git command: reads see the scratch objects too
+        self._write_env: dict[str, str] | None = None  # for writing blobs: the scratch folder alone
+        if read_only:
+            objects = (self.root / self.run_text("rev-parse", "--git-path", "objects").strip()).resolve()
+            # Removed when this handle is collected, or at exit.
+            self._scratch = tempfile.TemporaryDirectory(prefix="pincite-objects-")
+            alternates = os.pathsep.join(p for p in (str(objects), os.environ.get(_ALTERNATES, "")) if p)
+            self._env = {**os.environ, _OBJECTS: self._scratch.name, _ALTERNATES: alternates}
+            # Writing an object the repository already has would "freshen" (touch) its pack or file.
+            self._write_env = {k: v for k, v in self._env.items() if k != _ALTERNATES}
+
+    def _refuse_writes(self, what: str) -> None:
+        if self.read_only:
+            raise RepositoryError(f"{self.root}: opened read-only, so pincite does not {what} here")
 
     # -- low level -------------------------------------------------------------------
     def run(
         self, *args: str, input_bytes: bytes | None = None, check: bool = True, env: dict[str, str] | None = None
     ) -> bytes:
-        proc = subprocess.run(_git_command(*args), cwd=self.root, input=input_bytes, capture_output=True, env=env)
+        environment = env if env is not None else self._env
+        proc = subprocess.run(
+            _git_command(*args), cwd=self.root, input=input_bytes, capture_output=True, env=environment
+        )
         if check and proc.returncode != 0:
             raise RepositoryError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
         return proc.stdout
@@ -134,7 +161,17 @@ class GitRepo:
 
     # -- commits -----------------------------------------------------------------------
     def has_commits(self) -> bool:
-        return self.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).strip() != b""
+        return self.head() is not None
+
+    def head(self) -> str | None:
+        """The SHA HEAD names now (None before the first commit); one process, nothing cached."""
+        return self.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).decode().strip() or None
+
+    def close(self) -> None:
+        """End the persistent git processes and remove the scratch object folder."""
+        self._repo.close()
+        if self._scratch is not None:
+            self._scratch.cleanup()
 
     def is_shallow(self) -> bool:
         return self.run_text("rev-parse", "--is-shallow-repository").strip() == "true"
@@ -223,6 +260,17 @@ class GitRepo:
             raise ShallowHistoryError(f"the history below {commits[0].sha[:12]} is missing")
         return commits
 
+    def commits_touching(self, start: str, end: str, path: str) -> list[str]:
+        """First-parent commits after `start` up to `end` whose change touches `path`, oldest first."""
+        out = self.run_text(
+            "--literal-pathspecs", "log", "--first-parent", "--reverse", "--format=%H", f"{start}..{end}", "--", path
+        )
+        return out.split()
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        command = _git_command("merge-base", "--is-ancestor", older, newer)
+        return subprocess.run(command, cwd=self.root, capture_output=True, env=self._env).returncode == 0
+
     def parent(self, sha: str) -> str | None:
         parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
         return parents[0] if parents else None
@@ -236,6 +284,7 @@ class GitRepo:
         return set(out.decode().split()) & set(commits)
 
     def update_ref(self, ref: str, sha: str) -> None:
+        self._refuse_writes("move refs")
         self.run("update-ref", ref, sha)
 
     # -- trees and blobs -------------------------------------------------------------
@@ -357,7 +406,8 @@ class GitRepo:
         return None
 
     def hash_object(self, data: bytes) -> str:
-        return self.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
+        """Write `data` as a blob (into the scratch object folder when read-only) and return its SHA."""
+        return self.run("hash-object", "-w", "--stdin", input_bytes=data, env=self._write_env).decode().strip()
 
     def commit_files(self, files: dict[str, bytes | None], message: str) -> str:
         """Commit exactly these file contents (None deletes the path) on top of HEAD.
@@ -367,6 +417,7 @@ class GitRepo:
         bytes; HEAD moves by compare-and-swap. The real index is then updated for these
         paths alone; the caller writes the working-tree files.
         """
+        self._refuse_writes("commit")
         parent = self.run_text("rev-parse", "--verify", "HEAD^{commit}").strip() if self.has_commits() else ""
         with tempfile.TemporaryDirectory(prefix="pincite-index-") as tmp:
             env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}

@@ -1,0 +1,161 @@
+"""`pincite mcp`: the agent tools served over the Model Context Protocol, on stdio, with the official SDK.
+
+Tools (agent_tools.AgentTools; input and output schemas come from their signatures and
+return shapes): search, cite, resolve, verify, check_answer, locate, and build when the
+server is started with `allow_build`. All but build are read-only and closed-world.
+
+Resources: every indexed document at the indexed commit, as `pincite://<commit>/<path>`
+(the path percent-encoded), and the template `pincite://{commit}/{+path}{?lines,chars}`,
+which reads any document at any commit whole, or the span `?lines=12-18` / `?chars=120-340`.
+
+A `PinciteError` (a bad argument, an unknown path, a malformed citation) becomes an MCP
+tool error (or resource error) whose text is the message the CLI prints for it; anything
+else is the SDK's generic tool error. Either way the server goes on serving.
+
+Every call runs on one worker thread of the server's own, in the order the calls came: the
+event loop stays free to read and answer messages, and the git processes and the SQLite
+connection behind the warm caches are only ever used from that thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+from urllib.parse import quote
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp_types import Resource, ToolAnnotations
+
+from indexer import __version__
+from indexer.errors import PinciteError
+from indexer.extract.registry import extractor_for
+from indexer.integrations.agent_tools import AgentTools
+
+SCHEME = "pincite"
+DOCUMENT_TEMPLATE = SCHEME + "://{commit}/{+path}{?lines,chars}"
+INSTRUCTIONS = """\
+pincite answers from a git corpus with citations that are checked, never guessed.
+Loop: `search` (or `locate` a remembered quote) -> `cite` by quote -> write the draft, each quote
+in double quotes (or a blockquote) followed by its citation -> `check_answer` -> fix what it reports
+-> check again. Copy `citation` strings exactly as returned and quote from `text`; never type offsets
+or SHAs yourself. A quote that is `failed` stands nowhere in the corpus: drop it or find the real
+words with `search`. A `wrong_ref` quote stands elsewhere: use `corrected.citation`.
+"""
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_BUILDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def document_uri(commit: str, path: str) -> str:
+    return f"{SCHEME}://{commit}/{quote(path, safe='/')}"
+
+
+class PinciteServer(MCPServer[Any]):
+    """The SDK's server, listing the indexed documents as resources (they change with each build)."""
+
+    def __init__(self, tools: AgentTools) -> None:
+        super().__init__(
+            name="pincite",
+            title="pincite: cite a git corpus",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            log_level="WARNING",
+        )
+        self.tools = tools
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pincite")
+
+    def on_worker(self, method: Callable[_P, _R]) -> Callable[_P, Awaitable[_R]]:
+        """`method` as a coroutine that runs it on the worker thread (its signature and schema unchanged)."""
+
+        @functools.wraps(method)
+        async def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            return await asyncio.wrap_future(self.worker.submit(method, *args, **kwargs))
+
+        return call
+
+    async def list_resources(self) -> list[Resource]:
+        try:
+            commit, paths = await self.on_worker(self.tools.documents)()
+        except PinciteError as exc:
+            raise ResourceError(str(exc)) from exc
+        return [
+            Resource(
+                uri=document_uri(commit, path),
+                name=path,
+                description=f"{path} at {commit[:12]}",
+                mime_type=_mime_type(path),
+            )
+            for path in paths
+        ]
+
+
+def create_server(tools: AgentTools) -> PinciteServer:
+    """The MCP server of `tools`: their methods as tools, their documents as resources."""
+    server = PinciteServer(tools)
+    readers: list[tuple[Callable[..., Any], str]] = [
+        (tools.search, "Search the corpus"),
+        (tools.cite, "Cite a passage"),
+        (tools.resolve, "Read a citation"),
+        (tools.verify, "Verify citations"),
+        (tools.check_answer, "Check a draft answer"),
+        (tools.locate, "Locate a quote"),
+    ]
+    if tools.allow_build:
+        readers.append((tools.build, "Build the index"))
+    for method, title in readers:
+        annotations = _BUILDS if method == tools.build else _READ_ONLY
+        tool = server.on_worker(_tool_errors(method))
+        server.add_tool(tool, title=title, annotations=annotations, structured_output=True)
+
+    @server.resource(
+        DOCUMENT_TEMPLATE,
+        name="document",
+        title="A document at a commit",
+        description="A document's text at a commit (extracted text for PDF and HTML), whole or the span "
+        "?lines=A-B (1-based, inclusive) or ?chars=A-B (code points, end exclusive).",
+        mime_type="text/plain",
+    )
+    async def document(commit: str, path: str, lines: str | None = None, chars: str | None = None) -> str:
+        try:
+            return await server.on_worker(tools.read)(commit, path, lines=lines, chars=chars)
+        except PinciteError as exc:
+            raise ResourceError(str(exc)) from exc
+
+    return server
+
+
+def serve(repo: Path | str, index_path: Path | str | None = None, allow_build: bool = False) -> None:
+    """Serve the corpus repository at `repo` on stdin/stdout until the client closes them."""
+    tools = AgentTools(repo, index_path=index_path, allow_build=allow_build)
+    server = create_server(tools)
+    try:
+        server.run("stdio")
+    finally:
+        server.worker.submit(tools.close).result()
+        server.worker.shutdown()
+
+
+def _tool_errors(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """The same tool, its `PinciteError`s turned into tool errors that carry the CLI's message."""
+
+    @functools.wraps(method)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(*args, **kwargs)
+        except PinciteError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return call
+
+
+def _mime_type(path: str) -> str:
+    extractor = extractor_for(path)
+    if extractor is not None and extractor.source_class == "text" and path.lower().endswith((".md", ".markdown")):
+        return "text/markdown"
+    return "text/plain"  # extracted documents are read as their extracted text
