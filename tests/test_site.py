@@ -410,6 +410,28 @@ def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) ->
     assert verdict.relocated is not None and verdict.relocated.lines == (6, 7)
 
 
+def test_history_follows_a_rename_step_by_step_after_the_file_grew(corpus_repo, tmp_path: Path) -> None:
+    # Seen on rust-lang/rfcs: RFCs renamed (active/ -> text/) and edited much since. One git diff
+    # from the old version to HEAD no longer pairs the two files; verify, walking commit by commit,
+    # does, and the banner's history entry must say the same (not "deleted").
+    from indexer.citations.drift import verify
+    from indexer.text.citation import Citation
+    from indexer.vcs.repo import GitRepo
+
+    body = "".join(f"rule {n}: keep the ledger for {n} years\n" for n in range(1, 11))
+    old = corpus_repo.commit({"corpus/rules.md": body})
+    corpus_repo.move("corpus/rules.md", "corpus/text/rules.md")
+    corpus_repo.commit({"corpus/text/rules.md": body + "".join(f"annex {n}: a new rule\n" for n in range(40))})
+    assert "D\tcorpus/rules.md" in corpus_repo.git("diff", "-M50%", "--name-status", old, "HEAD")  # no rename
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", f"{old}:corpus/rules.md").strip()
+    target = _history(site, "corpus/rules.md")["versions"][blob]["target"]
+    verdict = verify(Citation(old, "corpus/rules.md", lines=(5, 6)), GitRepo(corpus_repo.root))
+    assert verdict.status == "verified" and verdict.new_path == "corpus/text/rules.md"
+    assert (target["status"], target["path"]) == ("renamed", "corpus/text/rules.md")
+
+
 def test_two_builds_do_not_write_one_site_at_once(corpus_repo, tmp_path: Path) -> None:
     import fcntl
 

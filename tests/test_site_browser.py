@@ -952,7 +952,8 @@ def test_document_pages_fit_a_phone(corpus_repo: Any, tmp_path: Path, browser: A
     context = browser.new_context(viewport={"width": 390, "height": 844})
     tab = context.new_page()
     try:
-        for rel in ("doc/corpus/wide.md.html", "doc/corpus/" + "long-folder-name/" * 4 + "x.md.html", "index.html"):
+        deep = "doc/corpus/" + "long-folder-name/" * 4 + "x.md.html"
+        for rel in ("doc/corpus/wide.md.html", deep, "index.html", "search.html"):  # search: the folder filter
             tab.goto(base + rel)
             assert tab.evaluate("() => document.documentElement.scrollWidth") <= 390, rel
         tab.goto(base + "doc/corpus/wide.md.html")

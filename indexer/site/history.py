@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from indexer.citations.lineage import IndexedHistory, follow
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
@@ -55,6 +56,7 @@ class HistoryBuilder:
         self.head_seq = len(commits) - 1
         self._text_blobs: dict[int, str] = {}
         self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
+        self._lineage = IndexedHistory(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
 
     def consecutive_pairs(self, path: str, pvs: list[PathVersion]) -> list[tuple[str, str]]:
         """The (text blob, text blob) pairs of a path's consecutive versions (renames not included)."""
@@ -166,10 +168,18 @@ class HistoryBuilder:
         head_commit = self.commits[self.head_seq].sha
         new_path = path
         if head_pv is None:
-            change = self.repo.path_change(self.commits[pv.last_seq].sha, head_commit, path)
-            if change.status != "renamed" or change.new_path is None:
+            # Followed step by step as `pincite verify` follows it (citations.lineage): one whole-tree
+            # diff from this version to HEAD would miss a rename once the file changed by half since,
+            # and costs a git process per version of every path gone from HEAD, on every build.
+            lineage = follow(self._lineage, self.repo, self.commits[pv.last_seq].sha, path, head_commit)
+            if lineage is not None:
+                found = lineage.path
+            else:  # the index cannot say (a rename out of the roots): ask git, as verify does
+                change = self.repo.path_change(self.commits[pv.last_seq].sha, head_commit, path)
+                found = change.new_path if change.status == "renamed" else None
+            if found is None:
                 return {"status": "deleted"}
-            new_path = change.new_path
+            new_path = found
             head_pv = self.reader.version_of(new_path, self.head_seq)
             if head_pv is None:
                 return {"status": "unavailable", "reason": f"{new_path} is not indexed at the built commit"}
