@@ -622,3 +622,16 @@ def test_check_bounds_the_deep_searches_of_drifted_citations(
     assert spent == [False, False, True, True, True, True]
     # Past the budget the words are still looked for in the cited document, and the outcome says how they changed.
     assert all(a.detail == DETAIL_CHANGED for a in attempts[2:] if a)
+
+
+def test_a_heading_that_gained_a_level_is_not_a_move_of_its_lines(corpus_repo: CorpusRepo) -> None:
+    first = corpus_repo.commit({"corpus/a.md": "Intro.\n\n# Motivation\n\nWhy we do it.\n"})
+    corpus_repo.commit({"corpus/a.md": "Intro.\n\n## Motivation\n\nWhy we do it.\n"})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
+    assert verdict.status == DRIFTED
+    attempt = Recoverer(resolver).attempt(verdict)
+    assert attempt is not None and not attempt.moved and attempt.new_citation is None
+    assert not attempt.applicable(accept_moved=True)
+    assert any("hold more than the words" in step for step in attempt.steps)

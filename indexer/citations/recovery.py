@@ -32,7 +32,7 @@ from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict
 from indexer.citations.history import QuoteLocator, QuoteSearch
 from indexer.citations.quote import MATCHED
 from indexer.citations.resolve import Resolver
-from indexer.errors import UsageError
+from indexer.errors import PinciteError, UsageError
 from indexer.text.citation import Citation
 from indexer.text.normalize import normalize
 
@@ -234,6 +234,12 @@ def recover(
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
     steps += (step,) if step else ()
+    # Searched by the pinned text (no quote), a place counts as the move only when the new citation
+    # holds exactly that text: by lines, "# Motivation" inside "## Motivation" is not a move.
+    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(locator, c, key))
+    if len(whole) < len(candidates):
+        steps += (f"{len(candidates) - len(whole)} place(s) set aside: their cited lines hold more than the words",)
+        candidates = whole
     if candidates:
         detail = DETAIL_MOVED if len(candidates) == 1 else DETAIL_AMBIGUOUS
     elif found.places:
@@ -280,6 +286,14 @@ def _recover_in_document(
 def _changer(verdict: Verdict) -> str:
     changed = verdict.changed_by
     return f"commit {changed.sha[:12]}" if changed else "a commit before the target"
+
+
+def _holds_exactly(locator: QuoteLocator, place: Citation, key: str) -> bool:
+    """Whether the new citation's own text is the searched words (normalized), not more."""
+    try:
+        return normalize(locator.resolver.resolve(place).text) == normalize(key)
+    except PinciteError:
+        return False
 
 
 def _candidates(places: tuple[Citation, ...], followed_path: str | None) -> tuple[tuple[Citation, ...], str | None]:
