@@ -78,8 +78,8 @@ def timed_check(root: Path, folder: Path) -> tuple[float, dict[str, int]]:
     return best, summary
 
 
-def counted_check(root: Path, folder: Path, tmp: Path) -> int:
-    """Git processes one check starts, counted by a wrapper placed first on PATH."""
+def git_counter(tmp: Path) -> tuple[Path, Path]:
+    """A `git` wrapper that logs each call, for first place on PATH: (its folder, the log)."""
     real_git = shutil.which("git")
     assert real_git is not None
     wrapper_dir = tmp / "wrapper"
@@ -89,6 +89,12 @@ def counted_check(root: Path, folder: Path, tmp: Path) -> int:
     wrapper = wrapper_dir / "git"
     wrapper.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real_git}" "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    return wrapper_dir, log
+
+
+def counted_check(root: Path, folder: Path, tmp: Path) -> int:
+    """Git processes one check starts, counted by a wrapper placed first on PATH."""
+    wrapper_dir, log = git_counter(tmp)
     saved = os.environ["PATH"]
     os.environ["PATH"] = f"{wrapper_dir}{os.pathsep}{saved}"
     try:

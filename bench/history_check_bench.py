@@ -22,7 +22,6 @@ import os
 import random
 import resource
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.check_bench import git_counter
 from bench.synth_corpus import SynthParams, generate, git
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,15 +96,7 @@ def best_of(runs: int, checkout: Path, args: list[str], cwd: Path) -> float:
 
 
 def git_processes(checkout: Path, args: list[str], cwd: Path, tmp: Path) -> int:
-    real = shutil.which("git")
-    assert real is not None
-    wrapper_dir = tmp / "wrapper"
-    wrapper_dir.mkdir(exist_ok=True)
-    log = tmp / "git-calls.log"
-    log.write_text("")
-    wrapper = wrapper_dir / "git"
-    wrapper.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n')
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    wrapper_dir, log = git_counter(tmp)
     env = {**os.environ, "PATH": f"{wrapper_dir}{os.pathsep}{os.environ['PATH']}"}
     run_pincite(checkout, args, cwd, env)
     return len(log.read_text().splitlines())
