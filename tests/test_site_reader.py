@@ -4,6 +4,7 @@ citations from the rendered view, search suggestions, accessibility (Debian chro
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from actionlint_wasm import npm_package
 from playwright.sync_api import sync_playwright
 from test_site_browser import ARGS, CHROMIUM, OLD, _permalink
 
@@ -343,7 +345,12 @@ def test_a_query_without_results_suggests_the_nearest_words(
 
 # -- 6. accessibility: axe-core finds no violations ---------------------------------------------
 
-AXE = Path(__file__).parent / "fixtures" / "axe.min.js"  # axe-core 4.14.1 (MPL-2.0), a test fixture only
+AXE_SPEC = "axe-core@4.14.1"  # installed from the npm registry for the tests; never part of the site
+
+
+def axe_script() -> Path:
+    tools = Path(os.environ.get("PINCITE_TOOLS_DIR", Path.home() / ".cache" / "pincite-tools")) / "axe"
+    return npm_package(AXE_SPEC, "axe.min.js", tools) / "axe.min.js"
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
@@ -379,7 +386,7 @@ def test_axe_finds_no_violations_on_the_sites_pages(
     for name, (rel, ready) in pages.items():
         tab.goto(base + rel)
         tab.wait_for_selector(ready)
-        tab.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        tab.add_script_tag(content=axe_script().read_text(encoding="utf-8"))
         violations = tab.evaluate(
             """async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(
                 v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)"""
