@@ -322,7 +322,7 @@ class AgentTools:
             report = api.check_text(
                 draft, against=against, name="draft", resolver=warm.resolver, recoverer=warm.recoverer
             )
-            items = [self._answer_item(warm, record, report.target_commit) for record in report.records]
+            items = [self._answer_item(warm, record) for record in report.records]
             notes = [] if items else ["the draft holds no citation pincite recognises: nothing was checked"]
             return {
                 "target_commit": report.target_commit,
@@ -415,7 +415,7 @@ class AgentTools:
         except PinciteError:
             return None
 
-    def _answer_item(self, warm: _Warm, record: CheckRecord, target: str) -> shapes.AnswerCitation:
+    def _answer_item(self, warm: _Warm, record: CheckRecord) -> shapes.AnswerCitation:
         verdict, quote = record.verdict, record.quote_verdict
         resolved = verdict.resolved if verdict else None
         recovery = record.recovery
