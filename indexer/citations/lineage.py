@@ -34,15 +34,6 @@ class Step:
     old_blob: str
     new_blob: str | None
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "commit": self.commit.sha,
-            "subject": self.commit.subject,
-            "old_path": self.old_path,
-            "new_path": self.new_path,
-        }
-
 
 @dataclass(frozen=True)
 class Lineage:

@@ -260,17 +260,6 @@ class GitRepo:
             raise ShallowHistoryError(f"the history below {commits[0].sha[:12]} is missing")
         return commits
 
-    def commits_touching(self, start: str, end: str, path: str) -> list[str]:
-        """First-parent commits after `start` up to `end` whose change touches `path`, oldest first."""
-        out = self.run_text(
-            "--literal-pathspecs", "log", "--first-parent", "--reverse", "--format=%H", f"{start}..{end}", "--", path
-        )
-        return out.split()
-
-    def is_ancestor(self, older: str, newer: str) -> bool:
-        command = _git_command("merge-base", "--is-ancestor", older, newer)
-        return subprocess.run(command, cwd=self.root, capture_output=True, env=self._env).returncode == 0
-
     def parent(self, sha: str) -> str | None:
         parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
         return parents[0] if parents else None
