@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.citations.check import CheckReport, check_paths
 from indexer.citations.check import check_text as _check_text
@@ -38,9 +38,12 @@ from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index
 from indexer.index.search import SearchHit, search
-from indexer.snapshots.store import SnapshotMeta, snapshot_provenance
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.vcs.repo import GitRepo, safe_repo_path
+
+if TYPE_CHECKING:
+    # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited.
+    from indexer.snapshots.store import SnapshotMeta
 
 RepoPath = Path | str
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -181,6 +184,8 @@ def resolve(
     resolver = resolver or _resolver(repo)
     resolved = resolver.resolve(_parsed(citation))
     before, after = resolved.context(context)
+    from indexer.snapshots.store import snapshot_provenance
+
     provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
     return ResolvedText(resolved, before, after, provenance)
 
@@ -314,6 +319,8 @@ def _provenance(resolver: Resolver, citation: Citation) -> SnapshotMeta | None:
         commit = resolver.commit(citation.commit)  # cached: verify resolved it already
     except PinciteError:
         return None
+    from indexer.snapshots.store import snapshot_provenance
+
     return snapshot_provenance(resolver.repo, commit, citation.path)
 
 
