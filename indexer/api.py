@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexer.citations.check import CheckReport, check_paths
+from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
 from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
 from indexer.citations.drift import Verdict
@@ -236,8 +236,13 @@ def check(
     recovery_log: Path | None = None,
     site_url: str | None = None,
     resolver: Resolver | None = None,
+    on_record: RecordSink | None = None,
 ) -> CheckReport:
-    """Find and verify every citation (and its quote) in the Markdown and text documents at `paths`."""
+    """Find and verify every citation (and its quote) in the Markdown and text documents at `paths`.
+
+    With `on_record`, each `CheckRecord` is handed to it as soon as its file is checked and the
+    report keeps counts only (`report.records` stays empty): for very many citations.
+    """
     resolver = resolver or _resolver(repo)
     base = site_url if site_url is not None else resolver.config.site_url
     return check_paths(
@@ -249,6 +254,7 @@ def check(
         site_url=base or None,
         accept_moved=accept_moved,
         recovery_log=recovery_log,
+        on_record=on_record,
     )
 
 
@@ -326,6 +332,7 @@ def _provenance(resolver: Resolver, citation: Citation) -> SnapshotMeta | None:
 
 __all__ = [
     "BuildSummary",
+    "CheckRecord",
     "CheckReport",
     "Checked",
     "Cited",
