@@ -20,6 +20,7 @@ installed `pincite.discovery` plugin; `Recoverer.local` runs no plugin).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index
 from indexer.index.search import SearchHit, search
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
+from indexer.text.kinds import is_snapshot
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
 if TYPE_CHECKING:
@@ -184,10 +186,7 @@ def resolve(
     resolver = resolver or _resolver(repo)
     resolved = resolver.resolve(_parsed(citation))
     before, after = resolved.context(context)
-    from indexer.snapshots.store import snapshot_provenance
-
-    provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
-    return ResolvedText(resolved, before, after, provenance)
+    return ResolvedText(resolved, before, after, _provenance(resolver, resolved.citation))
 
 
 @dataclass(frozen=True)
@@ -219,6 +218,9 @@ def verify(
     resolver = resolver or _resolver(repo)
     parsed = [_parsed(c) for c in citations]
     recoverer = recoverer or Recoverer.with_providers(resolver)
+    if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
+        with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
+            resolver.prefetch_hunks(parsed, resolver.commit(against))
     checked = []
     for cited in parsed:
         verdict = _verify(cited, resolver.repo, against, resolver=resolver)
@@ -321,6 +323,8 @@ def _parsed(citation: str | Citation) -> Citation:
 
 def _provenance(resolver: Resolver, citation: Citation) -> SnapshotMeta | None:
     """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
+    if not is_snapshot(citation.path):
+        return None
     try:
         commit = resolver.commit(citation.commit)  # cached: verify resolved it already
     except PinciteError:
