@@ -315,21 +315,14 @@ class GitRepo:
         )
         changes: dict[str, list[TreeEntry]] = {}
         current: list[TreeEntry] = []
-        tokens = out.split(b"\0")
-        i = 0
-        while i < len(tokens):
-            token = tokens[i].strip(b"\n")
-            i += 1
-            if not token:
-                continue
-            if token.startswith(b":"):
-                _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
-                path = _tree_path(tokens[i], commits[-1].sha)
-                i += 1
-                deleted = status.startswith("D")
-                current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
-            else:
+        for token, paths in _raw_records(out.split(b"\0")):
+            if paths is None:
                 current = changes.setdefault(token.decode(), [])
+                continue
+            _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
+            path = _tree_path(paths[0], commits[-1].sha)
+            deleted = status.startswith("D")
+            current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
         return changes
 
     def read_blob(self, sha: str) -> bytes:
@@ -616,7 +609,7 @@ class GitRepo:
         return [p for p in paths if p not in flagged]
 
 
-def _raw_records(tokens: list[bytes]) -> Iterator[tuple[bytes, list[str] | None]]:
+def _raw_records(tokens: list[bytes]) -> Iterator[tuple[bytes, list[bytes] | None]]:
     """The records of a `--raw -z` listing: (":modes shas status", its one or two paths).
 
     Any other token (the commit id `diff-tree --stdin` prints before a commit's records)
@@ -632,14 +625,14 @@ def _raw_records(tokens: list[bytes]) -> Iterator[tuple[bytes, list[str] | None]
             yield token, None
             continue
         count = 2 if token.split()[-1][:1] in (b"R", b"C") else 1
-        paths = [t.decode("utf-8", errors="surrogateescape") for t in tokens[i : i + count]]
+        yield token, tokens[i : i + count]
         i += count
-        yield token, paths
 
 
-def _record_change(changes: dict[str, PathChange], record: bytes, paths: list[str]) -> None:
+def _record_change(changes: dict[str, PathChange], record: bytes, raw_paths: list[bytes]) -> None:
     """Add one raw record to `changes`, keyed by the old path: renames, deletions and modifications."""
     _om, _nm, old_sha, new_sha, status = record[1:].decode().split()
+    paths = [p.decode("utf-8", errors="surrogateescape") for p in raw_paths]
     if status[0] == "R":
         changes[paths[0]] = PathChange("renamed", paths[1], old_sha, new_sha)
     elif status[0] == "D":
