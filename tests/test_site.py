@@ -28,6 +28,8 @@ XSS_MD = (
     '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n<a href="javascript:alert(4)">raw</a>\n'
 )
 
+ORIGINAL_GUIDE = "".join(f"Line {n} of the guide.\n" for n in range(1, 9))
+
 
 class _Collector(HTMLParser):
     """Collects tags with attributes and the text inside `#src`."""
@@ -229,6 +231,29 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     assert warm["pages_rendered"] == 4 and warm["pages_reused"] == 22
     assert warm["history_written"] == 1 and warm["history_reused"] == 7
     assert old_page.read_bytes() == before and old_page.stat().st_ino == inode
+
+
+def test_history_of_paths_gone_from_head_is_redone_only_when_where_they_lead_changes(
+    corpus_repo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/gone.md": "# Gone\n\nSoon deleted.\n", "corpus/old.md": ORIGINAL_GUIDE})
+    corpus_repo.commit({"corpus/gone.md": None})
+    corpus_repo.move("corpus/old.md", "corpus/new.md")
+    corpus_repo.commit({"corpus/other.md": "# Other\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    corpus_repo.commit({"corpus/other.md": "# Other, edited\n"})
+    unrelated = _build(corpus_repo, site)
+    assert unrelated["history_written"] == 1  # other.md alone: gone.md and old.md lead where they did
+    corpus_repo.commit({"corpus/new.md": ORIGINAL_GUIDE + "A line added where old.md now stands.\n"})
+    followed = _build(corpus_repo, site)
+    assert followed["history_written"] == 2  # new.md, and old.md, which leads to it
+    fresh = tmp_path / "fresh"
+    _build(corpus_repo, fresh)
+    for path in ("corpus/old.md", "corpus/gone.md"):
+        shard = f"history/{history_shard(path)}.json"
+        incremental = json.loads((site / shard).read_text(encoding="utf-8"))["paths"][path]
+        assert incremental == json.loads((fresh / shard).read_text(encoding="utf-8"))["paths"][path]
 
 
 def test_version_pages_leave_when_their_history_does(corpus_repo, tmp_path: Path) -> None:

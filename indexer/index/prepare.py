@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing
-import os
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
@@ -23,6 +22,7 @@ from indexer.config import Config
 from indexer.errors import ExtractionError
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
+from indexer.machine import usable_cores
 from indexer.text.chunk import Passage, chunk
 from indexer.text.kinds import is_snapshot, text_format
 from indexer.text.model import UTF8
@@ -33,13 +33,6 @@ WINDOW_PER_WORKER = 8  # blobs in flight per worker process
 # What preparing one version gives: its text and passages, or why it has none.
 Prepared = tuple[extract_mod.ExtractedText, list[Passage]] | str
 T = TypeVar("T")
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system says)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def extract_and_chunk(
