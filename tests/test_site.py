@@ -78,7 +78,8 @@ def test_source_view_text_is_the_document_text_exactly(text: str) -> None:
     assert "".join(parsed.src_text) == text
     lines = text.split("\n")
     expected_lines = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
-    assert sum(1 for tag, attrs in parsed.tags if tag == "span" and attrs.get("class") == "ln") == expected_lines
+    line_ids = [attrs.get("id") for tag, attrs in parsed.tags if tag == "span"]
+    assert line_ids == [f"L{n}" for n in range(1, expected_lines + 1)]
 
 
 def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:
