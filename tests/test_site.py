@@ -168,6 +168,25 @@ def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
     assert "".join(_parse(odd.read_text(encoding="utf-8")).src_text) == "<script>x</script>\r\n"
 
 
+# What a version page may add to its text: the site keeps one page per version of every document,
+# so the page is its text, a short header and banner, and a bare `<span id=L12>` per line.
+VERSION_PAGE_CHROME = 2500
+VERSION_PAGE_PER_LINE = len("<span id=L100></span>") + 1
+
+
+def test_version_pages_are_their_text_and_little_else(corpus_repo, tmp_path: Path) -> None:
+    text = "# Line budget\n\n" + "".join(f'Line {n} of the budget, it\'s "quoted" prose.\n' for n in range(300))
+    commit = corpus_repo.commit({"corpus/budget.md": text})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", f"{commit}:corpus/budget.md").strip()
+    page = (site / "v" / f"{blob}.html").read_bytes()
+    lines = text.count("\n")
+    added = len(page) - len(text.encode("utf-8"))
+    assert added <= VERSION_PAGE_CHROME + VERSION_PAGE_PER_LINE * lines, (added, lines)
+    assert "".join(_parse(page.decode("utf-8")).src_text) == text
+
+
 def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> None:
     first = corpus_repo.commit({"corpus/handbook.md": HANDBOOK})
     second = corpus_repo.commit({"corpus/handbook.md": HANDBOOK.replace("seven", "ten")})
