@@ -6,8 +6,8 @@ neighbours on a shared machine):
 - pincite's whole cold build: `pincite build` (index + site + Pagefind) with `.pincite/` and the
   site folder removed first;
 - `mkdocs build` (default theme, its own lunr search plugin off: Pagefind is the search on both
-  sides) followed by `python -m pagefind --site <mkdocs site>`, over a copy of the corpus's
-  Markdown at HEAD;
+  sides) followed by `python -m pagefind --site <mkdocs site>`, over a copy of the files under
+  the roots at HEAD (`--roots`, default `corpus`: what pincite indexes);
 - wall time and CPU time (user + system of the child processes, from `getrusage(RUSAGE_CHILDREN)`
   deltas, so pincite's process pool and git and Pagefind count too);
 - each site's size: the sum of file sizes, the blocks in use (as `du` counts them, hard links
@@ -19,7 +19,7 @@ same run, for before/after figures.
 
     python bench/mkdocs_bench.py --workdir /tmp/mkdocs-bench              # 2,000 documents, ~4 versions each
     python bench/mkdocs_bench.py --workdir /tmp/mkdocs-bench --baseline /tmp/pincite-main --json
-    python bench/mkdocs_bench.py --repo ~/src/some-clone --rounds 2       # an existing clone
+    python bench/mkdocs_bench.py --repo ~/src/some-clone --roots docs    # an existing clone's docs/
 
 MkDocs is not a dependency of pincite: when `import mkdocs` fails in the running interpreter, the
 benchmark makes a virtual environment at `<workdir>/mkdocs-venv` and installs MkDocs there with
@@ -112,27 +112,24 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple
 # -- the two sides ------------------------------------------------------------------------
 
 
-def pincite_build(repo: Path, checkout: Path, out: Path) -> tuple[Timing, dict[str, Any]]:
-    """A cold `pincite build` of `repo` by the pincite in `checkout` (no index, no cache, no site)."""
+def pincite_build(repo: Path, roots: list[str], checkout: Path, out: Path) -> tuple[Timing, dict[str, Any]]:
+    """A cold `pincite build` of `roots` in `repo` by the pincite in `checkout` (no index, no cache, no site)."""
     shutil.rmtree(repo / ".pincite", ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env = {**os.environ, "PYTHONPATH": str(checkout), "PINCITE_ROOTS": ",".join(roots)}
     cmd = [sys.executable, "-m", "indexer.cli.main", "build", "--repo", str(repo), "--out", str(out), "--json"]
     timing, stdout = timed(cmd, repo, env)
     return timing, json.loads(stdout)
 
 
-def mkdocs_project(repo: Path, folder: Path) -> int:
-    """A minimal MkDocs project over the Markdown of `repo` at HEAD; the number of pages."""
+def mkdocs_project(repo: Path, roots: list[str], folder: Path) -> int:
+    """A minimal MkDocs project whose docs are the files under `roots` at HEAD; its Markdown pages."""
     docs = folder / "docs"
     shutil.rmtree(folder, ignore_errors=True)
     docs.mkdir(parents=True)
-    listing = subprocess.run(
-        ["git", "-C", str(repo), "ls-tree", "-r", "-z", "--name-only", "HEAD"], capture_output=True, check=True
-    ).stdout.decode("utf-8", "surrogateescape")
-    paths = [p for p in listing.split("\0") if p.lower().endswith(MARKDOWN)]
-    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD", "--", *paths], capture_output=True, check=True)
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD", "--", *roots], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(docs)], input=archive.stdout, check=True)
+    paths = [p for p in docs.rglob("*") if p.name.lower().endswith(MARKDOWN)]
     # The default theme; the built-in lunr search is off because Pagefind is the search on both sides.
     (folder / "mkdocs.yml").write_text(
         "site_name: Corpus\ndocs_dir: docs\nsite_dir: site\nplugins: []\n", encoding="utf-8"
@@ -192,13 +189,14 @@ def corpus(args: argparse.Namespace, work: Path) -> tuple[Path, dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    started = machine()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="pincite-mkdocs-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
     repo, described = corpus(args, work)
     mkdocs = mkdocs_command(work)
     version = subprocess.run([*mkdocs, "--version"], capture_output=True, text=True).stdout.strip()
     project = work / "mkdocs"
-    pages = mkdocs_project(repo, project)
+    pages = mkdocs_project(repo, args.roots, project)
     sides = {"pincite": ROOT} | ({"baseline": Path(args.baseline).resolve()} if args.baseline else {})
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in [*sides, "mkdocs"]}
     summaries: dict[str, dict[str, Any]] = {}
@@ -207,7 +205,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         order = list(sides.items()) if n % 2 else list(reversed(sides.items()))
         for name, checkout in order:
             _log(f"round {n}: pincite build ({name}, {checkout}) ...")
-            timing, summaries[name] = pincite_build(repo, checkout, work / f"site-{name}")
+            timing, summaries[name] = pincite_build(repo, args.roots, checkout, work / f"site-{name}")
             runs[name].append(asdict(timing))
         _log(f"round {n}: mkdocs build + pagefind ...")
         build, search = mkdocs_build(project, mkdocs)
@@ -221,7 +219,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
     out: dict[str, Any] = {"corpus": described, "mkdocs_version": version, "markdown_pages": pages}
     out["markdown_bytes"] = site_size(project / "docs").bytes
-    out["machine"] = machine()
+    out["machine"] = started
     for name, measured in runs.items():
         site = project / "site" if name == "mkdocs" else work / f"site-{name}"
         out[name] = {
@@ -305,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=int, default=2000, help="synthetic documents (about 5 kB each)")
     parser.add_argument("--commits", type=int, help="edit commits of 3 files (default: --docs, ~4 versions each)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--roots", nargs="+", default=["corpus"], help="folders both sides publish (pincite's roots, MkDocs' docs)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side; the fastest counts")
     parser.add_argument("--baseline", help="another pincite checkout to measure in the same run (before/after)")
     parser.add_argument("--workdir", help="keep the corpus, the MkDocs venv and the sites here (reused)")
