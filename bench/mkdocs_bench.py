@@ -118,7 +118,9 @@ def pincite_build(repo: Path, roots: list[str], checkout: Path, out: Path) -> tu
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(checkout), "PINCITE_ROOTS": ",".join(roots)}
     cmd = [sys.executable, "-m", "indexer.cli.main", "build", "--repo", str(repo), "--out", str(out), "--json"]
-    timing, stdout = timed(cmd, repo, env)
+    # Run from the checkout: `python -m` puts the working folder first on the path, and a clone of
+    # pincite itself (as --repo) would otherwise lend its own `indexer` package to both sides.
+    timing, stdout = timed(cmd, checkout, env)
     return timing, json.loads(stdout)
 
 
