@@ -93,6 +93,7 @@ const Pincite = (() => {
   // line's passage and page marks, where the number is drawn.
   function linkLineNumbers() {
     for (const line of lineEls()) {
+      if (line.querySelector(":scope > a:not(.pg)")) continue; // a page written with its links (render 2)
       const link = document.createElement("a");
       link.href = "#" + line.id;
       link.setAttribute("aria-label", "line " + line.id.slice(1));
