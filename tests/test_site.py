@@ -80,7 +80,8 @@ def test_source_view_text_is_the_document_text_exactly(text: str) -> None:
     assert "".join(parsed.src_text) == text
     lines = text.split("\n")
     expected_lines = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
-    assert sum(1 for tag, attrs in parsed.tags if tag == "span" and attrs.get("class") == "ln") == expected_lines
+    line_ids = [attrs.get("id") for tag, attrs in parsed.tags if tag == "span"]
+    assert line_ids == [f"L{n}" for n in range(1, expected_lines + 1)]
 
 
 def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:
@@ -167,6 +168,25 @@ def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
         assert '<meta http-equiv="Content-Security-Policy"' in page.read_text(encoding="utf-8")
     odd = tmp_path / "site" / "doc" / "corpus" / "<b>odd & name</b>.txt.html"
     assert "".join(_parse(odd.read_text(encoding="utf-8")).src_text) == "<script>x</script>\r\n"
+
+
+# What a version page may add to its text: the site keeps one page per version of every document,
+# so the page is its text, a short header and banner, and a bare `<span id=L12>` per line.
+VERSION_PAGE_CHROME = 2500
+VERSION_PAGE_PER_LINE = len("<span id=L100></span>") + 1
+
+
+def test_version_pages_are_their_text_and_little_else(corpus_repo, tmp_path: Path) -> None:
+    text = "# Line budget\n\n" + "".join(f'Line {n} of the budget, it\'s "quoted" prose.\n' for n in range(300))
+    commit = corpus_repo.commit({"corpus/budget.md": text})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", f"{commit}:corpus/budget.md").strip()
+    page = (site / "v" / f"{blob}.html").read_bytes()
+    lines = text.count("\n")
+    added = len(page) - len(text.encode("utf-8"))
+    assert added <= VERSION_PAGE_CHROME + VERSION_PAGE_PER_LINE * lines, (added, lines)
+    assert "".join(_parse(page.decode("utf-8")).src_text) == text
 
 
 def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> None:
