@@ -2,8 +2,9 @@
 
 Invariant (tested by property tests): `passage.text == text[passage.start:passage.end]`,
 passages do not overlap, and together they cover every non-blank line. Markdown blocks
-come from markdown-it-py's token line maps; lines no token claims (link reference
-definitions, for instance) become blocks of their own, so nothing is lost.
+are the top-level blocks of a CommonMark parse with GFM tables (pyromark, which gives each
+block's source range); lines no block claims (link reference definitions, for instance)
+become blocks of their own, so nothing is lost.
 reStructuredText and AsciiDoc blocks come from their line readers (indexer.text.rst,
 indexer.text.asciidoc). Plain text and extracted text are cut at blank lines. Passages
 never cross a PDF page boundary.
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Any
 
-from markdown_it import MarkdownIt
+import pyromark
 
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
@@ -44,9 +46,9 @@ class _Block:
     heading_text: str = ""
 
 
-# Only block tokens and their line maps are used: inline parsing (emphasis, links, ...)
-# would cost about as much again and change nothing here.
-_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
+# A Rust CommonMark parser: the block structure of a document costs a tenth of what it did
+# with markdown-it-py, which was most of a cold build (BENCHMARKS.md, issue 14).
+_MARKDOWN_OPTIONS = pyromark.Options.ENABLE_TABLES
 
 
 def chunk(
@@ -90,19 +92,61 @@ def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: 
 
 
 def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
-    tokens = _MD.parse(text)
+    """The document's top-level blocks, each with its lines (and, for a heading, its level and text)."""
+    source = text.encode("utf-8")
+    line_starts = _byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
+
+    def line_of(offset: int) -> int:
+        return bisect_right(line_starts, offset)
+
     blocks: list[_Block] = []
-    for i, token in enumerate(tokens):
-        if token.level != 0 or not token.map or token.nesting == -1:
+    depth = 0
+    heading: _Block | None = None
+    inner: list[int] = []  # byte offsets of what a top-level heading holds
+    for event, where in pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS):
+        start, end = where["start"], where["end"]
+        if _is_end(event):
+            depth -= 1
+            if depth == 0 and heading is not None:
+                heading.heading_text = source[min(inner) : max(inner)].decode("utf-8").strip() if inner else ""
+                heading, inner = None, []
             continue
-        block = _trimmed(token.map[0] + 1, token.map[1], blank)
-        if block is None:
-            continue
-        if token.type == "heading_open":
-            block.heading_level = int(token.tag[1:])
-            block.heading_text = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
-        blocks.append(block)
+        if depth == 0:
+            block = _trimmed(line_of(start), line_of(max(start, end - 1)), blank)
+            level = _heading_level(event)
+            if block is not None:
+                blocks.append(block)
+                if level:
+                    block.heading_level, heading = level, block
+        elif depth == 1 and heading is not None:
+            inner += (start, end)
+        if _is_start(event):
+            depth += 1
     return blocks
+
+
+def _byte_line_starts(source: bytes) -> list[int]:
+    starts = [0]
+    at = source.find(b"\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = source.find(b"\n", at + 1)
+    return starts
+
+
+def _is_start(event: Any) -> bool:
+    return isinstance(event, dict) and "Start" in event
+
+
+def _is_end(event: Any) -> bool:
+    return isinstance(event, dict) and "End" in event
+
+
+def _heading_level(event: Any) -> int:
+    """1-6 for the start of a heading, else 0."""
+    if not _is_start(event) or not isinstance(event["Start"], dict) or "Heading" not in event["Start"]:
+        return 0
+    return int(event["Start"]["Heading"]["level"][1:])  # "H1" .. "H6"
 
 
 def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
