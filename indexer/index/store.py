@@ -41,11 +41,11 @@ from indexer.extract.base import ExtractedText
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
 from indexer.text.chunk import Passage
-from indexer.text.model import LineIndex
+from indexer.text.model import count_lines
 from indexer.vcs.repo import CommitInfo
 
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
-RANKED_CANDIDATES = 10_000
+RANKED_CANDIDATES = 5_000
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 3
 
@@ -265,7 +265,7 @@ class IndexWriter:
             "page_starts": json.dumps(list(extracted.page_starts) if extracted is not None else []),
             "notes": json.dumps(list(extracted.notes) if extracted is not None else []),
             "is_markdown": int(extracted is not None and extracted.is_markdown),
-            "line_count": LineIndex(text).line_count if text is not None else 0,
+            "line_count": count_lines(text) if text is not None else 0,
         }
         cur = self.conn.execute(
             f"INSERT INTO versions({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())

@@ -13,6 +13,7 @@ never cross a PDF page boundary.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,16 +64,12 @@ def chunk(
     "markdown" when only `markdown` is set)."""
     fmt = fmt or ("markdown" if markdown else "plain")
     lines = LineIndex(text)
-    line_texts = [_line_text(text, lines, n) for n in range(1, lines.line_count + 1)]
+    line_texts = text.split("\n")[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
     blank = [not line.strip() for line in line_texts]
     blocks = _structure_blocks(text, fmt, line_texts, blank)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
-
-
-def _line_text(text: str, lines: LineIndex, n: int) -> str:
-    return text[lines.line_start(n) : lines.line_end(n)]
 
 
 def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool]) -> list[_Block]:
@@ -103,24 +100,30 @@ def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
     depth = 0
     heading: _Block | None = None
     inner: list[int] = []  # byte offsets of what a top-level heading holds
-    for event, where in pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS):
-        start, end = where["start"], where["end"]
-        if _is_end(event):
+    # About two hundred events a document, most of them inline: the loop stays lean.
+    # Events are dicts or strings (typed as unions); the loop reads them by shape.
+    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS)
+    for event, where in events:
+        opens = closes = False
+        if type(event) is dict:
+            opens, closes = "Start" in event, "End" in event
+        if closes:
             depth -= 1
             if depth == 0 and heading is not None:
                 heading.heading_text = source[min(inner) : max(inner)].decode("utf-8").strip() if inner else ""
                 heading, inner = None, []
             continue
         if depth == 0:
+            start, end = where["start"], where["end"]
             block = _trimmed(line_of(start), line_of(max(start, end - 1)), blank)
-            level = _heading_level(event)
             if block is not None:
                 blocks.append(block)
+                level = _heading_level(event["Start"]) if opens else 0
                 if level:
                     block.heading_level, heading = level, block
         elif depth == 1 and heading is not None:
-            inner += (start, end)
-        if _is_start(event):
+            inner += (where["start"], where["end"])
+        if opens:
             depth += 1
     return blocks
 
@@ -134,19 +137,11 @@ def _byte_line_starts(source: bytes) -> list[int]:
     return starts
 
 
-def _is_start(event: Any) -> bool:
-    return isinstance(event, dict) and "Start" in event
-
-
-def _is_end(event: Any) -> bool:
-    return isinstance(event, dict) and "End" in event
-
-
-def _heading_level(event: Any) -> int:
-    """1-6 for the start of a heading, else 0."""
-    if not _is_start(event) or not isinstance(event["Start"], dict) or "Heading" not in event["Start"]:
+def _heading_level(started: Any) -> int:
+    """1-6 for what a heading's start event names (`{"Heading": {"level": "H2", ...}}`), else 0."""
+    if type(started) is not dict or "Heading" not in started:
         return 0
-    return int(event["Start"]["Heading"]["level"][1:])  # "H1" .. "H6"
+    return int(started["Heading"]["level"][1:])
 
 
 def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
