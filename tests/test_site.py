@@ -149,7 +149,7 @@ def test_history_name_is_stable() -> None:
     assert len(history_name("中文/🎉.md")) == 16
 
 
-SCRIPTS = ("static/pincite.js", "static/search.js", "static/quote.js")
+SCRIPTS = ("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js")
 
 
 def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
@@ -183,7 +183,8 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     assert [h[:4] for h in target["hunks"]] == [[7, 1, 7, 1]]
     assert history["versions"][new_blob]["target"]["status"] == "same"
     assert json.loads((site / "site.json").read_text())["head"] == second
-    assert (site / "pagefind" / "pagefind.js").is_file()
+    bundles = json.loads((site / "search-bundles.json").read_text())["bundles"]
+    assert bundles and all((site / "pagefind" / name / "pagefind.js").is_file() for name in bundles)
 
 
 def test_an_edited_latin1_document_gets_history_and_diff_pages_in_its_decoded_text(corpus_repo, tmp_path: Path) -> None:
