@@ -544,7 +544,8 @@ class _SiteBuilder:
 
     def _search(self) -> None:
         """Pagefind bundles of the document pages: a bucket is indexed again only when its pages changed."""
-        buckets = self.new.search_buckets = bundle_count(len(self.new.docs), self.old.search_buckets)
+        pages, most = self.config.site_search_pages_per_bundle, self.config.site_search_max_bundles
+        buckets = self.new.search_buckets = bundle_count(len(self.new.docs), pages, most, self.old.search_buckets)
         bundles = plan_bundles(self.new.docs, buckets, f"{self.fp}|{pagefind_version()}")
         live = self.previous / SEARCH_FOLDER
         self.live_search = live if live.is_dir() else None

@@ -36,8 +36,6 @@ from indexer.site.render import doc_page_path
 
 SEARCH_FOLDER = "pagefind"
 BUNDLE_LIST = "search-bundles.json"
-PAGES_PER_BUNDLE = 1000  # a bucket grows to about this many pages before the site gets more buckets
-MAX_BUNDLES = 8  # each bundle adds a word-index chunk (~35 KB) to every query word a reader types
 
 
 @dataclass(frozen=True)
@@ -58,16 +56,16 @@ class Bundle:
         return [doc_page_path(path) for path, _key in self.pages]
 
 
-def bundle_count(pages: int, previous: int = 0) -> int:
-    """How many buckets a site of `pages` document pages gets: a power of two, at most MAX_BUNDLES.
+def bundle_count(pages: int, pages_per_bundle: int, most: int, previous: int = 0) -> int:
+    """How many buckets a site of `pages` document pages gets: a power of two, at most `most`.
 
     The previous count is kept while it stays within a factor of two of the wanted one, so a
     site hovering around a threshold does not re-index every page at each build.
     """
     wanted = 1
-    while wanted < MAX_BUNDLES and wanted * PAGES_PER_BUNDLE < pages:
+    while wanted * 2 <= most and wanted * pages_per_bundle < pages:
         wanted *= 2
-    if previous and wanted // 2 <= previous <= wanted * 2 and previous <= MAX_BUNDLES:
+    if previous and wanted // 2 <= previous <= wanted * 2 and previous <= most:
         return previous
     return wanted
 
