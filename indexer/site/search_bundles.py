@@ -65,7 +65,8 @@ def bundle_count(pages: int, pages_per_bundle: int, most: int, previous: int = 0
     wanted = 1
     while wanted * 2 <= most and wanted * pages_per_bundle < pages:
         wanted *= 2
-    if previous and wanted // 2 <= previous <= wanted * 2 and previous <= most:
+    power_of_two = previous > 0 and previous & (previous - 1) == 0
+    if power_of_two and wanted // 2 <= previous <= min(wanted * 2, most):
         return previous
     return wanted
 
