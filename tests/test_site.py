@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 from html import unescape
 from html.parser import HTMLParser
@@ -269,6 +270,22 @@ def test_failed_build_leaves_previous_site_whole(corpus_repo, tmp_path: Path) ->
     after = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
     assert after == before
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".old"))] == []
+
+
+def test_the_replaced_site_is_removed_after_the_build_returns(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    leftover = tmp_path / ".site.12345.interrupted.old"  # a removal a crash cut short
+    (leftover / "doc").mkdir(parents=True)
+    (leftover / "doc" / "a.md.html").write_text("old", encoding="utf-8")
+    corpus_repo.commit({"corpus/a.md": "# A changed\n"})
+    _build(corpus_repo, site)
+    assert "A changed" in (site / "doc" / "corpus" / "a.md.html").read_text(encoding="utf-8")
+    deadline = time.monotonic() + 60
+    while [p for p in tmp_path.iterdir() if p.name.endswith(".old")] and time.monotonic() < deadline:
+        time.sleep(0.05)  # a detached process removes them; the build did not wait for it
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [".site.lock"]
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_site(corpus_repo, tmp_path: Path) -> None:

@@ -17,6 +17,9 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -214,7 +217,8 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
     changes nothing a reader can see), and that folder moves into the new site just before
     the two sites change places.
     """
-    old = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.old")
+    # A folder of its own: the removal of an earlier build's old site may still be running.
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
     for live in adopted:
         staged = temp / live.name
         if staged.is_dir():
@@ -234,8 +238,33 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
         for live in adopted:
             if not live.exists():
                 os.replace(temp / live.name, live)
+        with contextlib.suppress(OSError):
+            old.rmdir()  # still empty unless it holds the old site, which then stays
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
+
+
+def _discard(folders: list[Path]) -> None:
+    """Remove replaced sites (this build's, and any an interrupted removal left) without waiting.
+
+    The new site is live already; unlinking the old one's files grows with the site (about a
+    second at 10,000 documents), so a detached process does it while the build returns. Where
+    no process can be started, the folders are removed here.
+    """
+    if not folders:
+        return
+    remove = "import shutil, sys\nfor folder in sys.argv[1:]: shutil.rmtree(folder, ignore_errors=True)"
+    try:
+        subprocess.Popen(
+            [sys.executable, "-c", remove, *map(str, folders)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _prune(versions: Path, needed: set[str]) -> None:
