@@ -213,7 +213,7 @@ def run_variant(repo_dir: Path, index: Path, site: Path, changed: str, bundles: 
     }
 
 
-def run(docs: int, commits: int, workdir: Path, variants: list[int]) -> dict[str, Any]:
+def run(docs: int, commits: int, workdir: Path, variants: list[int], keep_sites: bool = False) -> dict[str, Any]:
     repo_dir = workdir / "repo"
     corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
     index = workdir / "index.sqlite"
@@ -230,7 +230,8 @@ def run(docs: int, commits: int, workdir: Path, variants: list[int]) -> dict[str
         figures["site_size"] = _site_sizes(site)
         figures["query"] = measure_queries(site, first, second)
         results.append(figures)
-        shutil.rmtree(site, ignore_errors=True)
+        if not keep_sites:
+            shutil.rmtree(site, ignore_errors=True)  # a 10,000-document site takes 0.6 GB
     return {
         "machine": {
             "python": platform.python_version(),
@@ -249,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=10_000, help="documents in the synthetic corpus")
     parser.add_argument("--commits", type=int, default=200, help="edit commits after the first")
-    parser.add_argument("--keep", type=Path, default=None, help="work in this new folder and keep it")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="work in this new folder and keep it (the sites are site-<bundles>)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
     parser.add_argument(
         "--bundles",
@@ -259,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
     try:
-        figures = run(args.docs, args.commits, workdir, [int(b) for b in args.bundles.split(",")])
+        variants = [int(b) for b in args.bundles.split(",")]
+        figures = run(args.docs, args.commits, workdir, variants, keep_sites=args.keep is not None)
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
