@@ -34,7 +34,7 @@ class Config:
     site_title: str = "pincite corpus"
     site_publish_index: bool = False
     site_search_pages_per_bundle: int = 1000
-    site_search_max_bundles: int = 8
+    site_search_max_bundles: int = 2
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     extract_timeout_seconds: float = 60.0
