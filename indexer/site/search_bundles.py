@@ -28,6 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
@@ -46,7 +47,7 @@ class Bundle:
     pages: tuple[tuple[str, str], ...]  # (document path, page content key), sorted by path
     salt: str  # what every bundle of the site depends on: the site fingerprint, Pagefind's version
 
-    @property
+    @cached_property
     def folder(self) -> str:
         """The bundle's folder under `pagefind/`: its bucket, then a key of what it was made from."""
         made_from = json.dumps([self.salt, self.pages], ensure_ascii=False).encode("utf-8")
@@ -114,9 +115,8 @@ def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Pa
     started = time.monotonic()
     workers = max(1, min(len(bundles), len(os.sched_getaffinity(0))))
     try:
-        with ThreadPoolExecutor(workers) as pool:
-            for _done in pool.map(lambda b: _index_bundle(site, b, target, stage), bundles):
-                pass
+        with ThreadPoolExecutor(workers) as pool:  # threads wait on Pagefind processes
+            list(pool.map(lambda bundle: _index_bundle(site, bundle, target, stage), bundles))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return time.monotonic() - started
