@@ -9,7 +9,10 @@ Measured, each as a whole `pincite check` process (best of 3), in the same run:
 - this checkout, and optionally an older one (`--before PATH`, e.g. a worktree of main);
 - `pincite --version` of this checkout: the process floor, so the figure reads as a ratio;
 - the git processes one check starts (a `git` wrapper first on PATH);
-- peak memory (ru_maxrss) of `check --json` over --big citations (default 100,000).
+- peak memory (ru_maxrss) of `check --json` over --big citations (default 100,000), each checkout.
+
+Wall and CPU time (user + system, with git's) are both given: on a shared machine the CPU time
+is the steadier of the two.
 
     python bench/history_check_bench.py [--before PATH] [--big 100000] [--keep DIR]
 """
@@ -26,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -80,19 +84,31 @@ def write_notes(root: Path, folder: Path, total: int, commits: int, seed: int) -
     return len(chosen)
 
 
-def run_pincite(checkout: Path, args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, str]:
+@dataclass(frozen=True)
+class Run:
+    wall: float  # seconds
+    cpu: float  # seconds of user + system time, the process and its git children
+    output: str
+
+
+def run_pincite(checkout: Path, args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
     module = "indexer.cli.main" if (checkout / "indexer" / "cli" / "main.py").exists() else "indexer.cli"
     environment = {**(env or os.environ), "PYTHONPATH": str(checkout)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=environment, capture_output=True)
-    seconds = time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 7):
         raise RuntimeError(f"pincite {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
-    return seconds, proc.stdout.decode()
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return Run(wall, cpu, proc.stdout.decode())
 
 
-def best_of(runs: int, checkout: Path, args: list[str], cwd: Path) -> float:
-    return min(run_pincite(checkout, args, cwd)[0] for _ in range(runs))
+def best_of(runs: int, checkout: Path, args: list[str], cwd: Path) -> Run:
+    """The least wall and the least CPU time of `runs` runs: a shared machine only ever adds to both."""
+    timings = [run_pincite(checkout, args, cwd) for _ in range(runs)]
+    return Run(min(t.wall for t in timings), min(t.cpu for t in timings), timings[0].output)
 
 
 def git_processes(checkout: Path, args: list[str], cwd: Path, tmp: Path) -> int:
@@ -102,11 +118,18 @@ def git_processes(checkout: Path, args: list[str], cwd: Path, tmp: Path) -> int:
     return len(log.read_text().splitlines())
 
 
+_PEAK_OF_CHILD = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
 def peak_memory_mb(checkout: Path, args: list[str], cwd: Path) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    run_pincite(checkout, args, cwd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(before, after) / 1024
+    """Peak RSS of one pincite run, measured by a parent of its own (ru_maxrss is a maximum over all children)."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    command = [sys.executable, "-c", _PEAK_OF_CHILD, sys.executable, "-m", "indexer.cli.main", *args]
+    out = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+    return int(out.split()[-1]) / 1024
 
 
 def main() -> None:
@@ -134,22 +157,24 @@ def main() -> None:
         rows = [("`pincite --version` (process floor)", floor, None)]
         checkouts = [("this checkout", ROOT)] + ([("--before", args.before.resolve())] if args.before else [])
         for label, checkout in checkouts:
-            seconds = best_of(args.runs, checkout, check, root)
+            timing = best_of(args.runs, checkout, check, root)
             processes = git_processes(checkout, check, root, tmp)
-            rows.append((f"`pincite check` 1,000 citations, {distinct} commits ({label})", seconds, processes))
-        _, out = run_pincite(ROOT, [*check, "--json"], root)
-        summary = json.loads(out)["summary"]
+            rows.append((f"`pincite check` 1,000 citations, {distinct} commits ({label})", timing, processes))
+        summary = json.loads(run_pincite(ROOT, [*check, "--json"], root).output)["summary"]
         print(f"summary: {summary}")
-        print(f"| run | seconds (best of {args.runs}) | × floor | git processes |")
-        print("|---|---|---|---|")
-        for label, seconds, processes in rows:
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"| run | wall s (best of {args.runs}) | × floor | CPU s | × floor | git processes |")
+        print("|---|---|---|---|---|---|")
+        for label, timing, processes in rows:
             print(
-                f"| {label} | {seconds:.2f} | {seconds / floor:.1f} | {processes if processes is not None else '—'} |"
+                f"| {label} | {timing.wall:.2f} | {timing.wall / floor.wall:.1f} | {timing.cpu:.2f} "
+                f"| {timing.cpu / floor.cpu:.1f} | {processes if processes is not None else '—'} |"
             )
         if args.big:
             write_notes(root, tmp / "big", args.big, 500, seed=13)
-            peak = peak_memory_mb(ROOT, ["check", str(tmp / "big"), "--json"], root)
-            print(f"peak memory of `pincite check --json` over {args.big:,} citations: {peak:.0f} MB")
+            for label, checkout in checkouts:
+                peak = peak_memory_mb(checkout, ["check", str(tmp / "big"), "--json"], root)
+                print(f"peak memory of `pincite check --json` over {args.big:,} citations ({label}): {peak:.0f} MB")
     finally:
         if args.keep is None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -20,12 +20,13 @@ installed `pincite.discovery` plugin; `Recoverer.local` runs no plugin).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from indexer.citations.check import CheckReport, check_paths
+from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
 from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
 from indexer.citations.drift import Verdict
@@ -38,9 +39,13 @@ from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index
 from indexer.index.search import SearchHit, search
-from indexer.snapshots.store import SnapshotMeta, snapshot_provenance
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
+from indexer.text.kinds import is_snapshot
 from indexer.vcs.repo import GitRepo, safe_repo_path
+
+if TYPE_CHECKING:
+    # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited.
+    from indexer.snapshots.store import SnapshotMeta
 
 RepoPath = Path | str
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -181,8 +186,7 @@ def resolve(
     resolver = resolver or _resolver(repo)
     resolved = resolver.resolve(_parsed(citation))
     before, after = resolved.context(context)
-    provenance = snapshot_provenance(resolver.repo, resolved.commit, resolved.path)
-    return ResolvedText(resolved, before, after, provenance)
+    return ResolvedText(resolved, before, after, _provenance(resolver, resolved.citation))
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,9 @@ def verify(
     resolver = resolver or _resolver(repo)
     parsed = [_parsed(c) for c in citations]
     recoverer = recoverer or Recoverer.with_providers(resolver)
+    if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
+        with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
+            resolver.prefetch_hunks(parsed, resolver.commit(against))
     checked = []
     for cited in parsed:
         verdict = _verify(cited, resolver.repo, against, resolver=resolver)
@@ -231,8 +238,13 @@ def check(
     recovery_log: Path | None = None,
     site_url: str | None = None,
     resolver: Resolver | None = None,
+    on_record: RecordSink | None = None,
 ) -> CheckReport:
-    """Find and verify every citation (and its quote) in the Markdown and text documents at `paths`."""
+    """Find and verify every citation (and its quote) in the Markdown and text documents at `paths`.
+
+    With `on_record`, each `CheckRecord` is handed to it as soon as its file is checked and the
+    report keeps counts only (`report.records` stays empty): for very many citations.
+    """
     resolver = resolver or _resolver(repo)
     base = site_url if site_url is not None else resolver.config.site_url
     return check_paths(
@@ -244,6 +256,7 @@ def check(
         site_url=base or None,
         accept_moved=accept_moved,
         recovery_log=recovery_log,
+        on_record=on_record,
     )
 
 
@@ -310,15 +323,20 @@ def _parsed(citation: str | Citation) -> Citation:
 
 def _provenance(resolver: Resolver, citation: Citation) -> SnapshotMeta | None:
     """Where a snapshot came from (URL, fetch time), for citations into `snapshots/`."""
+    if not is_snapshot(citation.path):
+        return None
     try:
         commit = resolver.commit(citation.commit)  # cached: verify resolved it already
     except PinciteError:
         return None
+    from indexer.snapshots.store import snapshot_provenance
+
     return snapshot_provenance(resolver.repo, commit, citation.path)
 
 
 __all__ = [
     "BuildSummary",
+    "CheckRecord",
     "CheckReport",
     "Checked",
     "Cited",

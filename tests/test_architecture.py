@@ -15,7 +15,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "indexer"
 
 # Lowest first. A module may import its own layer and the layers before it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("indexer.errors", "indexer.config", "indexer.locks", "indexer.files", "indexer.state")),
+    (
+        "foundation",
+        ("indexer.errors", "indexer.config", "indexer.locks", "indexer.files", "indexer.state", "indexer.machine"),
+    ),
     ("git boundary", ("indexer.vcs",)),
     ("text model", ("indexer.text",)),
     ("extraction", ("indexer.extract",)),

@@ -319,3 +319,32 @@ def test_emphasised_citations_are_checked_and_near_misses_fail_under_strict(
     assert run(repo, "check", str(doc), "--strict").exit_code == 7
     github = run(repo, "check", str(doc), "--format", "github").stdout
     assert f"::warning file={doc},line=5,title=citation malformed::" in github
+
+
+def _without_times(data: object) -> object:
+    """JSON with the recovery attempts' timestamps left out: two runs differ only there."""
+    if isinstance(data, dict):
+        return {k: _without_times(v) for k, v in data.items() if k != "at"}
+    if isinstance(data, list):
+        return [_without_times(v) for v in data]
+    return data
+
+
+def test_streamed_records_are_the_records_of_a_collected_report(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, pinned = setup
+    for n in range(3):
+        (tmp_path / f"review-{n}.md").write_text(four_cases(pinned))
+    collected = check_paths([tmp_path], GitRepo(repo.root))
+    streamed: list[check_module.CheckRecord] = []
+    report = check_paths([tmp_path], GitRepo(repo.root), on_record=streamed.append)
+    assert report.records == []  # counts only: memory does not grow with citations
+    assert [_without_times(r.to_json()) for r in streamed] == [_without_times(r.to_json()) for r in collected.records]
+    assert report.summary() == collected.summary() and report.cited_commits == {pinned}
+
+    cli = json.loads(run(repo, "check", str(tmp_path), "--json").stdout)
+    assert _without_times(cli) == _without_times({**collected.to_json(), "pinned": []})
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "none.md").write_text("No citations here.\n")
+    nothing = json.loads(run(repo, "check", str(empty), "--json").stdout)
+    assert nothing["records"] == [] and nothing["summary"]["citations"] == 0

@@ -42,6 +42,11 @@ LINE_PIECES = st.sampled_from(
         ".Block title",
         "|===",
         "--",
+        "<div>",
+        "<!-- a comment",
+        "-->",
+        "<pre>",
+        "</pre>",
     ]
 )
 
@@ -94,6 +99,25 @@ def test_arbitrary_unicode_text_keeps_the_invariants(text: str, fmt: TextFormat,
 def test_passages_are_bounded_in_length(text: str, fmt: TextFormat, max_chars: int) -> None:
     for p in chunk(text, fmt=fmt, max_chars=max_chars):
         assert len(p.text) <= max_chars
+
+
+WORDS = st.text(st.characters(categories=["L", "N", "So"]), min_size=1, max_size=12)
+
+
+PROSE_LINES = st.lists(st.one_of(st.lists(WORDS, min_size=1, max_size=6).map(" ".join), LINE_PIECES), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(PROSE_LINES, st.lists(WORDS, min_size=1, max_size=4), st.sampled_from(["#", "##", "######"]))
+def test_a_markdown_heading_after_any_text_names_its_passages(before: list[str], words: list[str], marks: str) -> None:
+    # The parser reports UTF-8 byte ranges: non-ASCII text before the heading must not shift it.
+    if any(line.startswith(("```", "<", "\t", "   ")) for line in before):
+        return  # an open fence, HTML block or indented code would hold the heading line
+    title = " ".join(words)
+    text = "\n".join(before) + f"\n\n{marks} {title}\n\nThe body.\n"
+    last = chunk(text, fmt="markdown", max_chars=2000)[-1]
+    assert last.text.startswith(f"{marks} {title}\n")
+    assert last.heading.endswith(title)
 
 
 def test_markdown_passages_follow_headings_and_carry_the_trail() -> None:

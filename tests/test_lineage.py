@@ -7,6 +7,7 @@ verdict names the commit that first changed the cited lines, as `git log -L` fin
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -151,15 +152,57 @@ def test_the_changing_commit_agrees_with_git_log_l_and_blame_reverse(corpus_repo
         ),
         min_size=1,
         max_size=5,
-    )
+    ),
+    processes=st.sampled_from([1, 2, 3]),
 )
 def test_many_blob_pairs_in_one_diff_give_each_pairs_own_hunks(
-    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[list[str], list[str]]]
+    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[list[str], list[str]]], processes: int
 ) -> None:
     repo = CorpusRepo(tmp_path_factory.mktemp("pairs"))
     repo.commit()
     git = GitRepo(repo.root)
     blobs = [(git.hash_object("".join(a).encode()), git.hash_object("".join(b).encode())) for a, b in pairs]
-    batched = git.diff_blob_pairs(blobs)
+    with pytest.MonkeyPatch.context() as patch:  # split over `processes` git diffs side by side
+        patch.setattr("indexer.vcs.repo.usable_cores", lambda: processes)
+        patch.setattr("indexer.vcs.repo.PAIRS_PER_PROCESS", 1)
+        batched = git.diff_blob_pairs(blobs)
     for old, new in blobs:
         assert batched.get((old, new), []) == git.diff_blobs(old, new)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(st.sampled_from(["edit", "rename", "delete", "add"]), st.integers(0, 3)), min_size=1, max_size=8
+    ),
+    processes=st.sampled_from([1, 2]),
+)
+def test_renames_detected_for_many_commits_at_once_are_those_of_each_commit_alone(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int]], processes: int
+) -> None:
+    repo = CorpusRepo(tmp_path_factory.mktemp("renames"))
+    files = {f"corpus/f{n}.md": ORIGINAL.replace("original", f"file {n}") for n in range(4)}
+    commits = [repo.commit(dict(files))]
+    for step, (kind, n) in enumerate(edits):
+        path = sorted(files)[n % len(files)] if files else None
+        change: dict[str, str | None] = {}
+        if kind == "edit" and path:
+            files[path] = change[path] = files[path] + f"edit {step}\n"
+        elif kind == "rename" and path:
+            files[f"corpus/moved-{step}.md"] = change[f"corpus/moved-{step}.md"] = files.pop(path)
+            change[path] = None
+        elif kind == "delete" and path and len(files) > 1:
+            del files[path]
+            change[path] = None
+        else:
+            files[f"corpus/new-{step}.md"] = change[f"corpus/new-{step}.md"] = f"new text {step}\n"
+        commits.append(repo.commit(change, message=f"{kind} {step}"))
+    pairs = list(itertools.pairwise(commits))
+    batched = GitRepo(repo.root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("indexer.vcs.repo.usable_cores", lambda: processes)
+        patch.setattr("indexer.vcs.repo.COMMITS_PER_PROCESS", 1)
+        batched.prefetch_changes(pairs)
+    alone = GitRepo(repo.root)
+    for parent, commit in pairs:
+        assert batched.cached_changes(parent, commit) == alone.changes_between(parent, commit)

@@ -21,7 +21,7 @@ from indexer.citations.quote import (
 )
 from indexer.citations.resolve import Resolver
 from indexer.text.citation import Citation
-from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
+from indexer.text.normalize import QUOTE_FOLD, WHITESPACE, normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
@@ -47,6 +47,28 @@ def test_normalization_is_nfc_folded_quotes_dashes_and_spaces_nothing_else(text:
     assert normalized == reference_normalize(text)
     assert len(offsets) == len(normalized) + 1 and offsets[-1] == len(text)
     assert offsets == sorted(offsets) and all(0 <= o <= len(text) for o in offsets)
+
+
+def reference_offsets(text: str) -> list[int]:
+    """The offset map the documentation promises, for text NFC leaves alone: a run of whitespace
+    maps to where it starts, every other character to itself."""
+    offsets: list[int] = []
+    last = 0
+    for run in re.finditer(r"\s+", text):
+        offsets += [*range(last, run.start()), run.start()]
+        last = run.end()
+    return [*offsets, *range(last, len(text)), len(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_the_offset_map_sends_each_space_run_to_its_start(text: str) -> None:
+    composed = unicodedata.normalize("NFC", text)
+    assert normalize_for_match(composed)[1] == reference_offsets(composed)
+
+
+def test_the_whitespace_list_is_exactly_what_str_isspace_accepts() -> None:
+    assert set(WHITESPACE) == {chr(c) for c in range(0x110000) if chr(c).isspace()}
 
 
 @settings(max_examples=400, deadline=None)

@@ -13,6 +13,7 @@ from indexer import build, search
 from indexer.cli.main import main
 from indexer.errors import IndexError_, UsageError
 from indexer.index.search import plain_query
+from indexer.index.store import IndexReader
 from tests.conftest import CorpusRepo
 
 DOCS = {
@@ -129,3 +130,53 @@ def test_cjk_words_inside_a_sentence_are_found(built: CorpusRepo) -> None:
     assert search("オフィス", built.root)[0].path == "corpus/tokyo.md"
     assert [h.path for h in search("東京 nine", built.root)] == ["corpus/tokyo.md"]
     assert search("東京 pager", built.root) == []
+
+
+def _exact_order(reader: IndexReader, fts_query: str) -> list[int]:
+    """Every matching passage id, best first, every match scored by bm25."""
+    rows = reader.conn.execute("SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank", (fts_query,))
+    return [int(row[0]) for row in rows]
+
+
+def _hit_ids(reader: IndexReader, fts_query: str, seq: int, limit: int) -> list[int]:
+    ids = {
+        (int(vid), int(ordinal)): int(pid)
+        for pid, vid, ordinal in reader.conn.execute("SELECT id, version_id, ordinal FROM passage_spans")
+    }
+    hits = reader.search_passages(fts_query, seq, limit, None)
+    return [ids[(vid, passage.ordinal)] for _path, vid, passage, _snippet in hits]
+
+
+FREQUENT = {
+    f"corpus/doc{n}.md": "\n\n".join(
+        f"## Part {k}\n\n" + " ".join(["common"] * (1 + (n * 7 + k * 3) % 5) + ["filler"] * (3 + (n + k) % 6))
+        for k in range(4)
+    )
+    + "\n"
+    for n in range(6)
+}
+
+
+def test_a_frequent_word_is_ranked_by_bm25_among_the_newest_matches(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit(FREQUENT)
+    build(corpus_repo.root, site=False)
+    corpus_repo.commit({"corpus/doc0.md": "# Newer\n\ncommon common common words\n"})
+    build(corpus_repo.root, site=False)  # the new version's passages get the highest ids
+    reader = IndexReader(corpus_repo.root / ".pincite" / "index.sqlite")
+    try:
+        head = reader.head_seq()
+        query = plain_query("common")
+        every = _exact_order(reader, query)
+        at_head = set(_hit_ids(reader, query, head, 1000))
+        at_first = set(_hit_ids(reader, query, 0, 1000))
+        assert len(every) > 20 and len(at_head) < len(every)  # the old doc0 version is not at HEAD
+        # Fewer matches than the bound: the plain bm25 order of the passages at HEAD.
+        assert _hit_ids(reader, query, head, 5) == [pid for pid in every if pid in at_head][:5]
+        # More: ranked among the 8 newest matches only, still in bm25 order.
+        reader.ranked_candidates = 8
+        newest = sorted(every, reverse=True)[:8]
+        assert _hit_ids(reader, query, head, 5) == [pid for pid in every if pid in newest and pid in at_head][:5]
+        # Fewer hits among them than asked for: every match is ranked.
+        assert _hit_ids(reader, query, 0, 1000) == [pid for pid in every if pid in at_first]
+    finally:
+        reader.close()

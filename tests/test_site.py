@@ -29,6 +29,8 @@ XSS_MD = (
     '<img src=x onerror="alert(2)">\n\n![pic](javascript:alert(3))\n\n<a href="javascript:alert(4)">raw</a>\n'
 )
 
+ORIGINAL_GUIDE = "".join(f"Line {n} of the guide.\n" for n in range(1, 9))
+
 
 class _Collector(HTMLParser):
     """Collects tags with attributes and the text inside `#src`."""
@@ -79,7 +81,8 @@ def test_source_view_text_is_the_document_text_exactly(text: str) -> None:
     assert "".join(parsed.src_text) == text
     lines = text.split("\n")
     expected_lines = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
-    assert sum(1 for tag, attrs in parsed.tags if tag == "span" and attrs.get("class") == "ln") == expected_lines
+    line_ids = [attrs.get("id") for tag, attrs in parsed.tags if tag == "span"]
+    assert line_ids == [f"L{n}" for n in range(1, expected_lines + 1)]
 
 
 def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:
@@ -168,6 +171,25 @@ def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
     assert "".join(_parse(odd.read_text(encoding="utf-8")).src_text) == "<script>x</script>\r\n"
 
 
+# What a version page may add to its text: the site keeps one page per version of every document,
+# so the page is its text, a short header and banner, and a bare `<span id=L12>` per line.
+VERSION_PAGE_CHROME = 2500
+VERSION_PAGE_PER_LINE = len("<span id=L100></span>") + 1
+
+
+def test_version_pages_are_their_text_and_little_else(corpus_repo, tmp_path: Path) -> None:
+    text = "# Line budget\n\n" + "".join(f'Line {n} of the budget, it\'s "quoted" prose.\n' for n in range(300))
+    commit = corpus_repo.commit({"corpus/budget.md": text})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", f"{commit}:corpus/budget.md").strip()
+    page = (site / "v" / f"{blob}.html").read_bytes()
+    lines = text.count("\n")
+    added = len(page) - len(text.encode("utf-8"))
+    assert added <= VERSION_PAGE_CHROME + VERSION_PAGE_PER_LINE * lines, (added, lines)
+    assert "".join(_parse(page.decode("utf-8")).src_text) == text
+
+
 def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> None:
     first = corpus_repo.commit({"corpus/handbook.md": HANDBOOK})
     second = corpus_repo.commit({"corpus/handbook.md": HANDBOOK.replace("seven", "ten")})
@@ -231,6 +253,29 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     assert warm["pages_rendered"] == 4 and warm["pages_reused"] == 22
     assert warm["history_written"] == 1 and warm["history_reused"] == 7
     assert old_page.read_bytes() == before and old_page.stat().st_ino == inode
+
+
+def test_history_of_paths_gone_from_head_is_redone_only_when_where_they_lead_changes(
+    corpus_repo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/gone.md": "# Gone\n\nSoon deleted.\n", "corpus/old.md": ORIGINAL_GUIDE})
+    corpus_repo.commit({"corpus/gone.md": None})
+    corpus_repo.move("corpus/old.md", "corpus/new.md")
+    corpus_repo.commit({"corpus/other.md": "# Other\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    corpus_repo.commit({"corpus/other.md": "# Other, edited\n"})
+    unrelated = _build(corpus_repo, site)
+    assert unrelated["history_written"] == 1  # other.md alone: gone.md and old.md lead where they did
+    corpus_repo.commit({"corpus/new.md": ORIGINAL_GUIDE + "A line added where old.md now stands.\n"})
+    followed = _build(corpus_repo, site)
+    assert followed["history_written"] == 2  # new.md, and old.md, which leads to it
+    fresh = tmp_path / "fresh"
+    _build(corpus_repo, fresh)
+    for path in ("corpus/old.md", "corpus/gone.md"):
+        shard = f"history/{history_shard(path)}.json"
+        incremental = json.loads((site / shard).read_text(encoding="utf-8"))["paths"][path]
+        assert incremental == json.loads((fresh / shard).read_text(encoding="utf-8"))["paths"][path]
 
 
 def test_version_pages_leave_when_their_history_does(corpus_repo, tmp_path: Path) -> None:

@@ -195,6 +195,7 @@ def test_select_in_the_rendered_view_cites_the_blocks_source(served: Any, page: 
 def test_keyboard_follows_a_line_number_and_cites_the_line(served: Any, page: Any) -> None:
     repo, _site, base = served
     page.goto(base + "doc/corpus/policy.txt.html")
+    assert page.get_attribute("#L4 > a", "aria-label") == "line 4"
     page.focus("#L4 > a")
     page.keyboard.press("Enter")
     page.wait_for_function("() => location.hash === '#L4'")
@@ -514,6 +515,10 @@ def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browse
         assert tab.eval_on_selector("#L7", colour) != tab.eval_on_selector("#L6", colour)
         assert "line 7 of the policy" in tab.inner_text("#L7")
         assert tab.locator("noscript").count() >= 1
+        # The line numbers are drawn by CSS from bare lines; the links over them come with the script.
+        number = "el => getComputedStyle(el, '::before').content"
+        assert tab.eval_on_selector("#L7", number) == "counter(ln)"
+        assert tab.locator("#L7 > a").count() == 0
     finally:
         context.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -86,29 +87,46 @@ class CheckRecord:
         }
 
 
+RecordSink = Callable[["CheckRecord"], None]
+
+
 @dataclass
 class CheckReport:
+    """What a check found. `records` holds every record unless they were streamed to a sink
+    (`check_paths(on_record=...)`); the counts and the cited commits are kept either way."""
+
     target_commit: str
     files: list[str] = field(default_factory=list)
     records: list[CheckRecord] = field(default_factory=list)
     reachability: dict[str, str] = field(default_factory=dict)
     fixed: list[CheckRecord] = field(default_factory=list)
     changed_meanwhile: list[str] = field(default_factory=list)  # files --fix left alone: edited while checked
+    keep_records: bool = True
+    cited_commits: set[str] = field(default_factory=set)
+    _tally: Counter[str] = field(default_factory=Counter)
+
+    def add(self, record: CheckRecord) -> None:
+        """Count a record (and keep it, unless records are streamed)."""
+        self._tally.update((f"status:{record.status}", f"severity:{record.severity}", "citations"))
+        if record.quote_verdict:
+            self._tally[f"quote:{record.quote_verdict.status}"] += 1
+        if record.verdict and record.verdict.resolved:
+            self.cited_commits.add(record.verdict.resolved.commit)
+        if self.keep_records:
+            self.records.append(record)
 
     @property
     def unreachable(self) -> list[str]:
         return sorted(sha for sha, state in self.reachability.items() if state != "reachable")
 
     def summary(self) -> dict[str, int]:
-        counts: Counter[str] = Counter(r.status for r in self.records)
-        quotes: Counter[str] = Counter(r.quote_verdict.status for r in self.records if r.quote_verdict)
-        result = {"files": len(self.files), "citations": len(self.records)}
+        result = {"files": len(self.files), "citations": self._tally["citations"]}
         for name in (VERIFIED, DRIFTED, UNRESOLVABLE, MALFORMED):
-            result[name] = counts[name]
+            result[name] = self._tally[f"status:{name}"]
         for name in ("matched", WRONG_REF, FAILED, "unverifiable"):
-            result[f"quote_{name}"] = quotes[name]
-        result["errors"] = sum(r.severity == "error" for r in self.records)
-        result["warnings"] = sum(r.severity == "warning" for r in self.records)
+            result[f"quote_{name}"] = self._tally[f"quote:{name}"]
+        result["errors"] = self._tally["severity:error"]
+        result["warnings"] = self._tally["severity:warning"]
         result["unreachable_commits"] = sum(v == "unreachable" for v in self.reachability.values())
         result["fixed"] = len(self.fixed)
         result["not_fixed_changed"] = len(self.changed_meanwhile)
@@ -119,10 +137,12 @@ class CheckReport:
         return summary["errors"] > 0 or (strict and (summary["warnings"] > 0 or summary["unreachable_commits"] > 0))
 
     def to_json(self) -> dict[str, object]:
+        return {"target_commit": self.target_commit, "records": [r.to_json() for r in self.records], **self.tail_json()}
+
+    def tail_json(self) -> dict[str, object]:
+        """Everything `to_json` holds but the records: what a stream of records is followed by."""
         return {
-            "target_commit": self.target_commit,
             "summary": self.summary(),
-            "records": [r.to_json() for r in self.records],
             "reachability": self.reachability,
             "fixed": [{"file": r.file, "line": r.line, "from": r.found.raw} for r in self.fixed],
             "not_fixed_changed": self.changed_meanwhile,
@@ -165,15 +185,20 @@ def check_paths(
     site_url: str | None = None,
     accept_moved: bool = False,
     recovery_log: Path | None = None,
+    on_record: RecordSink | None = None,
 ) -> CheckReport:
     """Check every citation in the documents at `paths` against commit `against`.
 
     `fix` rewrites exact relocations; with `accept_moved` also exact quote moves found by
     recovery. `recovery_log` appends every recovery attempt to a JSON-lines audit file.
+    With `on_record`, each record goes to it as soon as its file is checked and the report
+    keeps only counts: memory stays flat however many citations there are.
     """
     resolver = resolver or Resolver(repo)
     documents = [(file, read_document(file)) for file in document_files([Path(p) for p in paths])]
-    return _check_documents(documents, resolver, against, fix, site_url, accept_moved, recovery_log)
+    return _check_documents(
+        documents, resolver, against, fix, site_url, accept_moved, recovery_log, on_record=on_record
+    )
 
 
 def check_text(
@@ -199,10 +224,12 @@ def _check_documents(
     accept_moved: bool,
     recovery_log: Path | None,
     recoverer: Recoverer | None = None,
+    *,
+    on_record: RecordSink | None = None,
 ) -> CheckReport:
     repo = resolver.repo
     target = resolver.commit(against)
-    report = CheckReport(target)
+    report = CheckReport(target, keep_records=on_record is None)
     recoverer = recoverer or Recoverer.with_providers(resolver, deep_drift_budget=DEEP_DRIFT_BUDGET)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
@@ -220,11 +247,13 @@ def _check_documents(
                 fixed = []
             records = [_mark_applied(r, accept_moved) if r in fixed else r for r in records]
             report.fixed += [_mark_applied(r, accept_moved) for r in fixed]
-        report.records += records
-    commits = {r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved}
-    report.reachability = reachability(repo, sorted(commits))
-    if recovery_log is not None:
-        write_attempts(recovery_log, [r.recovery for r in report.records if r.recovery is not None])
+        if recovery_log is not None:
+            write_attempts(recovery_log, [r.recovery for r in records if r.recovery is not None])
+        for record in records:
+            report.add(record)
+            if on_record is not None:
+                on_record(record)
+    report.reachability = reachability(repo, sorted(report.cited_commits))
     return report
 
 

@@ -7,10 +7,10 @@
    exact offsets), each with a ready new citation;
 2. near matches, only when there is no exact place and the quote has at most
    FUZZY_MAX_WORDS words: a bounded fuzzy search over the cited document's passages and
-   the best bm25 passages, scored with difflib's similarity ratio. Suggestions, never
-   verified citations. difflib's cost grows with the square of the quote's length (a
-   10,000-word quote took minutes), so a longer quote gets exact places and last seen only;
-   its step says so;
+   the best bm25 passages, scored by `similarity` (the share of characters the two texts
+   have in common in order, 2·LCS / total length). Suggestions, never verified citations.
+   The comparison's cost grows with the product of the two lengths, so a longer quote gets
+   exact places and last seen only; its step says so;
 3. last seen, only when there is no exact place: the last commit at which the quote stood
    at the cited path and the commit that removed or changed it (subject, message, the
    hunks that touched it), read from the index's path version intervals instead of a
@@ -23,6 +23,8 @@ import difflib
 import re
 from dataclasses import dataclass, replace
 from itertools import islice
+
+from rapidfuzz.distance import Indel
 
 from indexer.citations.drift import touching_hunks
 from indexer.citations.quote import MAX_LOCATIONS, locate_quote, match_spans, source_end, trigram_query
@@ -190,7 +192,7 @@ class QuoteLocator:
                 f"{FUZZY_MAX_WORDS} (exact places and last seen are still searched)"
             )
         elif fuzzy:
-            steps.append(f"fuzzy search over at most {FUZZY_CANDIDATES} passages (difflib ratio)")
+            steps.append(f"fuzzy search over at most {FUZZY_CANDIDATES} passages (similarity: 2·LCS / length)")
             near = tuple(self._near(wanted, target, seq, cited_path, pinned, unit))
             steps.append(f"fuzzy: {len(near)} near match(es) with similarity >= {FUZZY_THRESHOLD}")
         last_seen = None
@@ -409,14 +411,20 @@ def best_window(wanted: str, window: str, floor: float = 0.0) -> tuple[int, int,
     best: tuple[int, int, float] | None = None
     for first in anchors:
         start, end = spans[first][0], spans[first + width - 1][1]
-        matcher = difflib.SequenceMatcher(None, wanted, window[start:end], autojunk=False)
-        bar = max(floor, best[2] if best else 0.0)
-        if bar and (matcher.real_quick_ratio() < bar or matcher.quick_ratio() < bar):
-            continue
-        ratio = matcher.ratio()
-        if best is None or ratio > best[2]:
+        ratio = similarity(wanted, window[start:end], max(floor, best[2] if best else 0.0))
+        if ratio and (best is None or ratio > best[2]):
             best = (start, end, ratio)
     return best
+
+
+def similarity(a: str, b: str, floor: float = 0.0) -> float:
+    """2·LCS(a, b) / (len(a) + len(b)), from 0 to 1; 0 when it is below `floor`.
+
+    The longest common subsequence of characters, by a bit-parallel algorithm (RapidFuzz's
+    Indel distance): difflib's ratio, which approximates it, took seconds for a few long
+    quotes.
+    """
+    return float(Indel.normalized_similarity(a, b, score_cutoff=floor))
 
 
 def word_diff(old: str, new: str) -> str:

@@ -14,10 +14,11 @@ removed the cited text.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from indexer.index.store import IndexReader, PathVersion
-from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
+from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
 
 MODIFIED, RENAMED, DELETED, READDED = "modified", "renamed", "deleted", "re-added"
 VERIFIED, DRIFTED = "verified", "drifted"
@@ -79,6 +80,13 @@ class IndexedHistory:
         return found[1] if found else None
 
 
+Changes = Callable[[str, str], dict[str, PathChange]]  # (parent, commit) -> git's changes, renames detected
+
+
+class _NotDetectedYet(Exception):
+    """A walk reached a commit whose renames were not detected yet (see `prefetch_renames`)."""
+
+
 def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, target: str) -> Lineage | None:
     """Follow `path` from commit `pinned` to commit `target`; None when the index cannot say.
 
@@ -86,6 +94,44 @@ def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, targe
     the pinned commit, the path was not indexed at the pinned commit, or a rename leads to a
     path the index does not track: the caller then asks git directly.
     """
+    return _walk(history, repo.changes_between, pinned, path, target)
+
+
+def prefetch_renames(history: IndexedHistory, repo: GitRepo, walks: Iterable[tuple[str, str, str]]) -> None:
+    """Detect the renames that `follow` will ask git about for these (pinned, path, target) walks.
+
+    The walks run on what is known; every commit where one stops for want of rename detection
+    is detected with the others in one git process, and the stopped walks go on: one process
+    per round, as many rounds as the longest chain of renames, instead of one per commit.
+    """
+    pending = list(dict.fromkeys(walks))
+    while pending:
+        missing: set[tuple[str, str]] = set()
+        known = _detected_only(repo, missing)
+        stopped = []
+        for walk in pending:
+            try:
+                _walk(history, known, *walk)
+            except _NotDetectedYet:
+                stopped.append(walk)
+        repo.prefetch_changes(missing)
+        pending = stopped
+
+
+def _detected_only(repo: GitRepo, missing: set[tuple[str, str]]) -> Changes:
+    """Changes already detected; a pair not detected yet is added to `missing` and stops the walk."""
+
+    def known(parent: str, commit: str) -> dict[str, PathChange]:
+        found = repo.cached_changes(parent, commit)
+        if found is None:
+            missing.add((parent, commit))
+            raise _NotDetectedYet
+        return found
+
+    return known
+
+
+def _walk(history: IndexedHistory, changes: Changes, pinned: str, path: str, target: str) -> Lineage | None:
     start, end = history.seq_of.get(pinned), history.seq_of.get(target)
     if start is None or end is None or end < start:
         return None
@@ -104,7 +150,7 @@ def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, targe
             steps.append(Step(MODIFIED, commit, path, path, blob, new_blob))
             blob = new_blob
             continue
-        change = repo.changes_between(history.commits[seq - 1].sha, commit.sha).get(path)
+        change = changes(history.commits[seq - 1].sha, commit.sha).get(path)
         if change is not None and change.status == "renamed" and change.new_path is not None:
             intervals = history.intervals(change.new_path)
             moved = _containing(intervals, seq)

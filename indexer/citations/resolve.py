@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, relocate_lines
+from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, prefetch_renames, relocate_lines
 from indexer.config import Config, load_config
 from indexer.errors import (
     ExtractionError,
@@ -275,22 +275,29 @@ class Resolver:
 
         Only an optimisation for many citations: whatever it does not cover, `hunks` diffs
         blob by blob, and both give git's diff of the same two blobs with the same options.
-        Where each cited path leads is read from the indexed history (no git process); pairs
-        outside it are left to `verify`, which asks git.
+        Where each cited path leads is read from the indexed history, its renames detected for all
+        citations in a few git processes; pairs outside it are left to `verify`, which asks git.
         """
-        followed: list[tuple[Citation, Lineage]] = []
-        outside: dict[str, set[str]] = {}  # pinned commit -> paths the index cannot follow
+        cited: list[tuple[Citation, str, str]] = []
         for citation in citations:
             try:
-                commit = self.commit(citation.commit)
-                path = safe_repo_path(citation.path)
-                lineage = self.lineage(commit, path, target)
-                if lineage is None:
-                    outside.setdefault(commit, set()).add(path)
-                elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
-                    followed.append((replace(citation, commit=commit, path=path), lineage))
+                cited.append((citation, self.commit(citation.commit), safe_repo_path(citation.path)))
             except PinciteError:
                 continue
+        history = self.history()
+        if history is not None:
+            prefetch_renames(history, self.repo, ((commit, path, target) for _c, commit, path in cited))
+        followed: list[tuple[Citation, Lineage]] = []
+        outside: dict[str, set[str]] = {}  # pinned commit -> paths the index cannot follow
+        for citation, commit, path in cited:
+            try:
+                lineage = self.lineage(commit, path, target)
+            except PinciteError:
+                continue
+            if lineage is None:
+                outside.setdefault(commit, set()).add(path)
+            elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
+                followed.append((replace(citation, commit=commit, path=path), lineage))
         self._diff_pairs((self.entry(c.commit, c.path).sha, lineage.blob or "") for c, lineage in followed)
         # The drifted ones name the commit that changed them: diff their steps now, in one go too.
         self._diff_pairs(

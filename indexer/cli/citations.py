@@ -12,7 +12,7 @@ from indexer import api
 from indexer.citations.check import CheckRecord, CheckReport, check_paths
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE
 from indexer.citations.resolve import Resolver
-from indexer.cli.common import emit_json, json_option, repo_option
+from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
 from indexer.errors import CheckFailed, UsageError
 from indexer.text.citation import parse_citation
 from indexer.vcs.pins import pin_commits
@@ -220,6 +220,10 @@ def check_command(
     """
     if accept_moved and not fix:
         raise UsageError("--accept-moved only works with --fix", hint="run `pincite check --fix --accept-moved PATHS`")
+    # Records are printed as each file is checked, not held until the end (the GitHub job
+    # summary, written last, needs them all).
+    stream = JsonRecordStream() if as_json else None
+    on_record = (lambda r: stream(r.to_json())) if stream else (None if fmt == "github" else _print_record)
     report = api.check(
         list(paths),
         repo,
@@ -228,13 +232,11 @@ def check_command(
         accept_moved=accept_moved,
         recovery_log=recovery_log,
         site_url=site_url,
+        on_record=on_record,
     )
-    pinned: list[str] = []
-    if pin:
-        commits = [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
-        pinned = pin_commits(GitRepo(repo), commits)
-    if as_json:
-        emit_json({**report.to_json(), "pinned": pinned})
+    pinned = pin_commits(GitRepo(repo), sorted(report.cited_commits)) if pin else []
+    if stream:
+        stream.close({"target_commit": report.target_commit, **report.tail_json(), "pinned": pinned})
     elif fmt == "github":
         _print_github(report)
     else:
@@ -243,11 +245,14 @@ def check_command(
         sys.exit(CheckFailed.exit_code)
 
 
+def _print_record(record: CheckRecord) -> None:
+    quote = f" quote:{record.quote_verdict.status}" if record.quote_verdict else ""
+    click.echo(f"{record.file}:{record.line}: {record.status}{quote}: {_short(record.found.raw)}")
+    click.echo(f"  {record.details}")
+
+
 def _print_report(report: CheckReport, pinned: list[str]) -> None:
-    for record in report.records:
-        quote = f" quote:{record.quote_verdict.status}" if record.quote_verdict else ""
-        click.echo(f"{record.file}:{record.line}: {record.status}{quote}: {_short(record.found.raw)}")
-        click.echo(f"  {record.details}")
+    """What follows the records (printed as they came): unreachable commits, fixes, pins, the summary."""
     for sha in report.unreachable:
         click.echo(f"commit {sha[:12]} is {report.reachability[sha]}: no branch or tag reaches it", err=True)
         if report.reachability[sha] == "unreachable":

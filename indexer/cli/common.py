@@ -31,3 +31,27 @@ index_option = click.option(
 
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+class JsonRecordStream:
+    """Prints `{"records": [...], ...}` as `emit_json` would, each record as soon as it comes.
+
+    For outputs with very many records: nothing is held until the end but the closing keys.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, record: Any) -> None:
+        text = json.dumps(record, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        click.echo(('{\n  "records": [\n    ' if self.count == 0 else ",\n    ") + text, nl=False)
+        self.count += 1
+
+    def close(self, rest: dict[str, Any]) -> None:
+        """Close the records list and print the other keys."""
+        if self.count == 0:
+            click.echo('{\n  "records": []', nl=False)
+        else:
+            click.echo("\n  ]", nl=False)
+        tail = json.dumps(rest, indent=2, ensure_ascii=False)
+        click.echo(",\n" + tail[2:] if rest else "\n}")

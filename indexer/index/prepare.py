@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing
-import os
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
@@ -23,23 +22,18 @@ from indexer.config import Config
 from indexer.errors import ExtractionError
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
+from indexer.machine import usable_cores
 from indexer.text.chunk import Passage, chunk
 from indexer.text.kinds import is_snapshot, text_format
 from indexer.text.model import UTF8
 
 POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processes costs more than it saves
 WINDOW_PER_WORKER = 8  # blobs in flight per worker process
+BLOBS_PER_TASK = 4  # one task carries several blobs: each task costs pickling and wake-ups on both sides
 
 # What preparing one version gives: its text and passages, or why it has none.
 Prepared = tuple[extract_mod.ExtractedText, list[Passage]] | str
 T = TypeVar("T")
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system says)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def extract_and_chunk(
@@ -85,13 +79,37 @@ def prepared_in_order(
     method = "forkserver" if sys.platform.startswith("linux") else "spawn"
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
     with _caller_script_hidden(), pool:
-        pending: deque[tuple[T, Future[Prepared] | None]] = deque()
-        for tag, data, path, identity in items:
-            pending.append((tag, None if data is None else pool.submit(prepare, config, data, path, identity)))
-            if len(pending) >= workers * WINDOW_PER_WORKER:
-                yield _result(pending.popleft())
+        pending: deque[tuple[list[T], Future[list[Prepared | None]]]] = deque()
+        in_flight = max(1, workers * WINDOW_PER_WORKER // BLOBS_PER_TASK)
+        for batch in _batches(items, BLOBS_PER_TASK):
+            tags = [tag for tag, _data, _path, _identity in batch]
+            work = [(data, path, identity) for _tag, data, path, identity in batch]
+            pending.append((tags, pool.submit(prepare_batch, config, work)))
+            if len(pending) >= in_flight:
+                yield from _results(pending.popleft())
         while pending:
-            yield _result(pending.popleft())
+            yield from _results(pending.popleft())
+
+
+def prepare_batch(config: Config, work: list[tuple[bytes | None, str, str]]) -> list[Prepared | None]:
+    """`prepare` for each (data, path, identity); None for a blob not read."""
+    return [None if data is None else prepare(config, data, path, identity) for data, path, identity in work]
+
+
+def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _results(entry: tuple[list[T], Future[list[Prepared | None]]]) -> Iterator[tuple[T, Prepared | None]]:
+    tags, future = entry
+    yield from zip(tags, future.result(), strict=True)
 
 
 @contextlib.contextmanager
@@ -111,8 +129,3 @@ def _caller_script_hidden() -> Iterator[None]:
     finally:
         main.__dict__.pop("__spec__", None)
         main.__dict__.update(saved)
-
-
-def _result(entry: tuple[T, Future[Prepared] | None]) -> tuple[T, Prepared | None]:
-    tag, future = entry
-    return tag, None if future is None else future.result()

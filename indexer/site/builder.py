@@ -452,10 +452,11 @@ class _SiteBuilder:
         for path in by_path:
             shards.setdefault(history_shard(path), []).append(path)
         (self.out / "history").mkdir(exist_ok=True)
+        builder.prefetch_leads(by_path)  # where paths gone from HEAD lead is part of their inputs
         inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
-        # The consecutive versions of every path whose entry is written again, diffed in one batch.
-        redo = [p for p, i in inputs_of.items() if not i.at_head or self.old.history.get(p) != i.key()]
-        builder.prefetch([pair for p in redo for pair in builder.consecutive_pairs(p, by_path[p])])
+        # What the entries written again ask git, in a few processes for them all.
+        redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != i.key()]
+        builder.prefetch_entries({p: by_path[p] for p in redo})
         for shard, paths in sorted(shards.items()):
             rel = f"history/{shard}.json"
             old_entries: dict[str, Any] | None = None
@@ -463,8 +464,9 @@ class _SiteBuilder:
             for path in sorted(paths):
                 inputs = inputs_of[path]
                 self.new.history[path] = inputs.key()
-                # A path gone from HEAD may be found renamed by a later commit: always redo those.
-                if inputs.at_head and self.old.history.get(path) == inputs.key():
+                # A path gone from HEAD is redone when where it leads changed (its inputs say), or
+                # always when only git can say where it leads.
+                if inputs.lead is not None and self.old.history.get(path) == inputs.key():
                     if old_entries is None:
                         old_entries = _read_shard(self.previous / rel)
                     if path in old_entries:

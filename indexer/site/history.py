@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from indexer.citations.lineage import IndexedHistory, follow
+from indexer.citations.lineage import IndexedHistory, follow, prefetch_renames
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
@@ -35,6 +35,9 @@ class HistoryInputs:
     path: str
     intervals: tuple[tuple[str, str, int, int], ...]  # (blob, identity, first_seq, last_seq)
     head_blob: str | None  # None: the path is gone from the built commit
+    # A path gone from the built commit: where its last version leads there (path, blob, identity
+    # after renames), "deleted", or None when only git can say (then the entry is always redone).
+    lead: str | None = ""
 
     @property
     def at_head(self) -> bool:
@@ -42,7 +45,7 @@ class HistoryInputs:
 
     def key(self) -> str:
         parts = [f"{b}:{i}:{f}-{last}" for b, i, f, last in self.intervals]
-        return f"{HISTORY_FORMAT}|{self.head_blob}|{int(self.at_head)}|" + ",".join(parts)
+        return f"{HISTORY_FORMAT}|{self.head_blob}|{int(self.at_head)}|{self.lead}|" + ",".join(parts)
 
 
 class HistoryBuilder:
@@ -67,6 +70,22 @@ class HistoryBuilder:
                 pairs.append((old, new))
         return pairs
 
+    def prefetch_entries(self, by_path: dict[str, list[PathVersion]]) -> None:
+        """What the entries of these paths ask git, asked in a few processes: `build` then answers from memory.
+
+        The renames at every interval end with no next interval, and the diffs of consecutive
+        versions and of each version with the one it leads to at the built commit.
+        """
+        ends = [
+            (self.commits[pv.last_seq].sha, self.commits[pv.last_seq + 1].sha)
+            for pvs in by_path.values()
+            for pv in pvs
+            if pv.last_seq < self.head_seq and not any(o.first_seq == pv.last_seq + 1 for o in pvs)
+        ]
+        self.repo.prefetch_changes(ends)
+        self.prefetch_leads(by_path)
+        self.prefetch([pair for path, pvs in by_path.items() for pair in self._pairs(path, pvs)])
+
     def prefetch(self, pairs: list[tuple[str, str]]) -> None:
         """Diff many pairs of text blobs in a few git processes; `hunks` then answers from memory."""
         wanted = [p for p in pairs if p not in self._pair_hunks and p[0] != p[1]]
@@ -75,6 +94,24 @@ class HistoryBuilder:
         found = self.repo.diff_blob_pairs(wanted)
         for pair in wanted:
             self._pair_hunks[pair] = found[pair] if pair in found else self.repo.diff_blobs(*pair)
+
+    def prefetch_leads(self, by_path: dict[str, list[PathVersion]]) -> None:
+        """The rename detection that following the paths gone from the built commit needs, batched."""
+        head = self.commits[self.head_seq].sha
+        walks = [(self.commits[pvs[-1].last_seq].sha, p, head) for p, pvs in by_path.items() if not self._head(pvs)]
+        prefetch_renames(self._lineage, self.repo, walks)
+
+    def _pairs(self, path: str, pvs: list[PathVersion]) -> list[tuple[str, str]]:
+        """The text-blob pairs `build` diffs for a path: consecutive versions, and each version with its target."""
+        pairs = self.consecutive_pairs(path, pvs)
+        head_pv = self._head(pvs)
+        for pv in pvs:
+            leads = self._leads_to(path, pv, head_pv)
+            if isinstance(leads, tuple):
+                old, new = self.text_blob(pv.version_id), self.text_blob(leads[1].version_id)
+                if old is not None and new is not None:
+                    pairs.append((old, new))
+        return pairs
 
     def hunks(self, old_blob: str, new_blob: str) -> list[Hunk]:
         """git's zero-context hunks between two text blobs (prefetched, or one git process)."""
@@ -95,7 +132,18 @@ class HistoryBuilder:
         )
         head = self._head(pvs)
         head_blob = self.meta[head.version_id].blob if head else None
-        return HistoryInputs(path, intervals, head_blob)
+        return HistoryInputs(path, intervals, head_blob, "" if head else self._lead(path, pvs[-1]))
+
+    def _lead(self, path: str, last: PathVersion) -> str | None:
+        """Where a path gone from the built commit leads there, as a key (see HistoryInputs.lead)."""
+        leads = self._leads_to(path, last, None, ask_git=False)
+        if leads is None:
+            return None
+        if isinstance(leads, dict):
+            return str(leads["status"])
+        new_path, head_pv = leads
+        meta = self.meta[head_pv.version_id]
+        return f"{new_path}:{meta.blob}:{meta.identity}"
 
     def text_blob(self, version_id: int) -> str | None:
         """The blob git diffs for a version: its own blob for UTF-8 text, else its indexed text written as one.
@@ -164,25 +212,39 @@ class HistoryBuilder:
     def _head(self, pvs: list[PathVersion]) -> PathVersion | None:
         return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
 
-    def _target(self, path: str, pv: PathVersion, head_pv: PathVersion | None) -> dict[str, object]:
+    def _leads_to(
+        self, path: str, pv: PathVersion, head_pv: PathVersion | None, *, ask_git: bool = True
+    ) -> tuple[str, PathVersion] | dict[str, object] | None:
+        """The path and version `pv` leads to at the built commit, or the status saying it leads nowhere.
+
+        None only without `ask_git`, where the index cannot follow the path (a rename out of the roots).
+        """
+        if head_pv is not None:
+            return path, head_pv
+        # Followed step by step as `pincite verify` follows it (citations.lineage): one whole-tree
+        # diff from this version to HEAD would miss a rename once the file changed by half since,
+        # and costs a git process per version of every path gone from HEAD, on every build.
         head_commit = self.commits[self.head_seq].sha
-        new_path = path
-        if head_pv is None:
-            # Followed step by step as `pincite verify` follows it (citations.lineage): one whole-tree
-            # diff from this version to HEAD would miss a rename once the file changed by half since,
-            # and costs a git process per version of every path gone from HEAD, on every build.
-            lineage = follow(self._lineage, self.repo, self.commits[pv.last_seq].sha, path, head_commit)
-            if lineage is not None:
-                found = lineage.path
-            else:  # the index cannot say (a rename out of the roots): ask git, as verify does
-                change = self.repo.path_change(self.commits[pv.last_seq].sha, head_commit, path)
-                found = change.new_path if change.status == "renamed" else None
-            if found is None:
-                return {"status": "deleted"}
-            new_path = found
-            head_pv = self.reader.version_of(new_path, self.head_seq)
-            if head_pv is None:
-                return {"status": "unavailable", "reason": f"{new_path} is not indexed at the built commit"}
+        lineage = follow(self._lineage, self.repo, self.commits[pv.last_seq].sha, path, head_commit)
+        if lineage is not None:
+            found = lineage.path
+        elif not ask_git:
+            return None
+        else:  # the index cannot say (a rename out of the roots): ask git, as verify does
+            change = self.repo.path_change(self.commits[pv.last_seq].sha, head_commit, path)
+            found = change.new_path if change.status == "renamed" else None
+        if found is None:
+            return {"status": "deleted"}
+        moved = self.reader.version_of(found, self.head_seq)
+        if moved is None:
+            return {"status": "unavailable", "reason": f"{found} is not indexed at the built commit"}
+        return found, moved
+
+    def _target(self, path: str, pv: PathVersion, head_pv: PathVersion | None) -> dict[str, object]:
+        leads = self._leads_to(path, pv, head_pv)
+        if not isinstance(leads, tuple):
+            return leads or {"status": "deleted"}
+        new_path, head_pv = leads
         old_blob, new_blob = self.text_blob(pv.version_id), self.text_blob(head_pv.version_id)
         head_meta = self.meta[head_pv.version_id]
         if old_blob is None or new_blob is None:
@@ -193,7 +255,7 @@ class HistoryBuilder:
                 "reason": f"extracted by {self.meta[pv.version_id].identity}, the built commit by "
                 f"{head_meta.identity}: different offset spaces",
             }
-        hunks = self.repo.diff_blobs(old_blob, new_blob)
+        hunks = self.hunks(old_blob, new_blob)
         status = "same" if not hunks and new_path == path else ("renamed" if new_path != path else "modified")
         return {"status": status, "path": new_path, "blob": head_meta.blob, "hunks": [_hunk_json(h) for h in hunks]}
 

@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from jinja2 import Environment
+from markupsafe import Markup
 
 from indexer.config import Config
 from indexer.errors import PinciteError
@@ -45,7 +46,7 @@ class PageContext:
             "root": root_prefix(rel),
             "site_url": self.config.site_url,
             "index_file": "pincite.sqlite" if self.config.site_publish_index else None,
-            "csp": CSP,
+            "csp": Markup(CSP),  # a constant: written as it is, not with its quotes escaped on every page
             "human_size": human_size,
         }
 

@@ -6,7 +6,11 @@ keeps the document text exactly: the text content of its `<pre>` is the document
 point for code point (carriage returns are written as `&#13;` because an HTML parser would
 otherwise turn them into line feeds), so the browser can turn a selection into code-point
 offsets by counting text.
-Line numbers and page markers are empty elements drawn by CSS, never text.
+Line numbers and page markers are drawn by CSS, never text.
+
+A line is `<span id=L12>` and nothing more (a version page is mostly lines, and the site keeps
+every version): its number is a CSS counter, and the line-number links a reader can follow with
+the keyboard are added by the page's script, which is also what turns them into citations.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from indexer.text.chunk import Passage
 from indexer.text.citation import identity_token
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
-RENDER_VERSION = 2
+RENDER_VERSION = 3
 
 
 def shipped_templates() -> Path:
@@ -124,15 +128,10 @@ def root_prefix(page_path: str) -> str:
 
 
 def _escape_text(text: str) -> str:
-    # markupsafe's escaping, once over the whole text (it never touches "\n"), plus "\r".
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&#34;")
-        .replace("'", "&#39;")
-        .replace("\r", "&#13;")
-    )
+    # The text goes between tags, never into an attribute: "&" and "<" are all an HTML parser reads
+    # there (">" is escaped too, by habit), so quotes stay one byte, as prose is full of them. "\r" is
+    # written as a reference because a parser would turn it into a line feed.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
 
 
 def source_view(
@@ -163,13 +162,12 @@ def source_view(
     last = len(lines)
     escaped = _escape_text(text).split("\n")
     for n, line in enumerate(escaped[:last], start=1):
-        marks = "".join(f'<i id="p{o}" class="pa"></i>' for o in passage_at.get(n, ()))
+        marks = "".join(f"<i id=p{o}></i>" for o in passage_at.get(n, ()))
         for page in page_at.get(n, ()):
             href = f' href="{escape(page_href)}#page={page}"' if page_href else ""
             marks += f'<a class="pg" id="page-{page}" data-page="{page}"{href} aria-label="page {page}"></a>'
         end = "\n" if n < last or trailing_newline else ""
-        out.append(f'<span id="L{n}" class="ln">{marks}<a href="#L{n}" aria-label="line {n}"></a>')
-        out.append(f"{line}{end}</span>")
+        out.append(f"<span id=L{n}>{marks}{line}{end}</span>")
     return Markup("".join(out))
 
 

@@ -2,8 +2,9 @@
 
 Invariant (tested by property tests): `passage.text == text[passage.start:passage.end]`,
 passages do not overlap, and together they cover every non-blank line. Markdown blocks
-come from markdown-it-py's token line maps; lines no token claims (link reference
-definitions, for instance) become blocks of their own, so nothing is lost.
+are the top-level blocks of a CommonMark parse with GFM tables (pyromark, which gives each
+block's source range); lines no block claims (link reference definitions, for instance)
+become blocks of their own, so nothing is lost.
 reStructuredText and AsciiDoc blocks come from their line readers (indexer.text.rst,
 indexer.text.asciidoc). Plain text and extracted text are cut at blank lines. Passages
 never cross a PDF page boundary.
@@ -12,9 +13,11 @@ never cross a PDF page boundary.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from markdown_it import MarkdownIt
+import pyromark
 
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
@@ -44,9 +47,9 @@ class _Block:
     heading_text: str = ""
 
 
-# Only block tokens and their line maps are used: inline parsing (emphasis, links, ...)
-# would cost about as much again and change nothing here.
-_MD = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
+# A Rust CommonMark parser: the block structure of a document costs a tenth of what it did
+# with markdown-it-py, which was most of a cold build (BENCHMARKS.md, issue 14).
+_MARKDOWN_OPTIONS = pyromark.Options.ENABLE_TABLES
 
 
 def chunk(
@@ -61,16 +64,12 @@ def chunk(
     "markdown" when only `markdown` is set)."""
     fmt = fmt or ("markdown" if markdown else "plain")
     lines = LineIndex(text)
-    line_texts = [_line_text(text, lines, n) for n in range(1, lines.line_count + 1)]
+    line_texts = text.split("\n")[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
     blank = [not line.strip() for line in line_texts]
     blocks = _structure_blocks(text, fmt, line_texts, blank)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
-
-
-def _line_text(text: str, lines: LineIndex, n: int) -> str:
-    return text[lines.line_start(n) : lines.line_end(n)]
 
 
 def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool]) -> list[_Block]:
@@ -90,19 +89,59 @@ def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: 
 
 
 def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
-    tokens = _MD.parse(text)
+    """The document's top-level blocks, each with its lines (and, for a heading, its level and text)."""
+    source = text.encode("utf-8")
+    line_starts = _byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
+
+    def line_of(offset: int) -> int:
+        return bisect_right(line_starts, offset)
+
     blocks: list[_Block] = []
-    for i, token in enumerate(tokens):
-        if token.level != 0 or not token.map or token.nesting == -1:
+    depth = 0
+    heading: _Block | None = None
+    inner: list[int] = []  # byte offsets of what a top-level heading holds
+    # About two hundred events a document, most of them inline: the loop stays lean.
+    # Events are dicts or strings (typed as unions); the loop reads them by shape.
+    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS)
+    for event, where in events:
+        opens = closes = False
+        if type(event) is dict:
+            opens, closes = "Start" in event, "End" in event
+        if closes:
+            depth -= 1
+            if depth == 0 and heading is not None:
+                heading.heading_text = source[min(inner) : max(inner)].decode("utf-8").strip() if inner else ""
+                heading, inner = None, []
             continue
-        block = _trimmed(token.map[0] + 1, token.map[1], blank)
-        if block is None:
-            continue
-        if token.type == "heading_open":
-            block.heading_level = int(token.tag[1:])
-            block.heading_text = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
-        blocks.append(block)
+        if depth == 0:
+            start, end = where["start"], where["end"]
+            block = _trimmed(line_of(start), line_of(max(start, end - 1)), blank)
+            if block is not None:
+                blocks.append(block)
+                level = _heading_level(event["Start"]) if opens else 0
+                if level:
+                    block.heading_level, heading = level, block
+        elif depth == 1 and heading is not None:
+            inner += (where["start"], where["end"])
+        if opens:
+            depth += 1
     return blocks
+
+
+def _byte_line_starts(source: bytes) -> list[int]:
+    starts = [0]
+    at = source.find(b"\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = source.find(b"\n", at + 1)
+    return starts
+
+
+def _heading_level(started: Any) -> int:
+    """1-6 for what a heading's start event names (`{"Heading": {"level": "H2", ...}}`), else 0."""
+    if type(started) is not dict or "Heading" not in started:
+        return 0
+    return int(started["Heading"]["level"][1:])
 
 
 def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:

@@ -86,6 +86,11 @@ class Span:
             raise ValueError(f"invalid span [{self.start}, {self.end})")
 
 
+def count_lines(text: str) -> int:
+    """Lines as git counts them: a final line without "\n" counts, an empty tail does not."""
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
 class LineIndex:
     """Maps code-point offsets to 1-based line numbers and back."""
 
@@ -100,9 +105,7 @@ class LineIndex:
 
     @property
     def line_count(self) -> int:
-        """Lines as git counts them: a final line without "\n" counts, an empty tail does not."""
-        count = len(self._starts)
-        return count - 1 if self._starts[-1] == len(self.text) else count
+        return count_lines(self.text)
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self._starts, offset)

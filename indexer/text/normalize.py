@@ -27,20 +27,26 @@ QUOTE_FOLD = {
 }
 
 
-_FOLD_TABLE = str.maketrans(QUOTE_FOLD)
-_SPACE_RUN = re.compile(r"\s+")  # `\s` on str patterns is exactly str.isspace()
+# Every character str.isspace() accepts (a test checks the list against it).
+WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+WHITESPACE += "\u2028\u2029\u202f\u205f\u3000"
+# One code point for one: quotes and dashes folded, every whitespace character made a space.
+_FOLD_TABLE = str.maketrans({**QUOTE_FOLD, **dict.fromkeys(WHITESPACE, " ")})
+_SPACES_AFTER_SPACE = re.compile(r"(?<= ) +")
 
 
 def normalize_for_match(text: str) -> tuple[str, list[int]]:
     """`text` normalized for quote matching, and the map back to its offsets (see module docstring)."""
     composed, origin = _nfc_with_origin(text)
-    folded = composed.translate(_FOLD_TABLE)  # one code point for one: positions unchanged
+    folded = composed.translate(_FOLD_TABLE)  # positions unchanged
+    # Only the spaces after the first of a run go: the rest of the text keeps its positions,
+    # so the map is built from a few ranges rather than character by character.
     out: list[str] = []
     positions: list[int] = []
     last = 0
-    for run in _SPACE_RUN.finditer(folded):
-        out += [folded[last : run.start()], " "]
-        positions.extend(range(last, run.start() + 1))
+    for run in _SPACES_AFTER_SPACE.finditer(folded):
+        out.append(folded[last : run.start()])
+        positions.extend(range(last, run.start()))
         last = run.end()
     out.append(folded[last:])
     positions.extend(range(last, len(folded)))

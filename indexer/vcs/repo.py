@@ -21,14 +21,16 @@ import re
 import subprocess
 import tempfile
 import threading
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, TypeVar
 
 import git
 
 from indexer.errors import RepositoryError, ShallowHistoryError, UnknownRevision
+from indexer.machine import usable_cores
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MODE_FILE = ("100644", "100755")
@@ -65,6 +67,12 @@ DIFF_FLAGS = (
     "--dst-prefix=b/",
 )
 RENAME_THRESHOLD = "-M50%"
+# Fewer items than these per extra git process and starting it costs more than it saves.
+PAIRS_PER_PROCESS = 200
+COMMITS_PER_PROCESS = 50
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -307,21 +315,14 @@ class GitRepo:
         )
         changes: dict[str, list[TreeEntry]] = {}
         current: list[TreeEntry] = []
-        tokens = out.split(b"\0")
-        i = 0
-        while i < len(tokens):
-            token = tokens[i].strip(b"\n")
-            i += 1
-            if not token:
-                continue
-            if token.startswith(b":"):
-                _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
-                path = _tree_path(tokens[i], commits[-1].sha)
-                i += 1
-                deleted = status.startswith("D")
-                current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
-            else:
+        for token, paths in _raw_records(out.split(b"\0")):
+            if paths is None:
                 current = changes.setdefault(token.decode(), [])
+                continue
+            _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
+            path = _tree_path(paths[0], commits[-1].sha)
+            deleted = status.startswith("D")
+            current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
         return changes
 
     def read_blob(self, sha: str) -> bytes:
@@ -496,28 +497,45 @@ class GitRepo:
             self._rename_cache[key] = self._changes_between(old_commit, new_commit)
         return self._rename_cache[key]
 
+    def cached_changes(self, old_commit: str, new_commit: str) -> dict[str, PathChange] | None:
+        """What `changes_between` would answer without starting git, or None when it would have to."""
+        return self._rename_cache.get((old_commit, new_commit))
+
+    def prefetch_changes(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """`changes_between` of many (parent, commit) pairs at once: one `git diff-tree --stdin` process.
+
+        Each input line names a commit and the commit to compare it with, so the answer for a
+        pair is the one `changes_between(parent, commit)` gives (same flags, same threshold).
+        """
+        wanted = sorted({(old, new) for old, new in pairs if (old, new) not in self._rename_cache})
+        while wanted:
+            # Output is keyed by the commit: one comparison per commit in each process.
+            parent_of = {new: old for old, new in wanted}
+            found = self._side_by_side(self._diff_tree, list(parent_of.items()), COMMITS_PER_PROCESS)
+            for new, old in parent_of.items():
+                self._rename_cache[(old, new)] = found.get(new, {})
+            wanted = [pair for pair in wanted if pair not in self._rename_cache]
+
+    def _diff_tree(self, commits: list[tuple[str, str]]) -> dict[str, dict[str, PathChange]]:
+        """(commit, parent) pairs, each commit once, through one `git diff-tree --stdin`."""
+        listing = "".join(f"{new} {old}\n" for new, old in commits).encode()
+        flags = ("-r", "--raw", "-z", "--no-abbrev", RENAME_THRESHOLD, *DIFF_FLAGS)
+        out = self.run("diff-tree", "--stdin", *flags, input_bytes=listing)
+        found: dict[str, dict[str, PathChange]] = {}
+        current: dict[str, PathChange] = {}
+        for token, paths in _raw_records(out.split(b"\0")):
+            if paths is None:
+                current = found.setdefault(token.decode(), {})
+            else:
+                _record_change(current, token, paths)
+        return found
+
     def _changes_between(self, old: str, new: str) -> dict[str, PathChange]:
         out = self.run("diff", "--raw", "-z", "--no-abbrev", RENAME_THRESHOLD, *DIFF_FLAGS, old, new)
         result: dict[str, PathChange] = {}
-        tokens = out.split(b"\0")
-        i = 0
-        while i < len(tokens):
-            token = tokens[i]
-            i += 1
-            if not token.startswith(b":"):
-                continue
-            _om, _nm, old_sha, new_sha, status = token[1:].decode().split()
-            src = tokens[i].decode("utf-8", errors="surrogateescape")
-            i += 1
-            if status[0] in "RC":
-                dst = tokens[i].decode("utf-8", errors="surrogateescape")
-                i += 1
-                if status[0] == "R":
-                    result[src] = PathChange("renamed", dst, old_sha, new_sha)
-            elif status[0] == "D":
-                result[src] = PathChange("deleted", None, old_sha, None)
-            elif status[0] in "MT":
-                result[src] = PathChange("modified", src, old_sha, new_sha)
+        for token, paths in _raw_records(out.split(b"\0")):
+            if paths is not None:
+                _record_change(result, token, paths)
         return result
 
     def diff_blobs(self, old_blob: str, new_blob: str) -> list[Hunk]:
@@ -543,16 +561,32 @@ class GitRepo:
         return _hunks_by_blob_pair(out)
 
     def diff_blob_pairs(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[Hunk]]:
-        """Zero-context hunks of many (old blob, new blob) pairs in three git processes, not one per pair.
+        """Zero-context hunks of many (old blob, new blob) pairs in a few git processes, not one per pair.
 
         Two trees are written that hold the pairs' blobs under the same names, and git diffs the
         trees (renames off, so each name pairs with itself): the hunks are those `diff_blobs`
         gives pair by pair. Pairs without textual hunks are left out, as in `diff_commit_paths`;
-        so is everything when an attribute would apply to those names.
+        so is everything when an attribute would apply to those names. Many pairs are split
+        over one `git diff` per usable core, run side by side: git's diffing is the work.
         """
         wanted = sorted({(a, b) for a, b in pairs if a != b})
         if not wanted or self._without_diff_attribute([_PAIR_NAME % 0]) == []:
             return {}
+        return self._side_by_side(self._diff_pair_trees, wanted, PAIRS_PER_PROCESS)
+
+    @staticmethod
+    def _side_by_side(diff: Callable[[list[T]], dict[K, V]], items: list[T], per_process: int) -> dict[K, V]:
+        """`diff(items)`, split over one git process per usable core when there are enough items."""
+        parts = max(1, min(usable_cores(), len(items) // per_process))
+        if parts == 1:
+            return diff(items)
+        found: dict[K, V] = {}
+        with ThreadPoolExecutor(max_workers=parts) as pool:
+            for part in pool.map(diff, [items[i::parts] for i in range(parts)]):
+                found.update(part)
+        return found
+
+    def _diff_pair_trees(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[Hunk]]:
         old_tree = self._mktree((_PAIR_NAME % i, a) for i, (a, _b) in enumerate(wanted))
         new_tree = self._mktree((_PAIR_NAME % i, b) for i, (_a, b) in enumerate(wanted))
         out = self.run_text("diff", "-U0", "--full-index", "--no-renames", *DIFF_FLAGS, old_tree, new_tree)
@@ -573,6 +607,38 @@ class GitRepo:
             if fields[i + 2] != b"unspecified"
         }
         return [p for p in paths if p not in flagged]
+
+
+def _raw_records(tokens: list[bytes]) -> Iterator[tuple[bytes, list[bytes] | None]]:
+    """The records of a `--raw -z` listing: (":modes shas status", its one or two paths).
+
+    Any other token (the commit id `diff-tree --stdin` prints before a commit's records)
+    comes with None.
+    """
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].strip(b"\n")
+        i += 1
+        if not token:
+            continue
+        if not token.startswith(b":"):
+            yield token, None
+            continue
+        count = 2 if token.split()[-1][:1] in (b"R", b"C") else 1
+        yield token, tokens[i : i + count]
+        i += count
+
+
+def _record_change(changes: dict[str, PathChange], record: bytes, raw_paths: list[bytes]) -> None:
+    """Add one raw record to `changes`, keyed by the old path: renames, deletions and modifications."""
+    _om, _nm, old_sha, new_sha, status = record[1:].decode().split()
+    paths = [p.decode("utf-8", errors="surrogateescape") for p in raw_paths]
+    if status[0] == "R":
+        changes[paths[0]] = PathChange("renamed", paths[1], old_sha, new_sha)
+    elif status[0] == "D":
+        changes[paths[0]] = PathChange("deleted", None, old_sha, None)
+    elif status[0] in "MT":
+        changes[paths[0]] = PathChange("modified", paths[0], old_sha, new_sha)
 
 
 _PAIR_NAME = "pincite-pair-%06d"

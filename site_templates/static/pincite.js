@@ -85,7 +85,26 @@ const Pincite = (() => {
 
   // -- the source view -------------------------------------------------------------------
   const src = () => document.getElementById("src");
-  const lineEls = () => Array.from(src().children).filter((el) => el.classList.contains("ln"));
+  // Every child of the source view is a line, <span id=L12> (indexer/site/render.py).
+  const lineEls = () => Array.from(src().children);
+
+  // The line numbers a reader follows (with the keyboard too) to put a line in the address and cite
+  // it. The page carries bare lines (CSS draws their numbers): the links are made here, after the
+  // line's passage and page marks, where the number is drawn.
+  function linkLineNumbers() {
+    for (const line of lineEls()) {
+      if (line.querySelector(":scope > a:not(.pg)")) continue; // a page written with its links (render 2)
+      const link = document.createElement("a");
+      link.href = "#" + line.id;
+      link.setAttribute("aria-label", "line " + line.id.slice(1));
+      let after = null;
+      for (const child of line.childNodes) {
+        if (child.nodeType !== 1 || child.textContent !== "") break;
+        after = child;
+      }
+      line.insertBefore(link, after ? after.nextSibling : line.firstChild);
+    }
+  }
 
   // Code-point offset where each line starts (index 0 is line 1).
   function lineStarts() {
@@ -368,9 +387,37 @@ const Pincite = (() => {
 
   // Returns offer(sel): the span in the address (#L12 after following a line number, with the
   // keyboard too) can be cited without selecting anything.
+  // The panel that shows a selection's citation: made here, since it is of use only with this script.
+  const CITE_PANEL = `<button type="button" id="cite-open" class="cite-open">Cite: copy permalink</button>
+  <div id="cite-details" class="cite-details" hidden>
+    <label for="cite-permalink">Permalink</label>
+    <input id="cite-permalink" readonly>
+    <label for="cite-text">Text form (path@commit#span)</label>
+    <input id="cite-text" readonly>
+    <label for="cite-markdown">Markdown with the quote</label>
+    <textarea id="cite-markdown" rows="4" readonly></textarea>
+    <div class="cite-actions">
+      <button type="button" data-copy="cite-permalink">Copy permalink</button>
+      <button type="button" data-copy="cite-text">Copy text form</button>
+      <button type="button" data-copy="cite-markdown">Copy Markdown</button>
+      <button type="button" id="cite-close">Close</button>
+    </div>
+    <p id="cite-status" class="cite-status" role="status"></p>
+  </div>`;
+
+  function citePanel(main) {
+    const made = document.getElementById("cite");
+    if (made) return made; // a page from a template that still includes the panel
+    const aside = el("aside", { id: "cite", class: "cite", "aria-label": "Cite the selection" });
+    aside.hidden = true;
+    aside.innerHTML = CITE_PANEL;
+    main.append(aside);
+    return aside;
+  }
+
   function setupCite(main) {
-    const aside = document.getElementById("cite");
-    if (!aside || !src()) return () => {};
+    if (!src()) return () => {};
+    const aside = citePanel(main);
     const details = document.getElementById("cite-details");
     const status = document.getElementById("cite-status");
     let current = null;
@@ -945,6 +992,7 @@ const Pincite = (() => {
     document.documentElement.classList.add("js");
     const main = document.getElementById("content");
     if (!main || !src()) return;
+    linkLineNumbers();
     const sel = parseSelector(window.location.hash);
     const showView = setupViews(sel);
     if (!identityMismatch(main)) highlight(sel);
