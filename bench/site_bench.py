@@ -4,12 +4,17 @@ One run reports, on the same machine and input:
 - the cold site build (pincite's rendering, and Pagefind's own indexing of the same document
   pages, measured inside the same build) and the site's size by part;
 - the site build after one changed file (pages rendered vs reused: work proportional to the
-  changed documents; Pagefind re-indexes every document page each build);
+  changed documents; Pagefind indexes again the search bundle of the changed page);
 - the bytes a reader downloads for a cold query and for a warm one (a second query in the
   same tab), counted at a local server, beside the page's own HTML/CSS/JS.
 
-    python bench/site_bench.py                     # 10,000 documents, 200 commits (minutes)
-    python bench/site_bench.py --docs 1000 --json  # a quick run
+Each of `--bundles` is measured on a site of its own, over the same index and corpus, one
+after the other in the same run: 1 is a single Pagefind index (every page indexed again at
+each build), 0 the default setting, N forces N bundles.
+
+    python bench/site_bench.py                              # 10,000 documents, 200 commits (minutes)
+    python bench/site_bench.py --docs 2000 --commits 40 --bundles 1,4,8,16
+    python bench/site_bench.py --docs 1000 --json           # a quick run
 
 Targets (issue 6): incremental site work proportional to changed documents; cold query
 <= 300 KB, warm <= 100 KB.
@@ -35,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synth_corpus import SynthParams, commit_change, generate
 from indexer.api import build
+from indexer.config import Config
 from indexer.site.serve import HOST, SiteRequestHandler
 
 ARGS = [
@@ -124,9 +130,9 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
             page.wait_for_load_state("networkidle")
             cold_seconds = time.monotonic() - started
             _, cold_requests = counter.reset()
-            shell = sum(n for path, n, _ in cold_requests if not path.startswith("/pagefind/"))
-            cold = sum(n for path, n, _ in cold_requests if path.startswith("/pagefind/"))
-            cold_wire = sum(w for path, _, w in cold_requests if path.startswith("/pagefind/"))
+            shell = sum(n for path, n, _ in cold_requests if not _is_search_file(path))
+            cold = sum(n for path, n, _ in cold_requests if _is_search_file(path))
+            cold_wire = sum(w for path, _, w in cold_requests if _is_search_file(path))
             started = time.monotonic()
             page.fill("#q", second)
             page.click("#search-form button[type=submit]")
@@ -151,7 +157,7 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
         "cold_query_bytes": cold,
         "cold_query_bytes_text_gzipped": cold_wire,
         "cold_query_requests": len(cold_requests),
-        "cold_query_files": sorted((path.split("?")[0], n) for path, n, _ in cold_requests),
+        "cold_query_files": sorted((path.split("?")[0], n) for path, n, _ in cold_requests if _is_search_file(path)),
         "cold_first_results_seconds": round(cold_seconds, 2),
         "warm_query_bytes": warm,
         "warm_query_bytes_text_gzipped": warm_wire,
@@ -161,66 +167,82 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
     }
 
 
-def run(docs: int, commits: int, workdir: Path) -> dict[str, Any]:
-    repo_dir = workdir / "repo"
-    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
-    site = workdir / "site"
-    index = workdir / "index.sqlite"
-    started = time.monotonic()
-    build(repo_dir, index_path=index, site=False)
-    index_seconds = time.monotonic() - started
+def _is_search_file(path: str) -> bool:
+    return path.startswith("/pagefind/") or path.startswith("/search-bundles.json")
 
+
+def _site_config(bundles: int) -> Config:
+    """The site settings of one measured variant: 0 is the default; N forces N search bundles."""
+    if bundles == 0:
+        return Config()
+    return Config(site_search_pages_per_bundle=1, site_search_max_bundles=bundles)
+
+
+def run_variant(repo_dir: Path, index: Path, site: Path, changed: str, bundles: int) -> dict[str, Any]:
+    """Cold site build, one changed file, the incremental build, then the queries, for one bundle setting."""
+    config = _site_config(bundles)
     started = time.monotonic()
-    cold = build(repo_dir, index_path=index, out=site)
+    cold = build(repo_dir, index_path=index, out=site, config=config)
     cold_total = time.monotonic() - started
     cold_site = dict(cold.site or {})
-    sizes = _site_sizes(site)
-    index_bytes = index.stat().st_size
-
-    changed = corpus.paths[len(corpus.paths) // 2]
-    commit_change(repo_dir, changed, "\nOne more paragraph, added by the benchmark.\n")
+    commit_change(repo_dir, changed, f"\nOne more paragraph, added by the benchmark for {bundles} bundles.\n")
     started = time.monotonic()
-    warm = build(repo_dir, index_path=index, out=site)
+    warm = build(repo_dir, index_path=index, out=site, config=config)
     warm_total = time.monotonic() - started
     warm_site = dict(warm.site or {})
-
-    first, second = _query_words(repo_dir, corpus.paths)
-    queries = measure_queries(site, first, second)
 
     def own(stage: dict[str, Any]) -> float:
         return round(float(stage["seconds"]) - float(stage["pagefind_seconds"]), 2)
 
+    def stage(total: float, figures: dict[str, Any]) -> dict[str, Any]:
+        keys = ("pages_rendered", "pages_reused", "history_written", "history_reused")
+        return {
+            "build_seconds": round(total, 2),
+            "site_seconds": figures.get("seconds"),
+            "pincite_render_seconds": own(figures),
+            "pagefind_seconds": figures.get("pagefind_seconds"),
+            "search_bundles_indexed": figures.get("search_bundles_indexed"),
+            "search_bundles_reused": figures.get("search_bundles_reused"),
+            **{key: figures.get(key) for key in keys},
+        }
+
     return {
-        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
-        "corpus": {
-            "docs": docs,
-            "commits": commits,
-            "bytes": corpus.total_bytes if hasattr(corpus, "total_bytes") else None,
-            "versions": cold.versions,
-            "documents": cold.documents,
+        "bundles_setting": bundles or "default",
+        "cold": stage(cold_total, cold_site),
+        "one_changed_file": stage(warm_total, warm_site),
+    }
+
+
+def run(docs: int, commits: int, workdir: Path, variants: list[int], keep_sites: bool = False) -> dict[str, Any]:
+    repo_dir = workdir / "repo"
+    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
+    index = workdir / "index.sqlite"
+    started = time.monotonic()
+    build(repo_dir, index_path=index, site=False)
+    index_seconds = time.monotonic() - started
+    first, second = _query_words(repo_dir, corpus.paths)
+    results = []
+    for number, bundles in enumerate(variants):
+        site = workdir / f"site-{bundles}"
+        changed = corpus.paths[(len(corpus.paths) // 2 + number * 7919) % len(corpus.paths)]
+        figures = run_variant(repo_dir, index, site, changed, bundles)
+        figures["search_bundles"] = len(json.loads((site / "search-bundles.json").read_text())["bundles"])
+        figures["site_size"] = _site_sizes(site)
+        figures["query"] = measure_queries(site, first, second)
+        results.append(figures)
+        if not keep_sites:
+            shutil.rmtree(site, ignore_errors=True)  # a 10,000-document site takes 0.6 GB
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_average_at_end": os.getloadavg(),
         },
+        "corpus": {"docs": docs, "commits": commits},
         "index_only_build_seconds": round(index_seconds, 2),
-        "cold": {
-            "build_seconds": round(cold_total, 2),
-            "site_seconds": cold_site.get("seconds"),
-            "pincite_render_seconds": own(cold_site),
-            "pagefind_seconds": cold_site.get("pagefind_seconds"),
-            "pages_rendered": cold_site.get("pages_rendered"),
-            "pages_reused": cold_site.get("pages_reused"),
-        },
-        "one_changed_file": {
-            "build_seconds": round(warm_total, 2),
-            "site_seconds": warm_site.get("seconds"),
-            "pincite_render_seconds": own(warm_site),
-            "pagefind_seconds": warm_site.get("pagefind_seconds"),
-            "pages_rendered": warm_site.get("pages_rendered"),
-            "pages_reused": warm_site.get("pages_reused"),
-            "history_written": warm_site.get("history_written"),
-            "history_reused": warm_site.get("history_reused"),
-        },
-        "site_size": sizes,
-        "index_file_bytes": index_bytes,
-        "query": queries,
+        "index_file_bytes": index.stat().st_size,
+        "variants": results,
     }
 
 
@@ -228,12 +250,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=10_000, help="documents in the synthetic corpus")
     parser.add_argument("--commits", type=int, default=200, help="edit commits after the first")
-    parser.add_argument("--keep", type=Path, default=None, help="work in this new folder and keep it")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="work in this new folder and keep it (the sites are site-<bundles>)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    parser.add_argument(
+        "--bundles",
+        default="0",
+        help="comma-separated search bundle counts to measure, each on its own site; 0 is the default setting",
+    )
     args = parser.parse_args(argv)
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
     try:
-        figures = run(args.docs, args.commits, workdir)
+        variants = [int(b) for b in args.bundles.split(",")]
+        figures = run(args.docs, args.commits, workdir, variants, keep_sites=args.keep is not None)
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -13,7 +13,7 @@ The first lookup in the tab is cold (Pagefind's scripts, wasm and metadata load)
 Bytes are counted at a local server (text as a host's gzip would send it, Pagefind's files as
 they are). The same run measures a cold query on the search page as the baseline.
 
-    python bench/site_recovery_bench.py --site /tmp/sitebench10k/site   # a site that bench/site_bench.py --keep left
+    python bench/site_recovery_bench.py --site /tmp/sitebench10k/site-0   # a site that bench/site_bench.py --keep left
     python bench/site_recovery_bench.py --docs 1000                     # build a small one first
 
 Static files are served from this checkout's site_templates/static, so a site built before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 from html import unescape
 from html.parser import HTMLParser
@@ -152,7 +153,7 @@ def test_history_name_is_stable() -> None:
     assert len(history_name("中文/🎉.md")) == 16
 
 
-SCRIPTS = ("static/pincite.js", "static/search.js", "static/quote.js")
+SCRIPTS = ("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js")
 
 
 def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
@@ -205,7 +206,8 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     assert [h[:4] for h in target["hunks"]] == [[7, 1, 7, 1]]
     assert history["versions"][new_blob]["target"]["status"] == "same"
     assert json.loads((site / "site.json").read_text())["head"] == second
-    assert (site / "pagefind" / "pagefind.js").is_file()
+    bundles = json.loads((site / "search-bundles.json").read_text())["bundles"]
+    assert bundles and all((site / "pagefind" / name / "pagefind.js").is_file() for name in bundles)
 
 
 def test_an_edited_latin1_document_gets_history_and_diff_pages_in_its_decoded_text(corpus_repo, tmp_path: Path) -> None:
@@ -313,6 +315,22 @@ def test_failed_build_leaves_previous_site_whole(corpus_repo, tmp_path: Path) ->
     after = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
     assert after == before
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".old"))] == []
+
+
+def test_the_replaced_site_is_removed_after_the_build_returns(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    leftover = tmp_path / ".site.12345.interrupted.old"  # a removal a crash cut short
+    (leftover / "doc").mkdir(parents=True)
+    (leftover / "doc" / "a.md.html").write_text("old", encoding="utf-8")
+    corpus_repo.commit({"corpus/a.md": "# A changed\n"})
+    _build(corpus_repo, site)
+    assert "A changed" in (site / "doc" / "corpus" / "a.md.html").read_text(encoding="utf-8")
+    deadline = time.monotonic() + 60
+    while [p for p in tmp_path.iterdir() if p.name.endswith(".old")] and time.monotonic() < deadline:
+        time.sleep(0.05)  # a detached process removes them; the build did not wait for it
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [".site.lock"]
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_site(corpus_repo, tmp_path: Path) -> None:

@@ -399,7 +399,7 @@ def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> 
                 })"""
             )
             assert report["pwned"] == 0 and report["handlers"] == [] and report["jsLinks"] == 0, (rel, report)
-            scripts = ("static/pincite.js", "static/search.js", "static/quote.js")
+            scripts = ("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js")
             assert all(s.endswith(scripts) for s in report["scripts"]), report
         # Nothing leaves the site: no CDN, no fonts, no image from the corpus's Markdown.
         assert requested and all(url.startswith(base) for url in requested), requested
@@ -461,7 +461,10 @@ def test_rst_raw_and_include_render_inert_and_read_nothing(corpus_repo: Any, tmp
             })"""
         )
         assert report["pwned"] == 0 and report["images"] == 0 and report["jsLinks"] == 0, report
-        assert all(s.endswith(("static/pincite.js", "static/search.js", "static/quote.js")) for s in report["scripts"])
+        assert all(
+            s.endswith(("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js"))
+            for s in report["scripts"]
+        )
         assert requested and all(url.startswith(base) for url in requested), requested
         assert page.errors == []
     finally:

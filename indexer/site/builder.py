@@ -3,7 +3,8 @@
 The pipeline: read the index → version pages (one per distinct blob, immutable, reused
 from the previous site) → document pages of the built commit (reused while their
 version is unchanged) → per-path history files for the drift banner → home, search and
-citation pages → Pagefind over the document pages → swap the new folder into place.
+citation pages → Pagefind bundles of the document pages (only buckets whose pages changed are
+indexed again) → swap the new folder into place.
 
 The site is written into a temporary folder beside the output folder and renamed over it,
 so a failed build leaves the previous site whole. A manifest (`.pincite-site.json`) records
@@ -18,9 +19,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -28,7 +30,7 @@ from typing import Any
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from indexer.config import Config
-from indexer.errors import ConfigError, PinciteError, UsageError, writing
+from indexer.errors import ConfigError, UsageError, writing
 from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
@@ -45,11 +47,18 @@ from indexer.site.history import HistoryBuilder
 from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+from indexer.site.search_bundles import (
+    SEARCH_FOLDER,
+    bundle_count,
+    index_bundles,
+    pagefind_version,
+    plan_bundles,
+    write_bundle_list,
+)
 from indexer.site.vocabulary import words_file
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
-PAGEFIND_GLOB = "doc/**/*.html"
 
 
 @dataclass
@@ -58,6 +67,8 @@ class SiteStats:
     pages_reused: int = 0
     history_written: int = 0
     history_reused: int = 0
+    search_bundles_indexed: int = 0
+    search_bundles_reused: int = 0
     pagefind_seconds: float = 0.0
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
@@ -71,6 +82,8 @@ class SiteStats:
             "history_reused": self.history_reused,
             "files_linked": self.files_linked,
             "broken_links": [b.to_json() for b in self.broken_links],
+            "search_bundles_indexed": self.search_bundles_indexed,
+            "search_bundles_reused": self.search_bundles_reused,
             "pagefind_seconds": round(self.pagefind_seconds, 3),
             "seconds": round(self.seconds, 3),
         }
@@ -87,6 +100,7 @@ class _Manifest:
     links: dict[str, list[list[str]]] = field(default_factory=dict)
     changes: dict[str, str] = field(default_factory=dict)  # history pages by path
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
+    search_buckets: int = 0  # how many buckets the document pages were split into for search
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
@@ -101,6 +115,7 @@ class _Manifest:
                 data.get("links", {}),
                 data.get("changes", {}),
                 data.get("diffs", {}),
+                data.get("search_buckets", 0),
             )
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
@@ -139,9 +154,12 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
     try:
         builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary)
         stats = builder.run()
-        _swap(temp, out_dir, builder.adopt_versions)
+        adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
+        _swap(temp, out_dir, adopted)
         if builder.adopt_versions is not None:
             _prune(out_dir / "v", builder.needed_versions)
+        if builder.live_search is not None:
+            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles)
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -191,21 +209,23 @@ def _has_manifest(site: Path) -> bool:
     return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
 
 
-def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
+def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
     """Put the new site in place of the old one.
 
-    Version pages are immutable, so they are not copied from site to site: new ones are
-    moved into the live `v/` folder (adding files changes no page a reader can see), and
-    that folder moves into the new site just before the two folders change places.
+    Version pages and search bundles are immutable, so they are not copied from site to
+    site: the new ones are moved into the live folder (`v/`, `pagefind/`; adding entries
+    changes nothing a reader can see), and that folder moves into the new site just before
+    the two sites change places.
     """
-    old = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.old")
-    if live_versions is not None:
-        staged = temp / "v"
+    # A folder of its own: the removal of an earlier build's old site may still be running.
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    for live in adopted:
+        staged = temp / live.name
         if staged.is_dir():
-            for page in os.listdir(staged):
-                os.replace(staged / page, live_versions / page)
+            for entry in os.listdir(staged):
+                os.replace(staged / entry, live / entry)
             os.rmdir(staged)
-        os.replace(live_versions, staged)
+        os.replace(live, staged)
     moved_old = False
     try:
         if out_dir.exists():
@@ -215,10 +235,36 @@ def _swap(temp: Path, out_dir: Path, live_versions: Path | None) -> None:
     except BaseException:
         if moved_old and not out_dir.exists():
             os.replace(old, out_dir)
-        if live_versions is not None and not live_versions.exists():
-            os.replace(temp / "v", live_versions)
+        for live in adopted:
+            if not live.exists():
+                os.replace(temp / live.name, live)
+        with contextlib.suppress(OSError):
+            old.rmdir()  # still empty unless it holds the old site, which then stays
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
+
+
+def _discard(folders: list[Path]) -> None:
+    """Remove replaced sites (this build's, and any an interrupted removal left) without waiting.
+
+    The new site is live already; unlinking the old one's files grows with the site (about a
+    second at 10,000 documents), so a detached process does it while the build returns. Where
+    no process can be started, the folders are removed here.
+    """
+    if not folders:
+        return
+    remove = "import shutil, sys\nfor folder in sys.argv[1:]: shutil.rmtree(folder, ignore_errors=True)"
+    try:
+        subprocess.Popen(
+            [sys.executable, "-c", remove, *map(str, folders)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _prune(versions: Path, needed: set[str]) -> None:
@@ -226,6 +272,17 @@ def _prune(versions: Path, needed: set[str]) -> None:
     for page in os.listdir(versions):
         if page.endswith(".html") and page[:-5] not in needed:
             (versions / page).unlink()
+
+
+def _prune_search(folder: Path, needed: set[str]) -> None:
+    """Drop the search bundles the new site no longer lists (and an older site's single index)."""
+    for entry in os.listdir(folder):
+        if entry not in needed:
+            target = folder / entry
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
 
 
 def _read_shard(file: Path) -> dict[str, Any]:
@@ -263,6 +320,8 @@ class _SiteBuilder:
         self.new = _Manifest(self.fp)
         self.adopt_versions: Path | None = None
         self.needed_versions: set[str] = set()
+        self.live_search: Path | None = None
+        self.needed_bundles: set[str] = set()
         self.linked_files: dict[str, str] = {}
 
     def run(self) -> SiteStats:
@@ -283,7 +342,7 @@ class _SiteBuilder:
             self._changes(ctx, metas, by_path)
             self._top_pages(ctx, heads, metas)
             self._publish_index()
-            self._pagefind()
+            self._search()
             self.new.save(self.out)
         finally:
             self.reader.close()
@@ -514,29 +573,18 @@ class _SiteBuilder:
         if self.config.site_publish_index:
             _link_or_copy(self.index_path, self.out / "pincite.sqlite")
 
-    def _pagefind(self) -> None:
-        if not (self.out / "doc").is_dir():
-            return
-        started = time.monotonic()
-        cmd = [
-            sys.executable,
-            "-m",
-            "pagefind",
-            "--site",
-            str(self.out),
-            "--glob",
-            PAGEFIND_GLOB,
-            "--output-subdir",
-            "pagefind",
-            "--force-language",
-            "en",
-            "--silent",
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        self.stats.pagefind_seconds = time.monotonic() - started
-        if proc.returncode != 0:
-            detail = (proc.stderr or proc.stdout).strip().splitlines()
-            raise PinciteError(
-                f"Pagefind could not index the site in {self.out}: {detail[-1] if detail else 'no output'}",
-                hint="check that the pagefind[bin] package is installed (pip install 'pagefind[bin]')",
-            )
+    def _search(self) -> None:
+        """Pagefind bundles of the document pages: a bucket is indexed again only when its pages changed."""
+        pages, most = self.config.site_search_pages_per_bundle, self.config.site_search_max_bundles
+        buckets = self.new.search_buckets = bundle_count(len(self.new.docs), pages, most, self.old.search_buckets)
+        bundles = plan_bundles(self.new.docs, buckets, f"{self.fp}|{pagefind_version()}")
+        live = self.previous / SEARCH_FOLDER
+        self.live_search = live if live.is_dir() else None
+        # A bundle folder is only ever moved into the live site whole, after its run succeeded.
+        todo = [b for b in bundles if self.live_search is None or not (live / b.folder).is_dir()]
+        stage = self.out.with_name(f"{self.out.name}.search")
+        self.stats.pagefind_seconds = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage)
+        self.stats.search_bundles_indexed = len(todo)
+        self.stats.search_bundles_reused = len(bundles) - len(todo)
+        self.needed_bundles = {b.folder for b in bundles}
+        write_bundle_list(self.out, bundles)

@@ -494,10 +494,8 @@ const Pincite = (() => {
   async function candidatePaths(root, words) {
     const base = new URL(root || "./", window.location.href);
     if (!pagefindModule) {
-      const loaded = await import(new URL("pagefind/pagefind.js", base).href);
-      await loaded.options({ baseUrl: base.pathname });
-      await loaded.init();
-      pagefindModule = loaded;
+      if (typeof PinciteSearchIndex === "undefined") throw new Error("static/search-index.js is not loaded");
+      pagefindModule = await PinciteSearchIndex.load(base);
     }
     let found = await pagefindModule.search(words.slice(0, 6).join(" "));
     // Too many documents hold the longest words: every further word narrows the search.

@@ -1,4 +1,5 @@
-// pincite site search: Pagefind's index of the document pages, with pincite's own results.
+// pincite site search: Pagefind's index of the document pages (static/search-index.js), with
+// pincite's own results.
 // Excerpts are rebuilt from text and <mark> only, so no markup from the index reaches the page.
 "use strict";
 
@@ -41,10 +42,7 @@
   }
 
   async function load() {
-    if (pagefind) return pagefind;
-    pagefind = await import(new URL("pagefind/pagefind.js", rootUrl).href);
-    await pagefind.options({ baseUrl: rootUrl.pathname, excerptLength: 24 });
-    await pagefind.init();
+    if (!pagefind) pagefind = await PinciteSearchIndex.load(rootUrl, { excerptLength: 24 });
     return pagefind;
   }
 
