@@ -138,3 +138,26 @@ def sample_clone(tmp_path_factory: pytest.TempPathFactory) -> SampleClone:
     index = base / "index.sqlite"
     build(root, site=False, index_path=index)
     return SampleClone(root, index)
+
+
+# -- the browser: Debian's chromium, driven by Playwright --------------------------------------
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One chromium per test module (a launch costs about a second)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()

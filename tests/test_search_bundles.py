@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from playwright.sync_api import sync_playwright
 
 from indexer.api import build
 from indexer.config import Config
 from indexer.site.search_bundles import bucket_of, bundle_count, plan_bundles
 from indexer.site.serve import serve_in_thread
 from tests.conftest import CorpusRepo
-from tests.test_site_browser import ARGS, CHROMIUM
 
 BUCKETS = 4
 CONFIG = Config(site_search_pages_per_bundle=1, site_search_max_bundles=BUCKETS)
@@ -148,14 +144,6 @@ def test_a_site_of_the_single_index_layout_is_replaced_by_bundles(corpus_repo: C
 
 
 # -- in the browser --------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield instance
-        instance.close()
 
 
 SEARCH = """async ([query, filters]) => {

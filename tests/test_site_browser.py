@@ -15,7 +15,6 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from playwright.sync_api import sync_playwright
 
 from indexer.api import build, markdown_snippet
 from indexer.citations.drift import relocate_lines, verify
@@ -35,16 +34,6 @@ from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo, Hunk
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
 HANDBOOK = (
     "# Staff handbook\n\nThis handbook explains how records are handled.\n\n## Retention\n\n"
     "Personnel records are kept for seven years after departure.\n\n## 国际 offices\n\n"
@@ -61,14 +50,6 @@ XSS_HTML = (
     '<script>alert(7)</script><a href="javascript:alert(8)" onmouseover="alert(9)">link</a></body></html>'
 )
 OLD = "".join(f"line {n} of the policy\n" for n in range(1, 21))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture

