@@ -206,3 +206,21 @@ def test_renames_detected_for_many_commits_at_once_are_those_of_each_commit_alon
     alone = GitRepo(repo.root)
     for parent, commit in pairs:
         assert batched.cached_changes(parent, commit) == alone.changes_between(parent, commit)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "iso-8859-1"])
+def test_the_changing_commit_is_named_alike_for_committed_utf8_and_a_declared_encoding(
+    corpus_repo: CorpusRepo, encoding: str
+) -> None:
+    """UTF-8 text is diffed as committed without reading the versions; a declared encoding is
+    diffed on its decoded text. Both name the same commit for the same history."""
+    lines = [f"línea {n} del reglamento\n" for n in range(12)]
+    corpus_repo.commit({".gitattributes": "corpus/*.txt encoding=iso-8859-1\n"} if encoding != "utf-8" else {})
+    pinned = corpus_repo.commit({"corpus/r.txt": "".join(lines).encode(encoding)})
+    names = {}
+    for n, at in enumerate([0, 10, 5, 2]):
+        lines[at] = f"cambiada en el paso {n}\n"
+        names[at] = corpus_repo.commit({"corpus/r.txt": "".join(lines).encode(encoding)}, message=f"step {n}")
+    verdict, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/r.txt", lines=(5, 7)))
+    assert verdict.status == DRIFTED
+    assert verdict.changed_by is not None and verdict.changed_by.sha == names[5]

@@ -184,9 +184,15 @@ def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> C
             return step.commit
         if step.new_blob == step.old_blob:
             continue
-        old = _text_as_cited(resolver, resolved, step.old_blob, step.old_path, None)
-        new = _text_as_cited(resolver, resolved, step.new_blob, step.new_path, None)
-        status, first, last = relocate_lines(first, last, resolver.hunks(old, new))
+        if resolver.diffs_as_committed(resolved, step.old_blob) and resolver.diffs_as_committed(
+            resolved, step.new_blob
+        ):
+            hunks = resolver.blob_hunks(step.old_blob, step.new_blob)  # no need to read the two texts
+        else:
+            old = _text_as_cited(resolver, resolved, step.old_blob, step.old_path, None)
+            new = _text_as_cited(resolver, resolved, step.new_blob, step.new_path, None)
+            hunks = resolver.hunks(old, new)
+        status, first, last = relocate_lines(first, last, hunks)
         if status == DRIFTED:
             return step.commit
     return None

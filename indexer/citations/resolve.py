@@ -342,10 +342,23 @@ class Resolver:
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
         """Zero-context hunks of git's diff between two versions' texts."""
-        old_blob, new_blob = self._text_blob(old), self._text_blob(new)
+        return self.blob_hunks(self._text_blob(old), self._text_blob(new))
+
+    def blob_hunks(self, old_blob: str, new_blob: str) -> list[Hunk]:
+        """Zero-context hunks of git's diff between two blobs holding texts."""
         if (old_blob, new_blob) not in self.memo.hunks:
             self.memo.hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
         return self.memo.hunks[(old_blob, new_blob)]
+
+    def diffs_as_committed(self, resolved: Resolved, blob: str) -> bool:
+        """Whether `blob` as committed is its text in the citation's offset space, so git diffs it unread.
+
+        True for UTF-8 text the index recorded under the cited identity: that text is the blob's
+        own bytes decoded, and `hunks` of the text would diff this very blob.
+        """
+        return documents.diffs_committed_blob(resolved.source_class, resolved.identity) and (
+            resolved.identity in self.recorded_identities(blob)
+        )
 
     def _text_blob(self, version: documents.VersionText) -> str:
         key = version_key(version)
