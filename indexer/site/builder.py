@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -337,12 +338,16 @@ class _SiteBuilder:
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
             self._documents(ctx, heads, metas)
-            self._linked_files()
-            self._histories(commits, metas, by_path)
-            self._changes(ctx, metas, by_path)
-            self._top_pages(ctx, heads, metas)
-            self._publish_index()
-            self._search()
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                # Pagefind reads the document pages alone, all written by now: it runs (in processes
+                # of its own) beside the rest. Leaving the block waits for it, on failure too.
+                search = pool.submit(self._search)
+                self._linked_files()
+                self._histories(commits, metas, by_path)
+                self._changes(ctx, metas, by_path)
+                self._top_pages(ctx, heads, metas)
+                self._publish_index()
+                search.result()
             self.new.save(self.out)
         finally:
             self.reader.close()
