@@ -33,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 
 from indexer.errors import PinciteError
+from indexer.machine import usable_cores
 from indexer.site.render import doc_page_path
 
 SEARCH_FOLDER = "pagefind"
@@ -113,7 +114,7 @@ def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Pa
     if not bundles:
         return 0.0
     started = time.monotonic()
-    workers = max(1, min(len(bundles), len(os.sched_getaffinity(0))))
+    workers = max(1, min(len(bundles), usable_cores()))
     try:
         with ThreadPoolExecutor(workers) as pool:  # threads wait on Pagefind processes
             list(pool.map(lambda bundle: _index_bundle(site, bundle, target, stage), bundles))
