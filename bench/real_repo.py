@@ -42,15 +42,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.site_bench import ARGS  # noqa: E402  (chromium's flags, shared by the benchmarks)
+
 TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
 SITE_URL = "https://example.org/site/"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 def git(repo: Path, *args: str) -> str:

@@ -15,11 +15,12 @@ and `drift.verify` do, to name the commit that first changed them (`changed_by`)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from indexer.citations.lineage import IndexedHistory, follow, prefetch_renames
+from indexer.citations.lineage import IndexedHistory, Lineage, follow, prefetch_renames
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
@@ -60,6 +61,7 @@ class HistoryBuilder:
         self._text_blobs: dict[int, str] = {}
         self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
         self._lineage = IndexedHistory(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
+        self._walks: dict[tuple[str, int], Lineage | None] = {}  # (path, version's last seq) -> its walk
 
     def consecutive_pairs(self, path: str, pvs: list[PathVersion]) -> list[tuple[str, str]]:
         """The (text blob, text blob) pairs of a path's consecutive versions (renames not included)."""
@@ -79,8 +81,8 @@ class HistoryBuilder:
         ends = [
             (self.commits[pv.last_seq].sha, self.commits[pv.last_seq + 1].sha)
             for pvs in by_path.values()
-            for pv in pvs
-            if pv.last_seq < self.head_seq and not any(o.first_seq == pv.last_seq + 1 for o in pvs)
+            for pv, following in self._successions(pvs)
+            if following is None
         ]
         self.repo.prefetch_changes(ends)
         self.prefetch_leads(by_path)
@@ -185,13 +187,10 @@ class HistoryBuilder:
         diff between the two versions' texts, null when either text was not indexed.
         """
         steps: list[dict[str, object]] = []
-        for n, pv in enumerate(pvs):
-            if pv.last_seq >= self.head_seq:
-                break
+        for pv, following in self._successions(pvs):
             seq = pv.last_seq + 1
             commit = self.commits[seq]
             step: dict[str, object] = {"commit": commit.sha, "subject": commit.subject, "time": commit.time}
-            following = pvs[n + 1] if n + 1 < len(pvs) and pvs[n + 1].first_seq == seq else None
             if following is None:
                 change = self.repo.changes_between(self.commits[seq - 1].sha, commit.sha).get(path)
                 new_path = change.new_path if change is not None and change.status == "renamed" else None
@@ -209,6 +208,15 @@ class HistoryBuilder:
             steps.append(step)
         return steps
 
+    def _successions(self, pvs: list[PathVersion]) -> Iterator[tuple[PathVersion, PathVersion | None]]:
+        """Each interval that ends before the built commit, with the path's interval starting at the
+        next commit (None: the path was renamed or deleted there)."""
+        for n, pv in enumerate(pvs):
+            if pv.last_seq >= self.head_seq:
+                return
+            following = pvs[n + 1] if n + 1 < len(pvs) and pvs[n + 1].first_seq == pv.last_seq + 1 else None
+            yield pv, following
+
     def _head(self, pvs: list[PathVersion]) -> PathVersion | None:
         return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
 
@@ -225,7 +233,11 @@ class HistoryBuilder:
         # diff from this version to HEAD would miss a rename once the file changed by half since,
         # and costs a git process per version of every path gone from HEAD, on every build.
         head_commit = self.commits[self.head_seq].sha
-        lineage = follow(self._lineage, self.repo, self.commits[pv.last_seq].sha, path, head_commit)
+        if (path, pv.last_seq) not in self._walks:  # asked for the inputs' key, the prefetch and the entry
+            self._walks[(path, pv.last_seq)] = follow(
+                self._lineage, self.repo, self.commits[pv.last_seq].sha, path, head_commit
+            )
+        lineage = self._walks[(path, pv.last_seq)]
         if lineage is not None:
             found = lineage.path
         elif not ask_git:
