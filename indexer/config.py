@@ -21,6 +21,9 @@ from typing import Any
 
 from indexer.errors import ConfigError
 
+# Below this, a cut inside a long line could not keep short words whole (indexer.text.chunk).
+MIN_PASSAGE_CHARS = 100
+
 
 @dataclass(frozen=True)
 class Config:
@@ -47,7 +50,7 @@ SETTINGS_HELP: dict[str, str] = {
     "roots": "Folders (relative to the repository root) whose files are indexed; `.` is the whole repository.",
     "history_start": "First commit (any rev) of the first-parent history to index; empty means the whole history.",
     "max_file_bytes": "Files larger than this are skipped with a message.",
-    "passage_max_chars": "Upper bound on a passage's length in code points.",
+    "passage_max_chars": f"Upper bound on a passage's length in code points (at least {MIN_PASSAGE_CHARS}).",
     "index_path": "Where the SQLite index lives, relative to the repository root.",
     "site_dir": "Output folder of the static site, relative to the repository root.",
     "site_url": "Public base URL of the site; permalinks start with it.",
@@ -174,6 +177,11 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
     if isinstance(expected, (int, float)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"{source}: setting {name!r} must be a positive number")
+        if name == "passage_max_chars" and value < MIN_PASSAGE_CHARS:
+            raise ConfigError(
+                f"{source}: setting 'passage_max_chars' is {value}, under the least of {MIN_PASSAGE_CHARS}",
+                hint=f"set passage_max_chars to {MIN_PASSAGE_CHARS} or more (default {Config.passage_max_chars})",
+            )
         return type(expected)(value)
     return value  # pragma: no cover - every field type is handled above
 

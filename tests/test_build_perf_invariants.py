@@ -68,7 +68,7 @@ def test_fts_rows_stay_consistent_with_passages_across_incremental_builds(tmp_pa
     conn = sqlite3.connect(index)
     # 'integrity-check' with rank 1 compares the FTS index against the passages table itself.
     conn.execute("INSERT INTO passages_fts(passages_fts, rank) VALUES ('integrity-check', 1)")
-    conn.execute("INSERT INTO versions_tri(versions_tri, rank) VALUES ('integrity-check', 1)")
+    conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('integrity-check')")
     ids = [row[0] for row in conn.execute("SELECT id FROM passages ORDER BY id")]
     assert len(ids) == len(set(ids))
     for n in range(3):
