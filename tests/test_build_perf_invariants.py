@@ -173,19 +173,6 @@ def test_the_synthetic_corpus_is_reproducible_from_its_seed(tmp_path: Path) -> N
     assert {kind for _n, kind, _path in first.edits} == {"modify", "rename"}
 
 
-def test_the_trigram_table_is_a_fraction_of_the_text_it_narrows(tmp_path: Path) -> None:
-    # Trigram positions would cost about twice the text (detail=full); quote lookup needs
-    # only which versions hold each trigram, and confirms on the text.
-    repo = _synth(tmp_path / "synth", docs=60, commits=3, doc_bytes=4000)
-    index = tmp_path / "index.sqlite"
-    build(repo, site=False, index_path=index)
-    conn = sqlite3.connect(index)
-    text_bytes = conn.execute("SELECT SUM(LENGTH(CAST(text AS BLOB))) FROM versions").fetchone()[0]
-    tri_bytes = conn.execute("SELECT SUM(LENGTH(block)) FROM versions_tri_data").fetchone()[0]
-    conn.close()
-    assert tri_bytes < 0.5 * text_bytes
-
-
 def test_the_index_file_is_at_most_two_and_a_half_times_the_text_it_holds(tmp_path: Path) -> None:
     # A passage's text is cut from its version's text (a view), not stored a second time.
     repo = _synth(tmp_path / "synth", docs=200, commits=10, doc_bytes=4000)

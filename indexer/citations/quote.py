@@ -15,13 +15,15 @@ from indexer.index.store import IndexReader
 from indexer.text.chunk import WORD_KEPT_WHOLE
 from indexer.text.citation import Citation
 from indexer.text.model import Span
-from indexer.text.normalize import normalize, normalize_for_match
+from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
 # -- quote check ------------------------------------------------------------------
 MATCHED, WRONG_REF, FAILED, UNVERIFIABLE = "matched", "wrong_ref", "failed", "unverifiable"
 MAX_LOCATIONS = 10
-QUERY_WORDS = 3  # the longest words narrow best; each more costs a lookup and rarely narrows further
+QUERY_WORDS = 3  # the longest words narrow best; each more costs a lookup (about a millisecond)
+QUERY_PIECES = 8  # then the candidates' texts must hold these verbatim (SQLite's instr, cheap)
+_FOLD_TARGETS = frozenset(QUOTE_FOLD.values())
 
 
 class AmbiguousQuote(UsageError):
@@ -172,11 +174,22 @@ def quote_words(normalized_quote: str, most: int = QUERY_WORDS) -> list[str]:
     return sorted(dict.fromkeys(words), key=len, reverse=True)[:most]
 
 
+def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
+    """The quote's longest runs between spaces that every document holding it has verbatim.
+
+    Only ASCII runs without a character normalization folds to: the document may hold a
+    typographic quote or dash where the quote has `'`, `"` or `-`, and any whitespace where
+    the quote has a space.
+    """
+    pieces = [p for p in normalized_quote.split(" ") if p.isascii() and not _FOLD_TARGETS.intersection(p)]
+    return sorted(dict.fromkeys(p for p in pieces if p), key=len, reverse=True)[:most]
+
+
 def versions_holding(reader: IndexReader, normalized_quote: str, seq: int | None) -> list[tuple[str, int]]:
     """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote."""
-    words = quote_words(normalized_quote)
-    if words:
-        return reader.versions_with_words(words, seq)
+    words, pieces = quote_words(normalized_quote), quote_pieces(normalized_quote)
+    if words or pieces:
+        return reader.versions_matching(words, pieces, seq)
     if seq is None:
         return [(pv.path, pv.version_id) for pv in reader.all_path_versions()]
     return [(pv.path, pv.version_id) for pv in reader.paths_at(seq)]

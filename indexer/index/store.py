@@ -16,7 +16,7 @@ One file with a schema version (DESIGN decision 8). Tables:
                                          (detail=none), it names the versions holding every
                                          trigram of a piece (`trigram_match`), callers confirm
 
-Quote lookup narrows the versions by whole words instead (`versions_with_words`): every
+Quote lookup narrows the versions by whole words instead (`versions_matching`): every
 non-blank character of a version is in one of its passages, and passages are never cut
 inside a short ASCII word (indexer.text.chunk), so a version holding a quote has, for each
 of the quote's words, a passage the porter table finds by that word.
@@ -692,20 +692,28 @@ class IndexReader:
         row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
         return str(row[0]) if row else None
 
-    def versions_with_words(self, words: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
-        """(path, version id) of versions with, for each of `words`, a passage holding that word
-        (at commit `seq`, or at any commit); `words` must not be empty.
+    def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
+        """(path, version id) of versions (at commit `seq`, or at any commit) with, for each of
+        `words`, a passage holding that word, and whose text holds each of `pieces` verbatim.
 
-        A superset of the versions holding a text made of these whole words (see the module
-        docstring); callers confirm on the text.
+        A superset of the versions holding a text made of these words and pieces (see the
+        module docstring); callers confirm on the text. The words narrow through the porter
+        table; the pieces are then looked for in the few texts left.
         """
-        holding = " INTERSECT ".join(
-            "SELECT version_id FROM passage_spans WHERE id IN"
-            " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
-            for _ in words
-        )
-        sql = f"SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv WHERE pv.version_id IN ({holding})"
-        params: list[object] = ['text : "' + word.replace('"', '""') + '"' for word in words]
+        sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+        sql += " WHERE v.text IS NOT NULL"
+        params: list[object] = []
+        if words:
+            holding = " INTERSECT ".join(
+                "SELECT version_id FROM passage_spans WHERE id IN"
+                " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
+                for _ in words
+            )
+            sql += f" AND pv.version_id IN ({holding})"
+            params += ['text : "' + word.replace('"', '""') + '"' for word in words]
+        for piece in pieces:
+            sql += " AND instr(v.text, ?) > 0"
+            params.append(piece)
         if seq is not None:
             sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
             params += [seq, seq]
