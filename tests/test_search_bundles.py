@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
-from indexer.site.search_bundles import IndexedBundle, make_bundle, plan_search, read_indexed
+from indexer.site.search_bundles import (
+    IndexedBundle,
+    ids_clash,
+    make_bundle,
+    plan_search,
+    read_indexed,
+    superseded_ids,
+)
 from indexer.site.serve import serve_in_thread
 from tests.conftest import CorpusRepo
 
@@ -116,6 +123,15 @@ def test_another_salt_makes_a_new_base() -> None:
     assert make_bundle("base", pages, "a").folder != make_bundle("base", pages, "b").folder
 
 
+def test_a_delta_page_with_a_superseded_pages_id_is_a_clash() -> None:
+    made = {"corpus/a.md": "1", "corpus/b.md": "1"}
+    base = _indexed(made)  # ids en_0, en_1
+    plan = plan_search({"corpus/a.md": "2", "corpus/b.md": "1"}, "salt", base, 1.0)
+    assert plan.delta is not None and superseded_ids(plan, base) == ["en_0"]
+    assert ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_0"}))
+    assert not ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_1"}))  # b's page is current
+
+
 def test_a_site_without_documents_has_no_bundle() -> None:
     assert plan_search({}, "salt", None, 0.5).bundles == []
 
@@ -205,6 +221,24 @@ def test_a_new_site_fingerprint_makes_a_new_base(corpus_repo: CorpusRepo, tmp_pa
     stats = _site_stats(corpus_repo, site, Config(site_search_delta_share=0.5, site_title="Renamed"))
     (new_base,) = _listing(site)["bundles"]
     assert new_base != first_base and stats["search_pages_indexed"] == 16
+
+
+def test_a_site_of_hash_split_bundles_gets_a_base(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(_documents(), "sixteen notes")
+    site = tmp_path / "site"
+    _site_stats(corpus_repo, site)
+    # What an earlier pincite left: bundles by path hash, and a single index straight under pagefind/.
+    for name in ("00-0123456789abcdef", "01-fedcba9876543210", "fragment"):
+        (site / "pagefind" / name).mkdir()
+    (site / "pagefind" / "pagefind.js").write_text("// the old single index\n", encoding="utf-8")
+    manifest = json.loads((site / ".pincite-site.json").read_text(encoding="utf-8"))
+    del manifest["search_base"]
+    (site / ".pincite-site.json").write_text(json.dumps({**manifest, "search_buckets": 2}), encoding="utf-8")
+    corpus_repo.commit({EDITED: "# Note 3\n\nRewritten.\n"}, "edit")
+    stats = _site_stats(corpus_repo, site)
+    (base,) = _listing(site)["bundles"]
+    assert base.startswith("base-") and stats["search_pages_indexed"] == 16
+    assert sorted(p.name for p in (site / "pagefind").iterdir()) == [base]
 
 
 # -- in the browser --------------------------------------------------------------------------
