@@ -49,7 +49,6 @@ from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_repo
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 from indexer.site.search_bundles import (
-    PAGE_IDS,
     SEARCH_FOLDER,
     Bundle,
     IndexedBundle,
@@ -600,7 +599,8 @@ class _SiteBuilder:
         if base is not None and plan.base == base.bundle:
             delta = self._indexed(plan.delta)
             if plan.delta is not None and (delta is None or ids_clash(plan, base, delta)):
-                # Rare: a delta page got a superseded page's id, and dropping one would drop both.
+                # Rare: a delta page got a superseded page's id (dropping one would drop both), or the
+                # delta's ids cannot be read. A new base supersedes nothing.
                 plan = fresh_plan(self.new.docs, salt)
                 self._index(plan.bundles)
             else:
@@ -616,7 +616,7 @@ class _SiteBuilder:
         """Run Pagefind for the bundles the live site does not hold already."""
         # A bundle folder is only ever moved into the live site whole, after its run succeeded.
         live = self.live_search
-        todo = [b for b in bundles if live is None or not (live / b.folder / PAGE_IDS).is_file()]
+        todo = [b for b in bundles if live is None or not (live / b.folder).is_dir()]
         stage = self.out.with_name(f"{self.out.name}.search")
         self.stats.pagefind_seconds += index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage)
         self.stats.search_bundles_indexed += len(todo)
