@@ -36,8 +36,7 @@ class Config:
     site_url: str = ""
     site_title: str = "pincite corpus"
     site_publish_index: bool = False
-    site_search_pages_per_bundle: int = 1000
-    site_search_max_bundles: int = 2
+    site_search_delta_share: float = 0.05
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     extract_timeout_seconds: float = 60.0
@@ -56,10 +55,9 @@ SETTINGS_HELP: dict[str, str] = {
     "site_url": "Public base URL of the site; permalinks start with it.",
     "site_title": "Title shown on the site's pages.",
     "site_publish_index": "Also publish the index file in the site, as `pincite.sqlite` (it is larger than the site).",
-    "site_search_pages_per_bundle": "Document pages per search bundle before the site gets more bundles (a power of "
-    "two of them): a changed document re-indexes the pages of its bundle.",
-    "site_search_max_bundles": "Most search bundles a site is split into: each one adds a word-index chunk "
-    "(about 35 KB) per query word to what a reader downloads.",
+    "site_search_delta_share": "Share of the document pages that may change (be added, edited or removed) after "
+    "the base search bundle was made before a build indexes every page into a new base; until then a build "
+    "indexes only the changed pages, into the delta bundle.",
     "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
     "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
     "extract_timeout_seconds": "Time limit for extracting one document.",
