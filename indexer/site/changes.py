@@ -114,7 +114,7 @@ def render_changes_page(
         doc_href=doc_page_path(path) if at_head else None,
         title=next((r["meta"].title for r in reversed(rows) if r["meta"].title), ""),
     )
-    _write(target, html)
+    ctx.pages.write(target, html)
 
 
 def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk], target: Path) -> None:
@@ -138,9 +138,4 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
         added=sum(h.new_count for h in hunks),
         removed=sum(h.old_count for h in hunks),
     )
-    _write(target, html)
-
-
-def _write(target: Path, html: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    ctx.pages.write(target, html)

@@ -19,7 +19,11 @@ def vocabulary(texts: Iterable[str]) -> list[str]:
     """Distinct words, most frequent first (ties alphabetical), at most MAX_WORDS."""
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update(w.lower() for w in WORD.findall(text))
+        if text.isascii():
+            # Lowering ASCII changes no length and no letter into a non-letter: the same words.
+            counts.update(WORD.findall(text.lower()))
+        else:
+            counts.update(w.lower() for w in WORD.findall(text))
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return [word for word, _count in ranked[:MAX_WORDS]]
 
