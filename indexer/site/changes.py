@@ -17,6 +17,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup, escape
+
 from indexer.index.store import PathVersion, VersionMeta
 from indexer.site.history import HistoryBuilder
 from indexer.site.pages import PageContext
@@ -126,6 +128,9 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
             kind = "add" if line.startswith("+") else "del" if line.startswith("-") else "note"
             lines.append((kind, line))
     shown = lines[:MAX_DIFF_LINES]
+    # Written here rather than by a loop in the template: a diff page is mostly these lines, and
+    # the site writes one per pair of consecutive versions. `lines` stays for templates of one's own.
+    diff_lines = Markup("".join(f'<span class="{kind}">{escape(line)}\n</span>' for kind, line in shown))
     html = ctx.env.get_template("diff.html").render(
         site=ctx.site_values(rel),
         path=path,
@@ -133,6 +138,7 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
         new=step.new,
         step=step,
         lines=shown,
+        diff_lines=diff_lines,
         more=len(lines) - len(shown),
         root=root_prefix(rel),
         added=sum(h.new_count for h in hunks),

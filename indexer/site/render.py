@@ -73,6 +73,9 @@ def make_environment(folders: Sequence[Path], *, sandboxed: bool = True) -> Envi
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # One build reads each template once: no file check on every page (and every parent
+        # template and include it names) to see whether it changed since.
+        auto_reload=False,
     )
     env.filters["urlpath"] = url_path
     env.filters["utc"] = utc_time

