@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import escape
 
 from indexer.api import build
 from indexer.config import Config
@@ -21,7 +22,7 @@ from indexer.errors import ConfigError, UsageError
 from indexer.index.store import PassageAnchor
 from indexer.site.changes import diff_page_path
 from indexer.site.markdown import markdown_view
-from indexer.site.render import history_name, history_shard, source_view
+from indexer.site.render import breakable_path, history_name, history_shard, source_view
 from indexer.site.serve import serve_in_thread
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
@@ -119,6 +120,14 @@ def test_source_view_puts_passage_and_page_marks_on_the_line_of_their_offset(tex
     expected["page-1"] = "L1"
     expected.update({f"page-{page}": line_of(offset) for page, offset in enumerate(page_starts, start=2)})
     assert collector.marks == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("a/<>&\"'é")), max_size=20))
+def test_a_breakable_path_is_the_escaped_path_with_a_break_after_each_slash(path: str) -> None:
+    html = str(breakable_path(path))
+    assert html.replace("<wbr>", "") == str(escape(path))
+    assert html.count("/<wbr>") == path.count("/") and html.count("<wbr>") == path.count("/")
 
 
 def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:

@@ -13,6 +13,7 @@ is written once and kept by every later build, like a version page.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from indexer.site.render import doc_page_path, root_prefix, url_path
 from indexer.vcs.repo import CommitInfo, Hunk
 
 MAX_DIFF_LINES = 5000
+LINE_KINDS = {"+": "add", "-": "del"}  # any other line of a hunk is a note ("\\ No newline ...")
 
 
 def changes_page_path(path: str) -> str:
@@ -47,11 +49,11 @@ class Step:
     old_text: str
     new_text: str
 
-    @property
+    @cached_property  # asked several times for every step of every path
     def rel(self) -> str:
         return diff_page_path(self.old.blob, self.new.blob)
 
-    @property
+    @cached_property
     def key(self) -> str:
         return f"{self.old_text}:{self.new_text}"
 
@@ -124,9 +126,7 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
     lines: list[tuple[str, str]] = []
     for hunk in hunks:
         lines.append(("head", hunk.header))
-        for line in hunk.lines:
-            kind = "add" if line.startswith("+") else "del" if line.startswith("-") else "note"
-            lines.append((kind, line))
+        lines.extend((LINE_KINDS.get(line[:1], "note"), line) for line in hunk.lines)
     shown = lines[:MAX_DIFF_LINES]
     # Written here rather than by a loop in the template: a diff page is mostly these lines, and
     # the site writes one per pair of consecutive versions. `lines` stays for templates of one's own.

@@ -86,7 +86,8 @@ def make_environment(folders: Sequence[Path], *, sandboxed: bool = True) -> Envi
 
 def breakable_path(path: str) -> Markup:
     """A path that a narrow screen may break after its slashes (rather than inside a name)."""
-    return Markup("/<wbr>").join(escape(part) for part in path.split("/"))
+    # Escaping leaves slashes as they are, so the whole path is escaped once.
+    return Markup(str(escape(path)).replace("/", "/<wbr>"))
 
 
 def fingerprint(folders: Sequence[Path], *extra: str) -> str:
