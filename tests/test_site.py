@@ -14,13 +14,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import escape
 
 from indexer.api import build
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
+from indexer.index.store import PassageAnchor
 from indexer.site.changes import diff_page_path
 from indexer.site.markdown import markdown_view
-from indexer.site.render import history_name, history_shard, source_view
+from indexer.site.render import breakable_path, history_name, history_shard, source_view
 from indexer.site.serve import serve_in_thread
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
@@ -83,6 +85,49 @@ def test_source_view_text_is_the_document_text_exactly(text: str) -> None:
     expected_lines = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
     line_ids = [attrs.get("id") for tag, attrs in parsed.tags if tag == "span"]
     assert line_ids == [f"L{n}" for n in range(1, expected_lines + 1)]
+
+
+class _Marks(HTMLParser):
+    """The line span (`L{n}`) each passage anchor (`p{n}`) and page marker (`page-{n}`) opens."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.line = ""
+        self.marks: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        ident = dict(attrs).get("id") or ""
+        if tag == "span":
+            self.line = ident
+        elif tag in ("i", "a"):
+            self.marks[ident] = self.line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab\n\r<&é")), min_size=1, max_size=60), st.data())
+def test_source_view_puts_passage_and_page_marks_on_the_line_of_their_offset(text: str, data: st.DataObject) -> None:
+    starts = sorted(data.draw(st.lists(st.integers(0, len(text) - 1), max_size=4)))
+    anchors = [PassageAnchor(ordinal, start) for ordinal, start in enumerate(starts)]
+    page_starts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=3)))
+    collector = _Marks()
+    collector.feed(str(source_view(text, anchors, page_starts, "../files/x.pdf")))
+    lines = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
+
+    def line_of(offset: int) -> str:
+        return f"L{min(text[:offset].count(chr(10)) + 1, lines)}"
+
+    expected = {f"p{a.ordinal}": line_of(a.start) for a in anchors}
+    expected["page-1"] = "L1"
+    expected.update({f"page-{page}": line_of(offset) for page, offset in enumerate(page_starts, start=2)})
+    assert collector.marks == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("a/<>&\"'é")), max_size=20))
+def test_a_breakable_path_is_the_escaped_path_with_a_break_after_each_slash(path: str) -> None:
+    html = str(breakable_path(path))
+    assert html.replace("<wbr>", "") == str(escape(path))
+    assert html.count("/<wbr>") == path.count("/") and html.count("<wbr>") == path.count("/")
 
 
 def test_markdown_view_is_inert_and_tagged_with_source_lines() -> None:

@@ -160,6 +160,14 @@ VersionMeta = VersionRow
 
 
 @dataclass(frozen=True)
+class PassageAnchor:
+    """Where a passage starts in its version's text (code points), and its place among the passages."""
+
+    ordinal: int
+    start: int
+
+
+@dataclass(frozen=True)
 class PathVersion:
     path: str
     version_id: int
@@ -562,6 +570,20 @@ class IndexReader:
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
         return self.version(int(row[0])) if row else None
+
+    def version_text(self, version_id: int) -> str:
+        """A version's text alone ("" when it has none): what a page needs beside its `VersionMeta`."""
+        row = self.conn.execute("SELECT text FROM versions WHERE id = ?", (version_id,)).fetchone()
+        if row is None:
+            raise IndexError_(f"{self.path}: version {version_id} missing", hint="rebuild the index")
+        return str(row[0] or "")
+
+    def passage_anchors(self, version_id: int) -> list[PassageAnchor]:
+        """Where a version's passages start, in order, without cutting their text from the version's."""
+        rows = self.conn.execute(
+            "SELECT ordinal, start FROM passage_spans WHERE version_id = ? ORDER BY ordinal", (version_id,)
+        )
+        return [PassageAnchor(*row) for row in rows]
 
     def passages_of(self, version_id: int) -> list[Passage]:
         rows = self.conn.execute(

@@ -324,7 +324,7 @@ class _SiteBuilder:
         self.reader = IndexReader(index_path)
         self.stats = SiteStats()
         self.folders = template_folders(repo.root, config.template_dir)
-        self.env: Environment = make_environment(self.folders)
+        self.env: Environment = make_environment(self.folders, sandboxed=config.template_dir is not None)
         self.fp = fingerprint(self.folders, config.site_title, config.site_url, str(config.site_publish_index))
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
@@ -573,7 +573,7 @@ class _SiteBuilder:
         )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
         # The search page's "did you mean": the words of the documents at the built commit.
-        texts = (self.reader.version(v).text or "" for v in sorted(set(ok.values())))
+        texts = (self.reader.version_text(v) for v in sorted(set(ok.values())))
         (self.out / "words.txt").write_bytes(words_file(texts))
         rows, problem = citations_report(ctx, ok)
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)

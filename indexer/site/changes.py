@@ -13,9 +13,12 @@ is written once and kept by every later build, like a version page.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
+
+from markupsafe import Markup, escape
 
 from indexer.index.store import PathVersion, VersionMeta
 from indexer.site.history import HistoryBuilder
@@ -24,6 +27,7 @@ from indexer.site.render import doc_page_path, root_prefix, url_path
 from indexer.vcs.repo import CommitInfo, Hunk
 
 MAX_DIFF_LINES = 5000
+LINE_KINDS = {"+": "add", "-": "del"}  # any other line of a hunk is a note ("\\ No newline ...")
 
 
 def changes_page_path(path: str) -> str:
@@ -45,11 +49,11 @@ class Step:
     old_text: str
     new_text: str
 
-    @property
+    @cached_property  # asked several times for every step of every path
     def rel(self) -> str:
         return diff_page_path(self.old.blob, self.new.blob)
 
-    @property
+    @cached_property
     def key(self) -> str:
         return f"{self.old_text}:{self.new_text}"
 
@@ -114,7 +118,7 @@ def render_changes_page(
         doc_href=doc_page_path(path) if at_head else None,
         title=next((r["meta"].title for r in reversed(rows) if r["meta"].title), ""),
     )
-    _write(target, html)
+    ctx.pages.write(target, html)
 
 
 def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk], target: Path) -> None:
@@ -122,10 +126,11 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
     lines: list[tuple[str, str]] = []
     for hunk in hunks:
         lines.append(("head", hunk.header))
-        for line in hunk.lines:
-            kind = "add" if line.startswith("+") else "del" if line.startswith("-") else "note"
-            lines.append((kind, line))
+        lines.extend((LINE_KINDS.get(line[:1], "note"), line) for line in hunk.lines)
     shown = lines[:MAX_DIFF_LINES]
+    # Written here rather than by a loop in the template: a diff page is mostly these lines, and
+    # the site writes one per pair of consecutive versions. `lines` stays for templates of one's own.
+    diff_lines = Markup("".join(f'<span class="{kind}">{escape(line)}\n</span>' for kind, line in shown))
     html = ctx.env.get_template("diff.html").render(
         site=ctx.site_values(rel),
         path=path,
@@ -133,14 +138,10 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
         new=step.new,
         step=step,
         lines=shown,
+        diff_lines=diff_lines,
         more=len(lines) - len(shown),
         root=root_prefix(rel),
         added=sum(h.new_count for h in hunks),
         removed=sum(h.old_count for h in hunks),
     )
-    _write(target, html)
-
-
-def _write(target: Path, html: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    ctx.pages.write(target, html)

@@ -58,7 +58,7 @@ class HistoryBuilder:
         self.commits = commits
         self.meta = meta
         self.head_seq = len(commits) - 1
-        self._text_blobs: dict[int, str] = {}
+        self._text_blobs: dict[int, str | None] = {}
         self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
         self._lineage = IndexedHistory(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
         self._walks: dict[tuple[str, int], Lineage | None] = {}  # (path, version's last seq) -> its walk
@@ -151,17 +151,20 @@ class HistoryBuilder:
         """The blob git diffs for a version: its own blob for UTF-8 text, else its indexed text written as one.
 
         A text document in a declared encoding (Latin-1, Shift_JIS, ...) is diffed as its decoded
-        text, so that the hunks' lines are text the page can show, in the same lines.
+        text, so that the hunks' lines are text the page can show, in the same lines. Each
+        version's answer is kept: the history files and the diff pages ask it for every pair.
         """
-        meta = self.meta[version_id]
+        if version_id not in self._text_blobs:
+            self._text_blobs[version_id] = self._text_blob(self.meta[version_id])
+        return self._text_blobs[version_id]
+
+    def _text_blob(self, meta: VersionMeta) -> str | None:
         if meta.status != "ok":
             return None
         if diffs_committed_blob(meta.source_class, meta.identity):
             return meta.blob
-        if version_id not in self._text_blobs:
-            text = self.reader.version(version_id).text or ""
-            self._text_blobs[version_id] = self.repo.hash_object(text.encode("utf-8"))
-        return self._text_blobs[version_id]
+        text = self.reader.version_text(meta.id)
+        return self.repo.hash_object(text.encode("utf-8"))
 
     def build(self, path: str, pvs: list[PathVersion]) -> dict[str, object]:
         head_pv = self._head(pvs)

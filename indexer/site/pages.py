@@ -13,10 +13,10 @@ from markupsafe import Markup
 
 from indexer.config import Config
 from indexer.errors import PinciteError
-from indexer.index.store import IndexReader, PathVersion, VersionMeta
+from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
-from indexer.site.render import doc_page_path, human_size, root_prefix, source_view, url_path
+from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
 from indexer.text import asciidoc
 from indexer.text.kinds import is_text_path, text_format
 from indexer.vcs.repo import CommitInfo, GitRepo
@@ -39,6 +39,7 @@ class PageContext:
     env: Environment
     reader: IndexReader
     _snapshot_blobs: dict[str, str] | None = field(default=None)
+    pages: PageWriter = field(default_factory=PageWriter)
 
     def site_values(self, rel: str) -> dict[str, Any]:
         return {
@@ -115,22 +116,16 @@ def _pdf_href(root: str, original: str | None) -> str | None:
     return root + original if original and original.endswith(".pdf") else None
 
 
-def _write(target: Path, html: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
-
-
-def _text_and_passages(ctx: PageContext, meta: VersionMeta) -> tuple[str, list[Any]]:
-    row = ctx.reader.version(meta.id)
-    return row.text or "", ctx.reader.passages_of(meta.id)
+def _text_and_anchors(ctx: PageContext, meta: VersionMeta) -> tuple[str, list[PassageAnchor]]:
+    return ctx.reader.version_text(meta.id), ctx.reader.passage_anchors(meta.id)
 
 
 def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: Path) -> None:
     rel = f"v/{meta.blob}.html"
-    text, passages = _text_and_passages(ctx, meta)
+    text, anchors = _text_and_anchors(ctx, meta)
     original = original_file(meta, path)
     root = root_prefix(rel)
-    view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
+    view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
     html = ctx.env.get_template("version.html").render(
         site=ctx.site_values(rel),
         meta=meta,
@@ -140,7 +135,7 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
         original=original,
         download_name=PurePosixPath(path).name,
     )
-    _write(target, html)
+    ctx.pages.write(target, html)
 
 
 def render_doc_page(
@@ -148,10 +143,10 @@ def render_doc_page(
 ) -> None:
     """The page of a document at the built commit; `links` resolves (and records) its Markdown links."""
     rel = doc_page_path(pv.path)
-    text, passages = _text_and_passages(ctx, meta)
+    text, anchors = _text_and_anchors(ctx, meta)
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
-    view = source_view(text, passages, meta.page_starts, _pdf_href(root, original))
+    view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
     rendered, headings = _rendered_view(meta, pv.path, text, links)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
@@ -171,10 +166,9 @@ def render_doc_page(
         folder="/".join(parts[:-1]) or ".",
         top_folder=parts[0],
         permalink_path=url_path(pv.path),
-        passages=passages,
         pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
     )
-    _write(target, html)
+    ctx.pages.write(target, html)
 
 
 def _rendered_view(

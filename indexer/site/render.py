@@ -16,7 +16,7 @@ the keyboard are added by the page's script, which is also what turns them into 
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_right
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import resources
@@ -28,7 +28,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup, escape
 
 from indexer.errors import ConfigError
-from indexer.text.chunk import Passage
+from indexer.index.store import PassageAnchor
 from indexer.text.citation import identity_token
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
@@ -58,15 +58,24 @@ def template_folders(repo_root: Path, template_dir: str | None) -> list[Path]:
     return folders
 
 
-def make_environment(folders: Sequence[Path]) -> Environment:
-    # Sandboxed: a `template_dir` comes with the repository (maybe from a pull request), and a plain
-    # Environment lets a template reach Python internals and run commands on the build machine.
-    env = SandboxedEnvironment(
+def make_environment(folders: Sequence[Path], *, sandboxed: bool = True) -> Environment:
+    """The Jinja environment of a build; `sandboxed` unless every template is one pincite ships.
+
+    A `template_dir` comes with the repository (maybe from a pull request), and a plain
+    Environment lets a template reach Python internals and run commands on the build machine.
+    The shipped templates alone are pincite's own code: the sandbox's check of every attribute
+    access is a sixth of a page's rendering, and the site renders a page per version.
+    """
+    kind = SandboxedEnvironment if sandboxed else Environment
+    env = kind(
         loader=ChoiceLoader([FileSystemLoader(str(f)) for f in folders]),
         autoescape=select_autoescape(["html", "xml"], default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # One build reads each template once: no file check on every page (and every parent
+        # template and include it names) to see whether it changed since.
+        auto_reload=False,
     )
     env.filters["urlpath"] = url_path
     env.filters["utc"] = utc_time
@@ -77,7 +86,8 @@ def make_environment(folders: Sequence[Path]) -> Environment:
 
 def breakable_path(path: str) -> Markup:
     """A path that a narrow screen may break after its slashes (rather than inside a name)."""
-    return Markup("/<wbr>").join(escape(part) for part in path.split("/"))
+    # Escaping leaves slashes as they are, so the whole path is escaped once.
+    return Markup(str(escape(path)).replace("/", "/<wbr>"))
 
 
 def fingerprint(folders: Sequence[Path], *extra: str) -> str:
@@ -124,6 +134,27 @@ def root_prefix(page_path: str) -> str:
     return "../" * page_path.count("/")
 
 
+class PageWriter:
+    """Writes the pages of one site build into its folder (its own, swapped in whole later).
+
+    Each folder is made once: `v/` alone holds a page per version. A page is written in one
+    unbuffered call, as the buffered layer's extra system calls per file add up too.
+    """
+
+    def __init__(self) -> None:
+        self._folders: set[str] = set()
+
+    def write(self, target: Path, html: str) -> None:
+        folder = os.path.dirname(target)
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
+        data = memoryview(html.encode("utf-8"))
+        with open(target, "wb", buffering=0) as file:
+            while data:
+                data = data[file.write(data) :]
+
+
 # -- the source view -------------------------------------------------------------------
 
 
@@ -136,39 +167,46 @@ def _escape_text(text: str) -> str:
 
 def source_view(
     text: str,
-    passages: Sequence[Passage] = (),
+    passages: Sequence[PassageAnchor] = (),
     page_starts: Sequence[int] = (),
     page_href: str | None = None,
 ) -> Markup:
     """The document text as lines with anchors `L{n}`, passage anchors `p{n}` and page markers."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "" and len(lines) > 1:
+    lines = _escape_text(text).split("\n")
+    trailing_newline = len(lines) > 1 and lines[-1] == ""
+    if trailing_newline:
         lines.pop()
-        trailing_newline = True
-    else:
-        trailing_newline = False
-    passage_at: dict[int, list[int]] = {}
-    page_at: dict[int, list[int]] = {}
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    for passage in passages:
-        passage_at.setdefault(bisect_right(starts, passage.start), []).append(passage.ordinal)
-    if page_href:
-        page_at[1] = [1]
-    for page, offset in enumerate(page_starts, start=2):
-        page_at.setdefault(bisect_right(starts, offset), []).append(page)
-    out: list[str] = []
     last = len(lines)
-    escaped = _escape_text(text).split("\n")
-    for n, line in enumerate(escaped[:last], start=1):
-        marks = "".join(f"<i id=p{o}></i>" for o in passage_at.get(n, ()))
-        for page in page_at.get(n, ()):
-            href = f' href="{escape(page_href)}#page={page}"' if page_href else ""
-            marks += f'<a class="pg" id="page-{page}" data-page="{page}"{href} aria-label="page {page}"></a>'
-        end = "\n" if n < last or trailing_newline else ""
-        out.append(f"<span id=L{n}>{marks}{line}{end}</span>")
+    # Most lines carry no mark: each is one f-string, and the few marked lines are written again.
+    out = [f"<span id=L{n}>{line}\n</span>" for n, line in enumerate(lines, start=1)]
+    marks = _line_marks(text, last, passages, page_starts, page_href)
+    for n, mark in marks.items():
+        out[n - 1] = f"<span id=L{n}>{mark}{lines[n - 1]}\n</span>"
+    if not trailing_newline:
+        out[-1] = f"<span id=L{last}>{marks.get(last, '')}{lines[-1]}</span>"
     return Markup("".join(out))
+
+
+def _line_marks(
+    text: str, last: int, passages: Sequence[PassageAnchor], page_starts: Sequence[int], page_href: str | None
+) -> dict[int, str]:
+    """The anchors that open each marked line: passage starts, then page markers."""
+    marks: dict[int, str] = {}
+
+    def line_of(offset: int) -> int:
+        # An offset past the last line's end (a trailing newline) stays on the last line.
+        return min(text.count("\n", 0, offset) + 1, last)
+
+    for passage in passages:
+        n = line_of(passage.start)
+        marks[n] = marks.get(n, "") + f"<i id=p{passage.ordinal}></i>"
+    pages = [(1, 1)] if page_href else []
+    pages += [(line_of(offset), page) for page, offset in enumerate(page_starts, start=2)]
+    for n, page in pages:
+        href = f' href="{escape(page_href)}#page={page}"' if page_href else ""
+        mark = f'<a class="pg" id="page-{page}" data-page="{page}"{href} aria-label="page {page}"></a>'
+        marks[n] = marks.get(n, "") + mark
+    return marks
 
 
 def human_size(size: int) -> str:
