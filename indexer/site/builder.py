@@ -157,10 +157,13 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
         stats = builder.run()
         adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
         _swap(temp, out_dir, adopted)
+        # What the new site no longer lists goes with the replaced site, removed without waiting.
+        discarded = _discard_folder(out_dir)
         if builder.adopt_versions is not None:
-            _prune(out_dir / "v", builder.needed_versions)
+            _prune(out_dir / "v", builder.needed_versions, discarded)
         if builder.live_search is not None:
-            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles)
+            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
+        _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -218,8 +221,7 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
     changes nothing a reader can see), and that folder moves into the new site just before
     the two sites change places.
     """
-    # A folder of its own: the removal of an earlier build's old site may still be running.
-    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    old = _discard_folder(out_dir)
     for live in adopted:
         staged = temp / live.name
         if staged.is_dir():
@@ -242,7 +244,14 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
         with contextlib.suppress(OSError):
             old.rmdir()  # still empty unless it holds the old site, which then stays
         raise
-    _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
+
+
+def _discard_folder(out_dir: Path) -> Path:
+    """A new folder beside the site for what it replaced; `_discard` removes every such folder.
+
+    A folder of its own each time: the removal of an earlier build's may still be running.
+    """
+    return Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
 
 
 def _discard(folders: list[Path]) -> None:
@@ -268,22 +277,25 @@ def _discard(folders: list[Path]) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _prune(versions: Path, needed: set[str]) -> None:
-    """Drop version pages no longer in the published history (after `history_start` moved)."""
-    for page in os.listdir(versions):
-        if page.endswith(".html") and page[:-5] not in needed:
-            (versions / page).unlink()
+def _prune(versions: Path, needed: set[str], discarded: Path) -> None:
+    """Move out the version pages no longer in the published history (after `history_start` moved)."""
+    pages = [page for page in os.listdir(versions) if page.endswith(".html") and page[:-5] not in needed]
+    if pages:
+        (discarded / "v").mkdir()
+    for page in pages:
+        os.replace(versions / page, discarded / "v" / page)
 
 
-def _prune_search(folder: Path, needed: set[str]) -> None:
-    """Drop the search bundles the new site no longer lists (and an older site's single index)."""
-    for entry in os.listdir(folder):
-        if entry not in needed:
-            target = folder / entry
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
+def _prune_search(folder: Path, needed: set[str], discarded: Path) -> None:
+    """Move out the search bundles the new site no longer lists (and an older site's single index).
+
+    A replaced bundle holds thousands of files: unlinking them is left to `_discard`.
+    """
+    entries = [entry for entry in os.listdir(folder) if entry not in needed]
+    if entries:
+        (discarded / SEARCH_FOLDER).mkdir()
+    for entry in entries:
+        os.replace(folder / entry, discarded / SEARCH_FOLDER / entry)
 
 
 def _read_shard(file: Path) -> dict[str, Any]:
