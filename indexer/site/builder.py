@@ -44,6 +44,7 @@ from indexer.site.changes import (
     render_changes_page,
     render_diff_page,
 )
+from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history import HistoryBuilder
 from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
@@ -56,7 +57,7 @@ from indexer.site.search_bundles import (
     plan_bundles,
     write_bundle_list,
 )
-from indexer.site.vocabulary import words_file
+from indexer.site.vocabulary import ranked, words_file
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -575,11 +576,25 @@ class _SiteBuilder:
             class_counts=sorted(class_counts.items()),
         )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        figures = self._head_texts(ok, metas)
         # The search page's "did you mean": the words of the documents at the built commit.
-        texts = (self.reader.version(v).text or "" for v in sorted(set(ok.values())))
-        (self.out / "words.txt").write_bytes(words_file(texts))
-        rows, problem = citations_report(ctx, ok)
+        (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
+        citing = {p: v for p, v in ok.items() if version_key(metas[v]) in figures.citing}
+        rows, problem = citations_report(ctx, citing)
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+
+    def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
+        """The words and the citing versions at the built commit: the previous site's, updated."""
+        version_ids = {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
+        wanted = {version_key(metas[v]) for v in ok.values()}
+        figures = head_texts(
+            HeadTexts.load(self.previous / TEXTS_FILE),
+            wanted,
+            version_ids,
+            lambda vid: self.reader.version(vid).text or "",
+        )
+        figures.save(self.out / TEXTS_FILE)
+        return figures
 
     def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
         html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)

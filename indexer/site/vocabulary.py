@@ -9,20 +9,30 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 MAX_WORDS = 10_000
 WORD = re.compile(r"[^\W\d_]{3,24}")
 
 
-def vocabulary(texts: Iterable[str]) -> list[str]:
+def word_counts(text: str) -> Counter[str]:
+    """How often each word stands in one text, lowercased."""
+    return Counter(w.lower() for w in WORD.findall(text))
+
+
+def ranked(counts: Mapping[str, int]) -> list[str]:
     """Distinct words, most frequent first (ties alphabetical), at most MAX_WORDS."""
+    order = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [word for word, _count in order[:MAX_WORDS]]
+
+
+def vocabulary(texts: Iterable[str]) -> list[str]:
+    """The ranked words of all `texts` together."""
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update(w.lower() for w in WORD.findall(text))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [word for word, _count in ranked[:MAX_WORDS]]
+        counts.update(word_counts(text))
+    return ranked(counts)
 
 
-def words_file(texts: Iterable[str]) -> bytes:
-    return "".join(f"{w}\n" for w in vocabulary(texts)).encode("utf-8")
+def words_file(words: list[str]) -> bytes:
+    return "".join(f"{w}\n" for w in words).encode("utf-8")
