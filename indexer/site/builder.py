@@ -46,6 +46,7 @@ from indexer.site.changes import (
 )
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history import HistoryBuilder
+from indexer.site.home import HOME_FILE, FolderSections, folder_sections
 from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
@@ -337,6 +338,8 @@ class _SiteBuilder:
         self.live_search: Path | None = None
         self.needed_bundles: set[str] = set()
         self.linked_files: dict[str, str] = {}
+        self.previous_folder, self.out_folder = os.fspath(previous), os.fspath(out)
+        self.folders_made: set[str] = set()
 
     def run(self) -> SiteStats:
         try:
@@ -375,11 +378,28 @@ class _SiteBuilder:
 
     def _reuse(self, old_kind: dict[str, str], name: str, key: str, rel: str) -> bool:
         """Link the previous site's `rel` into the new one when it was made from the same `key`."""
-        source = self.previous / rel
-        if old_kind.get(name) == key and source.is_file():
-            _link_or_copy(source, self.out / rel)
-            return True
-        return False
+        return old_kind.get(name) == key and self._link_previous(rel)
+
+    def _link_previous(self, rel: str) -> bool:
+        """Hard-link the previous site's file `rel` into the new site (a copy across file systems).
+
+        False when the previous site has no such file. Called for every unchanged page (tens of
+        thousands), so it makes plain os calls: a link, and a folder only the first time it is needed.
+        """
+        source, target = os.path.join(self.previous_folder, rel), os.path.join(self.out_folder, rel)
+        folder = os.path.dirname(target)
+        if folder not in self.folders_made:
+            os.makedirs(folder, exist_ok=True)
+            self.folders_made.add(folder)
+        try:
+            os.link(source, target)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            if not os.path.isfile(source):
+                return False
+            shutil.copy2(source, target)
+        return True
 
     def _versions(self, ctx: PageContext, by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> None:
         chosen: dict[str, tuple[VersionMeta, str]] = {}
@@ -552,6 +572,9 @@ class _SiteBuilder:
         folders: dict[str, list[dict[str, Any]]] = {}
         for doc in documents:
             folders.setdefault(doc["folder"], []).append(doc)
+        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
+        sections, fresh = folder_sections(self.env, ctx.site_values("index.html"), folders, kept)
+        fresh.save(self.out / HOME_FILE)
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
         class_counts = Counter(d["meta"].source_class for d in ok_docs)
@@ -561,6 +584,7 @@ class _SiteBuilder:
             ctx,
             head=head,
             folders=folders,
+            folder_sections=sections,
             summary=self.summary,
             documents=len(documents),
             stats=self.stats,
