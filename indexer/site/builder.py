@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -124,7 +124,8 @@ class _Manifest:
             return cls()
 
     def save(self, site: Path) -> None:
-        atomic_write(site / MANIFEST, json.dumps(asdict(self), sort_keys=True).encode("utf-8"))
+        # The fields as they are (asdict would deep-copy every record first).
+        atomic_write(site / MANIFEST, json.dumps(vars(self), sort_keys=True).encode("utf-8"))
 
 
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
@@ -492,8 +493,9 @@ class _SiteBuilder:
         (self.out / "history").mkdir(exist_ok=True)
         builder.prefetch_leads(by_path)  # where paths gone from HEAD lead is part of their inputs
         inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
+        keys = {path: inputs.key() for path, inputs in inputs_of.items()}
         # What the entries written again ask git, in a few processes for them all.
-        redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != i.key()]
+        redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != keys[p]]
         builder.prefetch_entries({p: by_path[p] for p in redo})
         for shard, paths in sorted(shards.items()):
             rel = f"history/{shard}.json"
@@ -501,10 +503,10 @@ class _SiteBuilder:
             entries: dict[str, Any] = {}
             for path in sorted(paths):
                 inputs = inputs_of[path]
-                self.new.history[path] = inputs.key()
+                self.new.history[path] = keys[path]
                 # A path gone from HEAD is redone when where it leads changed (its inputs say), or
                 # always when only git can say where it leads.
-                if inputs.lead is not None and self.old.history.get(path) == inputs.key():
+                if inputs.lead is not None and self.old.history.get(path) == keys[path]:
                     if old_entries is None:
                         old_entries = _read_shard(self.previous / rel)
                     if path in old_entries:

@@ -45,10 +45,16 @@ class FolderSections:
 
 
 def rows_key(docs: list[dict[str, Any]]) -> str:
-    """Everything a folder's rows hold (each document's path, link, version record and change)."""
+    """Everything a folder's rows hold: each document's path, link, version and change.
+
+    A version's record (title, size, class, ...) is fixed by its blob and extractor identity, or
+    for one without text by the reason; a commit's by its SHA.
+    """
     digest = hashlib.sha256()
     for doc in docs:
-        digest.update(repr((doc["path"], doc["href"], doc["meta"], doc["change"])).encode("utf-8", "surrogatepass"))
+        meta = doc["meta"]
+        row = (doc["path"], doc["href"] or "", meta.blob, meta.identity, meta.status, meta.reason, doc["change"].sha)
+        digest.update("\0".join(row).encode("utf-8", "surrogatepass") + b"\1")
     return digest.hexdigest()
 
 

@@ -22,8 +22,8 @@ def word_counts(text: str) -> Counter[str]:
 
 def ranked(counts: Mapping[str, int]) -> list[str]:
     """Distinct words, most frequent first (ties alphabetical), at most MAX_WORDS."""
-    order = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [word for word, _count in order[:MAX_WORDS]]
+    # Alphabetical first, then by count (a stable sort keeps ties alphabetical): C-level keys only.
+    return sorted(sorted(counts), key=counts.__getitem__, reverse=True)[:MAX_WORDS]
 
 
 def vocabulary(texts: Iterable[str]) -> list[str]:
