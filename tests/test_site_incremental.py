@@ -13,6 +13,7 @@ from indexer.api import build
 from indexer.config import Config
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts
 from indexer.site.home import HOME_FILE
+from indexer.site.render import history_shard
 from indexer.site.vocabulary import vocabulary
 from tests.conftest import CorpusRepo
 
@@ -65,6 +66,38 @@ def test_one_file_builds_give_the_cold_site(corpus_repo: CorpusRepo, tmp_path: P
     words = (site / "words.txt").read_text(encoding="utf-8").split()
     assert "twin" not in words and "shared" not in words  # gone with the last path that held it
     assert "citations.html" in _site_files(site)
+
+
+def test_a_site_built_after_history_start_moved_is_the_cold_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({f"corpus/early-{n}.md": f"# Early {n}\n" for n in range(12)})
+    corpus_repo.commit({f"corpus/early-{n}.md": None for n in range(12)})
+    second = corpus_repo.commit({"corpus/late.md": "# Late\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    # The early paths leave the published history: their history shards lose them.
+    build(corpus_repo.root, out=site, config=Config(history_start=second))
+    cold = tmp_path / "cold"
+    build(corpus_repo.root, out=cold, config=Config(history_start=second))
+    _assert_same_site(site, cold)
+
+
+def test_a_history_shard_whose_paths_kept_their_inputs_is_linked_unread(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({f"corpus/note-{n}.md": f"# Note {n}\n" for n in range(40)})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    edited = "corpus/note-0.md"
+    untouched = next(
+        p for p in (f"corpus/note-{n}.md" for n in range(1, 40)) if history_shard(p) != history_shard(edited)
+    )
+    shard = site / "history" / f"{history_shard(untouched)}.json"
+    # Not JSON: a build that read this shard would write it again.
+    shard.write_text("kept as it was", encoding="utf-8")
+    corpus_repo.commit({edited: "# Note 0, edited\n"})
+    summary = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert shard.read_text(encoding="utf-8") == "kept as it was"
+    assert (summary["history_written"], summary["history_reused"]) == (1, 39)
 
 
 def test_a_build_updates_the_kept_word_counts_instead_of_reading_every_text(

@@ -497,8 +497,14 @@ class _SiteBuilder:
         # What the entries written again ask git, in a few processes for them all.
         redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != keys[p]]
         builder.prefetch_entries({p: by_path[p] for p in redo})
+        # A shard is the previous file, unread, when its paths are the same and none is redone.
+        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in self.old.history if p not in by_path}
         for shard, paths in sorted(shards.items()):
             rel = f"history/{shard}.json"
+            if shard not in changed and self._link_previous(rel):
+                self.new.history.update((path, keys[path]) for path in paths)
+                self.stats.history_reused += len(paths)
+                continue
             old_entries: dict[str, Any] | None = None
             entries: dict[str, Any] = {}
             for path in sorted(paths):
