@@ -388,7 +388,7 @@ class _SiteBuilder:
         thousands), so it makes plain os calls: a link, and a folder only the first time it is needed.
         """
         source, target = f"{self.previous_folder}/{rel}", f"{self.out_folder}/{rel}"
-        folder = os.path.dirname(target)
+        folder = target.rpartition("/")[0]
         if folder not in self.folders_made:
             os.makedirs(folder, exist_ok=True)
             self.folders_made.add(folder)
