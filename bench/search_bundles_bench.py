@@ -1,13 +1,15 @@
-"""What one changed document costs Pagefind, by number of search bundles, on a built site.
+"""What a delta search bundle costs Pagefind and a reader, by its size, against the whole base.
 
-For each bundle count K, the bundle holding one document (about pages / K pages) is indexed
-the way a build indexes it (`indexer.site.search_bundles.index_bundles`: hard links in a
-staging folder, one Pagefind run), next to K = 1 (every page, what a build without bundles
-runs each time). Rounds alternate the counts, so a busy minute on a shared machine hits them
-alike; the fastest round of each counts, and each is given as a ratio to K = 1 of the same run.
+On a built site, delta bundles of N document pages (spread over the corpus) are indexed the
+way a build indexes them (`indexer.site.search_bundles.index_bundles`: hard links in a staging
+folder, one Pagefind run, the pages' ids read back), next to the base over every page (what a
+build runs when it makes a new base, and what every one-file build ran before search had a
+delta). Rounds alternate the sizes, so a busy minute on a shared machine hits them alike; the
+fastest round of each counts, as a ratio to the base of the same run. For each bundle, the bytes
+of its word index (what a query word's chunk comes from), its metadata and its chunk count.
 
-    python bench/site_bench.py --docs 2000 --commits 40 --bundles 0 --keep /tmp/sb2k
-    python bench/search_bundles_bench.py /tmp/sb2k/site-0 --counts 1,2,4,8,16 --rounds 3
+    python bench/site_bench.py --docs 10000 --commits 20 --keep /tmp/sb10k
+    python bench/search_bundles_bench.py /tmp/sb10k/site --sizes 1,10,100,500,1000 --rounds 3
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from indexer.site.search_bundles import Bundle, bucket_of, index_bundles, plan_bundles
+from indexer.site.search_bundles import Bundle, index_bundles, make_bundle
 
 
 def document_pages(site: Path) -> dict[str, str]:
@@ -34,43 +36,57 @@ def document_pages(site: Path) -> dict[str, str]:
     return {p.relative_to(doc).as_posix()[: -len(".html")]: "bench" for p in doc.rglob("*.html")}
 
 
-def changed_bundle(pages: dict[str, str], count: int, changed: str) -> Bundle:
-    mine = bucket_of(changed, count)
-    return next(b for b in plan_bundles(pages, count, "bench") if b.bucket == mine)
+def bundle_of(pages: dict[str, str], size: int) -> Bundle:
+    """The base over every page for size 0, else a delta of `size` pages spread over the corpus."""
+    if size == 0:
+        return make_bundle("base", pages, "bench")
+    paths = sorted(pages)
+    step = max(1, len(paths) // size)
+    return make_bundle("delta", {paths[(n * step) % len(paths)]: "bench" for n in range(size)}, "bench")
 
 
-def run(site: Path, counts: list[int], rounds: int, workdir: Path) -> dict[str, Any]:
+def bundle_bytes(folder: Path) -> dict[str, int]:
+    chunks = list((folder / "index").glob("*.pf_index"))
+    meta = list(folder.glob("pagefind.*.pf_meta"))
+    return {
+        "index_bytes": sum(p.stat().st_size for p in chunks),
+        "index_chunks": len(chunks),
+        "largest_chunk_bytes": max((p.stat().st_size for p in chunks), default=0),
+        "meta_bytes": sum(p.stat().st_size for p in meta),
+    }
+
+
+def run(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[str, Any]:
     pages = document_pages(site)
-    changed = sorted(pages)[len(pages) // 2]
-    times: dict[int, list[float]] = {count: [] for count in counts}
-    sizes = {count: len(changed_bundle(pages, count, changed).pages) for count in counts}
+    times: dict[int, list[float]] = {size: [] for size in sizes}
+    made: dict[int, dict[str, int]] = {}
     for round_number in range(rounds):
-        order = counts if round_number % 2 == 0 else list(reversed(counts))
-        for count in order:
-            target = workdir / f"out-{count}"
+        for size in sizes if round_number % 2 == 0 else list(reversed(sizes)):
+            target = workdir / f"out-{size}"
             shutil.rmtree(target, ignore_errors=True)
-            bundle = changed_bundle(pages, count, changed)
-            times[count].append(index_bundles(site, [bundle], target, workdir / "stage"))
-    baseline = min(times[1]) if 1 in times else None
+            bundle = bundle_of(pages, size)
+            times[size].append(index_bundles(site, [bundle], target, workdir / "stage"))
+            made[size] = bundle_bytes(target / bundle.folder)
+    baseline = min(times[0]) if 0 in times else None
     return {
         "site": str(site),
         "pages": len(pages),
-        "changed_document": changed,
         "rounds": rounds,
         "machine": {
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
             "load_average_at_end": os.getloadavg(),
         },
-        "by_count": [
+        "by_size": [
             {
-                "bundles": count,
-                "pages_indexed": sizes[count],
-                "best_seconds": round(min(times[count]), 2),
-                "all_seconds": [round(t, 2) for t in times[count]],
-                "ratio_to_one_bundle": round(min(times[count]) / baseline, 3) if baseline else None,
+                "bundle": "base (every page)" if size == 0 else f"delta of {size}",
+                "pages_indexed": len(bundle_of(pages, size).pages),
+                "best_seconds": round(min(times[size]), 2),
+                "all_seconds": [round(t, 2) for t in times[size]],
+                "ratio_to_base": round(min(times[size]) / baseline, 3) if baseline else None,
+                **made[size],
             }
-            for count in counts
+            for size in sizes
         ],
     }
 
@@ -78,12 +94,13 @@ def run(site: Path, counts: list[int], rounds: int, workdir: Path) -> dict[str, 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("site", type=Path, help="a built pincite site (e.g. kept by bench/site_bench.py --keep)")
-    parser.add_argument("--counts", default="1,2,4,8,16", help="bundle counts to compare; include 1 for the ratios")
+    parser.add_argument("--sizes", default="1,10,100,500,1000", help="delta sizes in pages; the base is added")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     started = time.monotonic()
+    sizes = [0, *(int(n) for n in args.sizes.split(",") if int(n) > 0)]
     with tempfile.TemporaryDirectory(prefix="pincite-bundles-bench-", dir=args.site.parent) as work:
-        figures = run(args.site, [int(c) for c in args.counts.split(",")], args.rounds, Path(work))
+        figures = run(args.site, sizes, args.rounds, Path(work))
     figures["wall_seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps(figures, indent=2))
     return 0

@@ -3,20 +3,18 @@
 One run reports, on the same machine and input:
 - the cold site build (pincite's rendering, and Pagefind's own indexing of the same document
   pages, measured inside the same build) and the site's size by part;
-- the site build after one changed file (pages rendered vs reused: work proportional to the
-  changed documents; Pagefind indexes again the search bundle of the changed page);
-- the bytes a reader downloads for a cold query and for a warm one (a second query in the
-  same tab), counted at a local server, beside the page's own HTML/CSS/JS.
-
-Each of `--bundles` is measured on a site of its own, over the same index and corpus, one
-after the other in the same run: 1 is a single Pagefind index (every page indexed again at
-each build), 0 the default setting, N forces N bundles.
+- the site build after changed files, for each of `--changed` (cumulative counts of changed
+  documents, one commit per step): pages rendered vs reused, and what Pagefind indexed (the
+  delta bundle: the pages changed since the base was made);
+- after each step, the bytes a reader downloads for a cold query and for a warm one (a second
+  query in the same tab), counted at a local server, beside the page's own HTML/CSS/JS.
 
     python bench/site_bench.py                              # 10,000 documents, 200 commits (minutes)
-    python bench/site_bench.py --docs 2000 --commits 40 --bundles 1,4,8,16
+    python bench/site_bench.py --docs 2000 --commits 40 --changed 1,100
     python bench/site_bench.py --docs 1000 --json           # a quick run
+    python bench/site_bench.py --measure SITE --repo REPO   # only the queries, on a built site
 
-Targets (issue 6): incremental site work proportional to changed documents; cold query
+Targets (issues 6 and 14): incremental site work proportional to changed documents; cold query
 <= 300 KB, warm <= 100 KB.
 """
 
@@ -38,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.synth_corpus import SynthParams, commit_change, generate
+from bench.synth_corpus import SynthParams, generate, git
 from indexer.api import build
 from indexer.config import Config
 from indexer.site.serve import HOST, SiteRequestHandler
@@ -171,67 +169,59 @@ def _is_search_file(path: str) -> bool:
     return path.startswith("/pagefind/") or path.startswith("/search-bundles.json")
 
 
-def _site_config(bundles: int) -> Config:
-    """The site settings of one measured variant: 0 is the default; N forces N search bundles."""
-    if bundles == 0:
-        return Config()
-    return Config(site_search_pages_per_bundle=1, site_search_max_bundles=bundles)
+def _changed_documents(paths: list[str], count: int) -> list[str]:
+    """`count` documents spread over the corpus (the first `n` of them for any smaller count)."""
+    step = max(1, len(paths) // max(count, 1))
+    return [paths[(len(paths) // 2 + n * step) % len(paths)] for n in range(count)]
 
 
-def run_variant(repo_dir: Path, index: Path, site: Path, changed: str, bundles: int) -> dict[str, Any]:
-    """Cold site build, one changed file, the incremental build, then the queries, for one bundle setting."""
-    config = _site_config(bundles)
-    started = time.monotonic()
-    cold = build(repo_dir, index_path=index, out=site, config=config)
-    cold_total = time.monotonic() - started
-    cold_site = dict(cold.site or {})
-    commit_change(repo_dir, changed, f"\nOne more paragraph, added by the benchmark for {bundles} bundles.\n")
-    started = time.monotonic()
-    warm = build(repo_dir, index_path=index, out=site, config=config)
-    warm_total = time.monotonic() - started
-    warm_site = dict(warm.site or {})
-
-    def own(stage: dict[str, Any]) -> float:
-        return round(float(stage["seconds"]) - float(stage["pagefind_seconds"]), 2)
-
-    def stage(total: float, figures: dict[str, Any]) -> dict[str, Any]:
-        keys = ("pages_rendered", "pages_reused", "history_written", "history_reused")
-        return {
-            "build_seconds": round(total, 2),
-            "site_seconds": figures.get("seconds"),
-            "pincite_render_seconds": own(figures),
-            "pagefind_seconds": figures.get("pagefind_seconds"),
-            "search_bundles_indexed": figures.get("search_bundles_indexed"),
-            "search_bundles_reused": figures.get("search_bundles_reused"),
-            **{key: figures.get(key) for key in keys},
-        }
-
+def _stage(total: float, figures: dict[str, Any]) -> dict[str, Any]:
+    keys = ("pages_rendered", "pages_reused", "history_written", "history_reused")
+    search = ("search_bundles_indexed", "search_bundles_reused", "search_pages_indexed", "search_pages_superseded")
     return {
-        "bundles_setting": bundles or "default",
-        "cold": stage(cold_total, cold_site),
-        "one_changed_file": stage(warm_total, warm_site),
+        "build_seconds": round(total, 2),
+        "site_seconds": figures.get("seconds"),
+        "pincite_render_seconds": round(float(figures["seconds"]) - float(figures["pagefind_seconds"]), 2),
+        "pagefind_seconds": figures.get("pagefind_seconds"),
+        **{key: figures.get(key) for key in search + keys},
     }
 
 
-def run(docs: int, commits: int, workdir: Path, variants: list[int], keep_sites: bool = False) -> dict[str, Any]:
+def _timed_build(repo_dir: Path, index: Path, site: Path, config: Config) -> dict[str, Any]:
+    started = time.monotonic()
+    summary = build(repo_dir, index_path=index, out=site, config=config)
+    return _stage(time.monotonic() - started, dict(summary.site or {}))
+
+
+def run_site(
+    repo_dir: Path, index: Path, site: Path, paths: list[str], steps: list[int], config: Config, words: tuple[str, str]
+) -> dict[str, Any]:
+    """Cold site build, then for each step the changed files, the incremental build and the queries."""
+    figures: dict[str, Any] = {"cold": _timed_build(repo_dir, index, site, config), "steps": []}
+    figures["site_size"] = _site_sizes(site)
+    done = 0
+    for count in steps:
+        for path in _changed_documents(paths, count)[done:]:
+            target = repo_dir / path
+            target.write_bytes(target.read_bytes() + f"\nEdited by the benchmark, step {count}.\n".encode())
+        git(repo_dir, "commit", "-q", "-a", "-m", f"Edit {count - done} documents")
+        done = count
+        step = {"changed_documents": count, "build": _timed_build(repo_dir, index, site, config)}
+        step["search_bundles"] = json.loads((site / "search-bundles.json").read_text())["bundles"]
+        step["query"] = measure_queries(site, *words)
+        figures["steps"].append(step)
+    return figures
+
+
+def run(docs: int, commits: int, workdir: Path, steps: list[int], config: Config) -> dict[str, Any]:
     repo_dir = workdir / "repo"
     corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
     index = workdir / "index.sqlite"
     started = time.monotonic()
     build(repo_dir, index_path=index, site=False)
     index_seconds = time.monotonic() - started
-    first, second = _query_words(repo_dir, corpus.paths)
-    results = []
-    for number, bundles in enumerate(variants):
-        site = workdir / f"site-{bundles}"
-        changed = corpus.paths[(len(corpus.paths) // 2 + number * 7919) % len(corpus.paths)]
-        figures = run_variant(repo_dir, index, site, changed, bundles)
-        figures["search_bundles"] = len(json.loads((site / "search-bundles.json").read_text())["bundles"])
-        figures["site_size"] = _site_sizes(site)
-        figures["query"] = measure_queries(site, first, second)
-        results.append(figures)
-        if not keep_sites:
-            shutil.rmtree(site, ignore_errors=True)  # a 10,000-document site takes 0.6 GB
+    words = _query_words(repo_dir, corpus.paths)
+    figures = run_site(repo_dir, index, workdir / "site", sorted(corpus.paths), steps, config, words)
     return {
         "machine": {
             "python": platform.python_version(),
@@ -240,9 +230,10 @@ def run(docs: int, commits: int, workdir: Path, variants: list[int], keep_sites:
             "load_average_at_end": os.getloadavg(),
         },
         "corpus": {"docs": docs, "commits": commits},
+        "delta_share": config.site_search_delta_share,
         "index_only_build_seconds": round(index_seconds, 2),
         "index_file_bytes": index.stat().st_size,
-        "variants": results,
+        "site": figures,
     }
 
 
@@ -251,19 +242,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=int, default=10_000, help="documents in the synthetic corpus")
     parser.add_argument("--commits", type=int, default=200, help="edit commits after the first")
     parser.add_argument(
-        "--keep", type=Path, default=None, help="work in this new folder and keep it (the sites are site-<bundles>)"
+        "--keep", type=Path, default=None, help="work in this new folder and keep it (repo, index.sqlite, site)"
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
     parser.add_argument(
-        "--bundles",
-        default="0",
-        help="comma-separated search bundle counts to measure, each on its own site; 0 is the default setting",
+        "--changed", default="1", help="comma-separated cumulative counts of changed documents, one build each"
     )
+    parser.add_argument("--delta-share", type=float, default=Config().site_search_delta_share)
+    parser.add_argument("--measure", type=Path, default=None, help="only measure the queries on this built site")
+    parser.add_argument("--repo", type=Path, default=None, help="with --measure: the repository the site is of")
     args = parser.parse_args(argv)
+    if args.measure is not None:
+        if args.repo is None:
+            parser.error("--measure needs --repo (the query words come from its documents)")
+        paths = sorted(p.relative_to(args.repo).as_posix() for p in (args.repo / "corpus").rglob("*.md"))
+        print(json.dumps(measure_queries(args.measure, *_query_words(args.repo, paths)), indent=2))
+        return 0
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
     try:
-        variants = [int(b) for b in args.bundles.split(",")]
-        figures = run(args.docs, args.commits, workdir, variants, keep_sites=args.keep is not None)
+        steps = [int(n) for n in args.changed.split(",")]
+        config = Config(site_search_delta_share=args.delta_share)
+        figures = run(args.docs, args.commits, workdir, steps, config)
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -21,6 +21,9 @@ from typing import Any
 
 from indexer.errors import ConfigError
 
+# Below this, a cut inside a long line could not keep short words whole (indexer.text.chunk).
+MIN_PASSAGE_CHARS = 100
+
 
 @dataclass(frozen=True)
 class Config:
@@ -33,8 +36,7 @@ class Config:
     site_url: str = ""
     site_title: str = "pincite corpus"
     site_publish_index: bool = False
-    site_search_pages_per_bundle: int = 1000
-    site_search_max_bundles: int = 2
+    site_search_delta_share: float = 0.05
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     extract_timeout_seconds: float = 60.0
@@ -47,16 +49,15 @@ SETTINGS_HELP: dict[str, str] = {
     "roots": "Folders (relative to the repository root) whose files are indexed; `.` is the whole repository.",
     "history_start": "First commit (any rev) of the first-parent history to index; empty means the whole history.",
     "max_file_bytes": "Files larger than this are skipped with a message.",
-    "passage_max_chars": "Upper bound on a passage's length in code points.",
+    "passage_max_chars": f"Upper bound on a passage's length in code points (at least {MIN_PASSAGE_CHARS}).",
     "index_path": "Where the SQLite index lives, relative to the repository root.",
     "site_dir": "Output folder of the static site, relative to the repository root.",
     "site_url": "Public base URL of the site; permalinks start with it.",
     "site_title": "Title shown on the site's pages.",
     "site_publish_index": "Also publish the index file in the site, as `pincite.sqlite` (it is larger than the site).",
-    "site_search_pages_per_bundle": "Document pages per search bundle before the site gets more bundles (a power of "
-    "two of them): a changed document re-indexes the pages of its bundle.",
-    "site_search_max_bundles": "Most search bundles a site is split into: each one adds a word-index chunk "
-    "(about 35 KB) per query word to what a reader downloads.",
+    "site_search_delta_share": "Share of the document pages that may change (be added, edited or removed) after "
+    "the base search bundle was made before a build indexes every page into a new base; until then a build "
+    "indexes only the changed pages, into the delta bundle.",
     "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
     "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
     "extract_timeout_seconds": "Time limit for extracting one document.",
@@ -174,6 +175,11 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
     if isinstance(expected, (int, float)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"{source}: setting {name!r} must be a positive number")
+        if name == "passage_max_chars" and value < MIN_PASSAGE_CHARS:
+            raise ConfigError(
+                f"{source}: setting 'passage_max_chars' is {value}, under the least of {MIN_PASSAGE_CHARS}",
+                hint=f"set passage_max_chars to {MIN_PASSAGE_CHARS} or more (default {Config.passage_max_chars})",
+            )
         return type(expected)(value)
     return value  # pragma: no cover - every field type is handled above
 

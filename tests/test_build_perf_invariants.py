@@ -68,7 +68,7 @@ def test_fts_rows_stay_consistent_with_passages_across_incremental_builds(tmp_pa
     conn = sqlite3.connect(index)
     # 'integrity-check' with rank 1 compares the FTS index against the passages table itself.
     conn.execute("INSERT INTO passages_fts(passages_fts, rank) VALUES ('integrity-check', 1)")
-    conn.execute("INSERT INTO versions_tri(versions_tri, rank) VALUES ('integrity-check', 1)")
+    conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('integrity-check')")
     ids = [row[0] for row in conn.execute("SELECT id FROM passages ORDER BY id")]
     assert len(ids) == len(set(ids))
     for n in range(3):
@@ -171,19 +171,6 @@ def test_the_synthetic_corpus_is_reproducible_from_its_seed(tmp_path: Path) -> N
     assert len(first.commits) == 7 and len(first.paths) == 30
     assert abs(first.total_bytes - 60_000) < 15_000
     assert {kind for _n, kind, _path in first.edits} == {"modify", "rename"}
-
-
-def test_the_trigram_table_is_a_fraction_of_the_text_it_narrows(tmp_path: Path) -> None:
-    # Trigram positions would cost about twice the text (detail=full); quote lookup needs
-    # only which versions hold each trigram, and confirms on the text.
-    repo = _synth(tmp_path / "synth", docs=60, commits=3, doc_bytes=4000)
-    index = tmp_path / "index.sqlite"
-    build(repo, site=False, index_path=index)
-    conn = sqlite3.connect(index)
-    text_bytes = conn.execute("SELECT SUM(LENGTH(CAST(text AS BLOB))) FROM versions").fetchone()[0]
-    tri_bytes = conn.execute("SELECT SUM(LENGTH(block)) FROM versions_tri_data").fetchone()[0]
-    conn.close()
-    assert tri_bytes < 0.5 * text_bytes
 
 
 def test_the_index_file_is_at_most_two_and_a_half_times_the_text_it_holds(tmp_path: Path) -> None:

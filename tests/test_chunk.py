@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.text.chunk import HEADING_SEPARATOR, chunk
+from indexer.text.chunk import HEADING_SEPARATOR, WORD_KEPT_WHOLE, chunk
 from indexer.text.kinds import TextFormat
 from indexer.text.model import LineIndex
 
@@ -92,6 +94,30 @@ def test_passages_are_exact_slices_that_cover_the_text(text: str, fmt: TextForma
 @given(st.text(), FORMATS, st.integers(min_value=5, max_value=300))
 def test_arbitrary_unicode_text_keeps_the_invariants(text: str, fmt: TextFormat, max_chars: int) -> None:
     _check_invariants(text, fmt, max_chars)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcXYZ019", min_size=1, max_size=45), min_size=1, max_size=60),
+    st.sampled_from(["\u00a0", "\u3000", "-", ".", "\r"]),
+    FORMATS,
+    st.integers(min_value=100, max_value=300),
+)
+def test_a_long_line_is_never_cut_inside_a_short_word(
+    words: list[str], separator: str, fmt: TextFormat, max_chars: int
+) -> None:
+    # Quote lookup finds versions by whole words in their passages (indexer.index.store).
+    text = separator.join(words)
+    passages = chunk(text, fmt=fmt, max_chars=max_chars)
+    for before, after in itertools.pairwise(passages):
+        cut = after.start
+        if before.end == cut and text[cut - 1].isalnum() and text[cut].isalnum():
+            word_start, word_end = cut, cut
+            while word_start > 0 and text[word_start - 1].isalnum():
+                word_start -= 1
+            while word_end < len(text) and text[word_end].isalnum():
+                word_end += 1
+            assert word_end - word_start >= WORD_KEPT_WHOLE, f"{text[word_start:word_end]!r} was cut"
 
 
 @settings(max_examples=100, deadline=None)

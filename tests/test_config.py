@@ -27,6 +27,7 @@ def test_pyproject_then_pincite_toml_then_overrides(tmp_path: Path) -> None:
     [
         ("roots = 3\n", "must be a list of strings"),
         ("passage_max_chars = -1\n", "positive number"),
+        ("passage_max_chars = 60\n", "under the least of 100"),
         ("no_such = 1\n", "unknown pincite setting"),
         ("roots = [\n", "not valid TOML"),
     ],

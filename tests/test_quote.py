@@ -17,7 +17,9 @@ from indexer.citations.quote import (
     WRONG_REF,
     check_quote,
     locate_quote,
-    trigram_query,
+    quote_pieces,
+    quote_words,
+    versions_holding,
 )
 from indexer.citations.resolve import Resolver
 from indexer.text.citation import Citation
@@ -101,13 +103,80 @@ def test_normalization_examples() -> None:
     assert normalize("*emphasis*") == "*emphasis*"
 
 
-def test_trigram_query_uses_only_safe_pieces() -> None:
-    # The trigram table keeps no positions: each piece is asked as the AND of its trigrams.
-    assert trigram_query('kept for "seven" years') == (
-        '"sev" AND "eve" AND "ven" AND "yea" AND "ear" AND "ars" AND "kep" AND "ept" AND "for"'
-    )
-    assert trigram_query("a b") is None
-    assert trigram_query("Café au lait") == '"lai" AND "ait" AND "Caf"'
+def test_quote_words_are_whole_ascii_words_between_spaces() -> None:
+    # The ends may be cut words; punctuation and accents may stand in another form in the text.
+    assert quote_words('kept for "seven" long years, or more') == ["long", "for", "or"]
+    assert quote_words("a b") == []
+    assert quote_words("Café au lait noir") == ["lait", "au"]
+    assert quote_words("a b, c d") == ["c"]
+    assert quote_words("x " + "y" * 40 + " z") == []  # a long word may be cut by a passage boundary
+
+
+def test_quote_pieces_are_ascii_runs_the_text_holds_verbatim() -> None:
+    # A space may be any whitespace in the text, and ' " - may be typographic there.
+    assert quote_pieces('ention kept for "seven" years, perio', most=3) == ["ention", "years,", "perio"]
+    assert quote_pieces("it's all-in Café au") == ["au"]
+
+
+_SEPARATORS = st.sampled_from(
+    [
+        [" ", "\n", " ", ", ", ". "],
+        ["\u00a0", "\u3000", "\u00a0", "\r", "\u2014", "“"],  # a long line with no space to cut at
+        [" ", "\u00a0", "\t", "\n\n", "’", "\u0301 "],
+    ]
+)
+_WORDS = st.one_of(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789", min_size=1, max_size=40),
+    st.sampled_from(["Café", "e\u0301t\u00e9", "数据", "保存期間", "naïve", "don't", "ﬁle"]),
+)
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> str:
+    separators = draw(_SEPARATORS)
+    parts = draw(st.lists(st.tuples(_WORDS, st.sampled_from(separators)), min_size=6, max_size=80))
+    return "".join(word + sep for word, sep in parts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_documents(), min_size=1, max_size=3), data=st.data())
+def test_a_version_holding_a_quote_is_among_those_with_its_words(texts: list[str], data: st.DataObject) -> None:
+    """The word lookup that narrows quote search never drops a version holding the quote."""
+    import tempfile
+    from pathlib import Path
+
+    from indexer.extract.base import ExtractedText
+    from indexer.index.store import IndexReader, IndexWriter, PathVersion
+    from indexer.text.chunk import chunk
+    from indexer.vcs.repo import CommitInfo
+
+    chosen = data.draw(st.integers(0, len(texts) - 1))
+    text = texts[chosen]
+    # A quote from one break to a later one: quotes are mostly whole words (any slice would do,
+    # but most slices have no word between two spaces to look up).
+    breaks = [0, *(k for k, ch in enumerate(text) if not ch.isalnum()), len(text)]
+    first = data.draw(st.integers(0, len(breaks) - 1))
+    i, j = breaks[first], breaks[data.draw(st.integers(min(first + 4, len(breaks) - 1), len(breaks) - 1))]
+    wanted = normalize(text[i:j])
+    assume(wanted and wanted in normalize_for_match(text)[0])
+    with tempfile.TemporaryDirectory() as folder:
+        writer = IndexWriter(Path(folder) / "index.sqlite")
+        history = []
+        for number, body in enumerate(texts):
+            extracted = ExtractedText(body, "text", "text@1")
+            passages = chunk(body, markdown=False, max_chars=100)
+            version = writer.add_version(
+                blob=f"{number:040x}", identity="text@1", size=len(body), extracted=extracted, passages=passages
+            )
+            history.append(PathVersion(f"doc{number}.txt", version, 0, 0))
+        writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
+        writer.commit(optimize=True)
+        reader = IndexReader(Path(folder) / "index.sqlite")
+        try:
+            found = {path for path, _version in versions_holding(reader, wanted, 0)}
+        finally:
+            reader.close()
+    assert f"doc{chosen}.txt" in found
 
 
 # -- verdicts ---------------------------------------------------------------------------------

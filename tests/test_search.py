@@ -13,7 +13,7 @@ from indexer import build, search
 from indexer.cli.main import main
 from indexer.errors import IndexError_, UsageError
 from indexer.index.search import plain_query
-from indexer.index.store import IndexReader
+from indexer.index.store import IndexReader, holds_cjk
 from tests.conftest import CorpusRepo
 
 DOCS = {
@@ -130,6 +130,23 @@ def test_cjk_words_inside_a_sentence_are_found(built: CorpusRepo) -> None:
     assert search("オフィス", built.root)[0].path == "corpus/tokyo.md"
     assert [h.path for h in search("東京 nine", built.root)] == ["corpus/tokyo.md"]
     assert search("東京 pager", built.root) == []
+
+
+def test_only_versions_with_cjk_text_get_trigram_rows(built: CorpusRepo) -> None:
+    # The trigram table serves CJK substring search alone; other versions would only cost build time.
+    reader = IndexReader(built.root / ".pincite" / "index.sqlite")
+    try:
+        texts = reader.conn.execute("SELECT id, text FROM versions WHERE status = 'ok'").fetchall()
+        in_table = {
+            row[0]
+            for row in reader.conn.execute("SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?", ("オフィ",))
+        }
+        holding = {vid for vid, text in texts if "オフィ" in text}
+        rows = reader.conn.execute("SELECT COUNT(*) FROM versions_tri_docsize").fetchone()[0]
+    finally:
+        reader.close()
+    assert holding and in_table == holding
+    assert rows == sum(1 for _vid, text in texts if holds_cjk(text)) < len(texts)
 
 
 def _exact_order(reader: IndexReader, fts_query: str) -> list[int]:

@@ -30,7 +30,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from indexer.citations.quote import quote_spans, trigram_query
+from indexer.citations.quote import quote_spans, versions_holding
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader
@@ -202,14 +202,8 @@ class LocalIndexProvider:
         try:
             seq = reader.head_seq()
             commit = reader.commits()[-1].sha
-            query = trigram_query(wanted)
-            rows = (
-                reader.versions_containing(query, seq)
-                if query
-                else [(pv.path, pv.version_id) for pv in reader.paths_at(seq)]
-            )
             found = []
-            for path, version_id in rows:
+            for path, version_id in versions_holding(reader, wanted, seq):
                 text = reader.version(version_id).text or ""
                 index = LineIndex(text)
                 for span in quote_spans(wanted, text, CANDIDATES_PER_PROVIDER):

@@ -2,7 +2,7 @@
 
 `QuoteLocator.locate(quote, target, ...)` answers from the repository and its index:
 
-1. exact places at the target (`quote.locate_quote`: trigram candidates from the index,
+1. exact places at the target (`quote.locate_quote`: candidates from the index by the quote's words,
    confirmed by comparing the normalized quote with the normalized text, mapped back to
    exact offsets), each with a ready new citation;
 2. near matches, only when there is no exact place and the quote has at most
@@ -27,7 +27,14 @@ from itertools import islice
 from rapidfuzz.distance import Indel
 
 from indexer.citations.drift import touching_hunks
-from indexer.citations.quote import MAX_LOCATIONS, locate_quote, match_spans, source_end, trigram_query
+from indexer.citations.quote import (
+    MAX_LOCATIONS,
+    locate_quote,
+    match_spans,
+    quote_words,
+    source_end,
+    versions_holding,
+)
 from indexer.citations.resolve import Resolver, span_citation
 from indexer.errors import PinciteError, RepositoryError
 from indexer.index.documents import diffs_committed_blob
@@ -122,7 +129,7 @@ class QuoteSearch:
         }
 
 
-TRIGRAM_FILTER_AFTER = 32  # versions of one path
+WORD_FILTER_AFTER = 32  # versions of one path
 
 
 class QuoteLocator:
@@ -176,7 +183,7 @@ class QuoteLocator:
             steps.append(f"exact search in {followed}, the cited document at the target: {len(places)} place(s)")
             if places:
                 return QuoteSearch(quote, target, places, (), None, tuple(steps))
-        steps.append("exact search at the target (trigram candidates, confirmed on normalized text)")
+        steps.append("exact search at the target (candidates by the quote's words, confirmed on normalized text)")
         places = locate_quote(quote, target, self.resolver, unit=unit)
         steps.append(f"exact: {len(places)} place(s)")
         if places:
@@ -303,11 +310,10 @@ class QuoteLocator:
         history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
         if pinned_seq is not None:
             history = [pv for pv in history if pv.last_seq >= pinned_seq]
-        query = trigram_query(wanted)
-        if query is not None and len(history) > TRIGRAM_FILTER_AFTER:
-            # Only versions the trigram index names can hold the quote. The query scans the whole
-            # corpus's history, so for a path with few versions reading them is cheaper.
-            holding = {vid for p, vid in self.reader.versions_containing(query, None) if p == path}
+        if quote_words(wanted) and len(history) > WORD_FILTER_AFTER:
+            # Only versions with the quote's words in their passages can hold it. The query looks
+            # at the whole corpus's history, so for a path with few versions reading them is cheaper.
+            holding = {vid for p, vid in versions_holding(self.reader, wanted, None) if p == path}
             history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None
         for pv in history:

@@ -11,7 +11,8 @@ from itertools import islice
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
 from indexer.errors import PinciteError, UsageError
-from indexer.index.store import trigram_match
+from indexer.index.store import IndexReader
+from indexer.text.chunk import WORD_KEPT_WHOLE
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
@@ -20,7 +21,9 @@ from indexer.vcs.repo import MODE_FILE, safe_repo_path
 # -- quote check ------------------------------------------------------------------
 MATCHED, WRONG_REF, FAILED, UNVERIFIABLE = "matched", "wrong_ref", "failed", "unverifiable"
 MAX_LOCATIONS = 10
-_TRIGRAM_SEPARATORS = frozenset(QUOTE_FOLD) | frozenset("'\"-")
+QUERY_WORDS = 3  # the longest words narrow best; each more costs a lookup (about a millisecond)
+QUERY_PIECES = 8  # then the candidates' texts must hold these verbatim (SQLite's instr, cheap)
+_FOLD_TARGETS = frozenset(QUOTE_FOLD.values())
 
 
 class AmbiguousQuote(UsageError):
@@ -146,18 +149,10 @@ def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | N
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
     if reader is not None and seq is not None:
-        query = trigram_query(wanted)
-        if query:
-            rows = reader.versions_containing(query, seq)
-            for path, version_id in rows:
-                blob = reader.version_blob(version_id)
-                if blob:
-                    found.setdefault(path, blob)
-        else:
-            for pv in reader.paths_at(seq):
-                blob = reader.version_blob(pv.version_id)
-                if blob:
-                    found.setdefault(pv.path, blob)
+        for path, version_id in versions_holding(reader, wanted, seq):
+            blob = reader.version_blob(version_id)
+            if blob:
+                found.setdefault(path, blob)
         return list(found.items())
     for entry in resolver.corpus_entries(commit):
         if entry.mode in MODE_FILE:  # every file may hold text; binary ones are found unreadable when read
@@ -165,25 +160,39 @@ def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | N
     return list(found.items())
 
 
-def trigram_query(normalized_quote: str, most: int = 8) -> str | None:
-    """An FTS5 trigram query every document holding the quote matches (None: too short to filter).
+def quote_words(normalized_quote: str, most: int = QUERY_WORDS) -> list[str]:
+    """The quote's longest whole ASCII words, which every document holding it has in its passages.
 
-    Only ASCII runs without folded characters are used: the document's own text may hold
-    the typographic or decomposed form that normalization folded away.
+    A word counts only between two spaces of the quote: at either end it may be cut, and next
+    to punctuation or a non-ASCII character the document may hold another form (a folded quote,
+    an accent NFC composed) that the word tokenizer splits differently. A longer word than
+    `WORD_KEPT_WHOLE` could be cut by a passage boundary (indexer.text.chunk).
+    Empty: nothing to narrow by.
     """
-    pieces: list[str] = []
-    current: list[str] = []
-    for ch in normalized_quote + " ":
-        if ch.isspace() or ch in _TRIGRAM_SEPARATORS or not ch.isascii():
-            if len(current) >= 3:
-                pieces.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    if not pieces:
-        return None
-    longest = sorted(dict.fromkeys(pieces), key=len, reverse=True)[:most]
-    return trigram_match(longest)
+    inner = normalized_quote.split(" ")[1:-1]
+    words = [w for w in inner if w.isascii() and w.isalnum() and len(w) < WORD_KEPT_WHOLE]
+    return sorted(dict.fromkeys(words), key=len, reverse=True)[:most]
+
+
+def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
+    """The quote's longest runs between spaces that every document holding it has verbatim.
+
+    Only ASCII runs without a character normalization folds to: the document may hold a
+    typographic quote or dash where the quote has `'`, `"` or `-`, and any whitespace where
+    the quote has a space.
+    """
+    pieces = [p for p in normalized_quote.split(" ") if p.isascii() and not _FOLD_TARGETS.intersection(p)]
+    return sorted(dict.fromkeys(p for p in pieces if p), key=len, reverse=True)[:most]
+
+
+def versions_holding(reader: IndexReader, normalized_quote: str, seq: int | None) -> list[tuple[str, int]]:
+    """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote."""
+    words, pieces = quote_words(normalized_quote), quote_pieces(normalized_quote)
+    if words or pieces:
+        return reader.versions_matching(words, pieces, seq)
+    if seq is None:
+        return [(pv.path, pv.version_id) for pv in reader.all_path_versions()]
+    return [(pv.path, pv.version_id) for pv in reader.paths_at(seq)]
 
 
 def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = "chars") -> Resolved:

@@ -367,7 +367,7 @@ class Resolver:
         return self.memo.text_blobs[key]
 
     def index(self) -> IndexReader | None:
-        """The built index, when there is one (quote lookups use its trigram table)."""
+        """The built index, when there is one (quote lookups narrow the documents with it)."""
         if not self._reader_tried:
             self._reader_tried = True
             try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from indexer.config import load_config
 from indexer.errors import IndexError_, UsageError
-from indexer.index.store import IndexReader
+from indexer.index.store import IndexReader, holds_cjk
 from indexer.text.chunk import Passage
 from indexer.text.citation import Citation, token_for
 from indexer.vcs.repo import GitRepo
@@ -17,7 +17,6 @@ from indexer.vcs.repo import GitRepo
 MAX_LIMIT = 1000  # hits in one answer: a larger limit is a mistake, and would build every snippet
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff66-\uff9f]")
 
 
 @dataclass(frozen=True)
@@ -78,11 +77,6 @@ def _fts_phrases(terms: list[str]) -> str:
     return " ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def is_cjk_term(term: str) -> bool:
-    """Scripts written without spaces, which the word tokenizer cannot split into words."""
-    return any(_CJK.match(ch) for ch in term)
-
-
 MAX_LIMIT = 100_000  # far above any useful page of hits, far below SQLite's 64-bit integers
 
 
@@ -109,9 +103,9 @@ def search(
             rows = reader.search_passages(query, seq, limit, path_prefix)
         else:
             terms = query_terms(query)
-            cjk = [t for t in terms if is_cjk_term(t)]
+            cjk = [t for t in terms if holds_cjk(t)]
             if cjk:
-                words = [t for t in terms if not is_cjk_term(t)]
+                words = [t for t in terms if not holds_cjk(t)]
                 matched = reader.search_substrings(cjk, _fts_phrases(words) if words else None, seq, limit, path_prefix)
                 tokens = _Tokens(reader)
                 return [_hit(path, commit, p, _marked_snippet(p.text, cjk), tokens(vid)) for path, vid, p in matched]

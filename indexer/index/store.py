@@ -10,10 +10,16 @@ One file with a schema version (DESIGN decision 8). Tables:
   passage_spans(id, version_id, ordinal, start, end, line_start, line_end, heading, pages)
   passages                               a view: the spans with their text, cut from the version's
   passages_fts                           FTS5 (porter unicode61) over passage text and headings
-  versions_tri                           FTS5 trigram over whole version texts, for quote lookup:
-                                         without positions (detail=none), a tenth of the size;
-                                         it names the versions holding every trigram of a piece
-                                         (`trigram_match`), and callers confirm on the text
+  versions_tri                           FTS5 trigram over the texts of versions holding CJK
+                                         (`holds_cjk`), for substring search where the word
+                                         tokenizer cannot split words; without positions
+                                         (detail=none), it names the versions holding every
+                                         trigram of a piece (`trigram_match`), callers confirm
+
+Quote lookup narrows the versions by whole words instead (`versions_matching`): every
+non-blank character of a version is in one of its passages, and passages are never cut
+inside a short ASCII word (indexer.text.chunk), so a version holding a quote has, for each
+of the quote's words, a passage the porter table finds by that word.
 
 The build writes a copy of the previous index (or a new file) and renames it into place,
 so an interrupted or failed build leaves the previous index untouched; a lock file keeps
@@ -28,6 +34,7 @@ import errno
 import json
 import operator
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -47,7 +54,7 @@ from indexer.vcs.repo import CommitInfo
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,10 +108,19 @@ CREATE VIEW passages AS
 CREATE VIRTUAL TABLE passages_fts USING fts5(
     text, heading, content='passages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE versions_tri USING fts5(
-    text, content='versions', content_rowid='id', tokenize='trigram', detail='none'
-);
+-- Contentless: it holds the rows of some versions only (those with CJK text), and its
+-- matches are read by rowid alone.
+CREATE VIRTUAL TABLE versions_tri USING fts5(text, content='', tokenize='trigram', detail='none');
 """
+
+
+# Scripts written without spaces, which the word tokenizer keeps as one token per run.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff66-\uff9f]")
+
+
+def holds_cjk(text: str) -> bool:
+    """Whether `text` holds a character of a script the word tokenizer cannot split into words."""
+    return not text.isascii() and _CJK.search(text) is not None
 
 
 def trigram_match(substrings: Sequence[str]) -> str | None:
@@ -272,7 +288,8 @@ class IndexWriter:
             f"INSERT INTO versions({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
         )
         version_id = int(cur.lastrowid or 0)
-        if text is not None:
+        if text is not None and holds_cjk(text):
+            # Only CJK substring search needs trigrams; they cost more to build than the word table.
             self.conn.execute("INSERT INTO versions_tri(rowid, text) VALUES (?, ?)", (version_id, text))
         if not passages:
             return version_id
@@ -613,7 +630,9 @@ class IndexReader:
         for sub in substrings:
             sql += " AND instr(p.text, ?) > 0"
             params.append(sub)
-        narrowing = trigram_match(substrings)
+        # The trigram table holds every version with CJK text, so it can narrow only a search
+        # for CJK text.
+        narrowing = trigram_match(substrings) if any(holds_cjk(sub) for sub in substrings) else None
         if narrowing:
             sql += " AND p.version_id IN (SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?)"
             params.append(narrowing)
@@ -674,17 +693,28 @@ class IndexReader:
         row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
         return str(row[0]) if row else None
 
-    def versions_containing(self, trigram_query: str, seq: int | None) -> list[tuple[str, int]]:
-        """(path, version id) of versions whose text matches a trigram query (at `seq`, or any commit).
+    def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
+        """(path, version id) of versions (at commit `seq`, or at any commit) with, for each of
+        `words`, a passage holding that word, and whose text holds each of `pieces` verbatim.
 
-        The query comes from `trigram_match`: the answer may name versions that hold every
-        trigram but not the substring itself; callers confirm on the text.
+        A superset of the versions holding a text made of these words and pieces (see the
+        module docstring); callers confirm on the text. The words narrow through the porter
+        table; the pieces are then looked for in the few texts left.
         """
-        sql = (
-            "SELECT DISTINCT pv.path, pv.version_id FROM versions_tri"
-            " JOIN path_versions pv ON pv.version_id = versions_tri.rowid WHERE versions_tri MATCH ?"
-        )
-        params: list[object] = [trigram_query]
+        sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+        sql += " WHERE v.text IS NOT NULL"
+        params: list[object] = []
+        if words:
+            holding = " INTERSECT ".join(
+                "SELECT version_id FROM passage_spans WHERE id IN"
+                " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
+                for _ in words
+            )
+            sql += f" AND pv.version_id IN ({holding})"
+            params += ['text : "' + word.replace('"', '""') + '"' for word in words]
+        for piece in pieces:
+            sql += " AND instr(v.text, ?) > 0"
+            params.append(piece)
         if seq is not None:
             sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
             params += [seq, seq]

@@ -3,8 +3,8 @@
 The pipeline: read the index → version pages (one per distinct blob, immutable, reused
 from the previous site) → document pages of the built commit (reused while their
 version is unchanged) → per-path history files for the drift banner → home, search and
-citation pages → Pagefind bundles of the document pages (only buckets whose pages changed are
-indexed again) → swap the new folder into place.
+citation pages → Pagefind bundles of the document pages (a base kept from build to build, and a
+delta of the pages changed since) → swap the new folder into place.
 
 The site is written into a temporary folder beside the output folder and renamed over it,
 so a failed build leaves the previous site whole. A manifest (`.pincite-site.json`) records
@@ -52,10 +52,15 @@ from indexer.site.pages import PageContext, citations_report, original_file, ren
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 from indexer.site.search_bundles import (
     SEARCH_FOLDER,
-    bundle_count,
+    Bundle,
+    IndexedBundle,
+    fresh_plan,
+    ids_clash,
     index_bundles,
     pagefind_version,
-    plan_bundles,
+    plan_search,
+    read_indexed,
+    superseded_ids,
     write_bundle_list,
 )
 from indexer.site.vocabulary import ranked, words_file
@@ -72,6 +77,8 @@ class SiteStats:
     history_reused: int = 0
     search_bundles_indexed: int = 0
     search_bundles_reused: int = 0
+    search_pages_indexed: int = 0
+    search_pages_superseded: int = 0
     pagefind_seconds: float = 0.0
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
@@ -87,6 +94,8 @@ class SiteStats:
             "broken_links": [b.to_json() for b in self.broken_links],
             "search_bundles_indexed": self.search_bundles_indexed,
             "search_bundles_reused": self.search_bundles_reused,
+            "search_pages_indexed": self.search_pages_indexed,
+            "search_pages_superseded": self.search_pages_superseded,
             "pagefind_seconds": round(self.pagefind_seconds, 3),
             "seconds": round(self.seconds, 3),
         }
@@ -103,7 +112,7 @@ class _Manifest:
     links: dict[str, list[list[str]]] = field(default_factory=dict)
     changes: dict[str, str] = field(default_factory=dict)  # history pages by path
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
-    search_buckets: int = 0  # how many buckets the document pages were split into for search
+    search_base: str = ""  # the folder of the base search bundle under pagefind/
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
@@ -118,7 +127,7 @@ class _Manifest:
                 data.get("links", {}),
                 data.get("changes", {}),
                 data.get("diffs", {}),
-                data.get("search_buckets", 0),
+                data.get("search_base", ""),
             )
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
@@ -639,17 +648,46 @@ class _SiteBuilder:
             _link_or_copy(self.index_path, self.out / "pincite.sqlite")
 
     def _search(self) -> None:
-        """Pagefind bundles of the document pages: a bucket is indexed again only when its pages changed."""
-        pages, most = self.config.site_search_pages_per_bundle, self.config.site_search_max_bundles
-        buckets = self.new.search_buckets = bundle_count(len(self.new.docs), pages, most, self.old.search_buckets)
-        bundles = plan_bundles(self.new.docs, buckets, f"{self.fp}|{pagefind_version()}")
+        """Pagefind's index of the document pages: a base bundle kept from build to build, and a delta."""
+        salt = f"{self.fp}|{pagefind_version()}"
         live = self.previous / SEARCH_FOLDER
         self.live_search = live if live.is_dir() else None
+        base = read_indexed(live / self.old.search_base, "base", salt) if self.old.search_base else None
+        plan = plan_search(self.new.docs, salt, base, self.config.site_search_delta_share)
+        self._index(plan.bundles)
+        superseded: list[str] = []
+        if base is not None and plan.base == base.bundle:
+            delta = self._indexed(plan.delta)
+            if plan.delta is not None and (delta is None or ids_clash(plan, base, delta)):
+                # Rare: a delta page got a superseded page's id (dropping one would drop both), or the
+                # delta's ids cannot be read. A new base supersedes nothing.
+                plan = fresh_plan(self.new.docs, salt)
+                self._index(plan.bundles)
+            else:
+                superseded = superseded_ids(plan, base)
+        self.new.search_base = plan.base.folder if plan.base else ""
+        self.needed_bundles = {b.folder for b in plan.bundles}
+        made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
+        self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
+        self.stats.search_pages_superseded = len(plan.superseded)
+        write_bundle_list(self.out, plan, superseded)
+
+    def _index(self, bundles: list[Bundle]) -> None:
+        """Run Pagefind for the bundles the live site does not hold already."""
         # A bundle folder is only ever moved into the live site whole, after its run succeeded.
-        todo = [b for b in bundles if self.live_search is None or not (live / b.folder).is_dir()]
+        live = self.live_search
+        todo = [b for b in bundles if live is None or not (live / b.folder).is_dir()]
         stage = self.out.with_name(f"{self.out.name}.search")
-        self.stats.pagefind_seconds = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage)
-        self.stats.search_bundles_indexed = len(todo)
-        self.stats.search_bundles_reused = len(bundles) - len(todo)
-        self.needed_bundles = {b.folder for b in bundles}
-        write_bundle_list(self.out, bundles)
+        self.stats.pagefind_seconds += index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage)
+        self.stats.search_bundles_indexed += len(todo)
+        self.stats.search_pages_indexed += sum(len(b.pages) for b in todo)
+
+    def _indexed(self, bundle: Bundle | None) -> IndexedBundle | None:
+        """A bundle of this build's plan with its pages' ids, from this build's output or the live site."""
+        if bundle is None:
+            return None
+        for folder in (self.out / SEARCH_FOLDER, self.previous / SEARCH_FOLDER):
+            found = read_indexed(folder / bundle.folder, bundle.kind, bundle.salt)
+            if found is not None:
+                return found
+        return None

@@ -1,23 +1,37 @@
-"""The site's search index as several Pagefind bundles, so a build indexes only what changed.
+"""The site's search index as a base Pagefind bundle and a small delta bundle.
 
-Pagefind has no incremental mode: one run indexes every page it is given. The document pages
-are therefore split into buckets by a stable hash of the document path, and each bucket is a
-bundle of its own in `pagefind/<bucket>-<key>/`. The browser loads the first bundle and merges
-the others into it (Pagefind's `mergeIndex`); `search-bundles.json` at the site root lists them.
+Pagefind has no incremental mode: one run indexes every page it is given, and its time follows
+the text it is given. So the document pages are indexed as at most two bundles:
 
-A bundle's folder name carries a key of everything it was made from (each page's path and
-content key, the site fingerprint, Pagefind's version), so a bundle is immutable: an unchanged
-bucket keeps its folder from build to build and only a bucket with a changed, added or removed
-page is indexed again. Like version pages, bundles are not copied from site to site: the live
-`pagefind/` folder gains the new bundles and moves into the new site (see `builder._swap`).
+- the **base** (`pagefind/base-<key>/`): every document page as of the build that made it;
+- the **delta** (`pagefind/delta-<key>/`): only the pages added or changed since the base was
+  made. A build that changes a document indexes the delta again, not the base.
 
-The number of buckets trades build time against what a reader downloads: Pagefind splits
-each bundle's word index into chunks of roughly the same size whatever the bundle's size, and
-a query fetches a chunk per query word from every bundle (BENCHMARKS.md, "Search bundles").
+A base page whose document changed or went since the base was made is **superseded**: its text
+is no longer at the built commit. `search-bundles.json` lists the Pagefind ids of the superseded
+pages, and the browser drops those results before it loads anything of them (a result's id is the
+name of its fragment file, and Pagefind fetches a fragment only when asked for the result's data).
+Each bundle folder holds `pincite-pages.json`, its pages' paths, content keys and Pagefind ids, read
+from the fragments Pagefind wrote; that is how a later build knows which ids to list.
+
+The base is made again (and the delta emptied) when the previous site has no usable base (a cold
+build; a changed site fingerprint or Pagefind version, both in the bundles' salt), when the pages
+changed or removed since the base pass `delta_share` of the document pages, or when a delta page
+got the id of a superseded page (the browser could not tell the two apart).
+
+A folder's name carries a key of everything it was made from (its pages' paths and content keys,
+the salt), so a bundle is immutable: an unchanged bundle keeps its folder from build to build.
+Like version pages, bundles are not copied from site to site: the live `pagefind/` folder gains
+the new bundles and moves into the new site (see `builder._swap`).
+
+Why two bundles and not more: a query fetches a word-index chunk per query word from every bundle,
+and Pagefind's chunks do not shrink with the bundle below some 30 KB (BENCHMARKS.md, "Search
+bundles"); a delta of a few pages costs a reader a few KB.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -31,6 +45,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
+from typing import Literal
 
 from indexer.errors import PinciteError
 from indexer.machine import usable_cores
@@ -38,53 +53,86 @@ from indexer.site.render import doc_page_path
 
 SEARCH_FOLDER = "pagefind"
 BUNDLE_LIST = "search-bundles.json"
+PAGE_IDS = "pincite-pages.json"  # in each bundle folder: [[path, content key, Pagefind id or null], ...]
+# What Pagefind writes before the JSON of a fragment, once decompressed.
+FRAGMENT_SIGNATURE = b"pagefind_dcd"
+
+BundleKind = Literal["base", "delta"]
 
 
 @dataclass(frozen=True)
 class Bundle:
-    """One bucket of document pages and the Pagefind bundle made of them."""
+    """A set of document pages and the Pagefind bundle made of them."""
 
-    bucket: int
+    kind: BundleKind
     pages: tuple[tuple[str, str], ...]  # (document path, page content key), sorted by path
     salt: str  # what every bundle of the site depends on: the site fingerprint, Pagefind's version
 
     @cached_property
     def folder(self) -> str:
-        """The bundle's folder under `pagefind/`: its bucket, then a key of what it was made from."""
+        """The bundle's folder under `pagefind/`: its kind, then a key of what it was made from."""
         made_from = json.dumps([self.salt, self.pages], ensure_ascii=False).encode("utf-8")
-        return f"{self.bucket:02d}-{hashlib.sha256(made_from).hexdigest()[:16]}"
+        return f"{self.kind}-{hashlib.sha256(made_from).hexdigest()[:16]}"
 
     def page_files(self) -> list[str]:
         return [doc_page_path(path) for path, _key in self.pages]
 
 
-def bundle_count(pages: int, pages_per_bundle: int, most: int, previous: int = 0) -> int:
-    """How many buckets a site of `pages` document pages gets: a power of two, at most `most`.
+def make_bundle(kind: BundleKind, pages: Mapping[str, str], salt: str) -> Bundle:
+    return Bundle(kind, tuple(sorted(pages.items())), salt)
 
-    The previous count is kept while it stays within a factor of two of the wanted one, so a
-    site hovering around a threshold does not re-index every page at each build.
+
+@dataclass(frozen=True)
+class IndexedBundle:
+    """A bundle a build made: the bundle, and the Pagefind id of each of its pages."""
+
+    bundle: Bundle
+    ids: Mapping[str, str]  # document path → Pagefind page id (its fragment's name); none for an empty page
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """The bundles a site's search is made of, and the base pages the browser must drop."""
+
+    base: Bundle | None  # None only when the site has no document page
+    delta: Bundle | None  # None when no page changed since the base
+    superseded: tuple[str, ...]  # base document paths whose page is not the built commit's
+
+    @property
+    def bundles(self) -> list[Bundle]:
+        return [b for b in (self.base, self.delta) if b is not None]
+
+
+def plan_search(pages: Mapping[str, str], salt: str, base: IndexedBundle | None, delta_share: float) -> SearchPlan:
+    """The bundles for the document pages `pages` (path → content key), given the previous base.
+
+    The previous base is kept while it was made with this salt and the pages changed, added or
+    removed since it was made are at most `delta_share` of the current pages.
     """
-    wanted = 1
-    while wanted * 2 <= most and wanted * pages_per_bundle < pages:
-        wanted *= 2
-    power_of_two = previous > 0 and previous & (previous - 1) == 0
-    if power_of_two and wanted // 2 <= previous <= min(wanted * 2, most):
-        return previous
-    return wanted
+    if not pages:
+        return SearchPlan(None, None, ())
+    if base is None or base.bundle.salt != salt:
+        return fresh_plan(pages, salt)
+    made = dict(base.bundle.pages)
+    delta = {path: key for path, key in pages.items() if made.get(path) != key}
+    superseded = tuple(path for path in sorted(made) if pages.get(path) != made[path])
+    if len(delta.keys() | set(superseded)) > delta_share * len(pages):
+        return fresh_plan(pages, salt)
+    return SearchPlan(base.bundle, make_bundle("delta", delta, salt) if delta else None, superseded)
 
 
-def bucket_of(path: str, buckets: int) -> int:
-    """A document's bucket: a hash of its path, so the bucket never depends on other documents."""
-    digest = hashlib.sha256(path.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") % buckets
+def fresh_plan(pages: Mapping[str, str], salt: str) -> SearchPlan:
+    """A new base over every page, and no delta."""
+    return SearchPlan(make_bundle("base", pages, salt) if pages else None, None, ())
 
 
-def plan_bundles(page_keys: Mapping[str, str], buckets: int, salt: str) -> list[Bundle]:
-    """The bundles of the document pages `page_keys` (path → content key); empty buckets get none."""
-    members: dict[int, list[tuple[str, str]]] = {}
-    for path, key in page_keys.items():
-        members.setdefault(bucket_of(path, buckets), []).append((path, key))
-    return [Bundle(bucket, tuple(sorted(pages)), salt) for bucket, pages in sorted(members.items())]
+def superseded_ids(plan: SearchPlan, base: IndexedBundle) -> list[str]:
+    return sorted(base.ids[path] for path in plan.superseded if path in base.ids)
+
+
+def ids_clash(plan: SearchPlan, base: IndexedBundle, delta: IndexedBundle | None) -> bool:
+    """Whether a delta page has the id of a superseded base page: dropping one would drop both."""
+    return delta is not None and not set(delta.ids.values()).isdisjoint(superseded_ids(plan, base))
 
 
 def pagefind_version() -> str:
@@ -98,10 +146,26 @@ def pagefind_version() -> str:
     return ", ".join(found) or "pagefind (version unknown)"
 
 
-def write_bundle_list(site: Path, bundles: Sequence[Bundle]) -> None:
-    """The list the search page reads: the first bundle is loaded, the others merged into it."""
-    listing = {"bundles": [bundle.folder for bundle in bundles]}
+def write_bundle_list(site: Path, plan: SearchPlan, superseded: Sequence[str]) -> None:
+    """The list the search page reads: the base is loaded, the delta merged into it, the superseded ids dropped."""
+    listing = {"bundles": [bundle.folder for bundle in plan.bundles], "superseded": list(superseded)}
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
+
+
+def read_indexed(folder: Path, kind: BundleKind, salt: str) -> IndexedBundle | None:
+    """The bundle in `folder` as a build left it, or None when it is not one made with `salt`.
+
+    The folder's name must be the key of the pages its `pincite-pages.json` lists, under this
+    salt: a bundle made by other templates or another Pagefind is never taken for this one's.
+    """
+    try:
+        rows = json.loads((folder / PAGE_IDS).read_text(encoding="utf-8"))["pages"]
+        pages = {str(path): str(key) for path, key, _id in rows}
+        ids = {str(path): str(page_id) for path, _key, page_id in rows if page_id is not None}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    bundle = make_bundle(kind, pages, salt)
+    return IndexedBundle(bundle, ids) if bundle.folder == folder.name else None
 
 
 def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Path) -> float:
@@ -132,7 +196,31 @@ def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path) -> None
             os.link(site / rel, link)
         except OSError:
             shutil.copyfile(site / rel, link)
-    _run_pagefind(pages, target / bundle.folder)
+    output = target / bundle.folder
+    _run_pagefind(pages, output)
+    _write_page_ids(output, bundle)
+
+
+def _write_page_ids(output: Path, bundle: Bundle) -> None:
+    """Record which Pagefind id each page got, read from the fragments Pagefind wrote.
+
+    A page with no words to index (an empty document) gets no record, and no id: it can never
+    be a result, so it never needs to be dropped.
+    """
+    by_url = fragment_ids(output)
+    rows = [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in bundle.pages]
+    (output / PAGE_IDS).write_text(json.dumps({"pages": rows}, ensure_ascii=False), encoding="utf-8")
+
+
+def fragment_ids(output: Path) -> dict[str, str]:
+    """Each page's URL in a Pagefind bundle → its id (the name of its fragment file)."""
+    found: dict[str, str] = {}
+    folder = output / "fragment"
+    for fragment in folder.iterdir() if folder.is_dir() else ():
+        data = gzip.decompress(fragment.read_bytes())
+        record = json.loads(data.removeprefix(FRAGMENT_SIGNATURE))
+        found[str(record["url"])] = fragment.name.removesuffix(".pf_fragment")
+    return found
 
 
 def _run_pagefind(pages: Path, output: Path) -> None:

@@ -1,7 +1,9 @@
 """Cut a document's text into passages that follow its structure.
 
 Invariant (tested by property tests): `passage.text == text[passage.start:passage.end]`,
-passages do not overlap, and together they cover every non-blank line. Markdown blocks
+passages do not overlap, and together they cover every non-blank line; a line too long for
+one passage is cut at a space, or else never inside an ASCII word of under WORD_KEPT_WHOLE
+characters (the `passage_max_chars` setting is at least three times that). Markdown blocks
 are the top-level blocks of a CommonMark parse with GFM tables (pyromark, which gives each
 block's source range); lines no block claims (link reference definitions, for instance)
 become blocks of their own, so nothing is lost.
@@ -24,6 +26,8 @@ from indexer.text.kinds import TextFormat
 from indexer.text.model import LineIndex
 
 HEADING_SEPARATOR = " › "
+# A cut inside a long line never splits an ASCII word shorter than this (when passages are longer).
+WORD_KEPT_WHOLE = 32
 
 
 @dataclass(frozen=True)
@@ -245,12 +249,29 @@ def _pieces(text: str, lines: LineIndex, first: int, last: int, max_chars: int) 
             start = cut + 1
         else:
             space = max(text.rfind(" ", start + max_chars // 2, limit), text.rfind("\t", start + max_chars // 2, limit))
-            cut = space + 1 if space > start else limit
+            cut = space + 1 if space > start else _before_short_word(text, start, limit)
             pieces.append((start, cut))
             start = cut
         while start < end_of_all and text[start] in "\r\n" and _blank_from(text, start):
             start += 1
     return [(s, e) for s, e in pieces if text[s:e].strip()]
+
+
+def _before_short_word(text: str, start: int, limit: int) -> int:
+    """`limit`, or the start of the ASCII word it would split if that word is short.
+
+    Quote lookup finds a version by the whole words of the quote in its passages
+    (indexer.index.store), so a cut must not split one.
+    """
+    run = limit
+    while run > start and limit - run < WORD_KEPT_WHOLE and _ascii_word_char(text[run - 1]):
+        run -= 1
+    inside_word = _ascii_word_char(text[limit]) and run < limit
+    return run if inside_word and run > start and not _ascii_word_char(text[run - 1]) else limit
+
+
+def _ascii_word_char(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
 
 
 def _blank_from(text: str, start: int) -> bool:
