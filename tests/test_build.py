@@ -9,14 +9,17 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from indexer import build, search
 from indexer.cli.main import main
 from indexer.errors import IndexError_, RepositoryError
+from indexer.index.build import file_type
 from indexer.index.store import IndexReader
 from tests.conftest import CorpusRepo
 
@@ -236,3 +239,15 @@ def test_configured_extraction_limits_apply_to_the_build(corpus_repo: CorpusRepo
     assert "pages" in summary.skipped[0].reason
     (corpus_repo.root / "pincite.toml").unlink()
     assert build(corpus_repo.root, site=False).documents == 1
+
+
+# A path as git stores it: no empty, "." or ".." part (which PurePosixPath would fold away).
+GIT_PATH_PART = st.text(alphabet=st.sampled_from(list("ab.Zé_ ")), min_size=1, max_size=8).filter(
+    lambda part: part not in (".", "..")
+)
+
+
+@given(st.lists(GIT_PATH_PART, min_size=1, max_size=3))
+def test_a_file_type_is_the_path_suffix_lowercased(parts: list[str]) -> None:
+    path = "/".join(parts)
+    assert file_type(path) == (PurePosixPath(path).suffix.lower() or "(no extension)")

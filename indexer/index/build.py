@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from indexer.config import Config, load_config
 from indexer.errors import RepositoryError
@@ -343,8 +343,14 @@ def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -
 
 
 def file_type(path: str) -> str:
-    """How a summary names a file's type: its extension, lower case."""
-    return PurePosixPath(path).suffix.lower() or "(no extension)"
+    """How a summary names a file's type: its extension, lower case.
+
+    The extension as `PurePosixPath.suffix` finds it, without making a path object: every
+    document at the built commit is counted on every build.
+    """
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else "(no extension)"
 
 
 def _whole_types_skipped(indexed: Counter[str], skipped: list[Skipped]) -> list[str]:

@@ -187,7 +187,8 @@ def _version_columns(*, with_text: bool) -> str:
 def _version_row(row: Sequence[Any]) -> VersionRow:
     values = dict(zip(_VERSION_FIELDS, row, strict=True))
     for name in _JSON_FIELDS:
-        values[name] = tuple(json.loads(values[name]))
+        # Most versions have neither pages nor notes: the site lists every version on each build.
+        values[name] = () if values[name] == "[]" else tuple(json.loads(values[name]))
     values["is_markdown"] = bool(values["is_markdown"])
     return VersionRow(**values)
 

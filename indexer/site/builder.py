@@ -24,8 +24,8 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
@@ -44,7 +44,9 @@ from indexer.site.changes import (
     render_changes_page,
     render_diff_page,
 )
+from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history import HistoryBuilder
+from indexer.site.home import HOME_FILE, FolderSections, folder_sections
 from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
@@ -61,7 +63,7 @@ from indexer.site.search_bundles import (
     superseded_ids,
     write_bundle_list,
 )
-from indexer.site.vocabulary import words_file
+from indexer.site.vocabulary import ranked, words_file
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -131,7 +133,8 @@ class _Manifest:
             return cls()
 
     def save(self, site: Path) -> None:
-        atomic_write(site / MANIFEST, json.dumps(asdict(self), sort_keys=True).encode("utf-8"))
+        # The fields as they are (asdict would deep-copy every record first).
+        atomic_write(site / MANIFEST, json.dumps(vars(self), sort_keys=True).encode("utf-8"))
 
 
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
@@ -166,10 +169,13 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
         stats = builder.run()
         adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
         _swap(temp, out_dir, adopted)
+        # What the new site no longer lists goes with the replaced site, removed without waiting.
+        discarded = _discard_folder(out_dir)
         if builder.adopt_versions is not None:
-            _prune(out_dir / "v", builder.needed_versions)
+            _prune(out_dir / "v", builder.needed_versions, discarded)
         if builder.live_search is not None:
-            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles)
+            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
+        _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -227,8 +233,7 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
     changes nothing a reader can see), and that folder moves into the new site just before
     the two sites change places.
     """
-    # A folder of its own: the removal of an earlier build's old site may still be running.
-    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    old = _discard_folder(out_dir)
     for live in adopted:
         staged = temp / live.name
         if staged.is_dir():
@@ -251,7 +256,14 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
         with contextlib.suppress(OSError):
             old.rmdir()  # still empty unless it holds the old site, which then stays
         raise
-    _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
+
+
+def _discard_folder(out_dir: Path) -> Path:
+    """A new folder beside the site for what it replaced; `_discard` removes every such folder.
+
+    A folder of its own each time: the removal of an earlier build's may still be running.
+    """
+    return Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
 
 
 def _discard(folders: list[Path]) -> None:
@@ -277,22 +289,25 @@ def _discard(folders: list[Path]) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _prune(versions: Path, needed: set[str]) -> None:
-    """Drop version pages no longer in the published history (after `history_start` moved)."""
-    for page in os.listdir(versions):
-        if page.endswith(".html") and page[:-5] not in needed:
-            (versions / page).unlink()
+def _prune(versions: Path, needed: set[str], discarded: Path) -> None:
+    """Move out the version pages no longer in the published history (after `history_start` moved)."""
+    pages = [page for page in os.listdir(versions) if page.endswith(".html") and page[:-5] not in needed]
+    if pages:
+        (discarded / "v").mkdir()
+    for page in pages:
+        os.replace(versions / page, discarded / "v" / page)
 
 
-def _prune_search(folder: Path, needed: set[str]) -> None:
-    """Drop the search bundles the new site no longer lists (and an older site's single index)."""
-    for entry in os.listdir(folder):
-        if entry not in needed:
-            target = folder / entry
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
+def _prune_search(folder: Path, needed: set[str], discarded: Path) -> None:
+    """Move out the search bundles the new site no longer lists (and an older site's single index).
+
+    A replaced bundle holds thousands of files: unlinking them is left to `_discard`.
+    """
+    entries = [entry for entry in os.listdir(folder) if entry not in needed]
+    if entries:
+        (discarded / SEARCH_FOLDER).mkdir()
+    for entry in entries:
+        os.replace(folder / entry, discarded / SEARCH_FOLDER / entry)
 
 
 def _read_shard(file: Path) -> dict[str, Any]:
@@ -333,6 +348,8 @@ class _SiteBuilder:
         self.live_search: Path | None = None
         self.needed_bundles: set[str] = set()
         self.linked_files: dict[str, str] = {}
+        self.previous_folder, self.out_folder = os.fspath(previous), os.fspath(out)
+        self.folders_made: set[str] = set()
 
     def run(self) -> SiteStats:
         try:
@@ -371,11 +388,28 @@ class _SiteBuilder:
 
     def _reuse(self, old_kind: dict[str, str], name: str, key: str, rel: str) -> bool:
         """Link the previous site's `rel` into the new one when it was made from the same `key`."""
-        source = self.previous / rel
-        if old_kind.get(name) == key and source.is_file():
-            _link_or_copy(source, self.out / rel)
-            return True
-        return False
+        return old_kind.get(name) == key and self._link_previous(rel)
+
+    def _link_previous(self, rel: str) -> bool:
+        """Hard-link the previous site's file `rel` into the new site (a copy across file systems).
+
+        False when the previous site has no such file. Called for every unchanged page (tens of
+        thousands), so it makes plain os calls: a link, and a folder only the first time it is needed.
+        """
+        source, target = f"{self.previous_folder}/{rel}", f"{self.out_folder}/{rel}"
+        folder = target.rpartition("/")[0]
+        if folder not in self.folders_made:
+            os.makedirs(folder, exist_ok=True)
+            self.folders_made.add(folder)
+        try:
+            os.link(source, target)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            if not os.path.isfile(source):
+                return False
+            shutil.copy2(source, target)
+        return True
 
     def _versions(self, ctx: PageContext, by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> None:
         chosen: dict[str, tuple[VersionMeta, str]] = {}
@@ -468,19 +502,26 @@ class _SiteBuilder:
         (self.out / "history").mkdir(exist_ok=True)
         builder.prefetch_leads(by_path)  # where paths gone from HEAD lead is part of their inputs
         inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
+        keys = {path: inputs.key() for path, inputs in inputs_of.items()}
         # What the entries written again ask git, in a few processes for them all.
-        redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != i.key()]
+        redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != keys[p]]
         builder.prefetch_entries({p: by_path[p] for p in redo})
+        # A shard is the previous file, unread, when its paths are the same and none is redone.
+        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in self.old.history if p not in by_path}
         for shard, paths in sorted(shards.items()):
             rel = f"history/{shard}.json"
+            if shard not in changed and self._link_previous(rel):
+                self.new.history.update((path, keys[path]) for path in paths)
+                self.stats.history_reused += len(paths)
+                continue
             old_entries: dict[str, Any] | None = None
             entries: dict[str, Any] = {}
             for path in sorted(paths):
                 inputs = inputs_of[path]
-                self.new.history[path] = inputs.key()
+                self.new.history[path] = keys[path]
                 # A path gone from HEAD is redone when where it leads changed (its inputs say), or
                 # always when only git can say where it leads.
-                if inputs.lead is not None and self.old.history.get(path) == inputs.key():
+                if inputs.lead is not None and self.old.history.get(path) == keys[path]:
                     if old_entries is None:
                         old_entries = _read_shard(self.previous / rel)
                     if path in old_entries:
@@ -533,13 +574,14 @@ class _SiteBuilder:
         documents: list[dict[str, Any]] = []
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]
-            folder = str(PurePosixPath(path).parent)
+            # As PurePosixPath's parent and name, without making 10,000 path objects.
+            folder, _, name = path.rpartition("/")
             change = ctx.commits[pv.first_seq]
             documents.append(
                 {
                     "path": path,
-                    "folder": folder,
-                    "name": PurePosixPath(path).name,
+                    "folder": folder or ".",
+                    "name": name,
                     "meta": meta,
                     "href": doc_page_path(path) if meta.status == "ok" else None,
                     "change": change,
@@ -548,6 +590,9 @@ class _SiteBuilder:
         folders: dict[str, list[dict[str, Any]]] = {}
         for doc in documents:
             folders.setdefault(doc["folder"], []).append(doc)
+        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
+        sections, fresh = folder_sections(self.env, ctx.site_values("index.html"), folders, kept)
+        fresh.save(self.out / HOME_FILE)
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
         class_counts = Counter(d["meta"].source_class for d in ok_docs)
@@ -557,6 +602,7 @@ class _SiteBuilder:
             ctx,
             head=head,
             folders=folders,
+            folder_sections=sections,
             summary=self.summary,
             documents=len(documents),
             stats=self.stats,
@@ -572,11 +618,25 @@ class _SiteBuilder:
             class_counts=sorted(class_counts.items()),
         )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        figures = self._head_texts(ok, metas)
         # The search page's "did you mean": the words of the documents at the built commit.
-        texts = (self.reader.version_text(v) for v in sorted(set(ok.values())))
-        (self.out / "words.txt").write_bytes(words_file(texts))
-        rows, problem = citations_report(ctx, ok)
+        (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
+        citing = {p: v for p, v in ok.items() if version_key(metas[v]) in figures.citing}
+        rows, problem = citations_report(ctx, citing)
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+
+    def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
+        """The words and the citing versions at the built commit: the previous site's, updated."""
+        version_ids = {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
+        wanted = {version_key(metas[v]) for v in ok.values()}
+        figures = head_texts(
+            HeadTexts.load(self.previous / TEXTS_FILE),
+            wanted,
+            version_ids,
+            self.reader.version_text,
+        )
+        figures.save(self.out / TEXTS_FILE)
+        return figures
 
     def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
         html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)

@@ -66,11 +66,12 @@ class PageContext:
 
     def provenance(self, path: str) -> dict[str, str] | None:
         """What a snapshot's page shows of its fetch; None for other documents or unreadable metadata."""
-        from indexer.snapshots.store import SnapshotMeta
-
         blob = self._snapshot_meta_blob(path)
         if blob is None:
             return None
+        # Loaded for a snapshot's page only: it brings the HTTP client (half a second to import).
+        from indexer.snapshots.store import SnapshotMeta
+
         try:
             meta = SnapshotMeta.loads(self.repo.read_blob(blob), path)
         except PinciteError:

@@ -9,28 +9,37 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 MAX_WORDS = 10_000
 WORD = re.compile(r"[^\W\d_]{3,24}")
 ASCII_WORD = re.compile(r"[a-z]{3,24}")  # WORD in lowered ASCII text, found a third faster
 
 
-def vocabulary(texts: Iterable[str]) -> list[str]:
+def word_counts(text: str) -> Counter[str]:
+    """How often each word stands in one text, lowercased."""
+    lowered = text.lower()
+    if len(lowered) == len(text) and "\u03a3" not in text:
+        # Each character was lowered into one character, a letter into a letter and nothing
+        # else into one (tests check every code point), and none by its neighbours (only a
+        # capital sigma is): the words of the lowered text are the lowered words, in one pass.
+        return Counter((ASCII_WORD if lowered.isascii() else WORD).findall(lowered))
+    return Counter(w.lower() for w in WORD.findall(text))
+
+
+def ranked(counts: Mapping[str, int]) -> list[str]:
     """Distinct words, most frequent first (ties alphabetical), at most MAX_WORDS."""
+    # Alphabetical first, then by count (a stable sort keeps ties alphabetical): C-level keys only.
+    return sorted(sorted(counts), key=counts.__getitem__, reverse=True)[:MAX_WORDS]
+
+
+def vocabulary(texts: Iterable[str]) -> list[str]:
+    """The ranked words of all `texts` together."""
     counts: Counter[str] = Counter()
     for text in texts:
-        lowered = text.lower()
-        if len(lowered) == len(text) and "\u03a3" not in text:
-            # Each character was lowered into one character, a letter into a letter and nothing
-            # else into one (tests check every code point), and none by its neighbours (only a
-            # capital sigma is): the words of the lowered text are the lowered words, in one pass.
-            counts.update((ASCII_WORD if lowered.isascii() else WORD).findall(lowered))
-        else:
-            counts.update(w.lower() for w in WORD.findall(text))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [word for word, _count in ranked[:MAX_WORDS]]
+        counts.update(word_counts(text))
+    return ranked(counts)
 
 
-def words_file(texts: Iterable[str]) -> bytes:
-    return "".join(f"{w}\n" for w in vocabulary(texts)).encode("utf-8")
+def words_file(words: list[str]) -> bytes:
+    return "".join(f"{w}\n" for w in words).encode("utf-8")

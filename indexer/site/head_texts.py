@@ -1,0 +1,99 @@
+"""What the site derives from the whole texts at the built commit, kept from build to build.
+
+Two outputs read every text at the built commit: `words.txt` (the search page's "did you mean",
+`vocabulary.py`) counts the words of the distinct versions there, and the citations page checks
+the documents whose text holds something shaped like a citation. Reading and scanning 10,000
+texts takes seconds; a version's text never changes, so the word counts and the versions that
+may cite are kept in the site (`TEXTS_FILE`), with the versions they were made from, and a build
+reads only the texts of the versions that came or went since.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.index.store import VersionMeta
+from indexer.site.pages import CITATION_HINT
+from indexer.site.vocabulary import WORD, word_counts
+
+TEXTS_FILE = ".pincite-texts.json"
+# The rules the kept figures were made by: other rules, and the figures are made again.
+RULES = f"words {WORD.pattern} lowercased|citing {CITATION_HINT.pattern}"
+
+
+def version_key(meta: VersionMeta) -> str:
+    """A version as the kept figures name it: its blob and identity (ids are the index file's own)."""
+    return f"{meta.blob} {meta.identity}"
+
+
+@dataclass
+class HeadTexts:
+    """Word counts over a set of versions' texts, and those of them that may hold a citation."""
+
+    versions: set[str] = field(default_factory=set)
+    counts: Counter[str] = field(default_factory=Counter)
+    citing: set[str] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, file: Path) -> HeadTexts | None:
+        """The figures an earlier build kept, or None (none, unreadable, or made by other rules)."""
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+            if data["rules"] != RULES:
+                return None
+            return cls(set(data["versions"]), Counter(data["counts"]), set(data["citing"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save(self, file: Path) -> None:
+        data = {
+            "rules": RULES,
+            "versions": sorted(self.versions),
+            "counts": dict(sorted(self.counts.items())),
+            "citing": sorted(self.citing),
+        }
+        file.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    def add(self, key: str, text: str) -> None:
+        self.versions.add(key)
+        self.counts.update(word_counts(text))
+        if CITATION_HINT.search(text):
+            self.citing.add(key)
+
+    def remove(self, key: str, text: str) -> None:
+        self.versions.discard(key)
+        self.citing.discard(key)
+        for word, count in word_counts(text).items():
+            left = self.counts[word] - count
+            if left > 0:
+                self.counts[word] = left
+            else:
+                del self.counts[word]
+
+
+def head_texts(
+    kept: HeadTexts | None, wanted: Iterable[str], version_ids: dict[str, int], text_of: Callable[[int], str]
+) -> HeadTexts:
+    """The figures over the `wanted` versions: the `kept` ones updated by the versions that came or
+    went, or counted afresh when nothing was kept or more changed than stays.
+
+    `version_ids` gives the index's id of every version key (the gone ones too: the index keeps
+    every version), `text_of` a version's text by id.
+    """
+    wanted = set(wanted)
+    if kept is not None:
+        gone, new = kept.versions - wanted, wanted - kept.versions
+        if len(gone) + len(new) <= len(wanted) and all(key in version_ids for key in gone):
+            for key in sorted(gone):
+                kept.remove(key, text_of(version_ids[key]))
+            for key in sorted(new):
+                kept.add(key, text_of(version_ids[key]))
+            return kept
+    fresh = HeadTexts()
+    for key in sorted(wanted):
+        fresh.add(key, text_of(version_ids[key]))
+    return fresh

@@ -1,0 +1,159 @@
+"""An incremental site build gives the site a cold build gives, while reusing what it kept."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.api import build
+from indexer.config import Config
+from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts
+from indexer.site.home import HOME_FILE
+from indexer.site.render import history_shard
+from indexer.site.vocabulary import vocabulary
+from tests.conftest import CorpusRepo
+
+CITING = "As the handbook says (corpus/a.md@0123abcd#L1-L2), records are kept.\n"
+# What a cold build cannot give alike: the home page's count of versions extracted by this very
+# build (Pagefind's own output, under pagefind/, is left out too).
+EXTRACTED_HERE = re.compile(rb"<dt>Extracted this build</dt><dd>[^<]*</dd>")
+
+
+def _site_files(site: Path) -> dict[str, bytes]:
+    files = {}
+    for file in site.rglob("*"):
+        rel = file.relative_to(site).as_posix()
+        if file.is_file() and not rel.startswith("pagefind/"):
+            files[rel] = EXTRACTED_HERE.sub(b"", file.read_bytes()) if rel == "index.html" else file.read_bytes()
+    return files
+
+
+def _assert_same_site(warm: Path, cold: Path) -> None:
+    incremental, fresh = _site_files(warm), _site_files(cold)
+    assert sorted(incremental) == sorted(fresh)
+    assert [rel for rel in sorted(fresh) if incremental[rel] != fresh[rel]] == []
+
+
+def test_one_file_builds_give_the_cold_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/a.md": "# Alpha\n\nAlpha words stand here.\n",
+            "corpus/b.md": "# Beta\n\nBeta words, beta again.\n",
+            "corpus/twin.md": "# Twin\n\nShared text of two paths.\n",
+            "corpus/sub/twin.md": "# Twin\n\nShared text of two paths.\n",
+            "corpus/notes.txt": "Plain notes.\n",
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    changes: list[dict[str, str | bytes | None]] = [
+        {"corpus/a.md": "# Alpha\n\nAlpha words changed.\n"},
+        {"corpus/sub/twin.md": None},  # the other path still holds the shared version
+        {"corpus/c.md": "# Gamma\n\n" + CITING},  # a new document that cites
+        {"corpus/twin.md": None, "corpus/b.md": "# Beta\n\n" + CITING},
+        {"corpus/c.md": None},  # a citing version gone
+    ]
+    for number, files in enumerate(changes):
+        corpus_repo.commit(files)
+        build(corpus_repo.root, out=site, config=Config())
+        cold = tmp_path / f"cold-{number}"
+        build(corpus_repo.root, out=cold, config=Config())
+        _assert_same_site(site, cold)
+    words = (site / "words.txt").read_text(encoding="utf-8").split()
+    assert "twin" not in words and "shared" not in words  # gone with the last path that held it
+    assert "citations.html" in _site_files(site)
+
+
+def test_a_site_built_after_history_start_moved_is_the_cold_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({f"corpus/early-{n}.md": f"# Early {n}\n" for n in range(12)})
+    corpus_repo.commit({f"corpus/early-{n}.md": None for n in range(12)})
+    second = corpus_repo.commit({"corpus/late.md": "# Late\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    # The early paths leave the published history: their history shards lose them.
+    build(corpus_repo.root, out=site, config=Config(history_start=second))
+    cold = tmp_path / "cold"
+    build(corpus_repo.root, out=cold, config=Config(history_start=second))
+    _assert_same_site(site, cold)
+
+
+def test_a_history_shard_whose_paths_kept_their_inputs_is_linked_unread(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({f"corpus/note-{n}.md": f"# Note {n}\n" for n in range(40)})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    edited = "corpus/note-0.md"
+    untouched = next(
+        p for p in (f"corpus/note-{n}.md" for n in range(1, 40)) if history_shard(p) != history_shard(edited)
+    )
+    shard = site / "history" / f"{history_shard(untouched)}.json"
+    # Not JSON: a build that read this shard would write it again.
+    shard.write_text("kept as it was", encoding="utf-8")
+    corpus_repo.commit({edited: "# Note 0, edited\n"})
+    summary = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert shard.read_text(encoding="utf-8") == "kept as it was"
+    assert (summary["history_written"], summary["history_reused"]) == (1, 39)
+
+
+def test_a_build_updates_the_kept_word_counts_instead_of_reading_every_text(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/a.md": "# Alpha\n\nAlpha words.\n", "corpus/b.md": "# Beta\n\nBeta words.\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    kept = json.loads((site / TEXTS_FILE).read_text(encoding="utf-8"))
+    # A count no text holds: it survives only if the build starts from the kept figures.
+    kept["counts"]["keptword"] = 1000
+    (site / TEXTS_FILE).write_text(json.dumps(kept), encoding="utf-8")
+    corpus_repo.commit({"corpus/b.md": "# Beta\n\nBeta words, edited.\n"})
+    build(corpus_repo.root, out=site, config=Config())
+    assert (site / "words.txt").read_text(encoding="utf-8").split()[0] == "keptword"
+    assert "edited" in (site / "words.txt").read_text(encoding="utf-8").split()
+
+
+# Some texts hold something shaped like a citation, which the citations page then checks.
+def test_the_home_page_keeps_the_sections_of_folders_whose_documents_did_not_change(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/east/a.md": "# East\n", "corpus/west/b.md": "# West\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    kept = json.loads((site / HOME_FILE).read_text(encoding="utf-8"))
+    # A mark no rendering writes: it survives only where the build starts from the kept section.
+    for folder in ("corpus/east", "corpus/west"):
+        kept["sections"][folder][1] += f"<!-- kept {folder} -->"
+    (site / HOME_FILE).write_text(json.dumps(kept), encoding="utf-8")
+    corpus_repo.commit({"corpus/west/b.md": "# West, edited\n"})
+    build(corpus_repo.root, out=site, config=Config())
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "<!-- kept corpus/east -->" in home and "<!-- kept corpus/west -->" not in home
+    assert "West, edited" in home
+
+
+TEXT = st.tuples(st.text(alphabet=st.sampled_from(list("abcÉé İ\n1_-")), max_size=40), st.booleans()).map(
+    lambda drawn: drawn[0] + (" see a.md@0123abcd#L1" if drawn[1] else "")
+)
+TEXTS = st.dictionaries(st.sampled_from([f"v{n}" for n in range(8)]), TEXT, min_size=8, max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=TEXTS, builds=st.lists(st.sets(st.sampled_from([f"v{n}" for n in range(8)])), min_size=1, max_size=6))
+def test_kept_figures_updated_build_by_build_equal_figures_counted_afresh(
+    texts: dict[str, str], builds: list[set[str]], tmp_path_factory: object
+) -> None:
+    ids = {key: n for n, key in enumerate(sorted(texts))}
+    by_id = {n: texts[key] for key, n in ids.items()}
+    file = Path(tmp_path_factory.mktemp("figures")) / TEXTS_FILE  # type: ignore[attr-defined]
+    for wanted in builds:
+        updated = head_texts(HeadTexts.load(file), wanted, ids, by_id.__getitem__)
+        updated.save(file)
+        fresh = head_texts(None, wanted, ids, by_id.__getitem__)
+        assert updated == fresh
+        assert sorted(updated.counts, key=lambda w: (-updated.counts[w], w)) == vocabulary(
+            texts[key] for key in sorted(wanted)
+        )
