@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from bench.site_bench import ARGS as CHROMIUM_ARGS  # the same chromium as the site benchmarks
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
     "GIT_AUTHOR_EMAIL": "author@example.org",
@@ -142,14 +144,6 @@ def sample_clone(tmp_path_factory: pytest.TempPathFactory) -> SampleClone:
 
 # -- the browser: Debian's chromium, driven by Playwright --------------------------------------
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")
