@@ -132,6 +132,16 @@ def test_cjk_words_inside_a_sentence_are_found(built: CorpusRepo) -> None:
     assert search("東京 pager", built.root) == []
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.one_of(st.characters(max_codepoint=0x17F), st.sampled_from("東京オフィス한글\u3000\u2014"))))
+def test_holds_cjk_is_any_character_of_the_cjk_ranges(text: str) -> None:
+    # Kana, CJK ideographs (with extension A and compatibility ones), Hangul syllables, CJK
+    # punctuation and half-width katakana.
+    ranges = [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xAC00, 0xD7AF)]
+    ranges += [(0x3000, 0x303F), (0xFF66, 0xFF9F)]
+    assert holds_cjk(text) == any(low <= ord(ch) <= high for ch in text for low, high in ranges)
+
+
 def test_only_versions_with_cjk_text_get_trigram_rows(built: CorpusRepo) -> None:
     # The trigram table serves CJK substring search alone; other versions would only cost build time.
     reader = IndexReader(built.root / ".pincite" / "index.sqlite")
