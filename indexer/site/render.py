@@ -192,21 +192,32 @@ def _line_marks(
 ) -> dict[int, str]:
     """The anchors that open each marked line: passage starts, then page markers."""
     marks: dict[int, str] = {}
-
-    def line_of(offset: int) -> int:
-        # An offset past the last line's end (a trailing newline) stays on the last line.
-        return min(text.count("\n", 0, offset) + 1, last)
-
-    for passage in passages:
-        n = line_of(passage.start)
+    for passage, n in zip(passages, _lines_of(text, [p.start for p in passages], last), strict=True):
         marks[n] = marks.get(n, "") + f"<i id=p{passage.ordinal}></i>"
     pages = [(1, 1)] if page_href else []
-    pages += [(line_of(offset), page) for page, offset in enumerate(page_starts, start=2)]
+    pages += [(n, page) for page, n in enumerate(_lines_of(text, page_starts, last), start=2)]
     for n, page in pages:
         href = f' href="{escape(page_href)}#page={page}"' if page_href else ""
         mark = f'<a class="pg" id="page-{page}" data-page="{page}"{href} aria-label="page {page}"></a>'
         marks[n] = marks.get(n, "") + mark
     return marks
+
+
+def _lines_of(text: str, offsets: Sequence[int], last: int) -> list[int]:
+    """The line of each offset; an offset past the last line's end (a trailing newline) stays on it.
+
+    Offsets come in order (passage starts, page starts), so the newlines are counted once, from
+    each offset to the next, not from the start of the text for every one.
+    """
+    lines: list[int] = []
+    line, counted_to = 1, 0
+    for offset in offsets:
+        if offset < counted_to:  # out of order: count from the start again
+            line, counted_to = 1, 0
+        line += text.count("\n", counted_to, offset)
+        counted_to = offset
+        lines.append(min(line, last))
+    return lines
 
 
 def human_size(size: int) -> str:
