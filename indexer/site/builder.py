@@ -530,11 +530,9 @@ class _SiteBuilder:
                         continue
                 entries[path] = builder.build(path, by_path[path])
                 self.stats.history_written += 1
-            target = self.out / rel
-            if old_entries is not None and old_entries == entries:
-                _link_or_copy(self.previous / rel, target)
-            else:
-                target.write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
+            if old_entries == entries and self._link_previous(rel):  # every entry kept: the file as it was
+                continue
+            (self.out / rel).write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
 
     def _changes(self, ctx: PageContext, metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]) -> None:
         """History pages of every path, and the diff pages between consecutive versions (immutable)."""
