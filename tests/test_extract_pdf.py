@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sys
+import time
 import unicodedata
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer.errors import ExtractionError
+from indexer.extract.base import time_limit
 from indexer.extract.pdf import LIGATURES, PAGE_SEPARATOR, PdfExtractor, join_pages, normalize_page
 from indexer.extract.registry import Limits, extract
 
@@ -160,6 +163,28 @@ def test_pdf_without_text_layer_reports_no_extractable_text() -> None:
 def test_pathological_page_hits_the_time_limit() -> None:
     with pytest.raises(ExtractionError, match=r"longer than 0.4 s \(extract_timeout_seconds\)"):
         PdfExtractor().extract(pdf_with_heavy_page(), "heavy.pdf", Limits(timeout_seconds=0.4))
+
+
+def test_an_alarm_landing_in_a_finalizer_still_stops_the_work_and_is_not_reported() -> None:
+    reported: list[object] = []
+
+    class SlowToFinalize:
+        def __del__(self) -> None:
+            until = time.monotonic() + 0.3
+            while time.monotonic() < until:  # the alarm fires in here, where it cannot be raised
+                pass
+
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: reported.append(unraisable.exc_type)
+    try:
+        expired = pytest.raises(ExtractionError, match=r"slow.pdf: extraction took longer than 0.1 s")
+        with expired, time_limit(0.1, "slow.pdf"):
+            SlowToFinalize()
+            while True:  # a re-fired alarm stops this
+                pass
+    finally:
+        sys.unraisablehook = previous
+    assert reported == []
 
 
 def test_too_many_pages_is_oversized() -> None:

@@ -13,12 +13,13 @@ import functools
 import importlib.util
 import logging
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.errors import ExtractionError
 
@@ -126,7 +127,16 @@ def time_limit(seconds: float, path: str) -> Iterator[Deadline]:
         if armed[0]:
             raise _Expired
 
+    previous_hook = sys.unraisablehook
+
+    def on_unraisable(unraisable: Any) -> None:
+        # An alarm that lands in a finalizer or gc callback cannot be raised there; the timer
+        # re-fires, so it is dropped quietly (not reported as the program's error).
+        if unraisable.exc_type is not _Expired:
+            previous_hook(unraisable)
+
     previous_handler = signal.signal(signal.SIGALRM, on_alarm)
+    sys.unraisablehook = on_unraisable
     # Re-fires until disarmed: an exception raised while a gc callback runs is swallowed by Python.
     previous_timer = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
@@ -137,6 +147,7 @@ def time_limit(seconds: float, path: str) -> Iterator[Deadline]:
         armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous_handler)
+        sys.unraisablehook = previous_hook
         if previous_timer[0] > 0:
             remaining = previous_timer[0] - (time.monotonic() - started)
             signal.setitimer(signal.ITIMER_REAL, max(remaining, 0.001), previous_timer[1])
