@@ -2,8 +2,9 @@
 
 The pipeline for one document:
 
-1. markdown-it parses the text with raw HTML on (so `<details>`, `<sup>` and comments are HTML,
-   and a comment line no longer swallows the link reference definitions after it);
+1. pyromark (pulldown-cmark, in Rust) parses the text as CommonMark with GFM tables and
+   strikethrough, raw HTML on (so `<details>`, `<sup>` and comments are HTML), and gives
+   events with byte ranges; `_Renderer` writes the HTML from them;
 2. every block gets its source lines (`data-line-start`/`data-line-end`, which select-to-cite
    reads), every heading an id, every image a decision (a corpus image is an `<img>`, any
    other image is a link: an `<img>` of another host would make the reader's browser fetch it);
@@ -24,18 +25,22 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 import nh3
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+import pyromark
 from markupsafe import Markup, escape
 
 from indexer.site.links import IMAGE, LINK, DocumentLinks, heading_fragment, is_external
+from indexer.text.chunk import byte_line_starts
 
-_MD = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable(["table", "strikethrough"])
+# CommonMark with raw HTML, GFM tables and strikethrough; no typographer, no linkify.
+_OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
 
 TAGS = frozenset(
     {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong"}
@@ -70,12 +75,6 @@ def _slug(text: str) -> str:
     """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens."""
     text = re.sub(r"[^\w\- ]", "", text.lower()).strip().replace(" ", "-")
     return text or "section"
-
-
-def _inline_text(token: Token) -> str:
-    """The text a reader sees in an inline token (no Markdown syntax, no link targets)."""
-    parts = [c.content for c in token.children or () if c.type in ("text", "code_inline")]
-    return "".join(parts).strip() if token.children else token.content.strip()
 
 
 # -- code: Pygments at build time ----------------------------------------------------------------
@@ -154,59 +153,301 @@ def highlight(code: str, language: str) -> str:
     return "".join(out)
 
 
-def _code_block(token: Token, language: str, marker: str) -> str:
-    start, end = (str(token.attrGet(name) or "").removeprefix(marker) for name in ("data-line-start", "data-line-end"))
-    lines = f' data-line-start="{start}" data-line-end="{end}"'
+def _code_block(code: str, language: str, lines: str) -> str:
     label = escape(language) if language else ""
     code_class = f' class="language-{label}"' if label else ""
     # Focusable, so a block wider than the screen scrolls from the keyboard (the page's script
     # keeps the tab stop only on blocks that overflow).
-    return (
-        f'<pre class="code" tabindex="0"{lines if token.map else ""}>'
-        f"<code{code_class}>{highlight(token.content, language)}</code></pre>\n"
-    )
+    return f'<pre class="code" tabindex="0"{lines}><code{code_class}>{highlight(code, language)}</code></pre>\n'
 
 
-# -- the renderer --------------------------------------------------------------------------------
+# -- the renderer: pyromark's events to HTML -------------------------------------------------------
+
+_INLINE = {"Emphasis": "em", "Strong": "strong", "Strikethrough": "s"}
+_ALIGN = {"Left": "left", "Right": "right", "Center": "center"}
+_SPACE = frozenset(b" \t\r\n")
 
 
-def _render_fence(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
-    token = tokens[idx]
-    language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
-    return _placeholder(env, _code_block(token, language, env["marker"]))
+@dataclass(slots=True)
+class _Open:
+    """An element being rendered: what its end writes, and the source lines it has reached."""
+
+    kind: str  # "inline", "block", "tbody", "heading", "code", "image"; "inert"(-inside): nothing of its own
+    end: str = ""  # its end tag (a code block: its language; an image: its URL)
+    at: int = -1  # where its start tag goes in the output, once its lines are known
+    start: str = ""  # that start tag, with "{}" for its source lines
+    first: int = 0  # its first source line (1-based) …
+    last: int = 0  # … and the last line its content has reached so far
 
 
-def _render_code_block(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
-    return _placeholder(env, _code_block(tokens[idx], "", env["marker"]))
+class _Renderer:
+    """One document's HTML from pyromark's events, before the sanitizer.
+
+    Events are dicts (`{"Start": …}`, `{"Text": …}`) or bare strings (`"SoftBreak"`); a block's
+    events carry its byte range in the UTF-8 text. A block's source lines run from its first
+    line to its last non-blank one; a list, quote or table ends where its last child does (its
+    own range can take in blank lines and link reference definitions after it).
+    """
+
+    def __init__(self, source: bytes, marker: str, links: DocumentLinks | None):
+        self.source = source
+        self.marker = marker
+        self.links = links
+        self.line_starts = byte_line_starts(source)
+        self.out: list[str] = []
+        self.open: list[_Open] = []
+        self.blocks: list[str] = []  # code blocks, put in after the sanitizer
+        self.headings: list[tuple[int, str, str]] = []
+        self.used: dict[str, int] = {}
+        self.raw_open: dict[str, int] = {}  # raw-text elements left open in the current block
+        self.text: list[str] | None = None  # a code block's code, an image's alt text
+        self.title: list[str] | None = None  # the open heading's text
+        self.aligns: tuple[str, ...] = ()
+        self.cell = 0
+        self.in_head = False
+
+    def render(self, events: Iterable[tuple[Any, Any]]) -> str:
+        for event, where in events:
+            if type(event) is str:
+                self.bare(event, where)
+            elif "Start" in event:
+                if self.open and self.open[-1].kind in ("image", "inert-inside"):
+                    self.open.append(_Open("inert-inside"))  # emphasis, links… in an image's alt text
+                else:
+                    self.start(event["Start"], where)
+            elif "End" in event:
+                self.end()
+            else:
+                ((kind, value),) = event.items()
+                self.leaf(kind, value, where)
+        return "".join(self.out)
+
+    # -- source lines
+
+    def span(self, where: dict[str, int]) -> tuple[int, int]:
+        """The first and last non-blank lines (1-based) of a byte range."""
+        start, end = where["start"], where["end"]
+        source, space = self.source, _SPACE
+        while end > start + 1 and source[end - 1] in space:
+            end -= 1
+        first = bisect_right(self.line_starts, start)
+        return first, max(first, bisect_right(self.line_starts, end - 1))
+
+    def attributes(self, first: int, last: int, marker: str | None = None) -> str:
+        mark = self.marker if marker is None else marker
+        return f' data-line-start="{mark}{first}" data-line-end="{mark}{last}"'
+
+    def reached(self, last: int) -> None:
+        """A child ended on line `last`: its parent block reaches at least that far."""
+        for parent in reversed(self.open):
+            if parent.kind in ("block", "tbody"):
+                parent.last = max(parent.last, last)
+                return
+
+    # -- starts
+
+    def start(self, tag: Any, where: dict[str, int]) -> None:
+        if type(tag) is str:
+            self.simple_start(tag, where)
+            return
+        ((kind, value),) = tag.items()
+        if kind == "Link":
+            url = "mailto:" + value["dest_url"] if value["link_type"] == "Email" else value["dest_url"]
+            title = f' title="{escape(value["title"])}"' if value["title"] else ""
+            self.out.append(f'<a href="{escape(_normal_url(url))}"{title}>')
+            self.open.append(_Open("inline", "</a>"))
+        elif kind == "Image":
+            self.text = []
+            self.open.append(_Open("image", value["dest_url"]))
+        elif kind == "Heading":
+            first, last = self.span(where)
+            self.title, self.raw_open = [], {}
+            level = value["level"][1:]
+            self.open.append(_Open("heading", level, len(self.out), "", first, last))
+            self.out.append("")  # its start tag, once the heading's text gives its id
+        elif kind == "CodeBlock":
+            info = value["Fenced"].strip() if type(value) is dict else ""
+            first, last = self.span(where)
+            self.text = []
+            self.open.append(_Open("code", info.split(maxsplit=1)[0] if info else "", -1, "", first, last))
+        elif kind == "List":
+            name = "ul" if value is None else "ol"
+            start = f' start="{value}"' if value is not None and value != 1 else ""
+            self.container(f"<{name}{{}}{start}>\n", f"</{name}>\n", where)
+        elif kind == "BlockQuote":
+            self.container("<blockquote{}>\n", "</blockquote>\n", where)
+        elif kind == "Table":
+            self.aligns = tuple(value)
+            self.container("<table{}>\n", "</table>\n", where)
+        else:  # footnotes, metadata blocks, math: not enabled
+            self.open.append(_Open("inert"))
+
+    def container(self, start: str, end: str, where: dict[str, int], by_children: bool = True) -> None:
+        """A block whose start tag waits for its last line: where its last child ends (a list,
+        item, quote or table, whose own range can take in blank lines and link reference
+        definitions after it), or else the last non-blank line of its own range."""
+        first, last = self.span(where)
+        self.open.append(_Open("block", end, len(self.out), start, first, 0 if by_children else last))
+        self.out.append("")
+
+    def simple_start(self, tag: str, where: dict[str, int]) -> None:
+        if tag in _INLINE:
+            self.out.append(f"<{_INLINE[tag]}>")
+            self.open.append(_Open("inline", f"</{_INLINE[tag]}>"))
+        elif tag == "Paragraph":
+            self.raw_open = {}
+            first, last = self.span(where)
+            self.out.append(f"<p{self.attributes(first, last)}>")
+            self.open.append(_Open("block", "</p>\n", -1, "", first, last))
+        elif tag == "Item":
+            self.raw_open = {}
+            self.container("<li{}>", "</li>\n", where)
+        elif tag == "TableHead":
+            self.in_head, self.cell = True, 0
+            self.raw_open = {}
+            self.container("<thead{0}>\n<tr{0}>\n", "</tr>\n</thead>\n", where, by_children=False)
+        elif tag == "TableRow":
+            self.in_head, self.cell = False, 0
+            if self.open[-1].end == "</table>\n":  # the first row of the body
+                self.open[-1].end = "</tbody>\n</table>\n"
+                self.container("<tbody{}>\n", "", where)
+                self.open[-1].kind = "tbody"
+            self.container("<tr{}>\n", "</tr>\n", where, by_children=False)
+        elif tag == "TableCell":
+            name = "th" if self.in_head else "td"
+            align = _ALIGN.get(self.aligns[self.cell], "") if self.cell < len(self.aligns) else ""
+            self.cell += 1
+            self.raw_open = {}
+            # Inline styles are refused by the site's CSP: a column's alignment is a class.
+            self.out.append(f'<{name} class="{self.marker}align-{align}">' if align else f"<{name}>")
+            # A cell's lines are its row's (a cell missing from a row has an empty range after it).
+            self.open.append(_Open("block", f"</{name}>\n"))
+        elif tag == "HtmlBlock":
+            self.raw_open = {}
+            first, last = self.span(where)
+            self.open.append(_Open("block", "", -1, "", first, last))
+        else:
+            self.open.append(_Open("inert"))
+
+    # -- ends
+
+    def end(self) -> None:
+        element = self.open.pop()
+        if element.kind == "tbody":  # a table's body has no end event of its own: the table's ends it
+            self.finish(element)
+            table = self.open.pop()
+            table.last = max(table.last, element.last)
+            element = table
+        self.finish(element)
+
+    def finish(self, element: _Open) -> None:
+        kind = element.kind
+        if kind == "inline":
+            self.out.append(element.end)
+            return
+        if kind == "image":
+            self.out.append(self.picture(element.end, "".join(self.text or ())))
+            self.text = None
+            return
+        if kind == "code":
+            lines = self.attributes(element.first, element.last, "")
+            self.out.append(self.placeholder(_code_block("".join(self.text or ()), element.end, lines)))
+            self.text = None
+        elif kind == "heading":
+            self.close_heading(element)
+        elif kind in ("block", "tbody"):
+            if element.at >= 0:
+                element.last = element.last or element.first  # an empty item: its marker's line
+                self.out[element.at] = element.start.format(self.attributes(element.first, element.last))
+            self.out.append(_closing(self.raw_open) + element.end)
+            self.raw_open = {}
+        if element.last and kind != "tbody":
+            self.reached(element.last)
+
+    def close_heading(self, element: _Open) -> None:
+        title = "".join(self.title or ()).strip()
+        slug = _slug(title)
+        count = self.used.get(slug, 0)
+        self.used[slug] = count + 1
+        anchor = f"h-{slug}" if count == 0 else f"h-{slug}-{count}"
+        level = element.end
+        lines = self.attributes(element.first, element.last)
+        self.out[element.at] = f'<h{level}{lines} id="{self.marker}{anchor}">'
+        self.out.append(f"{_closing(self.raw_open)}</h{level}>\n")
+        self.raw_open, self.title = {}, None
+        self.headings.append((int(level), anchor, title))
+
+    # -- content
+
+    def leaf(self, kind: str, value: str, where: dict[str, int]) -> None:
+        top = self.open[-1].kind if self.open else ""
+        if top in ("code", "image", "inert-inside"):
+            if self.text is not None:
+                self.text.append(value)
+            return
+        self.text_reached(where)
+        if kind == "Text" or kind == "Code":
+            text = str(escape(value))
+            self.out.append(text if kind == "Text" else f"<code>{text}</code>")
+            if self.title is not None:
+                self.title.append(value)
+        elif kind == "Html" or kind == "InlineHtml":
+            # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
+            # closed at the end of its block. `<plaintext>` can never be closed: it is dropped.
+            html = PLAINTEXT.sub("", value)
+            _left_open(html, self.raw_open)
+            self.out.append(html)
+        else:
+            self.out.append(str(escape(value)))
+
+    def text_reached(self, where: dict[str, int]) -> None:
+        """Text straight in a list item (a tight list's items hold no paragraph) ends its lines."""
+        for element in reversed(self.open):
+            if element.kind != "inline":
+                if element.at >= 0 and element.kind == "block" and where["end"] > where["start"]:
+                    element.last = max(element.last, self.span(where)[1])
+                return
+
+    def bare(self, event: str, where: dict[str, int]) -> None:
+        top = self.open[-1].kind if self.open else ""
+        if top in ("image", "inert-inside"):
+            if self.text is not None:
+                self.text.append(" ")
+        elif event == "SoftBreak":
+            self.out.append("\n")
+        elif event == "HardBreak":
+            self.out.append("<br />\n")
+        elif event == "Rule":
+            first, last = self.span(where)
+            self.out.append(f"<hr{self.attributes(first, last)} />\n")
+            self.reached(last)
+
+    def placeholder(self, html: str) -> str:
+        # Plain text that passes the sanitizer untouched; replaced by the block once it has run.
+        self.blocks.append(html)
+        return f"{self.marker}block~{len(self.blocks) - 1}~\n"
+
+    def picture(self, url: str, alt_text: str) -> str:
+        mark = self.marker
+        alt = escape(alt_text or "image")
+        links = self.links
+        if url and not is_external(url) and not url.startswith("#") and links is not None:
+            src = links.resolve(_normal_url(url), IMAGE)
+            if src is not None:
+                return f'<img src="{escape(mark + src)}" alt="{alt}">'
+            return f'<span class="{mark}broken-image">[image: {alt}]</span>'
+        if not url:
+            return f"[{alt}]"
+        # An image from elsewhere would make the reader's browser request its URL: a link instead.
+        return f'<a class="{mark}img-link" href="{escape(_normal_url(url))}">[image: {alt}]</a>'
 
 
-def _placeholder(env: dict[str, Any], html: str) -> str:
-    # Plain text that passes the sanitizer untouched; replaced by the block once it has run.
-    blocks: list[str] = env["blocks"]
-    blocks.append(html)
-    return f"{env['marker']}block~{len(blocks) - 1}~\n"
+def _normal_url(url: str) -> str:
+    """A link's destination with spaces and non-ASCII characters percent-encoded (existing escapes kept)."""
+    return quote(url, safe=_URL_SAFE)
 
 
-def _render_image(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
-    token = tokens[idx]
-    mark = env["marker"]
-    url = str(token.attrGet("src") or "")
-    alt = escape("".join(child.content for child in token.children or ()) or "image")
-    links: DocumentLinks | None = env.get("links")
-    if url and not is_external(url) and not url.startswith("#") and links is not None:
-        src = links.resolve(url, IMAGE)
-        if src is not None:
-            return f'<img src="{escape(mark + src)}" alt="{alt}">'
-        return f'<span class="{mark}broken-image">[image: {alt}]</span>'
-    if not url:
-        return f"[{alt}]"
-    # An image from elsewhere would make the reader's browser request its URL: a link instead.
-    return f'<a class="{mark}img-link" href="{escape(url)}">[image: {alt}]</a>'
-
-
-_MD.add_render_rule("image", _render_image)
-_MD.add_render_rule("fence", _render_fence)
-_MD.add_render_rule("code_block", _render_code_block)
+_URL_SAFE = ";/?:@&=+$,-_.!~*'()#%[]"
 
 
 class _Filter:
@@ -267,30 +508,6 @@ def _closing(counts: dict[str, int]) -> str:
     return "".join(f"</{name}>" * count for name, count in counts.items() if count > 0)
 
 
-def _contain_raw_html(tokens: list[Token]) -> None:
-    """Close, at the end of its block, a `<script>`, `<iframe>`… that raw HTML leaves open.
-
-    The sanitizer removes such an element with its content; unclosed, its content would be
-    the rest of the document. `<plaintext>` can never be closed: it is dropped.
-    """
-    for token in tokens:
-        if token.type == "html_block":
-            counts: dict[str, int] = {}
-            token.content = PLAINTEXT.sub("", token.content)
-            _left_open(token.content, counts)
-            token.content += _closing(counts)
-        elif token.type == "inline" and token.children:
-            counts = {}
-            for child in token.children:
-                if child.type == "html_inline":
-                    child.content = PLAINTEXT.sub("", child.content)
-                    _left_open(child.content, counts)
-            if _closing(counts):
-                closer = Token("html_inline", "", 0)
-                closer.content = _closing(counts)
-                token.children.append(closer)
-
-
 def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup, list[tuple[int, str, str]]]:
     """Rendered Markdown with source lines on blocks; and the (level, id, title) headings.
 
@@ -298,36 +515,15 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     they are left as written and images are links.
     """
     marker = "m" + secrets.token_hex(8) + "~"
-    tokens = _MD.parse(text)
-    _contain_raw_html(tokens)
-    headings: list[tuple[int, str, str]] = []
-    used: dict[str, int] = {}
-    for i, token in enumerate(tokens):
-        if token.map and token.nesting >= 0 and token.block and token.type != "inline":
-            token.attrSet("data-line-start", marker + str(token.map[0] + 1))
-            token.attrSet("data-line-end", marker + str(max(token.map[0] + 1, token.map[1])))
-        if token.type in ("th_open", "td_open"):
-            style = str(token.attrGet("style") or "")
-            if style.startswith("text-align:"):
-                # Inline styles are refused by the site's CSP: the column's alignment is a class.
-                token.attrs.pop("style", None)
-                token.attrSet("class", f"{marker}align-{style.split(':', 1)[1]}")
-        if token.type == "heading_open" and i + 1 < len(tokens):
-            title = _inline_text(tokens[i + 1])
-            slug = _slug(title)
-            count = used.get(slug, 0)
-            used[slug] = count + 1
-            anchor = f"h-{slug}" if count == 0 else f"h-{slug}-{count}"
-            token.attrSet("id", marker + anchor)
-            headings.append((int(token.tag[1:]), anchor, title))
-    env: dict[str, Any] = {"marker": marker, "links": links, "blocks": []}
-    html = _MD.renderer.render(tokens, _MD.options, env)
+    renderer = _Renderer(text.encode("utf-8"), marker, links)
+    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_OPTIONS)
+    html = renderer.render(events)
     clean = sanitize(html, marker, links)
-    blocks: list[str] = env["blocks"]
+    blocks = renderer.blocks
     if blocks:
         clean = re.sub(re.escape(marker) + r"block~(\d+)~", lambda m: blocks[int(m.group(1))], clean)
     if "<table" in clean:
         # A table wider than the screen scrolls in its own box (focusable, so from the keyboard too).
         clean = TABLE_OPEN.sub('<div class="table-wrap" tabindex="0" role="region" aria-label="Table"><table', clean)
         clean = clean.replace("</table>", "</table></div>")
-    return Markup(clean), headings
+    return Markup(clean), renderer.headings

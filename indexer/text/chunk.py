@@ -95,7 +95,7 @@ def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: 
 def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
     """The document's top-level blocks, each with its lines (and, for a heading, its level and text)."""
     source = text.encode("utf-8")
-    line_starts = _byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
+    line_starts = byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
 
     def line_of(offset: int) -> int:
         return bisect_right(line_starts, offset)
@@ -132,7 +132,8 @@ def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
     return blocks
 
 
-def _byte_line_starts(source: bytes) -> list[int]:
+def byte_line_starts(source: bytes) -> list[int]:
+    """Where each line of UTF-8 `source` starts: pyromark's ranges are byte offsets."""
     starts = [0]
     at = source.find(b"\n")
     while at != -1:
