@@ -171,3 +171,29 @@ def test_a_tight_list_ends_on_its_last_item_not_on_the_definitions_after_it() ->
 def test_a_heading_with_an_image_is_titled_by_its_text() -> None:
     _, headings = markdown_view("### Orphaned goals ![Help wanted][]\n\n[Help wanted]: https://example.org/h.svg\n")
     assert headings == [(3, "h-orphaned-goals", "Orphaned goals")]
+
+
+RAW_TEXT_OPENERS = ["<script>", "<style>", "<iframe src=x>", "<textarea>", "<noscript>", "<xmp>", "<plaintext>"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(markdown_documents(), st.data())
+def test_raw_text_left_open_inside_a_block_never_takes_the_blocks_after_it(text: str, data: st.DataObject) -> None:
+    words = list(WORD.finditer(text))
+    chosen = words[data.draw(st.integers(0, len(words) - 1))] if words else None
+    if chosen is None:
+        return
+    opener = data.draw(st.sampled_from(RAW_TEXT_OPENERS))
+    # After a word, never at a line's start: there `<script>` would begin an HTML block, which
+    # CommonMark runs to its end tag however far that is.
+    edited = text[: chosen.end()] + " " + opener + text[chosen.end() :]
+    html, _ = markdown_view(edited)
+    parser = _Blocks()
+    parser.feed(str(html))
+    parser.close()
+    shown = set(WORD.findall(re.sub(r"<[^>]*>", " ", str(html))))
+    after_block = edited.find("\n\n", chosen.end())
+    later = WORD.findall(edited[after_block:]) if after_block != -1 else []
+    lost = [word for word in later if word not in shown]
+    assert not lost, (opener, lost, edited, str(html))
+    assert "<script" not in html and "<iframe" not in html and "<style" not in html

@@ -261,13 +261,15 @@ class _Renderer:
             self.open.append(_Open("image", value["dest_url"]))
         elif kind == "Heading":
             first, last = self.span(where)
-            self.title, self.raw_open = [], {}
+            self.title = []
+            self.close_raw()
             level = value["level"][1:]
             self.open.append(_Open("heading", level, len(self.out), "", first, last))
             self.out.append("")  # its start tag, once the heading's text gives its id
         elif kind == "CodeBlock":
             info = value["Fenced"].strip() if type(value) is dict else ""
             first, last = self.span(where)
+            self.close_raw()
             self.text = []
             self.open.append(_Open("code", info.split(maxsplit=1)[0] if info else "", -1, "", first, last))
         elif kind == "List":
@@ -287,6 +289,7 @@ class _Renderer:
         item, quote or table, whose own range can take in blank lines and link reference
         definitions after it), or else the last non-blank line of its own range."""
         first, last = self.span(where)
+        self.close_raw()
         self.open.append(_Open("block", end, len(self.out), start, first, 0 if by_children else last))
         self.out.append("")
 
@@ -295,16 +298,14 @@ class _Renderer:
             self.out.append(f"<{_INLINE[tag]}>")
             self.open.append(_Open("inline", f"</{_INLINE[tag]}>"))
         elif tag == "Paragraph":
-            self.raw_open = {}
+            self.close_raw()
             first, last = self.span(where)
             self.out.append(f"<p{self.attributes(first, last)}>")
             self.open.append(_Open("block", "</p>\n", -1, "", first, last))
         elif tag == "Item":
-            self.raw_open = {}
             self.container("<li{}>", "</li>\n", where)
         elif tag == "TableHead":
             self.in_head, self.cell = True, 0
-            self.raw_open = {}
             self.container("<thead{0}>\n<tr{0}>\n", "</tr>\n</thead>\n", where, by_children=False)
         elif tag == "TableRow":
             self.in_head, self.cell = False, 0
@@ -317,13 +318,13 @@ class _Renderer:
             name = "th" if self.in_head else "td"
             align = _ALIGN.get(self.aligns[self.cell], "") if self.cell < len(self.aligns) else ""
             self.cell += 1
-            self.raw_open = {}
+            self.close_raw()
             # Inline styles are refused by the site's CSP: a column's alignment is a class.
             self.out.append(f'<{name} class="{self.marker}align-{align}">' if align else f"<{name}>")
             # A cell's lines are its row's (a cell missing from a row has an empty range after it).
             self.open.append(_Open("block", f"</{name}>\n"))
         elif tag == "HtmlBlock":
-            self.raw_open = {}
+            self.close_raw()
             first, last = self.span(where)
             self.open.append(_Open("block", "", -1, "", first, last))
         else:
@@ -359,8 +360,8 @@ class _Renderer:
             if element.at >= 0:
                 element.last = element.last or element.first  # an empty item: its marker's line
                 self.out[element.at] = element.start.format(self.attributes(element.first, element.last))
-            self.out.append(_closing(self.raw_open) + element.end)
-            self.raw_open = {}
+            self.close_raw()
+            self.out.append(element.end)
         if element.last and kind != "tbody":
             self.reached(element.last)
 
@@ -373,8 +374,9 @@ class _Renderer:
         level = element.end
         lines = self.attributes(element.first, element.last)
         self.out[element.at] = f'<h{level}{lines} id="{self.marker}{anchor}">'
-        self.out.append(f"{_closing(self.raw_open)}</h{level}>\n")
-        self.raw_open, self.title = {}, None
+        self.close_raw()
+        self.out.append(f"</h{level}>\n")
+        self.title = None
         self.headings.append((int(level), anchor, title))
 
     # -- content
@@ -400,6 +402,12 @@ class _Renderer:
         else:
             self.out.append(str(escape(value)))
 
+    def close_raw(self) -> None:
+        """End tags for the raw-text elements (`<script>`, `<iframe>`…) the block so far left open."""
+        if self.raw_open:
+            self.out.append(_closing(self.raw_open))
+            self.raw_open = {}
+
     def text_reached(self, where: dict[str, int]) -> None:
         """Text straight in a list item (a tight list's items hold no paragraph) ends its lines."""
         for element in reversed(self.open):
@@ -418,6 +426,7 @@ class _Renderer:
         elif event == "HardBreak":
             self.out.append("<br />\n")
         elif event == "Rule":
+            self.close_raw()
             first, last = self.span(where)
             self.out.append(f"<hr{self.attributes(first, last)} />\n")
             self.reached(last)
