@@ -10,10 +10,12 @@ Each run reports the CPU of the rendering process itself (user + system, every t
 rendering, Markdown, escaping, writing files, JSON) and of the processes it waited for (git's
 diffs and Pagefind), from `getrusage` deltas around `render_site` alone (the interpreter's
 start-up and imports are not counted). The two sites are compared file by file (Pagefind's own
-files aside): a speed-up must not change a page.
+files aside): a speed-up must not change a page (a change that
+means to, such as a new Markdown renderer, lists the pages it changed).
 
     python bench/site_cpu_bench.py --baseline /tmp/pincite-main                   # 2,000 documents
     python bench/site_cpu_bench.py --baseline /tmp/pincite-main --docs 500 --rounds 2 --json
+    python bench/site_cpu_bench.py --baseline /tmp/pincite-main --repo ~/src/some-clone --roots docs
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.synth_corpus import SynthParams, generate  # noqa: E402
+from bench.mkdocs_bench import corpus  # noqa: E402
 
 # Run by each checkout's interpreter with that checkout first on the path: the site stage alone.
 RENDER = """
@@ -93,26 +94,10 @@ def differing_files(left: Path, right: Path) -> list[str]:
     return sorted((on_left ^ on_right) | {f for f in both if not filecmp.cmp(left / f, right / f, shallow=False)})
 
 
-def corpus(args: argparse.Namespace, work: Path) -> tuple[Path, SynthParams]:
-    """The synthetic corpus of bench/mkdocs_bench.py (same parameters, same folder name: shared)."""
-    params = SynthParams(
-        docs=args.docs,
-        commits=args.commits if args.commits is not None else args.docs,
-        files_per_commit=3,
-        seed=args.seed,
-        target_bytes=args.docs * 5000,
-    )
-    repo = work / f"synth-{params.docs}-{params.commits}-{params.seed}"
-    if not (repo / ".git").is_dir():
-        _log(f"generating {params.docs} documents, {params.commits} commits in {repo} ...")
-        generate(repo, params)
-    return repo, params
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.workdir or tempfile.mkdtemp(prefix="pincite-site-cpu-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    repo, params = corpus(args, work)
+    repo, described = corpus(args, work)
     checkouts = {"pincite": ROOT, "baseline": Path(args.baseline).resolve()}
     load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
     _log("building the index ...")
@@ -130,7 +115,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             _log(f"round {round_no + 1}: {name} renders the site ...")
             runs[name].append(render_once(checkouts[name], repo, work / f"site-{name}", args.roots))
     out: dict[str, Any] = {
-        "corpus": asdict(params),
+        "corpus": described,
         "machine": {
             "cpu": platform.processor() or platform.machine(),
             "cores": str(os.cpu_count()),
@@ -168,6 +153,9 @@ def _log(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="another pincite checkout (e.g. an export of main)")
+    parser.add_argument(
+        "--repo", help="measure an existing clone (its index is built in it) instead of the synthetic corpus"
+    )
     parser.add_argument("--docs", type=int, default=2000, help="synthetic documents (about 5 kB each)")
     parser.add_argument("--commits", type=int, help="edit commits of 3 files (default: --docs, ~4 versions each)")
     parser.add_argument("--seed", type=int, default=1)
