@@ -219,7 +219,7 @@ def link_report(
     """The broken links of a page and the files its links publish (site path → blob)."""
     broken: list[BrokenLink] = []
     published: dict[str, str] = {}
-    for url, kind in records:
+    for url, kind in dict.fromkeys(records):  # a link written twice is reported once
         result = outcome(document, url, kind, targets)
         if result.href is None:
             broken.append(BrokenLink(document, unquote(url), result.reason))
