@@ -55,7 +55,7 @@ LOOKUP = """async ([text, kind]) => {
     PinciteQuote.normalizeQuote(text), [], kind);
   return { ms: performance.now() - started, places: found.places.map((p) => p.path), gaps: found.gaps };
 }"""
-LINE = re.compile(r'<span id="L\d+" class="ln">(.*?)</span>', re.S)
+LINE = re.compile(r"<li id=L\d+>(.*?)(?=<li |</ol>)", re.S)
 
 
 def _passage(site: Path, path: str) -> str | None:

@@ -35,22 +35,26 @@ ORIGINAL_GUIDE = "".join(f"Line {n} of the guide.\n" for n in range(1, 9))
 
 
 class _Collector(HTMLParser):
-    """Collects tags with attributes and the text inside `#src`."""
+    """Collects tags with attributes and the text inside `#src` (whose lines omit their end tags)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.src_depth = 0
+        self.src_tag = ""  # the tag of `#src` while inside it
+        self.src_depth = 0  # its own tag's nesting inside it
         self.src_text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if self.src_depth or dict(attrs).get("id") == "src":
+        if self.src_tag == tag or (not self.src_tag and dict(attrs).get("id") == "src"):
+            self.src_tag = tag
             self.src_depth += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if self.src_depth:
+        if self.src_tag == tag:
             self.src_depth -= 1
+            if not self.src_depth:
+                self.src_tag = ""
 
     def handle_data(self, data: str) -> None:
         if self.src_depth:
@@ -79,16 +83,16 @@ def _build(repo: object, out: Path, **config: object) -> dict[str, object]:
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab \n\r\t<>&\"'é中🎉\u2028\ufeff")), max_size=80))
 def test_source_view_text_is_the_document_text_exactly(text: str) -> None:
-    parsed = _parse(f'<pre id="src">{source_view(text)}</pre>')
+    parsed = _parse(f'<ol id="src">{source_view(text)}</ol>')
     assert "".join(parsed.src_text) == text
     lines = text.split("\n")
     expected_lines = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
-    line_ids = [attrs.get("id") for tag, attrs in parsed.tags if tag == "span"]
+    line_ids = [attrs.get("id") for tag, attrs in parsed.tags if tag == "li"]
     assert line_ids == [f"L{n}" for n in range(1, expected_lines + 1)]
 
 
 class _Marks(HTMLParser):
-    """The line span (`L{n}`) each passage anchor (`p{n}`) and page marker (`page-{n}`) opens."""
+    """The line (`L{n}`) each passage anchor (`p{n}`) and page marker (`page-{n}`) opens."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -97,7 +101,7 @@ class _Marks(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         ident = dict(attrs).get("id") or ""
-        if tag == "span":
+        if tag == "li":
             self.line = ident
         elif tag in ("i", "a"):
             self.marks[ident] = self.line
@@ -217,9 +221,9 @@ def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:
 
 
 # What a version page may add to its text: the site keeps one page per version of every document,
-# so the page is its text, a short header and banner, and a bare `<span id=L12>` per line.
+# so the page is its text, a short header and banner, and a bare `<li id=L12>` per line.
 VERSION_PAGE_CHROME = 2500
-VERSION_PAGE_PER_LINE = len("<span id=L100></span>") + 1
+VERSION_PAGE_PER_LINE = len("<li id=L100>") + 1
 
 
 def test_version_pages_are_their_text_and_little_else(corpus_repo, tmp_path: Path) -> None:

@@ -826,7 +826,7 @@ def test_raw_html_renders_through_the_allowlist_and_stays_inert(served: Any, pag
     )
     assert report["pwned"] == 0 and report["handlers"] == [] and report["active"] == 0, report
     assert report["jsLinks"] == 0 and report["srcs"] == [None], report
-    assert report["sourceView"] == "PRE" and all(i.startswith("h-") for i in report["ids"]), report
+    assert report["sourceView"] == "OL" and all(i.startswith("h-") for i in report["ids"]), report
     assert page.errors == []
 
 

@@ -2,15 +2,16 @@
 
 Corpus text reaches a page only through `source_view` (escaped here), `markdown_view`
 (`indexer.site.markdown`: sanitized) or through Jinja2 with autoescape on. The source view
-keeps the document text exactly: the text content of its `<pre>` is the document text, code
+keeps the document text exactly: the text content of its `<ol>` is the document text, code
 point for code point (carriage returns are written as `&#13;` because an HTML parser would
 otherwise turn them into line feeds), so the browser can turn a selection into code-point
 offsets by counting text.
 Line numbers and page markers are drawn by CSS, never text.
 
-A line is `<span id=L12>` and nothing more (a version page is mostly lines, and the site keeps
-every version): its number is a CSS counter, and the line-number links a reader can follow with
-the keyboard are added by the page's script, which is also what turns them into citations.
+A line is `<li id=L12>` and its text, nothing more (a version page is mostly lines, and the site
+keeps every version; a list item needs no end tag): its number is a CSS counter, and the
+line-number links a reader can follow with the keyboard are added by the page's script, which
+is also what turns them into citations.
 """
 
 from __future__ import annotations
@@ -178,12 +179,12 @@ def source_view(
         lines.pop()
     last = len(lines)
     # Most lines carry no mark: each is one f-string, and the few marked lines are written again.
-    out = [f"<span id=L{n}>{line}\n</span>" for n, line in enumerate(lines, start=1)]
+    out = [f"<li id=L{n}>{line}\n" for n, line in enumerate(lines, start=1)]
     marks = _line_marks(text, last, passages, page_starts, page_href)
     for n, mark in marks.items():
-        out[n - 1] = f"<span id=L{n}>{mark}{lines[n - 1]}\n</span>"
+        out[n - 1] = f"<li id=L{n}>{mark}{lines[n - 1]}\n"
     if not trailing_newline:
-        out[-1] = f"<span id=L{last}>{marks.get(last, '')}{lines[-1]}</span>"
+        out[-1] = f"<li id=L{last}>{marks.get(last, '')}{lines[-1]}"
     return Markup("".join(out))
 
 

@@ -85,7 +85,7 @@ const Pincite = (() => {
 
   // -- the source view -------------------------------------------------------------------
   const src = () => document.getElementById("src");
-  // Every child of the source view is a line, <span id=L12> (indexer/site/render.py).
+  // Every child of the source view is a line, <li id=L12> (indexer/site/render.py).
   const lineEls = () => Array.from(src().children);
 
   // The line numbers a reader follows (with the keyboard too) to put a line in the address and cite
