@@ -312,8 +312,8 @@ def _log(message: str) -> None:
     print(f"[mkdocs_bench] {message}", file=sys.stderr, flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options `corpus` reads: an existing clone, or the synthetic corpus's size and seed."""
     parser.add_argument("--repo", help="measure an existing clone instead of the synthetic corpus")
     parser.add_argument("--docs", type=int, default=2000, help="synthetic documents (about 5 kB each)")
     parser.add_argument("--commits", type=int, help="edit commits of 3 files (default: --docs, ~4 versions each)")
@@ -321,6 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--roots", nargs="+", default=["corpus"], help="folders both sides publish (pincite's roots, MkDocs' docs)"
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    add_corpus_arguments(parser)
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side; the fastest counts")
     parser.add_argument("--baseline", help="another pincite checkout to measure in the same run (before/after)")
     parser.add_argument("--workdir", help="keep the corpus, the MkDocs venv and the sites here (reused)")

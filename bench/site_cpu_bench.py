@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.mkdocs_bench import corpus  # noqa: E402
+from bench.mkdocs_bench import add_corpus_arguments, corpus  # noqa: E402
 
 # Run by each checkout's interpreter with that checkout first on the path: the site stage alone.
 RENDER = """
@@ -153,13 +153,7 @@ def _log(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="another pincite checkout (e.g. an export of main)")
-    parser.add_argument(
-        "--repo", help="measure an existing clone (its index is built in it) instead of the synthetic corpus"
-    )
-    parser.add_argument("--docs", type=int, default=2000, help="synthetic documents (about 5 kB each)")
-    parser.add_argument("--commits", type=int, help="edit commits of 3 files (default: --docs, ~4 versions each)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--roots", nargs="+", default=["corpus"])
+    add_corpus_arguments(parser)  # an existing clone (--repo) gets its index built in it
     parser.add_argument("--rounds", type=int, default=3, help="runs of each checkout; the fastest counts")
     parser.add_argument("--workdir", help="keep the corpus and the sites here (reused)")
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
