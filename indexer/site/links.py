@@ -195,6 +195,7 @@ class DocumentLinks:
         self.targets = targets
         self.read_blob = read_blob
         self.records: list[tuple[str, str]] = []
+        self._recorded: set[tuple[str, str]] = set()
 
     def resolve(self, url: str, kind: str) -> str | None:
         """The href (or src) for `url` as written; None when the link is broken."""
@@ -205,7 +206,9 @@ class DocumentLinks:
             return "#" + heading_fragment(url[1:])
         if is_external(url):
             return url
-        self.records.append((url, kind))
+        if (url, kind) not in self._recorded:  # a link written twice is one record, reported once
+            self._recorded.add((url, kind))
+            self.records.append((url, kind))
         result = outcome(self.document, url, kind, self.targets)
         if result.svg_blob:
             data = base64.b64encode(self.read_blob(result.svg_blob)).decode("ascii")
@@ -219,7 +222,7 @@ def link_report(
     """The broken links of a page and the files its links publish (site path → blob)."""
     broken: list[BrokenLink] = []
     published: dict[str, str] = {}
-    for url, kind in dict.fromkeys(records):  # a link written twice is reported once
+    for url, kind in records:
         result = outcome(document, url, kind, targets)
         if result.href is None:
             broken.append(BrokenLink(document, unquote(url), result.reason))
