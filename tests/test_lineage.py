@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.citations.drift import DRIFTED, VERIFIED, verify
-from indexer.citations.lineage import DELETED, MODIFIED, RENAMED
+from indexer.citations.lineage import DELETED, MODIFIED, RENAMED, follow, prefetch_renames
 from indexer.citations.resolve import Resolver
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
@@ -100,6 +100,99 @@ def test_without_an_index_git_follows_the_path_and_the_verdict_says_so(corpus_re
     verdict = verify(Citation(pinned, "corpus/a.md", lines=(2, 2)), GitRepo(corpus_repo.root), "HEAD")
     assert verdict.status == DRIFTED and verdict.followed_by == "git"
     assert verdict.note is not None and "outside the indexed history" in verdict.note
+
+
+def test_a_document_moved_out_of_the_roots_and_back_is_followed_step_by_step(corpus_repo: CorpusRepo) -> None:
+    """`archive/` is outside the roots: the index holds nothing of it, git's log does."""
+    pinned = corpus_repo.commit({"corpus/guide.md": ORIGINAL}, message="add the guide")
+    out = corpus_repo.move("corpus/guide.md", "archive/guide.md", message="archive the guide")
+    _grow(corpus_repo, "archive/guide.md", 4)
+    corpus_repo.move("archive/guide.md", "corpus/handbook.md", message="bring the guide back")
+    direct = GitRepo(corpus_repo.root).changes_between(pinned, corpus_repo.head())["corpus/guide.md"]
+    assert direct.status == "deleted"  # the premise: one whole-tree diff loses it
+    verdict, resolver = _verify_indexed(corpus_repo, Citation(pinned, "corpus/guide.md", lines=(2, 4)))
+    assert verdict.status == VERIFIED, verdict.reason
+    assert verdict.new_path == "corpus/handbook.md" and verdict.followed_by == "index"
+    assert verdict.changed_by is not None and verdict.changed_by.sha == out
+    lineage = resolver.lineage(pinned, "corpus/guide.md", corpus_repo.head())
+    assert lineage is not None
+    assert [(s.kind, s.new_path) for s in lineage.steps if s.kind != MODIFIED] == [
+        (RENAMED, "archive/guide.md"),
+        (RENAMED, "corpus/handbook.md"),
+    ]
+    assert [s.kind for s in lineage.steps].count(MODIFIED) == 4
+
+
+def _followed_commit_by_commit(repo: GitRepo, commits: list[str], path: str) -> str | None:
+    """Where `path` at commits[0] stands at commits[-1], by git's rename detection at every commit alone."""
+    current: str | None = path
+    gone = path
+    for parent, commit in itertools.pairwise(commits):
+        if current is None:
+            current = gone if repo.blob_at(commit, gone) is not None else None  # re-added
+            continue
+        change = repo.changes_between(parent, commit).get(current)
+        if change is not None and change.status == "renamed":
+            current = change.new_path
+        elif change is not None and change.status == "deleted":
+            gone, current = current, None
+    return current
+
+
+FOLDERS = ("corpus", "corpus/deep", "archive", "attic")  # the last two are outside the roots
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    history=st.lists(
+        st.tuples(st.sampled_from(["move", "grow", "delete", "restore"]), st.integers(0, 2), st.sampled_from(FOLDERS)),
+        min_size=1,
+        max_size=9,
+    ),
+    prefetched=st.booleans(),
+)
+def test_a_walk_in_and_out_of_the_roots_ends_where_git_commit_by_commit_does(
+    tmp_path_factory: pytest.TempPathFactory, history: list[tuple[str, int, str]], prefetched: bool
+) -> None:
+    repo = CorpusRepo(tmp_path_factory.mktemp("walks"))
+    texts = {n: ORIGINAL.replace("original", f"document {n}") for n in range(3)}
+    where: dict[int, str | None] = {n: f"corpus/d{n}.md" for n in range(3)}
+    last_path = dict(where)
+    first: dict[str, str | bytes | None] = {"corpus/stays.md": "# Stays\n"}  # the root never empties
+    first.update((f"corpus/d{n}.md", texts[n]) for n in range(3))
+    commits = [repo.commit(first)]
+    for step, (kind, n, folder) in enumerate(history):
+        current, change = where[n], dict[str, str | bytes | None]()
+        if kind == "move" and current is not None and f"{folder}/d{n}.md" != current:
+            where[n] = last_path[n] = f"{folder}/d{n}.md"
+            change = {current: None, where[n]: texts[n]}
+        elif kind == "grow" and current is not None:
+            texts[n] += "".join(f"step {step} adds sentence {k} of other words\n" for k in range(6))
+            change = {current: texts[n]}
+        elif kind == "delete" and current is not None:
+            where[n], change = None, {current: None}
+        elif kind == "restore" and current is None and last_path[n] not in where.values():
+            where[n] = last_path[n]
+            change = {last_path[n]: texts[n]}
+        commits.append(repo.commit(change, message=f"{kind} {n} {step}"))
+    build(repo.root, site=False)
+    git = GitRepo(repo.root)
+    history_read = Resolver(git).history()
+    assert history_read is not None
+    walks = [
+        (commit, entry.path, commits[-1])
+        for commit in commits
+        for entry in git.tree_entries(commit, ("corpus", "archive", "attic"))
+    ]
+    if prefetched:
+        prefetch_renames(history_read, git, walks)
+    for commit, path, head in walks:
+        lineage = follow(history_read, git, commit, path, head)
+        assert lineage is not None, (commit, path)
+        expected = _followed_commit_by_commit(git, commits[commits.index(commit) :], path)
+        assert lineage.path == expected, (commits.index(commit), path, lineage.steps)
+        head_entry = git.blob_at(head, expected) if expected is not None else None
+        assert lineage.blob == (head_entry.sha if head_entry else None)
 
 
 @pytest.mark.parametrize("seed", range(8))

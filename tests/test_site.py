@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from markupsafe import escape
 
 from indexer.api import build
+from indexer.citations.drift import verify
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
 from indexer.index.store import PassageAnchor
@@ -24,6 +25,8 @@ from indexer.site.changes import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import breakable_path, history_name, history_shard, source_view
 from indexer.site.serve import serve_in_thread
+from indexer.text.citation import Citation
+from indexer.vcs.repo import GitRepo
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
 XSS_MD = (
@@ -327,6 +330,26 @@ def test_history_of_paths_gone_from_head_is_redone_only_when_where_they_lead_cha
         assert incremental == json.loads((fresh / shard).read_text(encoding="utf-8"))["paths"][path]
 
 
+def test_a_document_moved_out_of_the_roots_and_back_leads_where_verify_says(corpus_repo, tmp_path: Path) -> None:
+    pinned = corpus_repo.commit({"corpus/guide.md": ORIGINAL_GUIDE, "corpus/other.md": "# Other\n"})
+    corpus_repo.move("corpus/guide.md", "archive/guide.md")  # out of the roots
+    for n in range(4):  # rewritten by more than half: no whole-tree diff pairs the two paths
+        text = (corpus_repo.root / "archive/guide.md").read_text(encoding="utf-8")
+        corpus_repo.commit({"archive/guide.md": text + "".join(f"Round {n}, new sentence {k}.\n" for k in range(9))})
+    corpus_repo.move("archive/guide.md", "corpus/handbook.md")
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    entry = _history(site, "corpus/guide.md")
+    blob = corpus_repo.git("rev-parse", f"{pinned}:corpus/guide.md").strip()
+    verdict = verify(Citation(pinned, "corpus/guide.md", lines=(2, 3)), GitRepo(corpus_repo.root))
+    target = entry["versions"][blob]["target"]
+    assert verdict.status == "verified" and verdict.followed_by == "index"
+    assert target["status"] == "renamed" and target["path"] == verdict.new_path == "corpus/handbook.md"
+    assert [(s["kind"], s["path"], s["hunks"]) for s in entry["steps"]] == [("renamed", "archive/guide.md", None)]
+    corpus_repo.commit({"corpus/other.md": "# Other, edited\n"})
+    assert _build(corpus_repo, site)["history_written"] == 1  # other.md alone: where guide.md leads is kept
+
+
 def test_version_pages_leave_when_their_history_does(corpus_repo, tmp_path: Path) -> None:
     first = corpus_repo.commit({"corpus/a.md": "# A\n\nold\n"})
     second = corpus_repo.commit({"corpus/a.md": "# A\n\nnew\n"})
@@ -502,9 +525,6 @@ def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path:
 
 
 def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) -> None:
-    from indexer.citations.drift import verify
-    from indexer.text.citation import Citation
-    from indexer.vcs.repo import GitRepo
 
     body = "".join(f"rule {n}: keep the ledger for {n} years\n" for n in range(1, 30))
     old = corpus_repo.commit({"corpus/rules.md": body})
@@ -526,9 +546,6 @@ def test_history_follows_a_rename_step_by_step_after_the_file_grew(corpus_repo, 
     # Seen on rust-lang/rfcs: RFCs renamed (active/ -> text/) and edited much since. One git diff
     # from the old version to HEAD no longer pairs the two files; verify, walking commit by commit,
     # does, and the banner's history entry must say the same (not "deleted").
-    from indexer.citations.drift import verify
-    from indexer.text.citation import Citation
-    from indexer.vcs.repo import GitRepo
 
     body = "".join(f"rule {n}: keep the ledger for {n} years\n" for n in range(1, 11))
     old = corpus_repo.commit({"corpus/rules.md": body})

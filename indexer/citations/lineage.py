@@ -8,19 +8,25 @@ between that commit and its first parent, so a page renamed once and edited many
 still found), or deleted it. One whole-tree diff from the cited commit to the target would lose a
 rename as soon as the file has changed by half since, and costs a diff per cited commit.
 
+A path the index does not track (renamed out of the roots, say) is followed the same way through
+its runs in git's first-parent log, so a document moved out of the roots and back is still found.
+
 The same walk gives the steps a reader wants named: the commit that first changed, moved or
 removed the cited text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from indexer.index.store import IndexReader, PathVersion
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
 
 MODIFIED, RENAMED, DELETED, READDED = "modified", "renamed", "deleted", "re-added"
+UNTRACKED = -1  # the version id of a run read from git's log: the index holds no version of it
+
+Intervals = list[tuple[PathVersion, str]]  # (interval, its blob), oldest first
 VERIFIED, DRIFTED = "verified", "drifted"
 
 
@@ -57,7 +63,8 @@ class IndexedHistory:
     reader: IndexReader
     commits: list[CommitInfo]
     seq_of: dict[str, int]
-    _intervals: dict[str, list[tuple[PathVersion, str]]] = field(default_factory=dict)
+    _intervals: dict[str, Intervals] = field(default_factory=dict)
+    _untracked: dict[str, Intervals] = field(default_factory=dict)  # read from git's log
 
     @classmethod
     def read(cls, reader: IndexReader) -> IndexedHistory:
@@ -67,11 +74,27 @@ class IndexedHistory:
     def holds(self, commit: str) -> bool:
         return commit in self.seq_of
 
-    def intervals(self, path: str) -> list[tuple[PathVersion, str]]:
-        """The path's intervals, oldest first, each with its blob."""
+    def intervals(self, path: str) -> Intervals:
+        """The path's intervals in the index, oldest first, each with its blob."""
         if path not in self._intervals:
             self._intervals[path] = self.reader.interval_blobs(path)
         return self._intervals[path]
+
+    def untracked_intervals(self, path: str) -> Intervals | None:
+        """The runs of a path the index does not track, as git's log gives them; None until read."""
+        return self._untracked.get(path)
+
+    def read_untracked(self, repo: GitRepo, paths: Iterable[str]) -> None:
+        """Read the runs of paths the index does not track along the indexed line: one git log for all."""
+        wanted = sorted(set(paths) - self._untracked.keys())
+        if not wanted:
+            return
+        found: dict[str, Intervals] = {path: [] for path in wanted}
+        for entry, first, last in repo.entry_runs(self.commits, tuple(wanted), literal=True):
+            if entry.path in found:  # not a file under a path that became a folder
+                found[entry.path].append((PathVersion(entry.path, UNTRACKED, first, last), entry.sha))
+        for path, runs in found.items():
+            self._untracked[path] = sorted(runs, key=lambda run: run[0].first_seq)
 
     def blob_at(self, commit: str, path: str) -> str | None:
         """The blob `path` had at `commit` by the index, or None when the index does not say."""
@@ -80,63 +103,84 @@ class IndexedHistory:
         return found[1] if found else None
 
 
-Changes = Callable[[str, str], dict[str, PathChange]]  # (parent, commit) -> git's changes, renames detected
+class _NotAskedYet(Exception):
+    """A walk needs an answer git has not given yet (see `prefetch_renames`)."""
 
 
-class _NotDetectedYet(Exception):
-    """A walk reached a commit whose renames were not detected yet (see `prefetch_renames`)."""
+@dataclass
+class _Git:
+    """What a walk asks git: the renames between two consecutive commits, and the runs of paths
+    the index does not track. With `known_only`, a question not answered yet is noted and stops
+    the walk, so that `prefetch_renames` can ask them all at once."""
+
+    history: IndexedHistory
+    repo: GitRepo
+    known_only: bool = False
+    missing_changes: set[tuple[str, str]] = field(default_factory=set)
+    missing_paths: set[str] = field(default_factory=set)
+
+    def changes(self, parent: str, commit: str) -> dict[str, PathChange]:
+        if not self.known_only:
+            return self.repo.changes_between(parent, commit)
+        found = self.repo.cached_changes(parent, commit)
+        if found is None:
+            self.missing_changes.add((parent, commit))
+            raise _NotAskedYet
+        return found
+
+    def intervals(self, path: str) -> Intervals:
+        """The index's intervals of the path; for a path it does not track, its runs in git's log."""
+        indexed = self.history.intervals(path)
+        if indexed:
+            return indexed
+        runs = self.history.untracked_intervals(path)
+        if runs is None:
+            if self.known_only:
+                self.missing_paths.add(path)
+                raise _NotAskedYet
+            self.history.read_untracked(self.repo, [path])
+            runs = self.history.untracked_intervals(path) or []
+        return runs
 
 
 def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, target: str) -> Lineage | None:
     """Follow `path` from commit `pinned` to commit `target`; None when the index cannot say.
 
     The index cannot say when either commit is outside its history, the target comes before
-    the pinned commit, the path was not indexed at the pinned commit, or a rename leads to a
-    path the index does not track: the caller then asks git directly.
+    the pinned commit, or the path (or a path a rename leads to) is one the index tracks but
+    whose version there it did not index: the caller then asks git directly.
     """
-    return _walk(history, repo.changes_between, pinned, path, target)
+    return _walk(history, _Git(history, repo), pinned, path, target)
 
 
 def prefetch_renames(history: IndexedHistory, repo: GitRepo, walks: Iterable[tuple[str, str, str]]) -> None:
-    """Detect the renames that `follow` will ask git about for these (pinned, path, target) walks.
+    """Ask git at once what `follow` will ask it for these (pinned, path, target) walks.
 
     The walks run on what is known; every commit where one stops for want of rename detection
-    is detected with the others in one git process, and the stopped walks go on: one process
-    per round, as many rounds as the longest chain of renames, instead of one per commit.
+    is detected with the others in one git process (and every untracked path it reaches read in
+    one git log), and the stopped walks go on: one round per link of the longest chain of
+    renames, instead of a process per commit.
     """
     pending = list(dict.fromkeys(walks))
     while pending:
-        missing: set[tuple[str, str]] = set()
-        known = _detected_only(repo, missing)
+        git = _Git(history, repo, known_only=True)
         stopped = []
         for walk in pending:
             try:
-                _walk(history, known, *walk)
-            except _NotDetectedYet:
+                _walk(history, git, *walk)
+            except _NotAskedYet:
                 stopped.append(walk)
-        repo.prefetch_changes(missing)
+        repo.prefetch_changes(git.missing_changes)
+        history.read_untracked(repo, git.missing_paths)
         pending = stopped
 
 
-def _detected_only(repo: GitRepo, missing: set[tuple[str, str]]) -> Changes:
-    """Changes already detected; a pair not detected yet is added to `missing` and stops the walk."""
-
-    def known(parent: str, commit: str) -> dict[str, PathChange]:
-        found = repo.cached_changes(parent, commit)
-        if found is None:
-            missing.add((parent, commit))
-            raise _NotDetectedYet
-        return found
-
-    return known
-
-
-def _walk(history: IndexedHistory, changes: Changes, pinned: str, path: str, target: str) -> Lineage | None:
+def _walk(history: IndexedHistory, git: _Git, pinned: str, path: str, target: str) -> Lineage | None:
     start, end = history.seq_of.get(pinned), history.seq_of.get(target)
     if start is None or end is None or end < start:
         return None
     steps: list[Step] = []
-    intervals = history.intervals(path)
+    intervals = git.intervals(path)
     current = _containing(intervals, start)
     if current is None:
         return None
@@ -150,15 +194,15 @@ def _walk(history: IndexedHistory, changes: Changes, pinned: str, path: str, tar
             steps.append(Step(MODIFIED, commit, path, path, blob, new_blob))
             blob = new_blob
             continue
-        change = changes(history.commits[seq - 1].sha, commit.sha).get(path)
+        change = git.changes(history.commits[seq - 1].sha, commit.sha).get(path)
         if change is not None and change.status == "renamed" and change.new_path is not None:
-            intervals = history.intervals(change.new_path)
-            moved = _containing(intervals, seq)
+            new_intervals = git.intervals(change.new_path)
+            moved = _containing(new_intervals, seq)
             if moved is None:
-                return None  # renamed to a path the index does not track (outside the roots, say)
+                return None  # renamed to a path the index tracks, but not this version of it
             interval, new_blob = moved
             steps.append(Step(RENAMED, commit, path, change.new_path, blob, new_blob))
-            path, blob = change.new_path, new_blob
+            path, blob, intervals = change.new_path, new_blob, new_intervals
             continue
         steps.append(Step(DELETED, commit, path, None, blob, None))
         later = next(((iv, b) for iv, b in intervals if seq < iv.first_seq <= end), None)
@@ -170,7 +214,7 @@ def _walk(history: IndexedHistory, changes: Changes, pinned: str, path: str, tar
     return Lineage(path, blob, tuple(steps))
 
 
-def _containing(intervals: list[tuple[PathVersion, str]], seq: int) -> tuple[PathVersion, str] | None:
+def _containing(intervals: Intervals, seq: int) -> tuple[PathVersion, str] | None:
     return next(((iv, blob) for iv, blob in intervals if iv.first_seq <= seq <= iv.last_seq), None)
 
 

@@ -256,36 +256,17 @@ def _intervals(
     repo: GitRepo, config: Config, commits: list[CommitInfo]
 ) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
     """(path, entry, kind, first_seq, last_seq) for every run of commits a path kept one blob."""
-    seq_of = {c.sha: seq for seq, c in enumerate(commits)}
-    changes = repo.changes_along(commits, config.roots)
-    state: dict[str, tuple[TreeEntry, int]] = {e.path: (e, 0) for e in repo.tree_entries(commits[0].sha, config.roots)}
-    runs: list[tuple[str, TreeEntry, int, int]] = []
-
-    def close(path: str, last: int) -> None:
-        entry, first = state.pop(path)
-        runs.append((path, entry, first, last))
-
-    for sha in sorted(changes, key=lambda s: seq_of.get(s, -1)):
-        seq = seq_of.get(sha)
-        if seq is None or seq == 0:
-            continue
-        for change in changes[sha]:
-            if change.path in state:
-                close(change.path, seq - 1)
-            if change.sha:
-                state[change.path] = (change, seq)
-    for path in list(state):
-        close(path, len(commits) - 1)
+    runs = repo.entry_runs(commits, config.roots)
     # Every version is read with the declarations of the built commit: a declaration added
     # later applies to the older versions of its paths too.
-    declared = attributes.declared_for(repo, commits[-1].sha, (path for path, *_rest in runs))
+    declared = attributes.declared_for(repo, commits[-1].sha, (entry.path for entry, _first, _last in runs))
     kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path, the mode and the declarations
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
-    for path, entry, first, last in runs:
-        key = (path, entry.mode)
+    for entry, first, last in runs:
+        key = (entry.path, entry.mode)
         if key not in kinds:
-            kinds[key] = classify(entry, config, declared.get(path, UNDECLARED))
-        result.append((path, entry, kinds[key], first, last))
+            kinds[key] = classify(entry, config, declared.get(entry.path, UNDECLARED))
+        result.append((entry.path, entry, kinds[key], first, last))
     return result
 
 

@@ -504,7 +504,7 @@ class _SiteBuilder:
         inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
         keys = {path: inputs.key() for path, inputs in inputs_of.items()}
         # What the entries written again ask git, in a few processes for them all.
-        redo = [p for p, i in inputs_of.items() if i.lead is None or self.old.history.get(p) != keys[p]]
+        redo = [p for p in inputs_of if self.old.history.get(p) != keys[p]]
         builder.prefetch_entries({p: by_path[p] for p in redo})
         # A shard is the previous file, unread, when its paths are the same and none is redone.
         changed = {history_shard(p) for p in redo} | {history_shard(p) for p in self.old.history if p not in by_path}
@@ -517,11 +517,8 @@ class _SiteBuilder:
             old_entries: dict[str, Any] | None = None
             entries: dict[str, Any] = {}
             for path in sorted(paths):
-                inputs = inputs_of[path]
                 self.new.history[path] = keys[path]
-                # A path gone from HEAD is redone when where it leads changed (its inputs say), or
-                # always when only git can say where it leads.
-                if inputs.lead is not None and self.old.history.get(path) == keys[path]:
+                if self.old.history.get(path) == keys[path]:
                     if old_entries is None:
                         old_entries = _read_shard(self.previous / rel)
                     if path in old_entries:

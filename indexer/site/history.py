@@ -26,7 +26,7 @@ from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
 MAX_HUNK_LINES = 400
-HISTORY_FORMAT = 2  # bump when an entry changes shape, so entries of earlier builds are written again
+HISTORY_FORMAT = 3  # bump when an entry changes shape, so entries of earlier builds are written again
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,8 @@ class HistoryInputs:
     intervals: tuple[tuple[str, str, int, int], ...]  # (blob, identity, first_seq, last_seq)
     head_blob: str | None  # None: the path is gone from the built commit
     # A path gone from the built commit: where its last version leads there (path, blob, identity
-    # after renames), "deleted", or None when only git can say (then the entry is always redone).
-    lead: str | None = ""
+    # after renames), or why it leads nowhere.
+    lead: str = ""
 
     @property
     def at_head(self) -> bool:
@@ -136,13 +136,11 @@ class HistoryBuilder:
         head_blob = self.meta[head.version_id].blob if head else None
         return HistoryInputs(path, intervals, head_blob, "" if head else self._lead(path, pvs[-1]))
 
-    def _lead(self, path: str, last: PathVersion) -> str | None:
+    def _lead(self, path: str, last: PathVersion) -> str:
         """Where a path gone from the built commit leads there, as a key (see HistoryInputs.lead)."""
-        leads = self._leads_to(path, last, None, ask_git=False)
-        if leads is None:
-            return None
+        leads = self._leads_to(path, last, None)
         if isinstance(leads, dict):
-            return str(leads["status"])
+            return f"{leads['status']}:{leads.get('reason', '')}"
         new_path, head_pv = leads
         meta = self.meta[head_pv.version_id]
         return f"{new_path}:{meta.blob}:{meta.identity}"
@@ -186,8 +184,8 @@ class HistoryBuilder:
 
         As `citations.lineage.follow` walks it: the next interval starting at the next commit is a
         modification; else git's rename detection between that commit and its parent names a
-        rename (to a path indexed there), or it is a deletion. `hunks` are the headers of git's
-        diff between the two versions' texts, null when either text was not indexed.
+        rename, or it is a deletion. `hunks` are the headers of git's diff between the two
+        versions' texts, null when either text was not indexed (a rename out of the roots).
         """
         steps: list[dict[str, object]] = []
         for pv, following in self._successions(pvs):
@@ -197,11 +195,14 @@ class HistoryBuilder:
             if following is None:
                 change = self.repo.changes_between(self.commits[seq - 1].sha, commit.sha).get(path)
                 new_path = change.new_path if change is not None and change.status == "renamed" else None
-                moved = self.reader.version_of(new_path, seq) if new_path is not None else None
-                if moved is None:
+                if new_path is None:
                     steps.append({**step, "kind": "deleted"})
                     continue
                 step.update(kind="renamed", path=new_path)
+                moved = self.reader.version_of(new_path, seq)
+                if moved is None:  # moved where the index does not follow it (out of the roots): no texts
+                    steps.append({**step, "hunks": None})
+                    continue
                 following = moved
             else:
                 step["kind"] = "modified"
@@ -224,41 +225,32 @@ class HistoryBuilder:
         return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
 
     def _leads_to(
-        self, path: str, pv: PathVersion, head_pv: PathVersion | None, *, ask_git: bool = True
-    ) -> tuple[str, PathVersion] | dict[str, object] | None:
-        """The path and version `pv` leads to at the built commit, or the status saying it leads nowhere.
-
-        None only without `ask_git`, where the index cannot follow the path (a rename out of the roots).
-        """
+        self, path: str, pv: PathVersion, head_pv: PathVersion | None
+    ) -> tuple[str, PathVersion] | dict[str, object]:
+        """The path and version `pv` leads to at the built commit, or the status saying it leads nowhere."""
         if head_pv is not None:
             return path, head_pv
         # Followed step by step as `pincite verify` follows it (citations.lineage): one whole-tree
         # diff from this version to HEAD would miss a rename once the file changed by half since,
         # and costs a git process per version of every path gone from HEAD, on every build.
-        head_commit = self.commits[self.head_seq].sha
         if (path, pv.last_seq) not in self._walks:  # asked for the inputs' key, the prefetch and the entry
             self._walks[(path, pv.last_seq)] = follow(
-                self._lineage, self.repo, self.commits[pv.last_seq].sha, path, head_commit
+                self._lineage, self.repo, self.commits[pv.last_seq].sha, path, self.commits[self.head_seq].sha
             )
         lineage = self._walks[(path, pv.last_seq)]
-        if lineage is not None:
-            found = lineage.path
-        elif not ask_git:
-            return None
-        else:  # the index cannot say (a rename out of the roots): ask git, as verify does
-            change = self.repo.path_change(self.commits[pv.last_seq].sha, head_commit, path)
-            found = change.new_path if change.status == "renamed" else None
-        if found is None:
+        if lineage is None:  # a rename led to a version the index skipped: no text to follow
+            return {"status": "unavailable", "reason": "a rename on the way leads to a version that was not indexed"}
+        if lineage.path is None:
             return {"status": "deleted"}
-        moved = self.reader.version_of(found, self.head_seq)
+        moved = self.reader.version_of(lineage.path, self.head_seq)
         if moved is None:
-            return {"status": "unavailable", "reason": f"{found} is not indexed at the built commit"}
-        return found, moved
+            return {"status": "unavailable", "reason": f"{lineage.path} is not indexed at the built commit"}
+        return lineage.path, moved
 
     def _target(self, path: str, pv: PathVersion, head_pv: PathVersion | None) -> dict[str, object]:
         leads = self._leads_to(path, pv, head_pv)
         if not isinstance(leads, tuple):
-            return leads or {"status": "deleted"}
+            return leads
         new_path, head_pv = leads
         old_blob, new_blob = self.text_blob(pv.version_id), self.text_blob(head_pv.version_id)
         head_meta = self.meta[head_pv.version_id]

@@ -285,8 +285,9 @@ class GitRepo:
         self.run("update-ref", ref, sha)
 
     # -- trees and blobs -------------------------------------------------------------
-    def tree_entries(self, commit: str, roots: tuple[str, ...]) -> list[TreeEntry]:
-        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit, "--", *roots)
+    def tree_entries(self, commit: str, roots: tuple[str, ...], *, literal: bool = False) -> list[TreeEntry]:
+        """Every file entry at `commit` under `roots` (`literal`: the roots are exact paths, not pathspecs)."""
+        out = self.run(*_literal(literal), "ls-tree", "-r", "-z", "--full-tree", commit, "--", *roots)
         entries = []
         for record in out.split(b"\0"):
             if not record:
@@ -296,11 +297,36 @@ class GitRepo:
             entries.append(TreeEntry(_tree_path(path, commit), mode, sha))
         return entries
 
-    def changes_along(self, commits: list[CommitInfo], roots: tuple[str, ...]) -> dict[str, list[TreeEntry]]:
+    def entry_runs(
+        self, commits: list[CommitInfo], roots: tuple[str, ...], *, literal: bool = False
+    ) -> list[tuple[TreeEntry, int, int]]:
+        """(entry, first_seq, last_seq) for every run of consecutive commits of the line in which a
+        path under `roots` kept one tree entry (blob and mode), in the order the runs end."""
+        seq_of = {c.sha: seq for seq, c in enumerate(commits)}
+        changes = self.changes_along(commits, roots, literal=literal)
+        state = {e.path: (e, 0) for e in self.tree_entries(commits[0].sha, roots, literal=literal)}
+        runs: list[tuple[TreeEntry, int, int]] = []
+        for sha in sorted(changes, key=lambda s: seq_of.get(s, -1)):
+            seq = seq_of.get(sha)
+            if seq is None or seq == 0:
+                continue
+            for change in changes[sha]:
+                if change.path in state:
+                    entry, first = state.pop(change.path)
+                    runs.append((entry, first, seq - 1))
+                if change.sha:
+                    state[change.path] = (change, seq)
+        runs.extend((entry, first, len(commits) - 1) for entry, first in state.values())
+        return runs
+
+    def changes_along(
+        self, commits: list[CommitInfo], roots: tuple[str, ...], *, literal: bool = False
+    ) -> dict[str, list[TreeEntry]]:
         """For each commit after the first: the entries it added/modified (sha set) or deleted (sha "")."""
         if len(commits) < 2:
             return {}
         out = self.run(
+            *_literal(literal),
             "log",
             "--first-parent",
             "--diff-merges=first-parent",
@@ -607,6 +633,11 @@ class GitRepo:
             if fields[i + 2] != b"unspecified"
         }
         return [p for p in paths if p not in flagged]
+
+
+def _literal(literal: bool) -> tuple[str, ...]:
+    """git's option that makes every pathspec an exact path (no globs, no magic)."""
+    return ("--literal-pathspecs",) if literal else ()
 
 
 def _raw_records(tokens: list[bytes]) -> Iterator[tuple[bytes, list[bytes] | None]]:
