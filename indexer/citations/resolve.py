@@ -230,12 +230,16 @@ class Resolver:
         from_index = encoding_of(recorded) if recorded else None
         if from_index is not None or recorded is not None or commit is None:
             return from_index or UTF8
-        if commit not in self.memo.declared:
-            self.memo.declared[commit] = {}
-        declared = self.memo.declared[commit]
-        if path not in declared:
-            declared[path] = attributes.declared_for(self.repo, commit, [path]).get(path, attributes.UNDECLARED)
-        return declared[path].encoding
+        self.read_declarations(commit, [path])
+        return self.memo.declared[commit][path].encoding
+
+    def read_declarations(self, commit: str, paths: Iterable[str]) -> None:
+        """What `.gitattributes` at `commit` declares for these paths, for all of them in one git process."""
+        declared = self.memo.declared.setdefault(commit, {})
+        wanted = sorted(set(paths) - declared.keys())
+        if wanted:
+            found = attributes.declared_for(self.repo, commit, wanted)
+            declared.update((path, found.get(path, attributes.UNDECLARED)) for path in wanted)
 
     def text_at(self, commit: str, path: str) -> documents.VersionText:
         return self.text(self.entry(commit, path).sha, path, commit)
@@ -298,6 +302,15 @@ class Resolver:
                 outside.setdefault(commit, set()).add(path)
             elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
                 followed.append((replace(citation, commit=commit, path=path), lineage))
+        # Where a walk left the indexed documents, the text at the target is read as declared there.
+        self.read_declarations(
+            target,
+            (
+                lineage.path
+                for _c, lineage in followed
+                if lineage.path and not self.recorded_identities(lineage.blob or "")
+            ),
+        )
         self._diff_pairs((self.entry(c.commit, c.path).sha, lineage.blob or "") for c, lineage in followed)
         # The drifted ones name the commit that changed them: diff their steps now, in one go too.
         self._diff_pairs(
