@@ -21,6 +21,7 @@ from indexer.citations.resolve import Resolver
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
+from tests.histories import ALL_FOLDERS, STEPS, commit_history
 
 ORIGINAL = "".join(f"line {n} of the original guide\n" for n in range(1, 11))
 
@@ -139,51 +140,18 @@ def _followed_commit_by_commit(repo: GitRepo, commits: list[str], path: str) -> 
     return current
 
 
-FOLDERS = ("corpus", "corpus/deep", "archive", "attic")  # the last two are outside the roots
-
-
 @settings(max_examples=15, deadline=None)
-@given(
-    history=st.lists(
-        st.tuples(st.sampled_from(["move", "grow", "delete", "restore"]), st.integers(0, 2), st.sampled_from(FOLDERS)),
-        min_size=1,
-        max_size=9,
-    ),
-    prefetched=st.booleans(),
-)
+@given(steps=STEPS, prefetched=st.booleans())
 def test_a_walk_in_and_out_of_the_roots_ends_where_git_commit_by_commit_does(
-    tmp_path_factory: pytest.TempPathFactory, history: list[tuple[str, int, str]], prefetched: bool
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, str]], prefetched: bool
 ) -> None:
     repo = CorpusRepo(tmp_path_factory.mktemp("walks"))
-    texts = {n: ORIGINAL.replace("original", f"document {n}") for n in range(3)}
-    where: dict[int, str | None] = {n: f"corpus/d{n}.md" for n in range(3)}
-    last_path = dict(where)
-    first: dict[str, str | bytes | None] = {"corpus/stays.md": "# Stays\n"}  # the root never empties
-    first.update((f"corpus/d{n}.md", texts[n]) for n in range(3))
-    commits = [repo.commit(first)]
-    for step, (kind, n, folder) in enumerate(history):
-        current, change = where[n], dict[str, str | bytes | None]()
-        if kind == "move" and current is not None and f"{folder}/d{n}.md" != current:
-            where[n] = last_path[n] = f"{folder}/d{n}.md"
-            change = {current: None, where[n]: texts[n]}
-        elif kind == "grow" and current is not None:
-            texts[n] += "".join(f"step {step} adds sentence {k} of other words\n" for k in range(6))
-            change = {current: texts[n]}
-        elif kind == "delete" and current is not None:
-            where[n], change = None, {current: None}
-        elif kind == "restore" and current is None and last_path[n] not in where.values():
-            where[n] = last_path[n]
-            change = {last_path[n]: texts[n]}
-        commits.append(repo.commit(change, message=f"{kind} {n} {step}"))
+    commits = commit_history(repo, steps)
     build(repo.root, site=False)
     git = GitRepo(repo.root)
     history_read = Resolver(git).history()
     assert history_read is not None
-    walks = [
-        (commit, entry.path, commits[-1])
-        for commit in commits
-        for entry in git.tree_entries(commit, ("corpus", "archive", "attic"))
-    ]
+    walks = [(commit, entry.path, commits[-1]) for commit in commits for entry in git.tree_entries(commit, ALL_FOLDERS)]
     if prefetched:
         prefetch_renames(history_read, git, walks)
     for commit, path, head in walks:

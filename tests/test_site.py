@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
 
@@ -27,6 +27,8 @@ from indexer.site.render import breakable_path, history_name, history_shard, sou
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
+from tests.conftest import CorpusRepo
+from tests.histories import ROOTS, STEPS, commit_history
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"
 XSS_MD = (
@@ -348,6 +350,50 @@ def test_a_document_moved_out_of_the_roots_and_back_leads_where_verify_says(corp
     assert [(s["kind"], s["path"], s["hunks"]) for s in entry["steps"]] == [("renamed", "archive/guide.md", None)]
     corpus_repo.commit({"corpus/other.md": "# Other, edited\n"})
     assert _build(corpus_repo, site)["history_written"] == 1  # other.md alone: where guide.md leads is kept
+
+
+def test_a_path_moved_away_and_made_again_leads_its_old_versions_where_verify_says(corpus_repo, tmp_path: Path) -> None:
+    """rust-lang/book moved `src/` to `second-edition/src/` and wrote a new `src/` later."""
+    pinned = corpus_repo.commit({"corpus/ch01.md": ORIGINAL_GUIDE})
+    corpus_repo.move("corpus/ch01.md", "corpus/second/ch01.md")
+    corpus_repo.commit({"corpus/second/ch01.md": "This edition moved.\n"})
+    corpus_repo.commit({"corpus/ch01.md": "# A new first chapter\n\n" + ORIGINAL_GUIDE})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blob = corpus_repo.git("rev-parse", f"{pinned}:corpus/ch01.md").strip()
+    target = _history(site, "corpus/ch01.md")["versions"][blob]["target"]
+    verdict = verify(Citation(pinned, "corpus/ch01.md", lines=(2, 3)), GitRepo(corpus_repo.root))
+    assert verdict.status == "drifted" and verdict.new_path == "corpus/second/ch01.md"
+    assert target["status"] == "renamed" and target["path"] == verdict.new_path
+    assert target["hunks"] and target["hunks"][0][:4] == [1, 8, 1, 1]
+
+
+@settings(max_examples=10, deadline=None)
+@example(steps=[("move", 0, "archive"), ("remake", 0, "corpus")])  # moved away, the path made again
+@example(steps=[("move", 1, "attic"), *[("grow", 1, "corpus")] * 3, ("move", 1, "corpus/deep")])  # out and back
+@given(steps=STEPS)
+def test_every_version_in_the_history_files_leads_where_verify_says(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, str]]
+) -> None:
+    """The drift banner reads the history files, `pincite verify` walks the index: they must agree."""
+    repo = CorpusRepo(tmp_path_factory.mktemp("leads"))
+    commit_history(repo, steps)
+    site = tmp_path_factory.mktemp("site") / "site"
+    _build(repo, site)
+    git = GitRepo(repo.root)
+    head = repo.head()
+    shards = [json.loads(f.read_text(encoding="utf-8"))["paths"] for f in (site / "history").glob("*.json")]
+    for path, record in ((p, r) for shard in shards for p, r in shard.items()):
+        for blob, version in record["versions"].items():
+            pinned = version["ranges"][-1][0]  # a blob held more than once is followed from its latest interval
+            verdict = verify(Citation(pinned, path, lines=(1, 1)), git)
+            target = version["target"]
+            if verdict.new_path is None:
+                assert target["status"] == "deleted", (path, blob, target, verdict.reason)
+            elif git.blob_at(head, verdict.new_path) is not None and verdict.new_path.startswith(ROOTS):
+                assert target.get("path") == verdict.new_path, (path, blob, target, verdict.reason)
+            else:
+                assert target["status"] == "unavailable", (path, blob, target, verdict.reason)
 
 
 def test_version_pages_leave_when_their_history_does(corpus_repo, tmp_path: Path) -> None:

@@ -98,17 +98,16 @@ class HistoryBuilder:
             self._pair_hunks[pair] = found[pair] if pair in found else self.repo.diff_blobs(*pair)
 
     def prefetch_leads(self, by_path: dict[str, list[PathVersion]]) -> None:
-        """The rename detection that following the paths gone from the built commit needs, batched."""
+        """The rename detection that following the paths' gaps (moves, deletions) needs, batched."""
         head = self.commits[self.head_seq].sha
-        walks = [(self.commits[pvs[-1].last_seq].sha, p, head) for p, pvs in by_path.items() if not self._head(pvs)]
+        walks = [(self.commits[pv.last_seq].sha, p, head) for p, pvs in by_path.items() for pv in self._gap_ends(pvs)]
         prefetch_renames(self._lineage, self.repo, walks)
 
     def _pairs(self, path: str, pvs: list[PathVersion]) -> list[tuple[str, str]]:
         """The text-blob pairs `build` diffs for a path: consecutive versions, and each version with its target."""
         pairs = self.consecutive_pairs(path, pvs)
-        head_pv = self._head(pvs)
         for pv in pvs:
-            leads = self._leads_to(path, pv, head_pv)
+            leads = self._leads_to(path, pvs, pv)
             if isinstance(leads, tuple):
                 old, new = self.text_blob(pv.version_id), self.text_blob(leads[1].version_id)
                 if old is not None and new is not None:
@@ -134,11 +133,13 @@ class HistoryBuilder:
         )
         head = self._head(pvs)
         head_blob = self.meta[head.version_id].blob if head else None
-        return HistoryInputs(path, intervals, head_blob, "" if head else self._lead(path, pvs[-1]))
+        return HistoryInputs(
+            path, intervals, head_blob, ",".join(self._lead(path, pvs, pv) for pv in self._gap_ends(pvs))
+        )
 
-    def _lead(self, path: str, last: PathVersion) -> str:
-        """Where a path gone from the built commit leads there, as a key (see HistoryInputs.lead)."""
-        leads = self._leads_to(path, last, None)
+    def _lead(self, path: str, pvs: list[PathVersion], gap_end: PathVersion) -> str:
+        """Where the versions up to a gap in the path lead at the built commit, as a key (see HistoryInputs.lead)."""
+        leads = self._leads_to(path, pvs, gap_end)
         if isinstance(leads, dict):
             return f"{leads['status']}:{leads.get('reason', '')}"
         new_path, head_pv = leads
@@ -165,7 +166,6 @@ class HistoryBuilder:
         return self.repo.hash_object(text.encode("utf-8"))
 
     def build(self, path: str, pvs: list[PathVersion]) -> dict[str, object]:
-        head_pv = self._head(pvs)
         versions: dict[str, dict[str, Any]] = {}
         latest: dict[str, PathVersion] = {}
         for pv in pvs:
@@ -176,7 +176,7 @@ class HistoryBuilder:
             latest[blob] = pv
         # A blob the path held more than once is followed from its latest interval only.
         for blob, pv in latest.items():
-            versions[blob]["target"] = self._target(path, pv, head_pv)
+            versions[blob]["target"] = self._target(path, pvs, pv)
         return {"path": path, "versions": versions, "steps": self.steps(path, pvs)}
 
     def steps(self, path: str, pvs: list[PathVersion]) -> list[dict[str, object]]:
@@ -224,12 +224,30 @@ class HistoryBuilder:
     def _head(self, pvs: list[PathVersion]) -> PathVersion | None:
         return next((pv for pv in pvs if pv.last_seq == self.head_seq), None)
 
+    def _gap_ends(self, pvs: list[PathVersion]) -> list[PathVersion]:
+        """The versions after which the path holds no version at the next commit (moved or deleted there)."""
+        return [pv for pv, following in self._successions(pvs) if following is None]
+
+    def _unbroken_from(self, pvs: list[PathVersion]) -> int:
+        """The first commit from which the path holds a version at every commit to the built one
+        (past the built commit when the path is gone from it)."""
+        start = self.head_seq + 1
+        for pv in reversed(pvs):
+            if pv.last_seq + 1 != start:
+                break
+            start = pv.first_seq
+        return start
+
     def _leads_to(
-        self, path: str, pv: PathVersion, head_pv: PathVersion | None
+        self, path: str, pvs: list[PathVersion], pv: PathVersion
     ) -> tuple[str, PathVersion] | dict[str, object]:
-        """The path and version `pv` leads to at the built commit, or the status saying it leads nowhere."""
-        if head_pv is not None:
-            return path, head_pv
+        """The path and version `pv` leads to at the built commit, or the status saying it leads nowhere.
+
+        A version the path kept changing into the one at HEAD leads there; one before a gap is
+        followed, since a path moved away and made again later leads where the move took it.
+        """
+        if pv.first_seq >= self._unbroken_from(pvs):
+            return path, pvs[-1]
         # Followed step by step as `pincite verify` follows it (citations.lineage): one whole-tree
         # diff from this version to HEAD would miss a rename once the file changed by half since,
         # and costs a git process per version of every path gone from HEAD, on every build.
@@ -247,8 +265,8 @@ class HistoryBuilder:
             return {"status": "unavailable", "reason": f"{lineage.path} is not indexed at the built commit"}
         return lineage.path, moved
 
-    def _target(self, path: str, pv: PathVersion, head_pv: PathVersion | None) -> dict[str, object]:
-        leads = self._leads_to(path, pv, head_pv)
+    def _target(self, path: str, pvs: list[PathVersion], pv: PathVersion) -> dict[str, object]:
+        leads = self._leads_to(path, pvs, pv)
         if not isinstance(leads, tuple):
             return leads
         new_path, head_pv = leads
