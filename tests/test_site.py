@@ -394,6 +394,7 @@ def test_every_version_in_the_history_files_leads_where_verify_says(
                 assert target.get("path") == verdict.new_path, (path, blob, target, verdict.reason)
             else:
                 assert target["status"] == "unavailable", (path, blob, target, verdict.reason)
+                assert verdict.new_path in target["reason"]
 
 
 def test_version_pages_leave_when_their_history_does(corpus_repo, tmp_path: Path) -> None:
