@@ -262,8 +262,8 @@ class HistoryBuilder:
             return {"status": "deleted"}
         moved = self.reader.version_of(lineage.path, self.head_seq)
         if moved is None:
-            moved = f"the document moved to {lineage.path}, which" if lineage.path != path else lineage.path
-            return {"status": "unavailable", "reason": f"{moved} is not indexed at the built commit"}
+            where = f"the document moved to {lineage.path}, which" if lineage.path != path else lineage.path
+            return {"status": "unavailable", "reason": f"{where} is not indexed at the built commit"}
         return lineage.path, moved
 
     def _target(self, path: str, pvs: list[PathVersion], pv: PathVersion) -> dict[str, object]:
