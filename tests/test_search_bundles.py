@@ -6,7 +6,9 @@ runs; the searches run in Debian chromium against the built site.
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,11 +19,16 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.config import Config
 from indexer.site.search_bundles import (
+    FRAGMENT_SIGNATURE,
+    UNINDEXED_END,
+    UNINDEXED_START,
     IndexedBundle,
     ids_clash,
     make_bundle,
     plan_search,
     read_indexed,
+    run_pagefind,
+    searched_part,
     superseded_ids,
 )
 from indexer.site.serve import serve_in_thread
@@ -348,3 +355,48 @@ def test_the_search_page_counts_and_shows_current_pages_only(
         context.close()
         server.shutdown()
         server.server_close()
+
+
+# -- what Pagefind is given --------------------------------------------------------------------
+
+PIECES = ["a", "<", ">", "!", "-", "\n", UNINDEXED_START.decode(), UNINDEXED_END.decode()]
+TEXTS = st.lists(st.sampled_from(PIECES)).map("".join)
+
+
+@settings(max_examples=300)
+@given(before=TEXTS, section=TEXTS, after=TEXTS)
+def test_only_the_last_unindexed_section_is_left_out(before: str, section: str, after: str) -> None:
+    """Whatever markers the document's own text (before the section) holds, all of it is searched.
+
+    The section and the page after it are the template's: the escaped source holds no `<!--`.
+    """
+    section, after = section.replace("<!--", ""), after.replace("<!--", "")
+    page = (before + UNINDEXED_START.decode() + section + UNINDEXED_END.decode() + after).encode()
+    assert searched_part(page) == (before + after).encode()
+    assert searched_part(before.replace("<!--", "").encode()) == before.replace("<!--", "").encode()
+
+
+def _fragments(bundle: Path) -> dict[str, Any]:
+    records = (
+        json.loads(gzip.decompress(f.read_bytes()).removeprefix(FRAGMENT_SIGNATURE)) for f in bundle.glob("fragment/*")
+    )
+    return {record["url"]: record for record in records}
+
+
+def test_a_bundle_is_what_pagefind_makes_of_the_whole_pages(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/rendered.md": "# Rendered\n\nA heading's words.\n\n<!--pincite:unindexed-->\n\nStill searched.\n",
+            "corpus/plain.txt": "Plain text is searched as its lines.\n",
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=CONFIG)
+    whole = tmp_path / "whole"
+    shutil.copytree(site / "doc", whole / "doc")
+    run_pagefind(whole, whole / "out")  # as the site runs it, on the pages as written
+    page = (site / "doc" / "corpus" / "rendered.md.html").read_bytes()
+    assert b'<ol id="src"' in page and b'<ol id="src"' not in searched_part(page)
+    made = _fragments(site / "pagefind" / _bundle(site, "base").folder)
+    assert made == _fragments(whole / "out")
+    assert "Still searched" in made["/doc/corpus/rendered.md.html"]["content"]
