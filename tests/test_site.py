@@ -187,6 +187,18 @@ def test_raw_html_goes_through_the_allowlist() -> None:
     assert "Still here." in html and "After the frame.  too." in html
 
 
+def test_a_language_pygments_does_not_know_is_plain_without_scanning_for_plugins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_scan(group: str) -> None:
+        raise AssertionError("installed packages scanned for Pygments plugins")
+
+    monkeypatch.setattr("pygments.plugin.iter_entry_points", no_scan)
+    html, _ = markdown_view("```rust,ignore\nlet x = 1;\n```\n\n```toml\n[a]\n```\n")
+    assert '<code class="language-rust,ignore">let x = 1;\n</code>' in html
+    assert '<code class="language-toml"><span class="tk-k">[a]</span>' in html  # a name it knows: highlighted
+
+
 def test_code_blocks_are_highlighted_at_build_time() -> None:
     text = '```python\ndef f(x):\n    return "s"  # note\n```\n\n```nosuchlanguage\na < b\n```\n\n    indented <code>\n'
     html, _ = markdown_view(text)

@@ -115,11 +115,22 @@ def _kinds() -> list[tuple[Any, str]]:
     return _KINDS
 
 
+@lru_cache(maxsize=1)
+def _builtin_aliases() -> frozenset[str]:
+    from pygments.lexers import get_all_lexers
+
+    return frozenset(alias for _name, aliases, _files, _types in get_all_lexers(plugins=False) for alias in aliases)
+
+
 @lru_cache(maxsize=64)
 def _lexer(language: str) -> Any:
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
+    # Pygments' own lexers only: for a name it does not know, Pygments scans every installed
+    # package for plugins (a third of a second), and a site should not depend on what else is installed.
+    if language not in _builtin_aliases():
+        return None
     try:
         # The code stays exactly as written: no stripped or added newlines, tabs kept.
         return get_lexer_by_name(language, stripnl=False, stripall=False, ensurenl=False)
