@@ -11,7 +11,7 @@ import itertools
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
@@ -141,12 +141,22 @@ def _followed_commit_by_commit(repo: GitRepo, commits: list[str], path: str) -> 
 
 
 @settings(max_examples=15, deadline=None)
-@given(steps=STEPS, prefetched=st.booleans())
+@example(
+    steps=[("move", 0, "archive"), ("move", 1, "attic"), ("move", 2, "corpus/deep")], prefetched=True, by_folder=True
+)
+@given(steps=STEPS, prefetched=st.booleans(), by_folder=st.booleans())
 def test_a_walk_in_and_out_of_the_roots_ends_where_git_commit_by_commit_does(
-    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, str]], prefetched: bool
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, str]], prefetched: bool, by_folder: bool
 ) -> None:
+    """`by_folder`: git's log is asked about the untracked paths' folders, as it is for many paths."""
     repo = CorpusRepo(tmp_path_factory.mktemp("walks"))
     commits = commit_history(repo, steps)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("indexer.citations.lineage.MAX_PATHSPECS", 0 if by_folder else 64)
+        _check_walks(repo, commits, prefetched)
+
+
+def _check_walks(repo: CorpusRepo, commits: list[str], prefetched: bool) -> None:
     build(repo.root, site=False)
     git = GitRepo(repo.root)
     history_read = Resolver(git).history()

@@ -17,6 +17,7 @@ removed the cited text.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -24,6 +25,7 @@ from indexer.index.store import IndexReader, PathVersion
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
 
 MODIFIED, RENAMED, DELETED, READDED = "modified", "renamed", "deleted", "re-added"
+MAX_PATHSPECS = 64  # paths asked of git's log one by one; more are asked by their folders
 UNTRACKED = -1  # the version id of a run read from git's log: the index holds no version of it
 
 Intervals = list[tuple[PathVersion, str]]  # (interval, its blob), oldest first
@@ -90,8 +92,8 @@ class IndexedHistory:
         if not wanted:
             return
         found: dict[str, Intervals] = {path: [] for path in wanted}
-        for entry, first, last in repo.entry_runs(self.commits, tuple(wanted), literal=True):
-            if entry.path in found:  # not a file under a path that became a folder
+        for entry, first, last in repo.entry_runs(self.commits, _pathspecs(wanted), literal=True):
+            if entry.path in found:  # not another file of their folders, nor one under a path that became a folder
                 found[entry.path].append((PathVersion(entry.path, UNTRACKED, first, last), entry.sha))
         for path, runs in found.items():
             self._untracked[path] = sorted(runs, key=lambda run: run[0].first_seq)
@@ -101,6 +103,22 @@ class IndexedHistory:
         seq = self.seq_of.get(commit)
         found = _containing(self.intervals(path), seq) if seq is not None else None
         return found[1] if found else None
+
+
+def _pathspecs(paths: list[str]) -> tuple[str, ...]:
+    """What to ask git's log about for these paths: the paths themselves, or, when there are many,
+    the fewest folders that hold them all (git matches every pathspec against every changed
+    entry: 3,000 paths made one log of 250 commits take 17 s; their one folder, 0.1 s).
+    "." (the whole repository) when one of them is at the top."""
+    if len(paths) <= MAX_PATHSPECS:
+        return tuple(paths)
+    folders: list[str] = []
+    for folder in sorted({posixpath.dirname(path) for path in paths}):
+        if not folder:
+            return (".",)
+        if not folders or not folder.startswith(folders[-1] + "/"):
+            folders.append(folder)
+    return tuple(folders)
 
 
 class _NotAskedYet(Exception):
