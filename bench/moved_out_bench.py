@@ -1,0 +1,107 @@
+"""Documents moved out of the roots: the cold build and a one-file build, by one or two checkouts.
+
+A generated repository holds `--docs` Markdown documents under `corpus/`; after `--edits`
+commits that edit them, one commit moves the folder to `old/corpus/` (out of the roots, `corpus`
+keeps one document), and `--later` commits edit the moved documents. Every document's history
+then ends in a rename out of the roots, which the site follows through git's log (as rust-lang/book
+moved `src/` to `second-edition/src/`). Each checkout builds its own copy (index and site) cold,
+then once more after a commit that changes one document; each build runs in a fresh process with
+the checkout first on `sys.path`.
+
+    python bench/moved_out_bench.py --docs 3000 --work /tmp/moveout-bench --baseline /path/to/other/checkout
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+THIS_CHECKOUT = Path(__file__).resolve().parent.parent
+GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org"}
+GIT_ENV |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org"}
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, check=True, capture_output=True)
+
+
+def make_repository(repo: Path, docs: int, edits: int, later: int) -> None:
+    rng = random.Random(1)
+    corpus = repo / "corpus"
+    corpus.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    for n in range(docs):
+        lines = "".join(f"Line {k} of document {n}, with a few words.\n" for k in range(30))
+        (corpus / f"doc-{n:05d}.md").write_text(f"# Document {n}\n\n{lines}", encoding="utf-8")
+    (corpus / "keep.md").write_text("# Kept in the roots\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "documents")
+    for n in range(edits):
+        with (corpus / f"doc-{rng.randrange(docs):05d}.md").open("a", encoding="utf-8") as f:
+            f.write(f"Edit {n}.\n")
+        git(repo, "commit", "-qam", f"edit {n}")
+    (repo / "old").mkdir()
+    git(repo, "mv", "corpus", "old/corpus")
+    corpus.mkdir()
+    git(repo, "mv", "old/corpus/keep.md", "corpus/keep.md")
+    git(repo, "commit", "-qm", "move the documents out of corpus/")
+    for n in range(later):
+        with (repo / "old" / "corpus" / f"doc-{rng.randrange(docs):05d}.md").open("a", encoding="utf-8") as f:
+            f.write(f"Later edit {n}.\n")
+        git(repo, "commit", "-qam", f"later edit {n}")
+
+
+def timed_build(checkout: Path, work: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(checkout), "PINCITE_ROOTS": "corpus"}
+    env |= {"PINCITE_INDEX_PATH": str(work / "index.sqlite"), "PINCITE_SITE_DIR": str(work / "site")}
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-c", "from indexer.cli.main import main; main()", "build", "--json"],
+        cwd=work / "repo",
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"build by {checkout} failed:\n{proc.stderr}")
+    site = json.loads(proc.stdout).get("site") or {}
+    kept = {k: site.get(k) for k in ("pages_rendered", "pages_reused", "history_written", "history_reused")}
+    return {"seconds": round(time.monotonic() - started, 2), **kept}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--docs", type=int, default=3000)
+    parser.add_argument("--edits", type=int, default=50, help="commits before the move")
+    parser.add_argument("--later", type=int, default=200, help="commits after the move")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/moved-out-bench"))
+    parser.add_argument("--baseline", type=Path, help="another pincite checkout to measure in the same run")
+    args = parser.parse_args()
+    source = args.work / "source"
+    if not source.is_dir():
+        make_repository(source, args.docs, args.edits, args.later)
+    results: dict[str, Any] = {"docs": args.docs, "edits": args.edits, "later": args.later}
+    checkouts = {"pincite": THIS_CHECKOUT} | ({"baseline": args.baseline} if args.baseline else {})
+    for name, checkout in checkouts.items():
+        work = args.work / name
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        shutil.copytree(source, work / "repo", symlinks=True)
+        cold = timed_build(checkout, work)
+        with (work / "repo" / "corpus" / "keep.md").open("a", encoding="utf-8") as f:
+            f.write("One more line.\n")
+        git(work / "repo", "commit", "-qam", "one file")
+        results[name] = {"cold": cold, "one_file": timed_build(checkout, work)}
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
