@@ -47,8 +47,9 @@ from indexer.site.changes import (
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history import HistoryBuilder
 from indexer.site.home import HOME_FILE, FolderSections, folder_sections
-from indexer.site.links import BrokenLink, DocumentLinks, SiteTargets, link_report
-from indexer.site.pages import PageContext, citations_report, original_file, render_doc_page, render_version_page
+from indexer.site.links import BrokenLink, SiteTargets, link_report
+from indexer.site.pages import PageContext, citations_report, original_file
+from indexer.site.pool import PageJob, SiteInputs, render_all
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 from indexer.site.search_bundles import (
     SEARCH_FOLDER,
@@ -424,6 +425,7 @@ class _SiteBuilder:
             self.adopt_versions = live
             live_pages = set(os.listdir(live))
         self.needed_versions = set(chosen)
+        jobs: list[PageJob] = []
         for blob, (meta, path) in sorted(chosen.items()):
             rel = f"v/{blob}.html"
             key = meta.identity
@@ -438,12 +440,14 @@ class _SiteBuilder:
             if self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages:
                 self.stats.pages_reused += 1
                 continue
-            render_version_page(ctx, meta, path, self.out / rel)
+            jobs.append(PageJob(meta, path, self.out / rel))
+        for _records in render_all(ctx, self._inputs(ctx), jobs):
             self.stats.pages_rendered += 1
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
+        jobs: list[tuple[PageJob, str]] = []  # with the start of its page's key
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]
             if meta.status != "ok":
@@ -460,11 +464,14 @@ class _SiteBuilder:
                     self._links_of(path, _records(kept), targets, key)
                     self.stats.pages_reused += 1
                     continue
-            links = DocumentLinks(path, targets, self.repo.read_blob) if meta.is_markdown else None
-            render_doc_page(ctx, meta, pv, self.out / rel, links)
-            records = links.records if links else []
-            self._links_of(path, records, targets, base + targets.state(path, records))
+            jobs.append((PageJob(meta, path, self.out / rel, pv), base))
+        rendered = render_all(ctx, self._inputs(ctx, targets), [job for job, _base in jobs])
+        for (job, base), records in zip(jobs, rendered, strict=True):
+            self._links_of(job.path, records, targets, base + targets.state(job.path, records))
             self.stats.pages_rendered += 1
+
+    def _inputs(self, ctx: PageContext, targets: SiteTargets | None = None) -> SiteInputs:
+        return SiteInputs(self.config, ctx.commits, self.env, self.index_path, self.repo.root, targets)
 
     def _targets(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> SiteTargets:
         """What links can reach: the document pages, and every file under the roots at the built commit."""

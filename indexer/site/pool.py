@@ -1,0 +1,104 @@
+"""Version and document pages rendered on the cores there are.
+
+Each page is a function of its version's text, the templates and the link targets, so the pages
+a build renders can be written by several processes at once. With more than one usable core and
+enough pages, they are split over forked worker processes: a fork inherits the imported modules,
+the compiled templates and the link targets, so a worker starts in milliseconds instead of
+importing pincite again. A worker opens its own index connection and git handle (SQLite and
+git's pipes must not be shared across a fork), renders its pages with the very functions one
+process uses, and sends back only each page's link records. A test checks that the site is the
+same byte for byte either way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment
+
+from indexer.config import Config
+from indexer.index.store import IndexReader, PathVersion, VersionMeta
+from indexer.machine import usable_cores
+from indexer.site.links import DocumentLinks, SiteTargets
+from indexer.site.pages import PageContext, render_doc_page, render_version_page
+from indexer.vcs.repo import CommitInfo, GitRepo
+
+POOL_MIN_PAGES = 300  # fewer pages and forking the workers costs about what it saves
+PAGES_PER_TASK = 40
+MAX_WORKERS = 8
+
+Records = list[tuple[str, str]]  # a document page's relative links as written, with their kind
+
+
+@dataclass(frozen=True)
+class PageJob:
+    """One page to render: a version page (`pv` None) or the document page of `pv`."""
+
+    meta: VersionMeta
+    path: str
+    target: Path
+    pv: PathVersion | None = None
+
+
+@dataclass(frozen=True)
+class SiteInputs:
+    """What every page of a build reads besides its own version: a worker's copy comes with the fork."""
+
+    config: Config
+    commits: list[CommitInfo]
+    env: Environment
+    index_path: Path
+    repo_root: Path
+    targets: SiteTargets | None = None  # for document pages
+
+
+def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Records:
+    """Write one page; a document page's link records (none for a version page)."""
+    if job.pv is None:
+        render_version_page(ctx, job.meta, job.path, job.target)
+        return []
+    links = None
+    if targets is not None and job.meta.is_markdown:
+        links = DocumentLinks(job.path, targets, ctx.repo.read_blob)
+    render_doc_page(ctx, job.meta, job.pv, job.target, links)
+    return links.records if links else []
+
+
+def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Iterator[Records]:
+    """The link records of each job, in order, its page written: in worker processes when it pays."""
+    workers = min(usable_cores(), MAX_WORKERS, len(jobs) // PAGES_PER_TASK)
+    if workers < 2 or len(jobs) < POOL_MIN_PAGES or not sys.platform.startswith("linux"):
+        yield from (render(ctx, inputs.targets, job) for job in jobs)
+        return
+    global _INPUTS
+    _INPUTS = inputs  # what the fork hands each worker
+    batches = [jobs[start : start + PAGES_PER_TASK] for start in range(0, len(jobs), PAGES_PER_TASK)]
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
+            for records in pool.map(_render_batch, batches):
+                yield from records
+    finally:
+        _INPUTS = None
+
+
+_INPUTS: SiteInputs | None = None
+_WORKER: PageContext | None = None
+
+
+def _start_worker() -> None:
+    global _WORKER
+    assert _INPUTS is not None
+    inputs = _INPUTS
+    repo = GitRepo(inputs.repo_root)
+    _WORKER = PageContext(inputs.config, inputs.commits, repo, inputs.env, IndexReader(inputs.index_path))
+
+
+def _render_batch(jobs: list[PageJob]) -> list[Records]:
+    assert _WORKER is not None and _INPUTS is not None
+    return [render(_WORKER, _INPUTS.targets, job) for job in jobs]
