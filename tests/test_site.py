@@ -79,6 +79,14 @@ def _history(site: Path, path: str) -> dict[str, Any]:
     return entry
 
 
+def _banner_and_verdict(repo: Any, site: Path, pinned: str, path: str, lines: tuple[int, int]) -> tuple[Any, Any]:
+    """Build the site; the target its history file gives the version of `path` at `pinned`, and verify's verdict."""
+    _build(repo, site)
+    blob = repo.git("rev-parse", f"{pinned}:{path}").strip()
+    target = _history(site, path)["versions"][blob]["target"]
+    return target, verify(Citation(pinned, path, lines=lines), GitRepo(repo.root))
+
+
 def _build(repo: object, out: Path, **config: object) -> dict[str, object]:
     summary = build(repo.root, out=out, config=Config(**config))  # type: ignore[attr-defined,arg-type]
     assert summary.site is not None
@@ -352,11 +360,8 @@ def test_a_document_moved_out_of_the_roots_and_back_leads_where_verify_says(corp
         corpus_repo.commit({"archive/guide.md": text + "".join(f"Round {n}, new sentence {k}.\n" for k in range(9))})
     corpus_repo.move("archive/guide.md", "corpus/handbook.md")
     site = tmp_path / "site"
-    _build(corpus_repo, site)
+    target, verdict = _banner_and_verdict(corpus_repo, site, pinned, "corpus/guide.md", (2, 3))
     entry = _history(site, "corpus/guide.md")
-    blob = corpus_repo.git("rev-parse", f"{pinned}:corpus/guide.md").strip()
-    verdict = verify(Citation(pinned, "corpus/guide.md", lines=(2, 3)), GitRepo(corpus_repo.root))
-    target = entry["versions"][blob]["target"]
     assert verdict.status == "verified" and verdict.followed_by == "index"
     assert target["status"] == "renamed" and target["path"] == verdict.new_path == "corpus/handbook.md"
     assert [(s["kind"], s["path"], s["hunks"]) for s in entry["steps"]] == [("renamed", "archive/guide.md", None)]
@@ -370,11 +375,7 @@ def test_a_path_moved_away_and_made_again_leads_its_old_versions_where_verify_sa
     corpus_repo.move("corpus/ch01.md", "corpus/second/ch01.md")
     corpus_repo.commit({"corpus/second/ch01.md": "This edition moved.\n"})
     corpus_repo.commit({"corpus/ch01.md": "# A new first chapter\n\n" + ORIGINAL_GUIDE})
-    site = tmp_path / "site"
-    _build(corpus_repo, site)
-    blob = corpus_repo.git("rev-parse", f"{pinned}:corpus/ch01.md").strip()
-    target = _history(site, "corpus/ch01.md")["versions"][blob]["target"]
-    verdict = verify(Citation(pinned, "corpus/ch01.md", lines=(2, 3)), GitRepo(corpus_repo.root))
+    target, verdict = _banner_and_verdict(corpus_repo, tmp_path / "site", pinned, "corpus/ch01.md", (2, 3))
     assert verdict.status == "drifted" and verdict.new_path == "corpus/second/ch01.md"
     assert target["status"] == "renamed" and target["path"] == verdict.new_path
     assert target["hunks"] and target["hunks"][0][:4] == [1, 8, 1, 1]
@@ -589,12 +590,7 @@ def test_history_follows_a_rename_as_verify_does(corpus_repo, tmp_path: Path) ->
     old = corpus_repo.commit({"corpus/rules.md": body})
     corpus_repo.move("corpus/rules.md", "corpus/policy/rules.md")
     corpus_repo.commit({"corpus/policy/rules.md": "preface\n" + body})
-    site = tmp_path / "site"
-    _build(corpus_repo, site)
-    blob = corpus_repo.git("rev-parse", f"{old}:corpus/rules.md").strip()
-    history = _history(site, "corpus/rules.md")
-    target = history["versions"][blob]["target"]
-    verdict = verify(Citation(old, "corpus/rules.md", lines=(5, 6)), GitRepo(corpus_repo.root))
+    target, verdict = _banner_and_verdict(corpus_repo, tmp_path / "site", old, "corpus/rules.md", (5, 6))
     assert verdict.status == "verified" and verdict.new_path == "corpus/policy/rules.md"
     assert (target["status"], target["path"]) == ("renamed", verdict.new_path)
     assert [h[:4] for h in target["hunks"]] == [[0, 0, 1, 1]]
@@ -611,11 +607,7 @@ def test_history_follows_a_rename_step_by_step_after_the_file_grew(corpus_repo, 
     corpus_repo.move("corpus/rules.md", "corpus/text/rules.md")
     corpus_repo.commit({"corpus/text/rules.md": body + "".join(f"annex {n}: a new rule\n" for n in range(40))})
     assert "D\tcorpus/rules.md" in corpus_repo.git("diff", "-M50%", "--name-status", old, "HEAD")  # no rename
-    site = tmp_path / "site"
-    _build(corpus_repo, site)
-    blob = corpus_repo.git("rev-parse", f"{old}:corpus/rules.md").strip()
-    target = _history(site, "corpus/rules.md")["versions"][blob]["target"]
-    verdict = verify(Citation(old, "corpus/rules.md", lines=(5, 6)), GitRepo(corpus_repo.root))
+    target, verdict = _banner_and_verdict(corpus_repo, tmp_path / "site", old, "corpus/rules.md", (5, 6))
     assert verdict.status == "verified" and verdict.new_path == "corpus/text/rules.md"
     assert (target["status"], target["path"]) == ("renamed", "corpus/text/rules.md")
 
