@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.site.pool import forkable
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import _assert_same_site
 
@@ -43,6 +45,7 @@ def test_pages_from_worker_processes_are_those_of_one_process(
 
     monkeypatch.setattr("indexer.site.pool.ProcessPoolExecutor", CountedPool)
     monkeypatch.setattr("indexer.site.pool.usable_cores", lambda: 2)
+    monkeypatch.setattr("indexer.site.pool.forkable", lambda: True)  # whatever threads other tests left
     monkeypatch.setattr("indexer.site.pool.POOL_MIN_PAGES", 1)
     monkeypatch.setattr("indexer.site.pool.PAGES_PER_TASK", 3)
     many = build(corpus_repo.root, out=tmp_path / "many", config=Config())
@@ -52,3 +55,14 @@ def test_pages_from_worker_processes_are_those_of_one_process(
     assert many.site["broken_links"] == one.site["broken_links"] != []
     assert many.site["pages_rendered"] == one.site["pages_rendered"]
     assert "data:image/svg+xml;base64," in (tmp_path / "many/doc/corpus/part-1/doc-01.md.html").read_text("utf-8")
+
+
+def test_no_worker_is_forked_while_another_thread_runs() -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not forkable()
+    finally:
+        stop.set()
+        other.join()

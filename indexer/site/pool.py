@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -72,7 +73,7 @@ def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Recor
 def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Iterator[Records]:
     """The link records of each job, in order, its page written: in worker processes when it pays."""
     workers = min(usable_cores(), MAX_WORKERS, len(jobs) // PAGES_PER_TASK)
-    if workers < 2 or len(jobs) < POOL_MIN_PAGES or not sys.platform.startswith("linux"):
+    if workers < 2 or len(jobs) < POOL_MIN_PAGES or not forkable():
         yield from (render(ctx, inputs.targets, job) for job in jobs)
         return
     global _INPUTS
@@ -85,6 +86,15 @@ def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Ite
                 yield from records
     finally:
         _INPUTS = None
+
+
+def forkable() -> bool:
+    """Whether this process may fork workers: on Linux, with no other thread running.
+
+    A fork copies the calling thread alone: a lock another thread held (a server calling
+    `build`, say) would never be released in the workers.
+    """
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 _INPUTS: SiteInputs | None = None
