@@ -25,11 +25,11 @@ from indexer.index.store import IndexReader, PathVersion
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
 
 MODIFIED, RENAMED, DELETED, READDED = "modified", "renamed", "deleted", "re-added"
+VERIFIED, DRIFTED = "verified", "drifted"
 MAX_PATHSPECS = 64  # paths asked of git's log one by one; more are asked by their folders
 UNTRACKED = -1  # the version id of a run read from git's log: the index holds no version of it
 
 Intervals = list[tuple[PathVersion, str]]  # (interval, its blob), oldest first
-VERIFIED, DRIFTED = "verified", "drifted"
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,8 @@ class HistoryInputs:
     path: str
     intervals: tuple[tuple[str, str, int, int], ...]  # (blob, identity, first_seq, last_seq)
     head_blob: str | None  # None: the path is gone from the built commit
-    # A path gone from the built commit: where its last version leads there (path, blob, identity
-    # after renames), or why it leads nowhere.
+    # For each gap in the path's history (a move or a deletion): where the versions before it
+    # lead at the built commit (path, blob, identity), or why nowhere. Empty without gaps.
     lead: str = ""
 
     @property
@@ -200,7 +200,7 @@ class HistoryBuilder:
                     continue
                 step.update(kind="renamed", path=new_path)
                 moved = self.reader.version_of(new_path, seq)
-                if moved is None:  # moved where the index does not follow it (out of the roots): no texts
+                if moved is None:  # moved out of what the index holds (out of the roots): no text to diff
                     steps.append({**step, "hunks": None})
                     continue
                 following = moved
