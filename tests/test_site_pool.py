@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.errors import PinciteError
 from indexer.site.pool import forkable
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import _assert_same_site
@@ -66,3 +68,26 @@ def test_no_worker_is_forked_while_another_thread_runs() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def _dies(jobs: list[Any]) -> None:
+    os._exit(9)  # as the kernel's out-of-memory killer would end a worker
+
+
+def test_a_worker_that_dies_ends_the_build_with_a_message_and_the_previous_site(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _corpus(corpus_repo)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    before = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    corpus_repo.commit({f"corpus/part-{n % 3}/doc-{n:02d}.md": f"# Document {n}\n\nEdited.\n" for n in range(4)})
+    monkeypatch.setattr("indexer.site.pool._render_batch", _dies)
+    monkeypatch.setattr("indexer.site.pool.usable_cores", lambda: 2)
+    monkeypatch.setattr("indexer.site.pool.forkable", lambda: True)
+    monkeypatch.setattr("indexer.site.pool.POOL_MIN_PAGES", 1)
+    monkeypatch.setattr("indexer.site.pool.PAGES_PER_TASK", 1)
+    with pytest.raises(PinciteError) as raised:
+        build(corpus_repo.root, out=site, config=Config())
+    assert "rendering the site's pages stopped" in raised.value.message and "unchanged" in raised.value.message
+    assert {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()} == before

@@ -22,7 +22,7 @@ from indexer.config import Config
 from indexer.errors import ExtractionError
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
-from indexer.machine import usable_cores
+from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.text.chunk import Passage, chunk
 from indexer.text.kinds import is_snapshot, text_format
 from indexer.text.model import UTF8
@@ -81,7 +81,7 @@ def prepared_in_order(
     # cat-file stream), which would keep git waiting for the end of its input.
     method = "forkserver" if sys.platform.startswith("linux") else "spawn"
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
-    with _caller_script_hidden(), pool:
+    with worker_deaths_reported("extracting and chunking documents"), _caller_script_hidden(), pool:
         pending: deque[tuple[list[T], Future[list[_Packed]]]] = deque()
         in_flight = max(1, workers * WINDOW_PER_WORKER // BLOBS_PER_TASK)
         for batch in _batches(items, BLOBS_PER_TASK):

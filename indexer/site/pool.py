@@ -24,7 +24,7 @@ from jinja2 import Environment
 
 from indexer.config import Config
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
-from indexer.machine import usable_cores
+from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.site.links import DocumentLinks, SiteTargets
 from indexer.site.pages import PageContext, render_doc_page, render_version_page
 from indexer.vcs.repo import CommitInfo, GitRepo
@@ -81,7 +81,8 @@ def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Ite
     batches = [jobs[start : start + PAGES_PER_TASK] for start in range(0, len(jobs), PAGES_PER_TASK)]
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+        with worker_deaths_reported("rendering the site's pages"), pool:
             for records in pool.map(_render_batch, batches):
                 yield from records
     finally:
