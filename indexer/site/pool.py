@@ -12,7 +12,6 @@ same byte for byte either way.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import sys
 import threading
@@ -80,7 +79,6 @@ def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Ite
     global _INPUTS
     _INPUTS = inputs  # what the fork hands each worker
     batches = [jobs[start : start + PAGES_PER_TASK] for start in range(0, len(jobs), PAGES_PER_TASK)]
-    gc.freeze()  # the inherited objects stay out of the workers' collections, so their pages stay shared
     try:
         context = multiprocessing.get_context("fork")
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
@@ -89,7 +87,6 @@ def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Ite
                 yield from records
     finally:
         _INPUTS = None
-        gc.unfreeze()
 
 
 def forkable() -> bool:
