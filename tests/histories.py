@@ -9,6 +9,8 @@ it to `second-edition/src/`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import strategies as st
 
 from tests.conftest import CorpusRepo
@@ -30,8 +32,12 @@ def document_text(n: int) -> str:
     return "".join(f"line {k} of document {n}\n" for k in range(1, 11))
 
 
-def commit_history(repo: CorpusRepo, steps: list[tuple[str, int, str]]) -> list[str]:
-    """Commit the steps (a step that does not apply commits nothing new); the commits, oldest first."""
+def commit_history(
+    repo: CorpusRepo, steps: list[tuple[str, int, str]], after_each: Callable[[], None] | None = None
+) -> list[str]:
+    """Commit the steps (a step that does not apply commits nothing new); the commits, oldest first.
+
+    `after_each` runs after every commit (the first included): a build, say."""
     texts = {n: document_text(n) for n in range(3)}
     where: dict[int, str | None] = {n: f"corpus/d{n}.md" for n in range(3)}
     last_path = dict(where)
@@ -39,6 +45,8 @@ def commit_history(repo: CorpusRepo, steps: list[tuple[str, int, str]]) -> list[
     first: dict[str, str | bytes | None] = {STAYS: "# Stays\n"}
     first.update((f"corpus/d{n}.md", texts[n]) for n in range(3))
     commits = [repo.commit(first)]
+    if after_each:
+        after_each()
     for step, (kind, n, folder) in enumerate(steps):
         current, change = where[n], dict[str, str | bytes | None]()
         taken = set(where.values()) | remade
@@ -57,4 +65,6 @@ def commit_history(repo: CorpusRepo, steps: list[tuple[str, int, str]]) -> list[
             remade.add(f"corpus/d{n}.md")
             change = {f"corpus/d{n}.md": f"# A new document {n}\n\nWritten at step {step}.\n"}
         commits.append(repo.commit(change, message=f"{kind} {n} {step}"))
+        if after_each:
+            after_each()
     return commits

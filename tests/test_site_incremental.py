@@ -6,7 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
@@ -16,6 +17,7 @@ from indexer.site.home import HOME_FILE
 from indexer.site.render import history_shard
 from indexer.site.vocabulary import vocabulary
 from tests.conftest import CorpusRepo
+from tests.histories import STEPS, commit_history
 
 CITING = "As the handbook says (corpus/a.md@0123abcd#L1-L2), records are kept.\n"
 # What a cold build cannot give alike: the home page's count of versions extracted by this very
@@ -157,3 +159,19 @@ def test_kept_figures_updated_build_by_build_equal_figures_counted_afresh(
         assert sorted(updated.counts, key=lambda w: (-updated.counts[w], w)) == vocabulary(
             texts[key] for key in sorted(wanted)
         )
+
+
+@settings(max_examples=5, deadline=None)
+@example(steps=[("move", 0, "archive"), ("remake", 0, "corpus"), ("grow", 0, "corpus"), ("move", 0, "corpus/deep")])
+@example(steps=[("move", 0, "corpus/deep")])  # one blob, two paths: the version page names the first
+@given(steps=STEPS)
+def test_builds_along_moves_in_and_out_of_the_roots_give_the_cold_site(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, str]]
+) -> None:
+    """Where a moved document leads is part of its history entry's inputs: kept exactly while it holds."""
+    repo = CorpusRepo(tmp_path_factory.mktemp("moves"))
+    site = tmp_path_factory.mktemp("site") / "site"
+    commit_history(repo, steps, after_each=lambda: build(repo.root, out=site, config=Config()))
+    cold = tmp_path_factory.mktemp("cold") / "site"
+    build(repo.root, out=cold, config=Config())
+    _assert_same_site(site, cold)

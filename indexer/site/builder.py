@@ -413,11 +413,15 @@ class _SiteBuilder:
         return True
 
     def _versions(self, ctx: PageContext, by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> None:
+        # A blob held by several paths (a copy, a move) names the path that held it first: the
+        # page is the same whoever builds it, at once or commit by commit.
         chosen: dict[str, tuple[VersionMeta, str]] = {}
+        held_from: dict[str, tuple[int, str]] = {}
         for path, pvs in by_path.items():
             for pv in pvs:
                 meta = metas[pv.version_id]
-                if meta.status == "ok":
+                if meta.status == "ok" and (pv.first_seq, path) < held_from.get(meta.blob, (len(ctx.commits), "")):
+                    held_from[meta.blob] = (pv.first_seq, path)
                     chosen[meta.blob] = (meta, path)
         same_fp = self.old.fingerprint == self.fp
         live = self.previous / "v"
@@ -428,7 +432,7 @@ class _SiteBuilder:
         jobs: list[PageJob] = []
         for blob, (meta, path) in sorted(chosen.items()):
             rel = f"v/{blob}.html"
-            key = meta.identity
+            key = f"{meta.identity}|{path}"  # the page names its path
             original = original_file(meta, path)
             if original:
                 file_key = self.new.files[original] = f"{blob}:{original}"
