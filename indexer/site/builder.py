@@ -49,7 +49,7 @@ from indexer.site.history import HistoryBuilder
 from indexer.site.home import HOME_FILE, FolderSections, folder_sections
 from indexer.site.links import BrokenLink, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file
-from indexer.site.pool import PageJob, SiteInputs, render_all
+from indexer.site.pool import PageJob, render_all
 from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
 from indexer.site.search_bundles import (
     SEARCH_FOLDER,
@@ -445,7 +445,7 @@ class _SiteBuilder:
                 self.stats.pages_reused += 1
                 continue
             jobs.append(PageJob(meta, path, self.out / rel))
-        for _records in render_all(ctx, self._inputs(ctx), jobs):
+        for _records in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
@@ -469,13 +469,10 @@ class _SiteBuilder:
                     self.stats.pages_reused += 1
                     continue
             jobs.append((PageJob(meta, path, self.out / rel, pv), base))
-        rendered = render_all(ctx, self._inputs(ctx, targets), [job for job, _base in jobs])
+        rendered = render_all(ctx, [job for job, _base in jobs], self.index_path, targets)
         for (job, base), records in zip(jobs, rendered, strict=True):
             self._links_of(job.path, records, targets, base + targets.state(job.path, records))
             self.stats.pages_rendered += 1
-
-    def _inputs(self, ctx: PageContext, targets: SiteTargets | None = None) -> SiteInputs:
-        return SiteInputs(self.config, ctx.commits, self.env, self.index_path, self.repo.root, targets)
 
     def _targets(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> SiteTargets:
         """What links can reach: the document pages, and every file under the roots at the built commit."""

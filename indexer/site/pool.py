@@ -12,6 +12,7 @@ same byte for byte either way.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import sys
 import threading
@@ -20,14 +21,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import Environment
-
-from indexer.config import Config
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.site.links import DocumentLinks, SiteTargets
 from indexer.site.pages import PageContext, render_doc_page, render_version_page
-from indexer.vcs.repo import CommitInfo, GitRepo
+from indexer.vcs.repo import GitRepo
 
 POOL_MIN_PAGES = 300  # fewer pages and forking the workers costs about what it saves
 PAGES_PER_TASK = 40
@@ -46,18 +44,6 @@ class PageJob:
     pv: PathVersion | None = None
 
 
-@dataclass(frozen=True)
-class SiteInputs:
-    """What every page of a build reads besides its own version: a worker's copy comes with the fork."""
-
-    config: Config
-    commits: list[CommitInfo]
-    env: Environment
-    index_path: Path
-    repo_root: Path
-    targets: SiteTargets | None = None  # for document pages
-
-
 def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Records:
     """Write one page; a document page's link records (none for a version page)."""
     if job.pv is None:
@@ -70,14 +56,19 @@ def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Recor
     return links.records if links else []
 
 
-def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Iterator[Records]:
-    """The link records of each job, in order, its page written: in worker processes when it pays."""
+def render_all(
+    ctx: PageContext, jobs: list[PageJob], index_path: Path, targets: SiteTargets | None = None
+) -> Iterator[Records]:
+    """The link records of each job, in order, its page written: in worker processes when it pays.
+
+    `targets` are what document pages' links can reach; `index_path` is where a worker opens the index.
+    """
     workers = min(usable_cores(), MAX_WORKERS, len(jobs) // PAGES_PER_TASK)
     if workers < 2 or len(jobs) < POOL_MIN_PAGES or not forkable():
-        yield from (render(ctx, inputs.targets, job) for job in jobs)
+        yield from (render(ctx, targets, job) for job in jobs)
         return
-    global _INPUTS
-    _INPUTS = inputs  # what the fork hands each worker
+    global _PARENT
+    _PARENT = (ctx, index_path, targets)  # what the fork hands each worker
     batches = [jobs[start : start + PAGES_PER_TASK] for start in range(0, len(jobs), PAGES_PER_TASK)]
     try:
         context = multiprocessing.get_context("fork")
@@ -86,7 +77,7 @@ def render_all(ctx: PageContext, inputs: SiteInputs, jobs: list[PageJob]) -> Ite
             for records in pool.map(_render_batch, batches):
                 yield from records
     finally:
-        _INPUTS = None
+        _PARENT = None
 
 
 def forkable() -> bool:
@@ -98,18 +89,18 @@ def forkable() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-_INPUTS: SiteInputs | None = None
+_PARENT: tuple[PageContext, Path, SiteTargets | None] | None = None
 _WORKER: PageContext | None = None
 
 
 def _start_worker() -> None:
     global _WORKER
-    assert _INPUTS is not None
-    inputs = _INPUTS
-    repo = GitRepo(inputs.repo_root)
-    _WORKER = PageContext(inputs.config, inputs.commits, repo, inputs.env, IndexReader(inputs.index_path))
+    assert _PARENT is not None
+    ctx, index_path, _targets = _PARENT
+    # SQLite connections and git's pipes must not be shared across a fork: the worker's own.
+    _WORKER = dataclasses.replace(ctx, repo=GitRepo(ctx.repo.root), reader=IndexReader(index_path))
 
 
 def _render_batch(jobs: list[PageJob]) -> list[Records]:
-    assert _WORKER is not None and _INPUTS is not None
-    return [render(_WORKER, _INPUTS.targets, job) for job in jobs]
+    assert _WORKER is not None and _PARENT is not None
+    return [render(_WORKER, _PARENT[2], job) for job in jobs]
