@@ -62,6 +62,7 @@ class HistoryBuilder:
         self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
         self._lineage = IndexedHistory(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
         self._walks: dict[tuple[str, int], Lineage | None] = {}  # (path, version's last seq) -> its walk
+        self._unbroken: dict[str, int] = {}  # path -> see `_unbroken_from`
 
     def consecutive_pairs(self, path: str, pvs: list[PathVersion]) -> list[tuple[str, str]]:
         """The (text blob, text blob) pairs of a path's consecutive versions (renames not included)."""
@@ -230,13 +231,16 @@ class HistoryBuilder:
 
     def _unbroken_from(self, pvs: list[PathVersion]) -> int:
         """The first commit from which the path holds a version at every commit to the built one
-        (past the built commit when the path is gone from it)."""
-        start = self.head_seq + 1
-        for pv in reversed(pvs):
-            if pv.last_seq + 1 != start:
-                break
-            start = pv.first_seq
-        return start
+        (past the built commit when the path is gone from it); once per path, asked per version."""
+        path = pvs[0].path
+        if path not in self._unbroken:
+            start = self.head_seq + 1
+            for pv in reversed(pvs):
+                if pv.last_seq + 1 != start:
+                    break
+                start = pv.first_seq
+            self._unbroken[path] = start
+        return self._unbroken[path]
 
     def _leads_to(
         self, path: str, pvs: list[PathVersion], pv: PathVersion
