@@ -37,6 +37,7 @@ class Config:
     site_title: str = "pincite corpus"
     site_publish_index: bool = False
     site_search_delta_share: float = 0.05
+    site_search_part_mb: float = 20.0
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     extract_timeout_seconds: float = 60.0
@@ -58,6 +59,9 @@ SETTINGS_HELP: dict[str, str] = {
     "site_search_delta_share": "Share of the document pages that may change (be added, edited or removed) after "
     "the base search bundle was made before a build indexes every page into a new base; until then a build "
     "indexes only the changed pages, into the delta bundle.",
+    "site_search_part_mb": "Megabytes of document pages one Pagefind run indexes at most: Pagefind holds its "
+    "whole index in memory, some 11–15 bytes per byte of page, so a larger base search bundle is made in parts "
+    "of about this size, one after another, that the browser searches as one (a search downloads a little more).",
     "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
     "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
     "extract_timeout_seconds": "Time limit for extracting one document.",

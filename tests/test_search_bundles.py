@@ -13,16 +13,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
 from indexer.site.search_bundles import (
+    CHUNK_SIZE_VARIABLE,
     FRAGMENT_SIGNATURE,
+    PAGEFIND_CHUNK_POSITIONS,
     UNINDEXED_END,
     UNINDEXED_START,
     IndexedBundle,
+    SearchPlan,
+    base_parts,
+    fresh_plan,
     ids_clash,
     make_bundle,
     plan_search,
@@ -65,10 +71,17 @@ class _Written:
     ids: dict[str, str]
 
 
+def _bundles(site: Path, kind: str) -> list[_Written]:
+    written = []
+    for name in [b for b in _listing(site)["bundles"] if b.startswith(kind + "-")]:
+        rows = json.loads((site / "pagefind" / name / "pincite-pages.json").read_text(encoding="utf-8"))["pages"]
+        written.append(_Written(name, [path for path, _key, _id in rows], {path: i for path, _key, i in rows if i}))
+    return written
+
+
 def _bundle(site: Path, kind: str) -> _Written:
-    (name,) = [b for b in _listing(site)["bundles"] if b.startswith(kind + "-")]
-    rows = json.loads((site / "pagefind" / name / "pincite-pages.json").read_text(encoding="utf-8"))["pages"]
-    return _Written(name, [path for path, _key, _id in rows], {path: i for path, _key, i in rows if i})
+    (written,) = _bundles(site, kind)
+    return written
 
 
 def _inodes(folder: Path) -> dict[str, int]:
@@ -84,18 +97,30 @@ def _site_stats(corpus_repo: CorpusRepo, site: Path, config: Config = CONFIG) ->
 PAGES = st.dictionaries(st.sampled_from([f"corpus/{n}.md" for n in range(12)]), st.sampled_from("abc"), max_size=12)
 
 
-def _indexed(pages: dict[str, str], salt: str = "salt") -> IndexedBundle:
-    bundle = make_bundle("base", pages, salt)
-    return IndexedBundle(bundle, {path: f"en_{n}" for n, path in enumerate(pages)})
+def _indexed(pages: dict[str, str], salt: str = "salt", parts: int = 1) -> list[IndexedBundle]:
+    """A base of `parts` parts over `pages` (one part when the pages are fewer), each page with an id."""
+    ordered = sorted(pages)
+    cut = [ordered[n::parts] for n in range(parts)] if pages else [[]]
+    bundles = [make_bundle("base", {path: pages[path] for path in run}, salt) for run in cut if run or not pages]
+    return [
+        IndexedBundle(bundle, {path: f"en_{ordered.index(path)}" for path, _ in bundle.pages}) for bundle in bundles
+    ]
+
+
+def _plan(pages: dict[str, str], base: list[IndexedBundle], share: float) -> SearchPlan:
+    """The plan a build takes: the previous base kept when it can be, else a new one."""
+    return plan_search(pages, "salt", base, share) or fresh_plan(pages, "salt", len, 0)
 
 
 @settings(max_examples=300, deadline=None)
-@given(PAGES, PAGES, st.floats(min_value=0.01, max_value=2.0))
+@given(PAGES, PAGES, st.floats(min_value=0.01, max_value=2.0), st.integers(1, 3))
 def test_every_current_page_is_searched_once_and_no_stale_page_is(
-    made: dict[str, str], pages: dict[str, str], share: float
+    made: dict[str, str], pages: dict[str, str], share: float, parts: int
 ) -> None:
-    plan = plan_search(pages, "salt", _indexed(made), share)
-    base = dict(plan.base.pages) if plan.base else {}
+    previous = _indexed(made, parts=parts)
+    plan = _plan(pages, previous, share)
+    base = {path: key for part in plan.base for path, key in part.pages}
+    assert sum(len(part.pages) for part in plan.base) == len(base)  # no page in two parts
     delta = dict(plan.delta.pages) if plan.delta else {}
     live_base = {path: key for path, key in base.items() if path not in plan.superseded}
     assert live_base.keys().isdisjoint(delta)
@@ -104,7 +129,7 @@ def test_every_current_page_is_searched_once_and_no_stale_page_is(
     assert set(base.items()) - set(pages.items()) == {(path, base[path]) for path in plan.superseded}
     changed = len(set(delta) | set(plan.superseded))
     assert changed <= share * len(pages)
-    kept = plan.base is not None and plan.base.folder == make_bundle("base", made, "salt").folder
+    kept = plan.base == tuple(part.bundle for part in previous)
     if pages and not kept:  # a new base holds every page, and nothing is superseded
         assert base == pages and plan.delta is None and plan.superseded == ()
 
@@ -114,9 +139,9 @@ def test_every_current_page_is_searched_once_and_no_stale_page_is(
 def test_the_base_is_kept_exactly_while_the_changes_stay_within_the_share(
     made: dict[str, str], pages: dict[str, str]
 ) -> None:
-    plan = plan_search(pages, "salt", _indexed(made), 0.25)
+    plan = _plan(pages, _indexed(made), 0.25)
     changed = {path for path in made.keys() | pages.keys() if made.get(path) != pages.get(path)}
-    kept = plan.base == make_bundle("base", made, "salt")
+    kept = plan.base == (make_bundle("base", made, "salt"),)
     assert kept == (bool(pages) and len(changed) <= 0.25 * len(pages))
     if kept:
         assert dict(plan.delta.pages if plan.delta else ()) == {path: pages[path] for path in changed if path in pages}
@@ -124,23 +149,51 @@ def test_the_base_is_kept_exactly_while_the_changes_stay_within_the_share(
 
 def test_another_salt_makes_a_new_base() -> None:
     pages = {f"corpus/{n}.md": "k" for n in range(10)}
-    plan = plan_search({**pages, "corpus/0.md": "new"}, "pagefind 1.5.3", _indexed(pages, "pagefind 1.5.2"), 1.0)
-    assert plan.base is not None and dict(plan.base.pages) == {**pages, "corpus/0.md": "new"}
-    assert plan.delta is None and plan.superseded == ()
+    previous = _indexed(pages, "pagefind 1.5.2", parts=2)
+    assert plan_search({**pages, "corpus/0.md": "new"}, "pagefind 1.5.3", previous, 1.0) is None
+    assert plan_search({**pages, "corpus/0.md": "new"}, "pagefind 1.5.2", previous, 1.0) is not None
     assert make_bundle("base", pages, "a").folder != make_bundle("base", pages, "b").folder
+    assert make_bundle("base", pages, "a").folder != make_bundle("base", pages, "a", chunk_size=5).folder
 
 
-def test_a_delta_page_with_a_superseded_pages_id_is_a_clash() -> None:
-    made = {"corpus/a.md": "1", "corpus/b.md": "1"}
-    base = _indexed(made)  # ids en_0, en_1
-    plan = plan_search({"corpus/a.md": "2", "corpus/b.md": "1"}, "salt", base, 1.0)
-    assert plan.delta is not None and superseded_ids(plan, base) == ["en_0"]
-    assert ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_0"}))
-    assert not ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_1"}))  # b's page is current
+def test_a_searched_page_with_a_superseded_pages_id_is_a_clash() -> None:
+    made = {"corpus/a.md": "1", "corpus/b.md": "1", "corpus/c.md": "1"}
+    base = _indexed(made, parts=2)  # ids en_0 (a) and en_2 (c) in one part, en_1 (b) in the other
+    plan = plan_search({"corpus/a.md": "2", "corpus/b.md": "1", "corpus/c.md": "1"}, "salt", base, 1.0)
+    assert plan is not None and plan.delta is not None and superseded_ids(plan, base) == ["en_0"]
+    assert ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_0"}))  # the delta's page
+    assert not ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_9"}))
+    # Pagefind keeps ids apart within a bundle only: a page of another part can have the same one.
+    other = IndexedBundle(base[1].bundle, {"corpus/b.md": "en_0"})
+    assert ids_clash(plan, [base[0], other], IndexedBundle(plan.delta, {"corpus/a.md": "en_9"}))
 
 
 def test_a_site_without_documents_has_no_bundle() -> None:
-    assert plan_search({}, "salt", None, 0.5).bundles == []
+    assert plan_search({}, "salt", [], 0.5) is None
+    assert fresh_plan({}, "salt", len, 0).bundles == []
+
+
+SIZED = st.dictionaries(st.sampled_from([f"corpus/{n:02}.md" for n in range(40)]), st.integers(0, 50), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SIZED, st.integers(0, 200))
+def test_the_base_parts_hold_every_page_once_in_path_order_and_within_the_size(
+    sizes: dict[str, int], part_bytes: int
+) -> None:
+    parts = base_parts({path: "k" for path in sizes}, "salt", lambda path: sizes[path], part_bytes)
+    assert [path for part in parts for path, _ in part.pages] == sorted(sizes)
+    weight = {path: max(1, size) for path, size in sizes.items()}
+    total = sum(weight.values())
+    assert all(part.pages for part in parts)
+    if part_bytes <= 0 or total <= part_bytes:
+        assert len(parts) == min(1, len(sizes)) and all(part.chunk_size == 0 for part in parts)
+        return
+    assert len(parts) <= -(-total // part_bytes)
+    largest = max(weight.values())
+    assert all(sum(weight[path] for path, _ in part.pages) <= part_bytes + largest for part in parts)
+    if len(parts) > 1:  # a query word's chunks from all the parts come to about one default chunk
+        assert {part.chunk_size for part in parts} == {PAGEFIND_CHUNK_POSITIONS // len(parts)}
 
 
 # -- builds ------------------------------------------------------------------------------------
@@ -355,6 +408,63 @@ def test_the_search_page_counts_and_shows_current_pages_only(
         context.close()
         server.shutdown()
         server.server_close()
+
+
+PARTED = Config(site_search_delta_share=0.5, site_search_part_mb=0.02)  # pages of 5–6 KB: a few per part
+
+
+def test_a_large_base_is_made_in_parts_that_are_searched_as_one(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    docs = _documents()
+    corpus_repo.commit(docs, "sixteen notes")
+    site = tmp_path / "site"
+    stats = _site_stats(corpus_repo, site, PARTED)
+    parts = _bundles(site, "base")
+    assert len(parts) >= 3 and _listing(site)["bundles"] == [part.folder for part in parts]
+    assert [path for part in parts for path in part.paths] == sorted(docs)  # each page once, in path order
+    assert (stats["search_bundles_indexed"], stats["search_pages_indexed"]) == (len(parts), 16)
+    made = [read_indexed(site / "pagefind" / part.folder, "base", "") for part in parts]
+    assert made == [None] * len(parts)  # another salt: not taken for this site's
+    sizes = {json.loads((site / "pagefind" / p.folder / "pincite-pages.json").read_text())["chunk_size"] for p in parts}
+    assert sizes == {PAGEFIND_CHUNK_POSITIONS // len(parts)}
+
+    corpus_repo.commit({EDITED: docs[EDITED].replace("dulcimer", "harmonium"), REMOVED: None}, "edit one, remove one")
+    stats = _site_stats(corpus_repo, site, PARTED)
+    listing = _listing(site)
+    assert listing["bundles"][:-1] == [part.folder for part in parts] and listing["bundles"][-1].startswith("delta-")
+    assert (stats["search_bundles_indexed"], stats["search_pages_indexed"]) == (1, 1)  # the parts are kept
+    ids = {path: page_id for part in parts for path, page_id in part.ids.items()}
+    assert sorted(listing["superseded"]) == sorted([ids[EDITED], ids[REMOVED]])
+
+    parted, fetched = _search(browser, site, QUERIES)
+    shared, _east, dulcimer, harmonium, gossamer, _ = parted
+    assert dulcimer == [] and gossamer == [] and _paths(harmonium) == [EDITED]
+    assert _paths(shared) == sorted(p for p in docs if p != REMOVED)
+    gone = (EDITED, REMOVED)
+    stale = {
+        f"pagefind/{part.folder}/fragment/{part.ids[p]}.pf_fragment" for part in parts for p in gone if p in part.ids
+    }
+    assert len(stale) == 2 and stale.isdisjoint(fetched)  # the superseded pages' fragments were never fetched
+    whole = tmp_path / "whole"
+    build(corpus_repo.root, out=whole, config=CONFIG)
+    assert len(_listing(whole)["bundles"]) == 1
+    one, _ = _search(browser, whole, QUERIES)
+    assert [sorted(map(tuple, answer)) for answer in parted] == [sorted(map(tuple, answer)) for answer in one]
+
+
+def test_pagefind_cuts_its_word_index_at_the_chunk_size_given(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus_repo.commit(_documents(), "sixteen notes")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=CONFIG)
+    monkeypatch.setenv(CHUNK_SIZE_VARIABLE, "2")  # a bundle's key says its chunk size: the environment has no say
+    chunks = {}
+    for size in (0, 8):
+        run_pagefind(site, tmp_path / f"out-{size}", size)
+        chunks[size] = len(list((tmp_path / f"out-{size}" / "index").iterdir()))
+    assert chunks[0] == 1 and chunks[8] > 10, chunks
 
 
 # -- what Pagefind is given --------------------------------------------------------------------

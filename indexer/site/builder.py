@@ -55,6 +55,7 @@ from indexer.site.search_bundles import (
     SEARCH_FOLDER,
     Bundle,
     IndexedBundle,
+    SearchPlan,
     fresh_plan,
     ids_clash,
     index_bundles,
@@ -113,7 +114,7 @@ class _Manifest:
     links: dict[str, list[list[str]]] = field(default_factory=dict)
     changes: dict[str, str] = field(default_factory=dict)  # history pages by path
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
-    search_base: str = ""  # the folder of the base search bundle under pagefind/
+    search_base: list[str] = field(default_factory=list)  # the base search bundle's part folders under pagefind/
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
@@ -128,7 +129,7 @@ class _Manifest:
                 data.get("links", {}),
                 data.get("changes", {}),
                 data.get("diffs", {}),
-                data.get("search_base", ""),
+                _folders(data.get("search_base", [])),
             )
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
@@ -136,6 +137,13 @@ class _Manifest:
     def save(self, site: Path) -> None:
         # The fields as they are (asdict would deep-copy every record first).
         atomic_write(site / MANIFEST, json.dumps(vars(self), sort_keys=True).encode("utf-8"))
+
+
+def _folders(recorded: object) -> list[str]:
+    """The base's part folders as a manifest records them (a site before parts recorded one folder, or none)."""
+    if isinstance(recorded, str):
+        return [recorded] if recorded else []
+    return [str(folder) for folder in recorded] if isinstance(recorded, list) else []
 
 
 def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
@@ -651,29 +659,43 @@ class _SiteBuilder:
             _link_or_copy(self.index_path, self.out / "pincite.sqlite")
 
     def _search(self) -> None:
-        """Pagefind's index of the document pages: a base bundle kept from build to build, and a delta."""
+        """Pagefind's index of the document pages: a base kept from build to build, and a delta."""
         salt = f"{self.fp}|{pagefind_version()}"
         live = self.previous / SEARCH_FOLDER
         self.live_search = live if live.is_dir() else None
-        base = read_indexed(live / self.old.search_base, "base", salt) if self.old.search_base else None
-        plan = plan_search(self.new.docs, salt, base, self.config.site_search_delta_share)
+        base = self._previous_base(live, salt)
+        kept = plan_search(self.new.docs, salt, base, self.config.site_search_delta_share)
+        plan = kept or self._fresh_plan(salt)
         self._index(plan.bundles)
         superseded: list[str] = []
-        if base is not None and plan.base == base.bundle:
+        if kept is not None:
             delta = self._indexed(plan.delta)
-            if plan.delta is not None and (delta is None or ids_clash(plan, base, delta)):
-                # Rare: a delta page got a superseded page's id (dropping one would drop both), or the
-                # delta's ids cannot be read. A new base supersedes nothing.
-                plan = fresh_plan(self.new.docs, salt)
+            if (plan.delta is not None and delta is None) or ids_clash(plan, base, delta):
+                # Rare: a page still searched got a superseded page's id (dropping one would drop
+                # both), or the delta's ids cannot be read. A new base supersedes nothing.
+                plan = self._fresh_plan(salt)
                 self._index(plan.bundles)
             else:
                 superseded = superseded_ids(plan, base)
-        self.new.search_base = plan.base.folder if plan.base else ""
+        self.new.search_base = [part.folder for part in plan.base]
         self.needed_bundles = {b.folder for b in plan.bundles}
         made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
         write_bundle_list(self.out, plan, superseded)
+
+    def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
+        """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""
+        parts = [read_indexed(live / folder, "base", salt) for folder in self.old.search_base]
+        return [part for part in parts if part is not None] if None not in parts else []
+
+    def _fresh_plan(self, salt: str) -> SearchPlan:
+        """A new base over every document page, in parts Pagefind can hold in `site_search_part_mb` of pages."""
+        part_bytes = int(self.config.site_search_part_mb * 1_000_000)
+        return fresh_plan(self.new.docs, salt, self._page_bytes, part_bytes)
+
+    def _page_bytes(self, path: str) -> int:
+        return (self.out / doc_page_path(path)).stat().st_size
 
     def _index(self, bundles: list[Bundle]) -> None:
         """Run Pagefind for the bundles the live site does not hold already."""

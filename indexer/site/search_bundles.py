@@ -1,11 +1,19 @@
-"""The site's search index as a base Pagefind bundle and a small delta bundle.
+"""The site's search index as a base of Pagefind bundles and a small delta bundle.
 
 Pagefind has no incremental mode: one run indexes every page it is given, and its time follows
-the text it is given. So the document pages are indexed as at most two bundles:
+the text it is given. So the document pages are indexed as:
 
-- the **base** (`pagefind/base-<key>/`): every document page as of the build that made it;
+- the **base** (`pagefind/base-<key>/`, one folder per part): every document page as of the
+  build that made it;
 - the **delta** (`pagefind/delta-<key>/`): only the pages added or changed since the base was
   made. A build that changes a document indexes the delta again, not the base.
+
+Pagefind also holds its whole index in memory until it writes it: some 11–15 bytes for each byte
+of page it reads (BENCHMARKS.md, "Search memory"), 2.5 GB at 10,000 documents. So a base larger
+than `site_search_part_mb` of pages is cut into **parts** of about that size, in path order,
+indexed one after another: the build's memory stays bounded whatever the corpus. Each part's
+word index is cut into chunks that many times smaller than Pagefind's default, so a query word
+downloads about as much from all the parts together as from one bundle of every page.
 
 A base page whose document changed or went since the base was made is **superseded**: its text
 is no longer at the built commit. `search-bundles.json` lists the Pagefind ids of the superseded
@@ -29,9 +37,9 @@ marks `<!--pincite:unindexed-->…<!--/pincite:unindexed-->` (a rendered documen
 which Pagefind would parse only to ignore: a third of the page's bytes, a quarter of Pagefind's
 time). The bundle is the one the whole page would give.
 
-Why two bundles and not more: a query fetches a word-index chunk per query word from every bundle,
-and Pagefind's chunks do not shrink with the bundle below some 30 KB (BENCHMARKS.md, "Search
-bundles"); a delta of a few pages costs a reader a few KB.
+Why one delta and not more: a query fetches a word-index chunk per query word from every bundle,
+and with Pagefind's default chunk size those do not shrink with the bundle below some 30 KB
+(BENCHMARKS.md, "Search bundles"); a delta of a few pages costs a reader a few KB.
 """
 
 from __future__ import annotations
@@ -39,13 +47,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
@@ -53,7 +61,6 @@ from pathlib import Path
 from typing import Literal
 
 from indexer.errors import PinciteError
-from indexer.machine import usable_cores
 from indexer.site.render import doc_page_path
 
 SEARCH_FOLDER = "pagefind"
@@ -66,6 +73,12 @@ FRAGMENT_SIGNATURE = b"pagefind_dcd"
 # so a marker inside the document's own text (before it) cannot hide that text from search.
 UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:unindexed-->"
 
+# Pagefind's own word-index chunk size (in word positions), and the variable that sets another.
+# The variable is marked unstable by Pagefind: without it, parts give the same search, and a query
+# downloads up to a default-sized chunk per part and query word.
+PAGEFIND_CHUNK_POSITIONS = 20_000
+CHUNK_SIZE_VARIABLE = "PAGEFIND_UNSTABLE_INDEX_CHUNK_SIZE"
+
 BundleKind = Literal["base", "delta"]
 
 
@@ -76,19 +89,21 @@ class Bundle:
     kind: BundleKind
     pages: tuple[tuple[str, str], ...]  # (document path, page content key), sorted by path
     salt: str  # what every bundle of the site depends on: the site fingerprint, Pagefind's version
+    chunk_size: int = 0  # Pagefind's word-index chunk size for this bundle; 0 is Pagefind's default
 
     @cached_property
     def folder(self) -> str:
         """The bundle's folder under `pagefind/`: its kind, then a key of what it was made from."""
-        made_from = json.dumps([self.salt, self.pages], ensure_ascii=False).encode("utf-8")
-        return f"{self.kind}-{hashlib.sha256(made_from).hexdigest()[:16]}"
+        made_from: list[object] = [self.salt, self.pages] + ([self.chunk_size] if self.chunk_size else [])
+        key = hashlib.sha256(json.dumps(made_from, ensure_ascii=False).encode("utf-8")).hexdigest()
+        return f"{self.kind}-{key[:16]}"
 
     def page_files(self) -> list[str]:
         return [doc_page_path(path) for path, _key in self.pages]
 
 
-def make_bundle(kind: BundleKind, pages: Mapping[str, str], salt: str) -> Bundle:
-    return Bundle(kind, tuple(sorted(pages.items())), salt)
+def make_bundle(kind: BundleKind, pages: Mapping[str, str], salt: str, chunk_size: int = 0) -> Bundle:
+    return Bundle(kind, tuple(sorted(pages.items())), salt, chunk_size)
 
 
 @dataclass(frozen=True)
@@ -103,45 +118,81 @@ class IndexedBundle:
 class SearchPlan:
     """The bundles a site's search is made of, and the base pages the browser must drop."""
 
-    base: Bundle | None  # None only when the site has no document page
+    base: tuple[Bundle, ...]  # the base's parts, in path order; none only when the site has no document page
     delta: Bundle | None  # None when no page changed since the base
     superseded: tuple[str, ...]  # base document paths whose page is not the built commit's
 
     @property
     def bundles(self) -> list[Bundle]:
-        return [b for b in (self.base, self.delta) if b is not None]
+        return [*self.base, *([self.delta] if self.delta else [])]
 
 
-def plan_search(pages: Mapping[str, str], salt: str, base: IndexedBundle | None, delta_share: float) -> SearchPlan:
-    """The bundles for the document pages `pages` (path → content key), given the previous base.
+def plan_search(
+    pages: Mapping[str, str], salt: str, base: Sequence[IndexedBundle], delta_share: float
+) -> SearchPlan | None:
+    """The bundles for the document pages `pages` (path → content key) that keep the previous base.
 
-    The previous base is kept while it was made with this salt and the pages changed, added or
-    removed since it was made are at most `delta_share` of the current pages.
+    None when a new base must be made (see `fresh_plan`): there is no previous base, or it was not
+    made with this salt, or the pages changed, added or removed since it was made are more than
+    `delta_share` of the current pages.
     """
-    if not pages:
-        return SearchPlan(None, None, ())
-    if base is None or base.bundle.salt != salt:
-        return fresh_plan(pages, salt)
-    made = dict(base.bundle.pages)
+    if not pages or not base or any(part.bundle.salt != salt for part in base):
+        return None
+    made = {path: key for part in base for path, key in part.bundle.pages}
     delta = {path: key for path, key in pages.items() if made.get(path) != key}
     superseded = tuple(path for path in sorted(made) if pages.get(path) != made[path])
     if len(delta.keys() | set(superseded)) > delta_share * len(pages):
-        return fresh_plan(pages, salt)
-    return SearchPlan(base.bundle, make_bundle("delta", delta, salt) if delta else None, superseded)
+        return None
+    parts = tuple(part.bundle for part in base)
+    return SearchPlan(parts, make_bundle("delta", delta, salt) if delta else None, superseded)
 
 
-def fresh_plan(pages: Mapping[str, str], salt: str) -> SearchPlan:
-    """A new base over every page, and no delta."""
-    return SearchPlan(make_bundle("base", pages, salt) if pages else None, None, ())
+def fresh_plan(pages: Mapping[str, str], salt: str, page_bytes: Callable[[str], int], part_bytes: int) -> SearchPlan:
+    """A new base over every page, cut into parts of about `part_bytes` of pages (0: one part), and no delta."""
+    return SearchPlan(base_parts(pages, salt, page_bytes, part_bytes), None, ())
 
 
-def superseded_ids(plan: SearchPlan, base: IndexedBundle) -> list[str]:
-    return sorted(base.ids[path] for path in plan.superseded if path in base.ids)
+def base_parts(
+    pages: Mapping[str, str], salt: str, page_bytes: Callable[[str], int], part_bytes: int
+) -> tuple[Bundle, ...]:
+    """The pages in path order, cut into as few runs of about equal bytes as keep each near `part_bytes`.
+
+    A part holds at most `part_bytes` and one page more. With more than one part, each part's
+    word-index chunks are that many times smaller than Pagefind's, so that the chunks a query word
+    needs from all the parts add up to about one default chunk.
+    """
+    ordered = sorted(pages.items())
+    if not ordered:
+        return ()
+    sizes = [max(1, page_bytes(path)) for path, _key in ordered]
+    total = sum(sizes)
+    count = math.ceil(total / part_bytes) if part_bytes > 0 else 1
+    runs: list[dict[str, str]] = [{} for _ in range(count)]
+    before = 0
+    for (path, key), size in zip(ordered, sizes, strict=True):
+        runs[before * count // total][path] = key
+        before += size
+    runs = [run for run in runs if run]
+    chunk_size = max(1, PAGEFIND_CHUNK_POSITIONS // len(runs)) if len(runs) > 1 else 0
+    return tuple(make_bundle("base", run, salt, chunk_size) for run in runs)
 
 
-def ids_clash(plan: SearchPlan, base: IndexedBundle, delta: IndexedBundle | None) -> bool:
-    """Whether a delta page has the id of a superseded base page: dropping one would drop both."""
-    return delta is not None and not set(delta.ids.values()).isdisjoint(superseded_ids(plan, base))
+def superseded_ids(plan: SearchPlan, base: Sequence[IndexedBundle]) -> list[str]:
+    return sorted({part.ids[path] for part in base for path in plan.superseded if path in part.ids})
+
+
+def ids_clash(plan: SearchPlan, base: Sequence[IndexedBundle], delta: IndexedBundle | None) -> bool:
+    """Whether a page still searched has the id of a superseded page: dropping one would drop both.
+
+    Pagefind keeps ids apart within a bundle only; the delta and the base's parts are other bundles.
+    """
+    dropped = set(superseded_ids(plan, base))
+    if not dropped:
+        return False
+    gone = set(plan.superseded)
+    kept = {page_id for part in base for path, page_id in part.ids.items() if path not in gone}
+    kept.update(delta.ids.values() if delta else ())
+    return not kept.isdisjoint(dropped)
 
 
 def pagefind_version() -> str:
@@ -168,12 +219,13 @@ def read_indexed(folder: Path, kind: BundleKind, salt: str) -> IndexedBundle | N
     salt: a bundle made by other templates or another Pagefind is never taken for this one's.
     """
     try:
-        rows = json.loads((folder / PAGE_IDS).read_text(encoding="utf-8"))["pages"]
-        pages = {str(path): str(key) for path, key, _id in rows}
-        ids = {str(path): str(page_id) for path, _key, page_id in rows if page_id is not None}
-    except (OSError, ValueError, KeyError, TypeError):
+        record = json.loads((folder / PAGE_IDS).read_text(encoding="utf-8"))
+        pages = {str(path): str(key) for path, key, _id in record["pages"]}
+        ids = {str(path): str(page_id) for path, _key, page_id in record["pages"] if page_id is not None}
+        chunk_size = int(record.get("chunk_size", 0))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    bundle = make_bundle(kind, pages, salt)
+    bundle = make_bundle(kind, pages, salt, chunk_size)
     return IndexedBundle(bundle, ids) if bundle.folder == folder.name else None
 
 
@@ -181,16 +233,15 @@ def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Pa
     """Index each bundle's pages (under `site`) into `target/<folder>`; the seconds it took.
 
     Each bundle is one Pagefind run over a staging folder holding hard links to just its
-    pages, at their paths in the site, so result URLs are the pages' own. Runs go side by
-    side when more than one core is usable.
+    pages, at their paths in the site, so result URLs are the pages' own. Runs go one after
+    another: Pagefind uses every core itself, and its memory is what a part bounds.
     """
     if not bundles:
         return 0.0
     started = time.monotonic()
-    workers = max(1, min(len(bundles), usable_cores()))
     try:
-        with ThreadPoolExecutor(workers) as pool:  # threads wait on Pagefind processes
-            list(pool.map(lambda bundle: _index_bundle(site, bundle, target, stage), bundles))
+        for bundle in bundles:
+            _index_bundle(site, bundle, target, stage)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return time.monotonic() - started
@@ -211,7 +262,7 @@ def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path) -> None
         except OSError:
             staged.write_bytes(page)
     output = target / bundle.folder
-    run_pagefind(pages, output)
+    run_pagefind(pages, output, bundle.chunk_size)
     _write_page_ids(output, bundle)
 
 
@@ -232,7 +283,8 @@ def _write_page_ids(output: Path, bundle: Bundle) -> None:
     """
     by_url = fragment_ids(output)
     rows = [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in bundle.pages]
-    (output / PAGE_IDS).write_text(json.dumps({"pages": rows}, ensure_ascii=False), encoding="utf-8")
+    record: dict[str, object] = {"pages": rows} | ({"chunk_size": bundle.chunk_size} if bundle.chunk_size else {})
+    (output / PAGE_IDS).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
 
 
 def fragment_ids(output: Path) -> dict[str, str]:
@@ -246,11 +298,17 @@ def fragment_ids(output: Path) -> dict[str, str]:
     return found
 
 
-def run_pagefind(pages: Path, output: Path) -> None:
-    """Pagefind over the document pages under `pages` (as they stand in a site), into `output`."""
+def run_pagefind(pages: Path, output: Path, chunk_size: int = 0) -> None:
+    """Pagefind over the document pages under `pages` (as they stand in a site), into `output`.
+
+    `chunk_size` sets Pagefind's word-index chunk size (0: Pagefind's own, whatever the
+    environment says, so that a bundle is what its key says it is).
+    """
     cmd = [sys.executable, "-m", "pagefind", "--site", str(pages), "--glob", "doc/**/*.html"]
     cmd += ["--output-path", str(output), "--force-language", "en", "--silent"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = {name: value for name, value in os.environ.items() if name != CHUNK_SIZE_VARIABLE}
+    env |= {CHUNK_SIZE_VARIABLE: str(chunk_size)} if chunk_size else {}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         raise PinciteError(
