@@ -101,16 +101,23 @@ def _counting_server(site: Path, counter: _Counter) -> http.server.ThreadingHTTP
     return server
 
 
-def _query_words(root: Path, paths: list[str]) -> tuple[str, str]:
-    """Two words from document headings: real vocabulary, found in some documents, not all."""
-    words = []
-    for path in paths[:: max(1, len(paths) // 7)][:6]:
+def _heading_words(root: Path, paths: list[str], documents: int) -> list[str]:
+    """The longer words of the headings of `documents` documents spread over the corpus, in order."""
+    words: list[str] = []
+    for path in paths[:: max(1, len(paths) // (documents + 1))][:documents]:
         heading = (root / path).read_text(encoding="utf-8").splitlines()[0]
         words += [w for w in heading.lstrip("# ").lower().split() if len(w) > 4]
+    return words
+
+
+def _query_words(root: Path, paths: list[str]) -> tuple[str, str]:
+    """Two words from document headings: real vocabulary, found in some documents, not all."""
+    words = _heading_words(root, paths, 6)
     return words[0], words[-1]
 
 
-def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
+def measure_queries(site: Path, first: str, second: str, more: list[str] | None = None) -> dict[str, Any]:
+    """What a reader downloads for a cold query (`first`), then a warm one (`second`), then each of `more`."""
     from playwright.sync_api import sync_playwright
 
     counter = _Counter()
@@ -145,6 +152,18 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
             warm, warm_requests = counter.reset()
             warm_wire = sum(w for _, _, w in warm_requests)
             results = page.locator(".result-link").count()
+            more_bytes = {}
+            for word in more or []:
+                page.fill("#q", word)
+                page.click("#search-form button[type=submit]")
+                page.wait_for_function(
+                    "w => document.querySelector('#search-status').textContent.includes('match')"
+                    " && location.search.includes(w)",
+                    arg=word,
+                    timeout=60_000,
+                )
+                page.wait_for_load_state("networkidle")
+                more_bytes[word] = counter.reset()[0]
             browser.close()
     finally:
         server.shutdown()
@@ -162,6 +181,7 @@ def measure_queries(site: Path, first: str, second: str) -> dict[str, Any]:
         "warm_query_requests": len(warm_requests),
         "warm_results_seconds": round(warm_seconds, 2),
         "warm_results_shown": results,
+        "more_warm_query_bytes": more_bytes,
     }
 
 
@@ -251,12 +271,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delta-share", type=float, default=Config().site_search_delta_share)
     parser.add_argument("--measure", type=Path, default=None, help="only measure the queries on this built site")
     parser.add_argument("--repo", type=Path, default=None, help="with --measure: the repository the site is of")
+    parser.add_argument("--more-words", type=int, default=0, help="with --measure: this many more warm queries")
     args = parser.parse_args(argv)
     if args.measure is not None:
         if args.repo is None:
             parser.error("--measure needs --repo (the query words come from its documents)")
         paths = sorted(p.relative_to(args.repo).as_posix() for p in (args.repo / "corpus").rglob("*.md"))
-        print(json.dumps(measure_queries(args.measure, *_query_words(args.repo, paths)), indent=2))
+        more = list(dict.fromkeys(_heading_words(args.repo, paths, 40)))[-args.more_words :] if args.more_words else []
+        print(json.dumps(measure_queries(args.measure, *_query_words(args.repo, paths), more), indent=2))
         return 0
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
     try:

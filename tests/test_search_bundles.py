@@ -23,6 +23,7 @@ from indexer.site.search_bundles import (
     CHUNK_SIZE_VARIABLE,
     FRAGMENT_SIGNATURE,
     PAGEFIND_CHUNK_POSITIONS,
+    PAGEFIND_UNUSED,
     UNINDEXED_END,
     UNINDEXED_START,
     IndexedBundle,
@@ -507,6 +508,8 @@ def test_a_bundle_is_what_pagefind_makes_of_the_whole_pages(corpus_repo: CorpusR
     run_pagefind(whole, whole / "out")  # as the site runs it, on the pages as written
     page = (site / "doc" / "corpus" / "rendered.md.html").read_bytes()
     assert b'<ol id="src"' in page and b'<ol id="src"' not in searched_part(page)
-    made = _fragments(site / "pagefind" / _bundle(site, "base").folder)
+    folder = site / "pagefind" / _bundle(site, "base").folder
+    made = _fragments(folder)
     assert made == _fragments(whole / "out")
+    assert all((whole / "out" / name).is_file() and not (folder / name).exists() for name in PAGEFIND_UNUSED)
     assert "Still searched" in made["/doc/corpus/rendered.md.html"]["content"]

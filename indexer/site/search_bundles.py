@@ -79,6 +79,19 @@ UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:uni
 PAGEFIND_CHUNK_POSITIONS = 20_000
 CHUNK_SIZE_VARIABLE = "PAGEFIND_UNSTABLE_INDEX_CHUNK_SIZE"
 
+# What Pagefind writes for its own search interfaces, and for pages of no known language: the
+# site has its own interface (static/search-index.js) and forces English, so no page loads them.
+PAGEFIND_UNUSED = (
+    "pagefind-ui.js",
+    "pagefind-ui.css",
+    "pagefind-component-ui.js",
+    "pagefind-component-ui.css",
+    "pagefind-modular-ui.js",
+    "pagefind-modular-ui.css",
+    "pagefind-highlight.js",
+    "wasm.unknown.pagefind",
+)
+
 BundleKind = Literal["base", "delta"]
 
 
@@ -263,6 +276,8 @@ def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path) -> None
             staged.write_bytes(page)
     output = target / bundle.folder
     run_pagefind(pages, output, bundle.chunk_size)
+    for name in PAGEFIND_UNUSED:
+        (output / name).unlink(missing_ok=True)
     _write_page_ids(output, bundle)
 
 
