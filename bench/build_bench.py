@@ -217,6 +217,11 @@ class TreeWatch:
 
 
 def _tree_rss_kib(root: int) -> int:
+    return sum(process_tree(root).values())
+
+
+def process_tree(root: int) -> dict[int, int]:
+    """The process `root` and all its descendants, each with its RSS in KiB."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
     for entry in os.scandir("/proc"):
@@ -235,7 +240,7 @@ def _tree_rss_kib(root: int) -> int:
         children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
         tree.update(children)
         frontier += children
-    return sum(rss.get(pid, 0) for pid in tree)
+    return {pid: rss[pid] for pid in tree if pid in rss}
 
 
 def _adopt_orphans() -> None:

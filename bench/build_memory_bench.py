@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -34,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.build_bench import TreeWatch  # noqa: E402
+from bench.build_bench import TreeWatch, process_tree  # noqa: E402
 
 BUILD = """
 import json, sys
@@ -46,27 +45,9 @@ print(json.dumps(summary.site))
 """
 
 
-def _tree(root: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as handle:
-                    parents[int(entry.name)] = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, todo = {root}, [root]
-    while todo:
-        pid = todo.pop()
-        children = [child for child, parent in parents.items() if parent == pid and child not in found]
-        found.update(children)
-        todo += children
-    return found
-
-
 def _tree_pss_kib(root: int) -> int:
     total = 0
-    for pid in _tree(root):
+    for pid in process_tree(root):
         try:
             with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as handle:
                 total += next((int(line.split()[1]) for line in handle if line.startswith("Pss:")), 0)

@@ -10,6 +10,13 @@ of its word index (what a query word's chunk comes from), its metadata and its c
 
     python bench/site_bench.py --docs 10000 --commits 20 --keep /tmp/sb10k
     python bench/search_bundles_bench.py /tmp/sb10k/site --sizes 1,10,100,500,1000 --rounds 3
+
+With `--part-mb`, the base instead, made as a build makes it with each `site_search_part_mb`
+(0: one bundle): the parts, Pagefind's CPU, the peak summed RSS of this process and its Pagefind
+runs, and what a query word's chunks from all the parts come to (the parts' mean chunk sizes,
+added up).
+
+    python bench/search_bundles_bench.py /tmp/sb10k/site --part-mb 0,20 --rounds 1
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import sys
 import tempfile
@@ -27,7 +35,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from indexer.site.search_bundles import Bundle, index_bundles, make_bundle
+from bench.build_bench import TreeWatch
+from indexer.site.search_bundles import Bundle, base_parts, index_bundles, make_bundle
 
 
 def document_pages(site: Path) -> dict[str, str]:
@@ -91,16 +100,53 @@ def run(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[str, A
     }
 
 
+def run_parts(site: Path, part_mbs: list[float], rounds: int, workdir: Path) -> dict[str, Any]:
+    """The base made in parts of each size in `part_mbs`, indexed as a build indexes it."""
+    pages = document_pages(site)
+    found: dict[float, list[dict[str, Any]]] = {mb: [] for mb in part_mbs}
+    for round_number in range(rounds):
+        for mb in part_mbs if round_number % 2 == 0 else list(reversed(part_mbs)):
+            target = workdir / f"parts-{mb}"
+            shutil.rmtree(target, ignore_errors=True)
+            parts = base_parts(
+                pages, "bench", lambda path: (site / "doc" / f"{path}.html").stat().st_size, int(mb * 1e6)
+            )
+            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            watch = TreeWatch(os.getpid())
+            seconds = index_bundles(site, parts, target, workdir / "stage")
+            peak = watch.stop()
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            made = [bundle_bytes(target / part.folder) for part in parts]
+            found[mb].append(
+                {
+                    "parts": len(parts),
+                    "chunk_size": parts[0].chunk_size,
+                    "seconds": round(seconds, 2),
+                    "pagefind_cpu_seconds": round(after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime, 2),
+                    "peak_rss_mb": round(peak, 1),
+                    "index_chunks": sum(m["index_chunks"] for m in made),
+                    "index_bytes": sum(m["index_bytes"] for m in made),
+                    "meta_bytes": sum(m["meta_bytes"] for m in made),
+                    "a_words_chunks_bytes": round(sum(m["index_bytes"] / max(1, m["index_chunks"]) for m in made)),
+                }
+            )
+    return {"site": str(site), "pages": len(pages), "by_part_mb": {str(mb): runs for mb, runs in found.items()}}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("site", type=Path, help="a built pincite site (e.g. kept by bench/site_bench.py --keep)")
     parser.add_argument("--sizes", default="1,10,100,500,1000", help="delta sizes in pages; the base is added")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--part-mb", help="site_search_part_mb values (0: one bundle): measure the base in parts")
     args = parser.parse_args(argv)
     started = time.monotonic()
     sizes = [0, *(int(n) for n in args.sizes.split(",") if int(n) > 0)]
     with tempfile.TemporaryDirectory(prefix="pincite-bundles-bench-", dir=args.site.parent) as work:
-        figures = run(args.site, sizes, args.rounds, Path(work))
+        if args.part_mb:
+            figures = run_parts(args.site, [float(mb) for mb in args.part_mb.split(",")], args.rounds, Path(work))
+        else:
+            figures = run(args.site, sizes, args.rounds, Path(work))
     figures["wall_seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps(figures, indent=2))
     return 0

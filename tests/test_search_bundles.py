@@ -348,6 +348,24 @@ def _paths(answer: list[list[str]]) -> list[str]:
     return sorted(path for path, _url, _text in answer)
 
 
+def _unordered(answers: list[Any]) -> list[list[tuple[str, ...]]]:
+    """Each answer's documents with their text: the order of equal scores may differ between indexes."""
+    return [sorted(map(tuple, answer)) for answer in answers]
+
+
+def _cold_answers(corpus_repo: CorpusRepo, site: Path, browser: Any) -> list[list[tuple[str, ...]]]:
+    """The answers to QUERIES of a site built cold, in one bundle, at the repository's HEAD."""
+    build(corpus_repo.root, out=site, config=CONFIG)
+    assert len(_listing(site)["bundles"]) == 1
+    answers, _ = _search(browser, site, QUERIES)
+    return _unordered(answers)
+
+
+def _fragment_urls(bundles: list[_Written], paths: tuple[str, ...]) -> set[str]:
+    """Where the pages of `paths` have their Pagefind fragments, in whichever bundle holds them."""
+    return {f"pagefind/{b.folder}/fragment/{b.ids[p]}.pf_fragment" for b in bundles for p in paths if p in b.ids}
+
+
 def test_search_follows_edits_and_removals_and_shows_no_superseded_page(
     corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
 ) -> None:
@@ -371,16 +389,11 @@ def test_search_follows_edits_and_removals_and_shows_no_superseded_page(
     at_head = sorted(p for p in docs if p != REMOVED)
     assert _paths(shared) == at_head  # each document once: no base result for the edited one
     assert [text for path, _url, text in shared if path == EDITED] == [harmonium[0][2]]
-    stale = {f"pagefind/{base.folder}/fragment/{base.ids[p]}.pf_fragment" for p in (EDITED, REMOVED)}
-    assert stale.isdisjoint(fetched)  # the superseded pages' fragments were never even fetched
+    stale = _fragment_urls([base], (EDITED, REMOVED))
+    assert len(stale) == 2 and stale.isdisjoint(fetched)  # the superseded pages' fragments were never even fetched
     assert any(url.startswith(f"pagefind/{base.folder}/fragment/") for url in fetched)  # ...but others were
 
-    cold_site = tmp_path / "cold"
-    build(corpus_repo.root, out=cold_site, config=CONFIG)
-    assert len(_listing(cold_site)["bundles"]) == 1
-    cold, _ = _search(browser, cold_site, QUERIES)
-    # The same documents with the same text; the order of equal scores may differ between indexes.
-    assert [sorted(map(tuple, answer)) for answer in cold] == [sorted(map(tuple, answer)) for answer in incremental]
+    assert _unordered(incremental) == _cold_answers(corpus_repo, tmp_path / "cold", browser)
 
 
 def test_the_search_page_counts_and_shows_current_pages_only(
@@ -442,16 +455,9 @@ def test_a_large_base_is_made_in_parts_that_are_searched_as_one(
     shared, _east, dulcimer, harmonium, gossamer, _ = parted
     assert dulcimer == [] and gossamer == [] and _paths(harmonium) == [EDITED]
     assert _paths(shared) == sorted(p for p in docs if p != REMOVED)
-    gone = (EDITED, REMOVED)
-    stale = {
-        f"pagefind/{part.folder}/fragment/{part.ids[p]}.pf_fragment" for part in parts for p in gone if p in part.ids
-    }
+    stale = _fragment_urls(parts, (EDITED, REMOVED))
     assert len(stale) == 2 and stale.isdisjoint(fetched)  # the superseded pages' fragments were never fetched
-    whole = tmp_path / "whole"
-    build(corpus_repo.root, out=whole, config=CONFIG)
-    assert len(_listing(whole)["bundles"]) == 1
-    one, _ = _search(browser, whole, QUERIES)
-    assert [sorted(map(tuple, answer)) for answer in parted] == [sorted(map(tuple, answer)) for answer in one]
+    assert _unordered(parted) == _cold_answers(corpus_repo, tmp_path / "whole", browser)
 
 
 def test_pagefind_cuts_its_word_index_at_the_chunk_size_given(

@@ -1,9 +1,10 @@
 // pincite site search index: the Pagefind bundles that search-bundles.json lists, as one index.
-// The first bundle (the base) is loaded: its pagefind.js, its WebAssembly. The second (the delta:
-// the pages changed since the base was made) is merged into it with Pagefind's mergeIndex, which
-// searches both and ranks their results together. Base pages superseded since (their document
-// changed or went) are dropped from every answer by their Pagefind id before anything of them is
-// fetched, so a search never shows text that is not at the built commit.
+// The first bundle (the base, or its first part) is loaded: its pagefind.js, its WebAssembly. The
+// others (the base's other parts, then the delta: the pages changed since the base was made) are
+// merged into it with Pagefind's mergeIndex, which searches them all and ranks their results
+// together. Base pages superseded since (their document changed or went) are dropped from every
+// answer by their Pagefind id before anything of them is fetched, so a search never shows text
+// that is not at the built commit.
 "use strict";
 
 var PinciteSearchIndex = (() => {
