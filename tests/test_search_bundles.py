@@ -22,7 +22,6 @@ from indexer.config import Config
 from indexer.site.search_bundles import (
     CHUNK_SIZE_VARIABLE,
     FRAGMENT_SIGNATURE,
-    MIN_PART_CHUNK_POSITIONS,
     PAGEFIND_CHUNK_POSITIONS,
     PAGEFIND_UNUSED,
     UNINDEXED_END,
@@ -195,8 +194,7 @@ def test_the_base_parts_hold_every_page_once_in_path_order_and_within_the_size(
     largest = max(weight.values())
     assert all(sum(weight[path] for path, _ in part.pages) <= part_bytes + largest for part in parts)
     if len(parts) > 1:  # a query word's chunks from all the parts come to about one default chunk
-        expected = max(MIN_PART_CHUNK_POSITIONS, PAGEFIND_CHUNK_POSITIONS // len(parts))
-        assert {part.chunk_size for part in parts} == {expected}
+        assert {part.chunk_size for part in parts} == {PAGEFIND_CHUNK_POSITIONS // len(parts)}
 
 
 # -- builds ------------------------------------------------------------------------------------
@@ -443,7 +441,7 @@ def test_a_large_base_is_made_in_parts_that_are_searched_as_one(
     made = [read_indexed(site / "pagefind" / part.folder, "base", "") for part in parts]
     assert made == [None] * len(parts)  # another salt: not taken for this site's
     sizes = {json.loads((site / "pagefind" / p.folder / "pincite-pages.json").read_text())["chunk_size"] for p in parts}
-    assert sizes == {max(MIN_PART_CHUNK_POSITIONS, PAGEFIND_CHUNK_POSITIONS // len(parts))}
+    assert sizes == {PAGEFIND_CHUNK_POSITIONS // len(parts)}
 
     corpus_repo.commit({EDITED: docs[EDITED].replace("dulcimer", "harmonium"), REMOVED: None}, "edit one, remove one")
     stats = _site_stats(corpus_repo, site, PARTED)

@@ -12,8 +12,8 @@ Pagefind also holds its whole index in memory until it writes it: some 11–15 b
 of page it reads (BENCHMARKS.md, "Search memory"), 2.5 GB at 10,000 documents. So a base larger
 than `site_search_part_mb` of pages is cut into **parts** of about that size, in path order,
 indexed one after another: the build's memory stays bounded whatever the corpus. Each part's
-word index is cut into chunks that many times smaller than Pagefind's default (down to a floor),
-so a query word downloads about as much from all the parts together as from one bundle.
+word index is cut into chunks that many times smaller than Pagefind's default, so a query word
+downloads about as much from all the parts together as from one bundle of every page.
 
 A base page whose document changed or went since the base was made is **superseded**: its text
 is no longer at the built commit. `search-bundles.json` lists the Pagefind ids of the superseded
@@ -78,11 +78,6 @@ UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:uni
 # downloads up to a default-sized chunk per part and query word.
 PAGEFIND_CHUNK_POSITIONS = 20_000
 CHUNK_SIZE_VARIABLE = "PAGEFIND_UNSTABLE_INDEX_CHUNK_SIZE"
-# The smallest chunk size a part gets. Every part's metadata lists its chunks (about 15 bytes each,
-# loaded with the search), and a query word fetches one chunk per part (about 1.8 bytes a
-# position): for a part of `site_search_part_mb` of pages the two costs balance near 2,750
-# positions, whatever the number of parts (BENCHMARKS.md, "Search memory").
-MIN_PART_CHUNK_POSITIONS = 2_500
 
 # What Pagefind writes for its own search interfaces, and for pages of no known language: the
 # site has its own interface (static/search-index.js) and forces English, so no page loads them.
@@ -177,7 +172,7 @@ def base_parts(
 
     A part holds at most `part_bytes` and one page more. With more than one part, each part's
     word-index chunks are that many times smaller than Pagefind's, so that the chunks a query word
-    needs from all the parts add up to about one default chunk, down to `MIN_PART_CHUNK_POSITIONS`.
+    needs from all the parts add up to about one default chunk.
     """
     ordered = sorted(pages.items())
     if not ordered:
@@ -191,7 +186,7 @@ def base_parts(
         runs[before * count // total][path] = key
         before += size
     runs = [run for run in runs if run]
-    chunk_size = max(MIN_PART_CHUNK_POSITIONS, PAGEFIND_CHUNK_POSITIONS // len(runs)) if len(runs) > 1 else 0
+    chunk_size = max(1, PAGEFIND_CHUNK_POSITIONS // len(runs)) if len(runs) > 1 else 0
     return tuple(make_bundle("base", run, salt, chunk_size) for run in runs)
 
 
