@@ -10,8 +10,9 @@ the text it is given. So the document pages are indexed as:
 
 Pagefind also holds its whole index in memory until it writes it: some 11–15 bytes for each byte
 of page it reads (BENCHMARKS.md, "Search memory"), 2.5 GB at 10,000 documents. So a base larger
-than `site_search_part_mb` of pages is cut into **parts** of about that size, in path order,
-indexed one after another: the build's memory stays bounded whatever the corpus. Each part's
+than `site_search_part_mb` of pages is cut into **parts** of about that size, from a shuffle of
+the pages (so each part's word statistics, by which it ranks, stay near the whole site's), indexed
+one after another: the build's memory stays bounded whatever the corpus. Each part's
 word index is cut into chunks that many times smaller than Pagefind's default, so a query word
 downloads about as much from all the parts together as from one bundle of every page.
 
@@ -53,7 +54,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
@@ -131,7 +132,7 @@ class IndexedBundle:
 class SearchPlan:
     """The bundles a site's search is made of, and the base pages the browser must drop."""
 
-    base: tuple[Bundle, ...]  # the base's parts, in path order; none only when the site has no document page
+    base: tuple[Bundle, ...]  # the base's parts; none only when the site has no document page
     delta: Bundle | None  # None when no page changed since the base
     superseded: tuple[str, ...]  # base document paths whose page is not the built commit's
 
@@ -168,13 +169,16 @@ def fresh_plan(pages: Mapping[str, str], salt: str, page_bytes: Callable[[str], 
 def base_parts(
     pages: Mapping[str, str], salt: str, page_bytes: Callable[[str], int], part_bytes: int
 ) -> tuple[Bundle, ...]:
-    """The pages in path order, cut into as few runs of about equal bytes as keep each near `part_bytes`.
+    """The pages in `shuffled` order, cut into as few runs of about equal bytes as keep each near `part_bytes`.
 
-    A part holds at most `part_bytes` and one page more. With more than one part, each part's
-    word-index chunks are that many times smaller than Pagefind's, so that the chunks a query word
-    needs from all the parts add up to about one default chunk.
+    A part holds at most `part_bytes` and one page more. Each part ranks its pages by its own
+    word statistics (how many of its pages hold a word), so the parts are cut from a shuffle of the
+    pages, not from path order: a folder's documents, which share their words, spread over every
+    part, and each part's statistics stay near the whole site's. With more than one part, each
+    part's word-index chunks are that many times smaller than Pagefind's, so that the chunks a
+    query word needs from all the parts add up to about one default chunk.
     """
-    ordered = sorted(pages.items())
+    ordered = shuffled(pages.items())
     if not ordered:
         return ()
     sizes = [max(1, page_bytes(path)) for path, _key in ordered]
@@ -188,6 +192,11 @@ def base_parts(
     runs = [run for run in runs if run]
     chunk_size = max(1, PAGEFIND_CHUNK_POSITIONS // len(runs)) if len(runs) > 1 else 0
     return tuple(make_bundle("base", run, salt, chunk_size) for run in runs)
+
+
+def shuffled(pages: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pages in an order fixed by their paths alone and unrelated to it (a hash of each path)."""
+    return sorted(pages, key=lambda page: hashlib.sha256(page[0].encode("utf-8")).digest())
 
 
 def superseded_ids(plan: SearchPlan, base: Sequence[IndexedBundle]) -> list[str]:
