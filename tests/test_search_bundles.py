@@ -21,6 +21,7 @@ from indexer.api import build
 from indexer.config import Config
 from indexer.site.search_bundles import (
     CHUNK_SIZE_VARIABLE,
+    DELTA_SAMPLE_PAGES,
     FRAGMENT_SIGNATURE,
     PAGEFIND_CHUNK_POSITIONS,
     PAGEFIND_UNUSED,
@@ -29,6 +30,7 @@ from indexer.site.search_bundles import (
     IndexedBundle,
     SearchPlan,
     base_parts,
+    dropped_ids,
     fresh_plan,
     ids_clash,
     make_bundle,
@@ -37,7 +39,6 @@ from indexer.site.search_bundles import (
     run_pagefind,
     searched_part,
     shuffled,
-    superseded_ids,
 )
 from indexer.site.serve import serve_in_thread
 from tests.conftest import CorpusRepo
@@ -71,13 +72,16 @@ class _Written:
     folder: str
     paths: list[str]
     ids: dict[str, str]
+    sample_ids: dict[str, str]
 
 
 def _bundles(site: Path, kind: str) -> list[_Written]:
     written = []
     for name in [b for b in _listing(site)["bundles"] if b.startswith(kind + "-")]:
-        rows = json.loads((site / "pagefind" / name / "pincite-pages.json").read_text(encoding="utf-8"))["pages"]
-        written.append(_Written(name, [path for path, _key, _id in rows], {path: i for path, _key, i in rows if i}))
+        record = json.loads((site / "pagefind" / name / "pincite-pages.json").read_text(encoding="utf-8"))
+        rows, sample = record["pages"], record.get("sample", [])
+        ids, sample_ids = ({path: i for path, _key, i in r if i} for r in (rows, sample))
+        written.append(_Written(name, [path for path, _key, _id in rows], ids, sample_ids))
     return written
 
 
@@ -126,6 +130,9 @@ def test_every_current_page_is_searched_once_and_no_stale_page_is(
     delta = dict(plan.delta.pages) if plan.delta else {}
     live_base = {path: key for path, key in base.items() if path not in plan.superseded}
     assert live_base.keys().isdisjoint(delta)
+    sample = dict(plan.delta.sample) if plan.delta else {}  # unchanged pages, shown from the base only
+    assert sample.items() <= live_base.items()
+    assert len(sample) == (min(DELTA_SAMPLE_PAGES, len(live_base)) if plan.delta else 0)
     assert {**live_base, **delta} == pages  # each current page once, by its current key
     assert all(base[path] != pages.get(path) for path in plan.superseded)  # changed or removed
     assert set(base.items()) - set(pages.items()) == {(path, base[path]) for path in plan.superseded}
@@ -162,7 +169,7 @@ def test_a_searched_page_with_a_superseded_pages_id_is_a_clash() -> None:
     made = {"corpus/a.md": "1", "corpus/b.md": "1", "corpus/c.md": "1"}
     base = _indexed(made, parts=2)  # ids en_0 (a) and en_2 (c) in one part, en_1 (b) in the other
     plan = plan_search({"corpus/a.md": "2", "corpus/b.md": "1", "corpus/c.md": "1"}, "salt", base, 1.0)
-    assert plan is not None and plan.delta is not None and superseded_ids(plan, base) == ["en_0"]
+    assert plan is not None and plan.delta is not None and dropped_ids(plan, base, None) == ["en_0"]
     assert ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_0"}))  # the delta's page
     assert not ids_clash(plan, base, IndexedBundle(plan.delta, {"corpus/a.md": "en_9"}))
     # Pagefind keeps ids apart within a bundle only: a page of another part can have the same one.
@@ -220,15 +227,21 @@ def test_a_changed_document_reindexes_the_delta_only(corpus_repo: CorpusRepo, tm
     assert listing["bundles"][0] == base_name and listing["bundles"][1].startswith("delta-")
     assert (warm["search_bundles_indexed"], warm["search_bundles_reused"], warm["search_pages_indexed"]) == (1, 1, 1)
     assert _inodes(site / "pagefind" / base_name) == inodes  # the very same files
-    assert _bundle(site, "delta").paths == [EDITED]
-    assert listing["superseded"] == [base.ids[EDITED]]
+    delta = _bundle(site, "delta")
+    assert delta.paths == [EDITED]
+    # The delta's sample: every unchanged page (there are fewer than DELTA_SAMPLE_PAGES), each with
+    # an id of its own, dropped in the browser like the superseded page.
+    assert sorted(delta.sample_ids) == sorted(p for p in docs if p != EDITED)
+    assert set(delta.sample_ids.values()).isdisjoint(base.ids.values())
+    assert sorted(listing["superseded"]) == sorted([base.ids[EDITED], *delta.sample_ids.values()])
 
     # Changed twice since the base: the delta holds its newest page only.
     corpus_repo.commit({EDITED: docs[EDITED].replace("dulcimer", "hurdy-gurdy")}, "edit it again")
     _site_stats(corpus_repo, site)
     listing = _listing(site)
-    assert listing["bundles"][0] == base_name and listing["superseded"] == [base.ids[EDITED]]
-    assert _bundle(site, "delta").paths == [EDITED]
+    delta = _bundle(site, "delta")
+    assert listing["bundles"][0] == base_name and delta.paths == [EDITED]
+    assert sorted(listing["superseded"]) == sorted([base.ids[EDITED], *delta.sample_ids.values()])
     assert sorted(p.name for p in (site / "pagefind").iterdir()) == sorted(listing["bundles"])  # old delta gone
 
 
@@ -250,8 +263,9 @@ def test_a_removed_document_is_superseded_and_a_readded_one_is_in_the_delta(
     corpus_repo.commit({REMOVED: docs[REMOVED]}, "put it back")
     _site_stats(corpus_repo, site)
     listing = _listing(site)
-    assert listing["bundles"][0] == base.folder and listing["superseded"] == [base.ids[REMOVED]]
-    assert _bundle(site, "delta").paths == [REMOVED]
+    delta = _bundle(site, "delta")
+    assert listing["bundles"][0] == base.folder and delta.paths == [REMOVED]
+    assert sorted(listing["superseded"]) == sorted([base.ids[REMOVED], *delta.sample_ids.values()])
 
 
 def test_crossing_the_share_makes_a_new_base_and_empties_the_delta(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
@@ -426,6 +440,28 @@ def test_the_search_page_counts_and_shows_current_pages_only(
         server.server_close()
 
 
+def test_a_changed_document_ranks_as_it_would_in_a_new_base(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    """The delta ranks by the statistics of its sample of the site, not by those of its one page."""
+    docs = _documents()
+    harbours = sorted(docs)[:8]  # half the notes mention the harbour; the EDITED one three times
+    docs |= {path: docs[path] + "\nThe harbour.\n" for path in harbours}
+    docs[EDITED] = docs[EDITED] + "\nThe harbour, the harbour and the harbour again.\n"
+    corpus_repo.commit(docs, "sixteen notes, eight of them at the harbour")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=CONFIG)
+    (cold,), _ = _search(browser, site, [("harbour", {})])
+    assert [path for path, _url, _text in cold][:1] == [EDITED]
+
+    corpus_repo.commit({EDITED: docs[EDITED] + "\nAn unrelated line.\n"}, "edit the note")
+    build(corpus_repo.root, out=site, config=CONFIG)
+    assert _bundle(site, "delta").paths == [EDITED]
+    (found,), _ = _search(browser, site, [("harbour", {})])
+    assert [path for path, _url, _text in found][:1] == [EDITED]  # alone, the delta would rank it last
+    assert _paths(found) == sorted(set(harbours) | {EDITED})  # and no sample page twice
+
+
 PARTED = Config(site_search_delta_share=0.5, site_search_part_mb=0.02)  # pages of 5–6 KB: a few per part
 
 
@@ -452,7 +488,8 @@ def test_a_large_base_is_made_in_parts_that_are_searched_as_one(
     assert listing["bundles"][:-1] == [part.folder for part in parts] and listing["bundles"][-1].startswith("delta-")
     assert (stats["search_bundles_indexed"], stats["search_pages_indexed"]) == (1, 1)  # the parts are kept
     ids = {path: page_id for part in parts for path, page_id in part.ids.items()}
-    assert sorted(listing["superseded"]) == sorted([ids[EDITED], ids[REMOVED]])
+    sample = _bundle(site, "delta").sample_ids.values()
+    assert sorted(listing["superseded"]) == sorted([ids[EDITED], ids[REMOVED], *sample])
 
     parted, fetched = _search(browser, site, QUERIES)
     shared, _east, dulcimer, harmonium, gossamer, _ = parted

@@ -56,13 +56,13 @@ from indexer.site.search_bundles import (
     Bundle,
     IndexedBundle,
     SearchPlan,
+    dropped_ids,
     fresh_plan,
     ids_clash,
     index_bundles,
     pagefind_version,
     plan_search,
     read_indexed,
-    superseded_ids,
     write_bundle_list,
 )
 from indexer.site.vocabulary import ranked, words_file
@@ -667,22 +667,22 @@ class _SiteBuilder:
         kept = plan_search(self.new.docs, salt, base, self.config.site_search_delta_share)
         plan = kept or self._fresh_plan(salt)
         self._index(plan.bundles)
-        superseded: list[str] = []
+        dropped: list[str] = []
         if kept is not None:
             delta = self._indexed(plan.delta)
             if (plan.delta is not None and delta is None) or ids_clash(plan, base, delta):
-                # Rare: a page still searched got a superseded page's id (dropping one would drop
-                # both), or the delta's ids cannot be read. A new base supersedes nothing.
+                # Rare: a page still searched got a dropped page's id (dropping one would drop
+                # both), or the delta's ids cannot be read. A new base drops nothing.
                 plan = self._fresh_plan(salt)
                 self._index(plan.bundles)
             else:
-                superseded = superseded_ids(plan, base)
+                dropped = dropped_ids(plan, base, delta)
         self.new.search_base = [part.folder for part in plan.base]
         self.needed_bundles = {b.folder for b in plan.bundles}
         made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
-        write_bundle_list(self.out, plan, superseded)
+        write_bundle_list(self.out, plan, dropped)
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
         """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""

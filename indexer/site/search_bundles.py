@@ -16,6 +16,14 @@ one after another: the build's memory stays bounded whatever the corpus. Each pa
 word index is cut into chunks that many times smaller than Pagefind's default, so a query word
 downloads about as much from all the parts together as from one bundle of every page.
 
+Pagefind ranks each bundle's pages by that bundle's own word statistics (how many of its pages
+hold a word, their mean length), so a delta of a few pages alone would rank its pages as if the
+site were those few: a document edited by one line would sink in every search until the base is
+made again. So the delta also indexes a **sample**: the first `DELTA_SAMPLE_PAGES` unchanged pages
+in shuffled order, which makes its statistics the site's in small. A sample page is staged with a
+mark (`SAMPLE_MARK`), so its Pagefind id differs from its base copy's, and the browser drops it
+like a superseded page; its base copy is the one searched.
+
 A base page whose document changed or went since the base was made is **superseded**: its text
 is no longer at the built commit. `search-bundles.json` lists the Pagefind ids of the superseded
 pages, and the browser drops those results before it loads anything of them (a result's id is the
@@ -55,7 +63,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
@@ -93,6 +101,15 @@ PAGEFIND_UNUSED = (
     "wasm.unknown.pagefind",
 )
 
+# The delta's sample (see above): enough pages for its word statistics to be near the site's,
+# few enough for Pagefind to read them beside the rest of a one-file build. Its word index is cut
+# fine, so a query word fetches a few KB of it.
+DELTA_SAMPLE_PAGES = 200
+DELTA_CHUNK_POSITIONS = 2_000
+# What sets a staged sample page apart from its base copy: Pagefind's id is a hash of the page's
+# record, and this adds a metadata field to it.
+SAMPLE_MARK = b'<meta data-pagefind-meta="pincite-sample:1">'
+
 BundleKind = Literal["base", "delta"]
 
 
@@ -104,20 +121,21 @@ class Bundle:
     pages: tuple[tuple[str, str], ...]  # (document path, page content key), sorted by path
     salt: str  # what every bundle of the site depends on: the site fingerprint, Pagefind's version
     chunk_size: int = 0  # Pagefind's word-index chunk size for this bundle; 0 is Pagefind's default
+    sample: tuple[tuple[str, str], ...] = ()  # pages indexed for their statistics only, never shown
 
     @cached_property
     def folder(self) -> str:
         """The bundle's folder under `pagefind/`: its kind, then a key of what it was made from."""
         made_from: list[object] = [self.salt, self.pages] + ([self.chunk_size] if self.chunk_size else [])
+        made_from += [self.sample] if self.sample else []
         key = hashlib.sha256(json.dumps(made_from, ensure_ascii=False).encode("utf-8")).hexdigest()
         return f"{self.kind}-{key[:16]}"
 
-    def page_files(self) -> list[str]:
-        return [doc_page_path(path) for path, _key in self.pages]
 
-
-def make_bundle(kind: BundleKind, pages: Mapping[str, str], salt: str, chunk_size: int = 0) -> Bundle:
-    return Bundle(kind, tuple(sorted(pages.items())), salt, chunk_size)
+def make_bundle(
+    kind: BundleKind, pages: Mapping[str, str], salt: str, chunk_size: int = 0, sample: Mapping[str, str] | None = None
+) -> Bundle:
+    return Bundle(kind, tuple(sorted(pages.items())), salt, chunk_size, tuple(sorted((sample or {}).items())))
 
 
 @dataclass(frozen=True)
@@ -126,6 +144,7 @@ class IndexedBundle:
 
     bundle: Bundle
     ids: Mapping[str, str]  # document path → Pagefind page id (its fragment's name); none for an empty page
+    sample_ids: Mapping[str, str] = field(default_factory=dict)  # the same for the bundle's sample pages
 
 
 @dataclass(frozen=True)
@@ -158,7 +177,11 @@ def plan_search(
     if len(delta.keys() | set(superseded)) > delta_share * len(pages):
         return None
     parts = tuple(part.bundle for part in base)
-    return SearchPlan(parts, make_bundle("delta", delta, salt) if delta else None, superseded)
+    if not delta:
+        return SearchPlan(parts, None, superseded)
+    unchanged = ((path, key) for path, key in pages.items() if made.get(path) == key)
+    sample = dict(shuffled(unchanged)[:DELTA_SAMPLE_PAGES])
+    return SearchPlan(parts, make_bundle("delta", delta, salt, DELTA_CHUNK_POSITIONS, sample), superseded)
 
 
 def fresh_plan(pages: Mapping[str, str], salt: str, page_bytes: Callable[[str], int], part_bytes: int) -> SearchPlan:
@@ -199,16 +222,18 @@ def shuffled(pages: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return sorted(pages, key=lambda page: hashlib.sha256(page[0].encode("utf-8")).digest())
 
 
-def superseded_ids(plan: SearchPlan, base: Sequence[IndexedBundle]) -> list[str]:
-    return sorted({part.ids[path] for part in base for path in plan.superseded if path in part.ids})
+def dropped_ids(plan: SearchPlan, base: Sequence[IndexedBundle], delta: IndexedBundle | None) -> list[str]:
+    """The ids the browser drops from every answer: superseded base pages, and the delta's sample."""
+    superseded = {part.ids[path] for part in base for path in plan.superseded if path in part.ids}
+    return sorted(superseded | set(delta.sample_ids.values() if delta else ()))
 
 
 def ids_clash(plan: SearchPlan, base: Sequence[IndexedBundle], delta: IndexedBundle | None) -> bool:
-    """Whether a page still searched has the id of a superseded page: dropping one would drop both.
+    """Whether a page still searched has the id of a dropped page: dropping one would drop both.
 
     Pagefind keeps ids apart within a bundle only; the delta and the base's parts are other bundles.
     """
-    dropped = set(superseded_ids(plan, base))
+    dropped = set(dropped_ids(plan, base, delta))
     if not dropped:
         return False
     gone = set(plan.superseded)
@@ -228,9 +253,9 @@ def pagefind_version() -> str:
     return ", ".join(found) or "pagefind (version unknown)"
 
 
-def write_bundle_list(site: Path, plan: SearchPlan, superseded: Sequence[str]) -> None:
-    """The list the search page reads: the base is loaded, the delta merged into it, the superseded ids dropped."""
-    listing = {"bundles": [bundle.folder for bundle in plan.bundles], "superseded": list(superseded)}
+def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str]) -> None:
+    """The list the search page reads: the bundles to merge, and the ids it drops (superseded, sample)."""
+    listing = {"bundles": [bundle.folder for bundle in plan.bundles], "superseded": list(dropped)}
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
 
 
@@ -242,13 +267,19 @@ def read_indexed(folder: Path, kind: BundleKind, salt: str) -> IndexedBundle | N
     """
     try:
         record = json.loads((folder / PAGE_IDS).read_text(encoding="utf-8"))
-        pages = {str(path): str(key) for path, key, _id in record["pages"]}
-        ids = {str(path): str(page_id) for path, _key, page_id in record["pages"] if page_id is not None}
+        pages, ids = _rows(record["pages"])
+        sample, sample_ids = _rows(record.get("sample", []))
         chunk_size = int(record.get("chunk_size", 0))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    bundle = make_bundle(kind, pages, salt, chunk_size)
-    return IndexedBundle(bundle, ids) if bundle.folder == folder.name else None
+    bundle = make_bundle(kind, pages, salt, chunk_size, sample)
+    return IndexedBundle(bundle, ids, sample_ids) if bundle.folder == folder.name else None
+
+
+def _rows(rows: list[list[str | None]]) -> tuple[dict[str, str], dict[str, str]]:
+    """`pincite-pages.json` rows [path, content key, Pagefind id or null] as (path → key, path → id)."""
+    keys = {str(path): str(key) for path, key, _id in rows}
+    return keys, {str(path): str(page_id) for path, _key, page_id in rows if page_id is not None}
 
 
 def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Path) -> float:
@@ -271,23 +302,38 @@ def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Pa
 
 def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path) -> None:
     pages = stage / bundle.folder
-    for rel in bundle.page_files():
-        staged = pages / rel
-        staged.parent.mkdir(parents=True, exist_ok=True)
-        page = (site / rel).read_bytes()
-        searched = searched_part(page)
-        if searched is not page:
-            staged.write_bytes(searched)
-            continue
-        try:
-            os.link(site / rel, staged)
-        except OSError:
-            staged.write_bytes(page)
+    for path, _key in bundle.pages:
+        _stage(site, doc_page_path(path), pages, sample=False)
+    for path, _key in bundle.sample:
+        _stage(site, doc_page_path(path), pages, sample=True)
     output = target / bundle.folder
     run_pagefind(pages, output, bundle.chunk_size)
     for name in PAGEFIND_UNUSED:
         (output / name).unlink(missing_ok=True)
     _write_page_ids(output, bundle)
+
+
+def _stage(site: Path, rel: str, stage: Path, sample: bool) -> None:
+    """The page at `rel` as Pagefind reads it, at the same path under `stage` (a hard link when unchanged)."""
+    staged = stage / rel
+    staged.parent.mkdir(parents=True, exist_ok=True)
+    page = (site / rel).read_bytes()
+    searched = searched_part(page)
+    if sample:
+        searched = marked_sample(searched)
+    if searched is not page:
+        staged.write_bytes(searched)
+        return
+    try:
+        os.link(site / rel, staged)
+    except OSError:
+        staged.write_bytes(page)
+
+
+def marked_sample(page: bytes) -> bytes:
+    """A sample page with `SAMPLE_MARK` before its `</head>` (or first, in a page without one)."""
+    head_end = page.find(b"</head>")
+    return page[:head_end] + SAMPLE_MARK + page[head_end:] if head_end >= 0 else SAMPLE_MARK + page
 
 
 def searched_part(page: bytes) -> bytes:
@@ -308,6 +354,8 @@ def _write_page_ids(output: Path, bundle: Bundle) -> None:
     by_url = fragment_ids(output)
     rows = [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in bundle.pages]
     record: dict[str, object] = {"pages": rows} | ({"chunk_size": bundle.chunk_size} if bundle.chunk_size else {})
+    if bundle.sample:
+        record["sample"] = [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in bundle.sample]
     (output / PAGE_IDS).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
 
 
