@@ -352,10 +352,13 @@ def _write_page_ids(output: Path, bundle: Bundle) -> None:
     be a result, so it never needs to be dropped.
     """
     by_url = fragment_ids(output)
-    rows = [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in bundle.pages]
-    record: dict[str, object] = {"pages": rows} | ({"chunk_size": bundle.chunk_size} if bundle.chunk_size else {})
-    if bundle.sample:
-        record["sample"] = [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in bundle.sample]
+
+    def rows(pages: tuple[tuple[str, str], ...]) -> list[list[str | None]]:
+        return [[path, key, by_url.get("/" + doc_page_path(path))] for path, key in pages]
+
+    record: dict[str, object] = {"pages": rows(bundle.pages)}
+    record |= {"chunk_size": bundle.chunk_size} if bundle.chunk_size else {}
+    record |= {"sample": rows(bundle.sample)} if bundle.sample else {}
     (output / PAGE_IDS).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
 
 
