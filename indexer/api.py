@@ -214,7 +214,7 @@ def verify(
     resolver: Resolver | None = None,
     recoverer: Recoverer | None = None,
 ) -> list[Checked]:
-    """Whether each citation still holds at `against`: verified, drifted or unresolvable (DESIGN §3)."""
+    """Whether each citation still holds at `against`: verified, drifted or unresolvable (docs/design.md#verdicts)."""
     resolver = resolver or _resolver(repo)
     parsed = [_parsed(c) for c in citations]
     recoverer = recoverer or Recoverer.with_providers(resolver)

@@ -1,4 +1,4 @@
-"""The layers of DESIGN decision 16, checked on the source: no upward import, no cycle.
+"""The layers of docs/design.md#d16, checked on the source: no upward import, no cycle.
 
 Every import statement counts, at module level or inside a function, so a lazy import
 cannot hide a dependency that points the wrong way.

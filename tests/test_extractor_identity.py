@@ -1,4 +1,4 @@
-"""An extracted citation names its extractor identity (DESIGN decision 13).
+"""An extracted citation names its extractor identity (docs/design.md#d13).
 
 The upgrade is real: the HTML extractor's VERSION is bumped and its output changes (a line
 before the text, so every offset moves), the repository is rebuilt, and citations made

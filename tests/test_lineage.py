@@ -1,4 +1,4 @@
-"""Verdicts follow the indexed history step by step (DESIGN decision 4).
+"""Verdicts follow the indexed history step by step (docs/design.md#d4).
 
 A document renamed in one commit and edited over many later ones is still found, though git's
 rename detection from the cited commit to the target no longer pairs the two files; a drifted

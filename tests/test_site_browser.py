@@ -740,7 +740,7 @@ def test_links_between_documents_open_their_pages(corpus_repo: Any, tmp_path: Pa
         sheet = tab.get_attribute("#rendered a:text('the sheet')", "href")
         assert sheet is not None and sheet.startswith("../../files/") and sheet.endswith(".xlsx")
         assert (site / "doc/corpus" / sheet).resolve().read_bytes() == SHEET
-        # A text file is a document (DESIGN decision 15): the link opens its page.
+        # A text file is a document (docs/design.md#d15): the link opens its page.
         assert tab.get_attribute("#rendered a:text('the table')", "href") == "../../doc/corpus/data/figures.csv.html"
         feed = tab.get_attribute("#rendered a:text('the feed')", "href")
         assert feed is not None and feed.endswith(".txt") and not list(site.rglob("*.xml"))

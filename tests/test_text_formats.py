@@ -1,4 +1,4 @@
-"""Every text file is a document (DESIGN decision 15): formats, titles, binary files and declared encodings."""
+"""Every text file is a document (docs/design.md#d15): formats, titles, binary files and declared encodings."""
 
 from __future__ import annotations
 

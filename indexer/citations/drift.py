@@ -7,7 +7,7 @@ index does not hold them), takes git's zero-context diff of the two texts and re
 cited lines through its hunks (`relocate_lines`). A drifted verdict names the commit that first
 changed or removed the cited lines (`changed_by`), found by carrying them through each step.
 
-Verdicts (DESIGN §3): `verified` (no hunk touches the span; the relocated span holds identical
+Verdicts (docs/design.md#verdicts): `verified` (no hunk touches the span; the relocated span holds identical
 text), `drifted` (a hunk overlaps, or the file is gone), `unresolvable` (the citation cannot be
 checked, with the reason).
 """
@@ -203,7 +203,7 @@ def _text_as_cited(resolver: Resolver, resolved: Resolved, blob: str, path: str,
 
     Two identities' texts differ where the extractors differ, so a diff between them is not
     git's diff of the source; without the later version's text under the cited identity the
-    verdict is unresolvable, naming both (DESIGN decision 13).
+    verdict is unresolvable, naming both (docs/design.md#d13).
     """
     if resolved.citation.identity_token is None:
         return resolver.text(blob, path, commit)

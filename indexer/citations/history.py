@@ -359,7 +359,7 @@ class QuoteLocator:
         return touching_hunks(first, last, hunks) or tuple(hunks)
 
     def _diffable_blob(self, version_id: int) -> str:
-        """A blob git can diff that holds the indexed text (DESIGN decision 4)."""
+        """A blob git can diff that holds the indexed text (docs/design.md#d4)."""
         assert self.reader is not None
         version = self.reader.version(version_id)
         if diffs_committed_blob(version.source_class, version.identity):

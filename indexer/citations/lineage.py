@@ -1,6 +1,6 @@
 """Where a cited path leads: followed commit by commit along the indexed first-parent history.
 
-DESIGN decision 4: the verdict is git's diff of the cited blob and the blob the cited path leads
+docs/design.md#d4: the verdict is git's diff of the cited blob and the blob the cited path leads
 to at the target. *Which* blob is read here from the index's path-version intervals, one step
 at a time: while the path keeps an interval the path is unchanged; where an interval ends, the
 next commit either modified the path (a new interval starts), renamed it (git's rename detection

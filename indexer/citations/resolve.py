@@ -6,7 +6,7 @@ a `PinciteError` saying why the citation cannot be resolved. The working tree is
 read. A `Resolver` caches commits, tree entries, texts and diffs, so checking many
 citations costs work per distinct (commit, path), not per citation.
 
-Offsets of a PDF or HTML version count one extractor identity's text (DESIGN decision 13).
+Offsets of a PDF or HTML version count one extractor identity's text (docs/design.md#d13).
 A citation naming its identity (`;x=TOKEN`) resolves in exactly that identity's text: the
 active extractor's when it is that one, else the index's or the extraction cache's, else it
 is unresolvable and the reason names both identities. A citation naming none, to a blob the

@@ -4,7 +4,7 @@ Every extractor declares the extensions it handles, its source class and an *ide
 (name, pincite's extraction version, library versions, options). Offsets of an
 extracted document index that extractor's output, so two identities are two offset
 spaces: the index records the identity per version and resolution fails closed when the
-active identity differs (DESIGN decisions 5 and 13).
+active identity differs (docs/design.md#d5 and docs/design.md#d13).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Extractor registry: which extractor reads a file, chosen by its extension.
 
-A name no extractor claims is read by the text extractor (DESIGN decision 15): every file
+A name no extractor claims is read by the text extractor (docs/design.md#d15): every file
 is a text document unless it is binary, which the text policy finds from its bytes.
 
 The PDF and HTML extractors are always registered; their libraries are imported only when a

@@ -1,6 +1,6 @@
 """The `text` source class: a blob's bytes decoded under the text policy, nothing extracted.
 
-It reads every file no other extractor claims (DESIGN decision 15): a file git treats as
+It reads every file no other extractor claims (docs/design.md#d15): a file git treats as
 binary is refused by `decode_text_blob`, anything else is a text document. Its identity
 names the declared encoding when it is not UTF-8 (`text/1;encoding=iso8859-1`), because
 the code points a citation counts depend on it.

@@ -163,7 +163,7 @@ def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary)
 def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) -> _Kind:
     """Which extractor identity indexes this entry, or why it is skipped.
 
-    Any name no extractor claims is text (DESIGN decision 15); whether its bytes are text
+    Any name no extractor claims is text (docs/design.md#d15); whether its bytes are text
     is found when it is read, except for what the repository's attributes declare.
     """
     if entry.mode == MODE_SYMLINK:

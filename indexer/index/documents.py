@@ -71,9 +71,9 @@ def text_blob(repo: GitRepo, version: VersionText) -> str:
     """A git blob holding the version's text, so git can diff what pincite indexed.
 
     For UTF-8 text that is the committed blob itself; for extracted text, and for text in a
-    declared encoding, it is the text written as UTF-8 with `git hash-object -w` (DESIGN
-    hint: git diffs blobs we write ourselves, so `verify` sees exactly git's diff of the
-    indexed text, and its hunks hold text rather than undecoded bytes).
+    declared encoding, it is the text written as UTF-8 with `git hash-object -w`
+    (docs/design.md#techniques: git diffs blobs we write ourselves, so `verify` sees exactly
+    git's diff of the indexed text, and its hunks hold text rather than undecoded bytes).
     """
     if diffs_committed_blob(version.extracted.source_class, version.extracted.identity):
         return version.blob

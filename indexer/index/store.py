@@ -1,6 +1,6 @@
 """The SQLite index: the one place pincite talks to sqlite3.
 
-One file with a schema version (DESIGN decision 8). Tables:
+One file with a schema version (docs/design.md#d8). Tables:
   meta(key, value)                       schema version, built commit, build time
   commits(seq, sha, time, subject)       the first-parent line, oldest first (seq 0..)
   versions(id, blob, identity, ...)      one row per (blob SHA, extractor identity): text and status;
@@ -679,7 +679,7 @@ class IndexReader:
         """Blob SHA -> the extractor identities of its indexed ('ok') versions, oldest first.
 
         A build after an extractor upgrade adds the new identity's version beside the old one
-        (DESIGN decision 13), so a blob can have several.
+        (docs/design.md#d13), so a blob can have several.
         """
         found: dict[str, tuple[str, ...]] = {}
         for blob, identity in self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id"):

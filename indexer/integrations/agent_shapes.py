@@ -243,7 +243,7 @@ def hunks_out(hunks: tuple[Hunk, ...] | list[Hunk]) -> list[HunkOut]:
 
 
 def changed_by(verdict: Verdict | None) -> ChangedBy | None:
-    """The commit that first changed a drifted citation's text, as verify names it (DESIGN 4)."""
+    """The commit that first changed a drifted citation's text, as verify names it (docs/design.md#d4)."""
     if verdict is None or verdict.status != DRIFTED or verdict.changed_by is None:
         return None
     resolved = verdict.resolved

@@ -1,4 +1,4 @@
-"""`pincite build`'s last stage: the static site (DESIGN decisions 9 and 12).
+"""`pincite build`'s last stage: the static site (docs/design.md#d9 and docs/design.md#d12).
 
 The pipeline: read the index → version pages (one per distinct blob, immutable, reused
 from the previous site) → document pages of the built commit (reused while their
@@ -654,7 +654,7 @@ class _SiteBuilder:
         (self.out / rel).write_text(html, encoding="utf-8")
 
     def _publish_index(self) -> None:
-        """The index file goes into the site only when asked: it is larger than the site (DESIGN 12)."""
+        """The index file goes into the site only when asked: it is larger than the site (docs/design.md#d12)."""
         if self.config.site_publish_index:
             _link_or_copy(self.index_path, self.out / "pincite.sqlite")
 

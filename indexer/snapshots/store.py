@@ -3,7 +3,7 @@
 A snapshot is the body exactly as received (after HTTP content decoding) at a stable
 path derived from the URL, `snapshots/<host>/<slug>-<hash8>.<ext>`, with its metadata
 beside it at `<body path>.meta.json`. Refreshing a URL commits the new body to the same
-path, so a page's drift is what `git diff` reports (DESIGN decisions 6 and 7). Nothing
+path, so a page's drift is what `git diff` reports (docs/design.md#d6 and docs/design.md#d7). Nothing
 outside `snapshot` and `refresh` fetches: build, resolve and verify read the commits.
 
 Files are written to a temporary name and renamed into place, and the commit is made

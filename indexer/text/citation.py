@@ -11,7 +11,7 @@ Text form (docs/citations.md):
                                the same, in the text of extractor identity 3f2a9c1e
 
 A citation of an extracted or snapshot document (PDF, HTML) names the extractor identity
-whose text its offsets count (DESIGN decision 13) with `;x=TOKEN` after the selector: TOKEN
+whose text its offsets count (docs/design.md#d13) with `;x=TOKEN` after the selector: TOKEN
 is the first 8 hex digits of the SHA-256 of the identity string (`identity_token`; 8 to 64
 lowercase hex digits are read, as a prefix). A citation without one still parses.
 

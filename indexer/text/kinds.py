@@ -1,6 +1,6 @@
 """Which files are which kind of document, by path: the one place that says so.
 
-Every file that git does not treat as binary is a `text` document (DESIGN decision 15);
+Every file that git does not treat as binary is a `text` document (docs/design.md#d15);
 only PDF and HTML are read by an extractor instead. The name then decides the *format*
 of a text document, which picks its passages and its view on the site: Markdown,
 reStructuredText and AsciiDoc are structure-aware, everything else is plain text.
