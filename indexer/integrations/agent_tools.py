@@ -135,7 +135,8 @@ class AgentTools:
     def search(
         self,
         query: Annotated[
-            str, Field(description="Words to find (all required), as a person would type them.", max_length=MAX_QUERY_CHARS)
+            str,
+            Field(description="Words to find (all required), as a person would type them.", max_length=MAX_QUERY_CHARS),
         ],
         path_prefix: Annotated[
             str | None, Field(description="Only documents whose path starts with this, e.g. 'corpus/policies/'.")
@@ -259,7 +260,9 @@ class AgentTools:
         self,
         citations: Annotated[
             list[str],
-            Field(description="Citations: text forms or permalinks (at most 500).", min_length=1, max_length=MAX_CITATIONS),
+            Field(
+                description="Citations: text forms or permalinks (at most 500).", min_length=1, max_length=MAX_CITATIONS
+            ),
         ],
         against: Annotated[str, Field(description="The commit to verify against (any git revision).")] = "HEAD",
     ) -> shapes.VerifyResult:
