@@ -89,8 +89,8 @@ def test_github_format_annotations_and_job_summary(setup: tuple[CorpusRepo, str]
     result = run(repo, "check", str(doc), "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
     lines = result.stdout.splitlines()
     escaped = str(doc).replace(",", "%2C")
-    assert lines[0].startswith(f"::error file={escaped},line=4,title=citation verified::")
-    assert lines[1].startswith(f"::error file={escaped},line=5,")
+    assert lines[0].startswith(f"::error file={escaped},line=4,title=quote failed::")  # titled by what happened
+    assert lines[1].startswith(f"::error file={escaped},line=5,title=quote wrong_ref::")
     assert lines[2].startswith(f"::warning file={escaped},line=6,title=citation drifted::")
     assert len(lines) == 3 and result.exit_code == 7
     text = summary.read_text()

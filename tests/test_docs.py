@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from indexer.cli.main import main
 from indexer.config import SETTINGS_HELP, Config, config_fields
@@ -57,6 +58,20 @@ def test_command_and_its_options_are_documented(path: str, command: click.Comman
     options = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
     missing = [long_flag(o) for o in options if not any(mentions(t, long_flag(o)) for t in pages.values())]
     assert not missing, f"`{path}` options not documented in {sorted(pages)}: {', '.join(missing)}"
+
+
+@pytest.mark.parametrize(("path", "command"), COMMANDS, ids=[path for path, _ in COMMANDS])
+def test_every_commands_help_shows_an_example(path: str, command: click.Command) -> None:
+    if isinstance(command, click.Group):
+        return  # a group's subcommands carry the examples
+    assert "Example" in (command.help or ""), f"`{path} --help` shows no example"
+
+
+def test_a_mistyped_command_gets_a_suggestion() -> None:
+    result = CliRunner().invoke(main, ["verfy", "x"])
+    assert result.exit_code == 2 and "no such command 'verfy': did you mean 'verify'?" in result.output
+    result = CliRunner().invoke(main, ["frobnicate"])
+    assert result.exit_code == 2 and "see `pincite --help`" in result.output
 
 
 def test_global_options_are_documented() -> None:

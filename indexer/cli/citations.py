@@ -14,6 +14,7 @@ from indexer.citations.drift import DRIFTED, UNRESOLVABLE
 from indexer.citations.resolve import Resolver
 from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
 from indexer.errors import CheckFailed, UsageError
+from indexer.integrations.code_scanning import github_annotations, repository_root, sarif_log
 from indexer.text.citation import parse_citation
 from indexer.vcs.pins import pin_commits
 from indexer.vcs.repo import GitRepo
@@ -166,10 +167,11 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "github"]),
+    type=click.Choice(["text", "github", "sarif"]),
     default="text",
     show_default=True,
-    help="github: workflow annotations and a Markdown job summary.",
+    help="github: workflow annotations and a Markdown job summary; sarif: a SARIF 2.1.0 log for code scanning "
+    "(upload it with github/codeql-action/upload-sarif). --json is a format of its own.",
 )
 @click.option("--strict", is_flag=True, help="Fail on drifted and malformed citations and unreachable commits too.")
 @click.option("--fix", is_flag=True, help="Rewrite verified citations to point at the target commit.")
@@ -208,6 +210,7 @@ def check_command(
     Examples:
       pincite check docs/ README.md
       pincite check --format github docs/        (in CI)
+      pincite check --format sarif docs/ > pincite.sarif
       pincite check --fix docs/report.md         (re-pin verified citations to HEAD)
       pincite check --fix --accept-moved --recovery-log audit.jsonl docs/
 
@@ -220,10 +223,12 @@ def check_command(
     """
     if accept_moved and not fix:
         raise UsageError("--accept-moved only works with --fix", hint="run `pincite check --fix --accept-moved PATHS`")
+    if as_json and fmt != "text":
+        raise UsageError(f"--json and --format {fmt} are two output formats", hint="choose one of them")
     # Records are printed as each file is checked, not held until the end (the GitHub job
     # summary, written last, needs them all).
     stream = JsonRecordStream() if as_json else None
-    on_record = (lambda r: stream(r.to_json())) if stream else (None if fmt == "github" else _print_record)
+    on_record = (lambda r: stream(r.to_json())) if stream else (_print_record if fmt == "text" else None)
     report = api.check(
         list(paths),
         repo,
@@ -238,7 +243,9 @@ def check_command(
     if stream:
         stream.close({"target_commit": report.target_commit, **report.tail_json(), "pinned": pinned})
     elif fmt == "github":
-        _print_github(report)
+        _print_github(report, repository_root(repo))
+    elif fmt == "sarif":
+        emit_json(sarif_log(report, repository_root(repo)))
     else:
         _print_report(report, pinned)
     if report.failed(strict):
@@ -280,25 +287,9 @@ def _short(raw: str, width: int = 100) -> str:
     return raw if len(raw) <= width else raw[: width - 1] + "…"
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _print_github(report: CheckReport) -> None:
-    for record in report.records:
-        if record.severity == "ok":
-            continue
-        level = "error" if record.severity == "error" else "warning"
-        title = _escape_property(f"citation {record.status}")
-        where = f"file={_escape_property(record.file)},line={record.line}"
-        click.echo(f"::{level} {where},title={title}::{_escape_data(record.found.raw + ': ' + record.details)}")
-    for file in report.changed_meanwhile:
-        message = "changed while check ran; nothing written, run `pincite check --fix` again"
-        click.echo(f"::warning file={_escape_property(file)},title=not fixed::{_escape_data(message)}")
+def _print_github(report: CheckReport, repo_root: Path) -> None:
+    for line in github_annotations(report, repo_root):
+        click.echo(line)
     summary = github_summary(report)
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:

@@ -1,4 +1,4 @@
-"""`pincite textconv` and `pincite init`: git diff of PDF and HTML files as text."""
+"""`pincite textconv` (git diff of PDF and HTML files as text) and `pincite init` (start a repository)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import click
 
 from indexer.cli.common import emit_json, json_option, repo_option
 from indexer.errors import ExtractionError
-from indexer.extract.textconv import DEFAULT_COMMAND, extracted_file, init_repo, textconv_bytes
-from indexer.vcs.repo import GitRepo
+from indexer.extract.textconv import DEFAULT_COMMAND, extracted_file, textconv_bytes
+from indexer.integrations.starter import WORKFLOW_FILE, start_project
 
 
 @click.command("textconv")
@@ -62,6 +62,7 @@ def textconv_command(file: Path, marker_on_error: bool, as_json: bool) -> None:
 
 @click.command("init")
 @repo_option
+@click.option("--ci", is_flag=True, help=f"Also write {WORKFLOW_FILE}: build, check and publish on every push.")
 @click.option(
     "--command",
     "command",
@@ -70,28 +71,35 @@ def textconv_command(file: Path, marker_on_error: bool, as_json: bool) -> None:
     help="The textconv command git runs (give a full path when pincite is not on git's PATH).",
 )
 @json_option
-def init_command(repo: Path, command: str, as_json: bool) -> None:
-    """Make `git diff` show PDF and HTML files as the text pincite indexes.
+def init_command(repo: Path, ci: bool, command: str, as_json: bool) -> None:
+    """Start using pincite in a repository: settings, ignores and `git diff` for PDF and HTML.
 
-    Adds `*.pdf diff=pincite`-style lines to the repository's .gitattributes (commit
-    that file) and sets `diff.pincite.textconv` in the repository's own git config
-    (each clone runs `pincite init` once). Running it again changes nothing.
-    `pincite verify` does not need this: it diffs extracted text by itself.
+    Finds the folders of documents (docs/, corpus/, … or the folders that are mostly
+    Markdown, reST, AsciiDoc, text, PDF or HTML) and writes pincite.toml with them as
+    `roots` and every other setting commented out at its default; adds the site and index
+    folders to .gitignore; marks PDF and HTML in .gitattributes with git config
+    `diff.pincite.textconv` so `git diff` shows their text. With --ci, also writes a
+    GitHub Actions workflow. A file that exists is never overwritten: running it again
+    changes nothing.
 
     \b
-    Example:
-      pincite init && git add .gitattributes && git commit -m "Diff PDFs as text"
-      git diff HEAD~1 -- corpus/reports/
+    Examples:
+      pincite init && pincite build && pincite serve
+      pincite init --ci && git add -A && git commit -m "Set up pincite"
     """
-    result = init_repo(GitRepo(repo), command)
+    result = start_project(repo, ci=ci, textconv_command=command)
     if as_json:
         emit_json(result.to_json())
         return
-    if result.added_lines:
-        click.echo(f"added to {result.attributes_file}:")
-        for line in result.added_lines:
-            click.echo(f"  {line}")
-        click.echo("commit .gitattributes so every clone diffs these files as text")
-    else:
-        click.echo(f"{result.attributes_file} already marks the extracted file types")
-    click.echo(f"git config diff.pincite.textconv = {result.textconv}")
+    roots = " ".join(result.roots)
+    click.echo(f"documents: {result.documents} under {roots}")
+    for name in result.written:
+        click.echo(f"wrote {name}")
+    for name in result.kept:
+        click.echo(f"kept {name} (it exists; nothing changed)")
+    if result.ignored:
+        click.echo(f"added to .gitignore: {' '.join(result.ignored)}")
+    if result.textconv.added_lines:
+        click.echo(f"added to {result.textconv.attributes_file.name}: {len(result.textconv.added_lines)} diff lines")
+    click.echo(f"git config diff.pincite.textconv = {result.textconv.textconv}")
+    click.echo(f"next: {result.next_command}")

@@ -46,6 +46,12 @@ def build_command(
     over a limit) is remembered too, and tried again only when the extractor's identity
     or the limits change, or with --retry-skipped. Prints a summary; --json for scripts.
     A build that indexes no document exits with status 3.
+
+    \b
+    Examples:
+      pincite build                          index HEAD and render the site into _site/
+      pincite build --no-site --json         the index only, a summary for scripts
+      pincite build --rev v1.2 --out /tmp/site
     """
     progress = _progress_printer() if sys.stderr.isatty() and not as_json else None
     summary = api.build(
@@ -131,6 +137,12 @@ def search_command(
 
     Words are matched as typed (all of them, stemmed); punctuation is ignored, so
     `don't` or `C++` just work. Use --fts for FTS5 operators.
+
+    \b
+    Examples:
+      pincite search "retention period"
+      pincite search laptop --path corpus/policies/ --limit 3
+      pincite search 'retent* NEAR(logs, 5)' --fts --json
     """
     hits = api.search(query, repo, rev=rev, limit=limit, path_prefix=path_prefix, fts_syntax=fts, index_path=index_path)
     if as_json:

@@ -7,6 +7,7 @@ alone turns them into a one-line message and the class's exit code.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 from typing import Any
@@ -50,6 +51,16 @@ class PinciteGroup(click.Group):
         module, attribute = target.split(":")
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = difflib.get_close_matches(name, COMMANDS, n=3, cutoff=0.75)
+            advice = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "see `pincite --help`"
+            ctx.fail(f"no such command {name!r}: {advice}")
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

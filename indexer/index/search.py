@@ -77,9 +77,6 @@ def _fts_phrases(terms: list[str]) -> str:
     return " ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-MAX_LIMIT = 100_000  # far above any useful page of hits, far below SQLite's 64-bit integers
-
-
 def search(
     query: str,
     repo_path: Path | str = ".",
@@ -92,7 +89,7 @@ def search(
 ) -> list[SearchHit]:
     """Ranked passages matching `query` at `rev` (default: the newest built commit)."""
     if not 1 <= limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT} (got {limit})", hint="ask for fewer hits")
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})", hint="ask for fewer hits")
     repo = GitRepo(repo_path)
     target = Path(index_path) if index_path else repo.root / load_config(repo.root).index_path
     reader = IndexReader(target)

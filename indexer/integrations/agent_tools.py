@@ -20,7 +20,9 @@ the shipped provider only (no plugin, so no network), and only `build` writes th
 The caches are dropped when HEAD moves, when the index file is replaced, after a call
 that fails unexpectedly, and every `RECYCLE_AFTER` calls, so a long-running server answers
 for the current commit and its memory stays flat. Parameters carry pydantic `Field`
-descriptions, which the MCP server turns into each tool's input schema; pydantic and
+descriptions and their bounds (as schema keywords only: the checks are this module's, so a
+client gets the CLI's message, naming the argument), which the MCP server turns into each
+tool's input schema; pydantic and
 typing_extensions come with the `mcp` extra.
 """
 
@@ -43,6 +45,7 @@ from indexer.citations.resolve import Resolver
 from indexer.citations.scan import scan
 from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
+from indexer.index.search import MAX_LIMIT
 from indexer.integrations import agent_shapes as shapes
 from indexer.text.citation import Citation, permalink
 from indexer.vcs.repo import GitRepo, safe_repo_path
@@ -133,11 +136,22 @@ class AgentTools:
     # -- tools -------------------------------------------------------------------------
     def search(
         self,
-        query: Annotated[str, Field(description="Words to find (all required), as a person would type them.")],
+        query: Annotated[
+            str,
+            Field(
+                description="Words to find (all required), as a person would type them.",
+                json_schema_extra={"maxLength": MAX_QUERY_CHARS},
+            ),
+        ],
         path_prefix: Annotated[
             str | None, Field(description="Only documents whose path starts with this, e.g. 'corpus/policies/'.")
         ] = None,
-        limit: Annotated[int, Field(description="Most passages to return (1-1000).")] = 10,
+        limit: Annotated[
+            int,
+            Field(
+                description="Most passages to return (1-1000).", json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT}
+            ),
+        ] = 10,
         commit: Annotated[str | None, Field(description="A built commit to search (default: the newest).")] = None,
     ) -> shapes.SearchResult:
         """Find passages of the corpus, ranked by bm25. Each hit carries `citation` (copy it as it is) and `text`,
@@ -254,7 +268,13 @@ class AgentTools:
 
     def verify(
         self,
-        citations: Annotated[list[str], Field(description="Citations: text forms or permalinks (at most 500).")],
+        citations: Annotated[
+            list[str],
+            Field(
+                description="Citations: text forms or permalinks (at most 500).",
+                json_schema_extra={"maxItems": MAX_CITATIONS},
+            ),
+        ],
         against: Annotated[str, Field(description="The commit to verify against (any git revision).")] = "HEAD",
     ) -> shapes.VerifyResult:
         """Whether each citation still holds at `against`: verified (the text is identical; `relocated` says where it

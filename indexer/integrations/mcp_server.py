@@ -5,8 +5,13 @@ return shapes): search, cite, resolve, verify, check_answer, locate, and build w
 server is started with `allow_build`. All but build are read-only and closed-world.
 
 Resources: every indexed document at the indexed commit, as `pincite://<commit>/<path>`
-(the path percent-encoded), and the template `pincite://{commit}/{+path}{?lines,chars}`,
-which reads any document at any commit whole, or the span `?lines=12-18` / `?chars=120-340`.
+(the path percent-encoded), listed RESOURCES_PAGE at a time with an opaque cursor (the commit
+and an offset: a cursor from before a rebuild is refused, not silently applied to another
+listing), and the template `pincite://{commit}/{+path}{?lines,chars}`, which reads any
+document at any commit whole, or the span `?lines=12-18` / `?chars=120-340`.
+
+Prompts: `answer-with-citations`, the loop an agent follows to answer a question from the
+corpus (search -> cite -> draft -> check_answer), as a user message to start from.
 
 A `PinciteError` (a bad argument, an unknown path, a malformed citation) becomes an MCP
 tool error (or resource error) whose text is the message the CLI prints for it; anything
@@ -20,7 +25,12 @@ connection behind the warm caches are only ever used from that thread.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import functools
+import inspect
+import json
+import re
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,7 +39,8 @@ from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp_types import Resource, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ListResourcesResult, PaginatedRequestParams, Resource, ToolAnnotations
 
 from indexer import __version__
 from indexer.errors import PinciteError
@@ -48,6 +59,17 @@ words with `search`. A `wrong_ref` quote stands elsewhere: use `corrected.citati
 """
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 _BUILDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+RESOURCES_PAGE = 100  # documents per resources/list reply
+ANSWER_PROMPT = """\
+Answer this question from the corpus, with a checked citation for every claim: {question}
+
+1. `search` for the words the answer needs (several short queries beat one long one).
+2. For each passage you will rely on, `cite` it by quote: copy the exact words from the hit's `text`.
+3. Write the answer. Put each quote in double quotes, followed by the citation string exactly as returned.
+4. Run `check_answer` on the whole draft. Replace every `failed` quote (it stands nowhere: find the real
+   words with `search`) and every `wrong_ref` one (use `corrected.citation`), then check again.
+5. Answer only when every quote is `matched`; say plainly what the corpus does not say.
+"""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -79,20 +101,23 @@ class PinciteServer(MCPServer[Any]):
 
         return call
 
-    async def list_resources(self) -> list[Resource]:
+    async def _handle_list_resources(self, ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
         try:
             commit, paths = await self.on_worker(self.tools.documents)()
         except PinciteError as exc:
             raise ResourceError(str(exc)) from exc
-        return [
-            Resource(
-                uri=document_uri(commit, path),
-                name=path,
-                description=f"{path} at {commit[:12]}",
-                mime_type=_mime_type(path),
-            )
-            for path in paths
-        ]
+        start = _cursor_offset(params.cursor if params else None, commit, len(paths))
+        page = paths[start : start + RESOURCES_PAGE]
+        more = start + RESOURCES_PAGE < len(paths)
+        return ListResourcesResult(
+            resources=[_resource(commit, path) for path in page],
+            next_cursor=_cursor(commit, start + RESOURCES_PAGE) if more else None,
+        )
+
+    async def list_resources(self) -> list[Resource]:
+        """Every document at once (the SDK's own callers); clients get pages through resources/list."""
+        commit, paths = await self.on_worker(self.tools.documents)()
+        return [_resource(commit, path) for path in paths]
 
 
 def create_server(tools: AgentTools) -> PinciteServer:
@@ -111,7 +136,21 @@ def create_server(tools: AgentTools) -> PinciteServer:
     for method, title in readers:
         annotations = _BUILDS if method == tools.build else _READ_ONLY
         tool = server.on_worker(_tool_errors(method))
-        server.add_tool(tool, title=title, annotations=annotations, structured_output=True)
+        server.add_tool(
+            tool,
+            title=title,
+            description=one_paragraph(method.__doc__),
+            annotations=annotations,
+            structured_output=True,
+        )
+
+    @server.prompt(
+        name="answer-with-citations",
+        title="Answer with checked citations",
+        description="Answer a question from the corpus: search, cite by quote, draft, check_answer, fix, check again.",
+    )
+    def answer_with_citations(question: str) -> str:
+        return ANSWER_PROMPT.format(question=question)
 
     @server.resource(
         DOCUMENT_TEMPLATE,
@@ -152,6 +191,34 @@ def _tool_errors(method: Callable[_P, _R]) -> Callable[_P, _R]:
             raise ToolError(str(exc)) from exc
 
     return call
+
+
+def one_paragraph(docstring: str | None) -> str:
+    """A docstring as one line of prose: the indentation runs a wrapped docstring carries folded to spaces."""
+    return re.sub(r"\s+", " ", inspect.cleandoc(docstring or "")).strip()
+
+
+def _resource(commit: str, path: str) -> Resource:
+    return Resource(
+        uri=document_uri(commit, path), name=path, description=f"{path} at {commit[:12]}", mime_type=_mime_type(path)
+    )
+
+
+def _cursor(commit: str, offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps([commit, offset]).encode()).decode()
+
+
+def _cursor_offset(cursor: str | None, commit: str, total: int) -> int:
+    """Where a listing resumes; a cursor that is not ours, or is from another build, is invalid params."""
+    if cursor is None:
+        return 0
+    try:
+        made_at, offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+    except (ValueError, TypeError, binascii.Error) as exc:
+        raise MCPError(INVALID_PARAMS, f"invalid cursor {cursor[:40]!r}: list resources again without one") from exc
+    if made_at != commit or not isinstance(offset, int) or not 0 <= offset <= total:
+        raise MCPError(INVALID_PARAMS, "the cursor is from another build of the index: list resources again")
+    return offset
 
 
 def _mime_type(path: str) -> str:
