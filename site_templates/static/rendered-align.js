@@ -27,7 +27,7 @@ export function alignRendered(rendered, source) {
 /** Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, spaces? */
 export function markupOnly(source, a, b) {
   const run = source.slice(a, b).join("");
-  return /^(?:[*_`~\s<>!\[\]\\]|\]\([^)]*\)|\]\[[^\]]*\]|&[#\w]+;)*$/.test(run);
+  return /^(?:[*_`~\s<>![\]\\]|\]\([^)]*\)|\]\[[^\]]*\]|&[#\w]+;)*$/.test(run);
 }
 
 // Runs of one mark ("**", "`") in points[i, j) pair up like brackets: the runs left unpaired.

@@ -108,8 +108,8 @@ async function suggestion(query) {
   if (!words) {
     const response = await fetch(new URL("words.txt", rootUrl), { cache: "no-cache" });
     if (!response.ok) return null;
-    const list = (await response.text()).split("\n").filter(Boolean);
-    words = { list, held: new Set(list) };
+    const held = (await response.text()).split("\n").filter(Boolean);
+    words = { list: held, held: new Set(held) };
   }
   let changed = false;
   const out = query.trim().toLowerCase().split(/\s+/).map((word) => {
@@ -183,7 +183,7 @@ async function start() {
   choose(classSelect, params.get("class"));
   try {
     await load();
-  } catch (err) {
+  } catch {
     status.textContent = "The search index could not be loaded (was the site built with Pagefind?).";
     return;
   }

@@ -17,8 +17,8 @@ import { lineStarts, spanText, src } from "./source-view.js";
 function versionNav(main, record, commits, path) {
   const nav = document.getElementById("version-nav");
   if (!nav || nav.dataset.done) return;
-  const start = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
-  const order = Object.entries(record.versions).sort((x, y) => start(x[1]) - start(y[1]));
+  const began = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
+  const order = Object.entries(record.versions).sort((x, y) => began(x[1]) - began(y[1]));
   const at = order.findIndex(([blob]) => blob === main.dataset.blob);
   if (at < 0) return;
   const link = (n, rel, label) => {
