@@ -53,7 +53,7 @@ XSS_HTML = (
 OLD = "".join(f"line {n} of the policy\n" for n in range(1, 21))
 STATIC = Path(__file__).parent.parent / "site_templates" / "static"
 # The scripts a page names; each imports the modules it needs from static/.
-ENTRY_SCRIPTS = ("static/pincite.js", "static/version-page.js", "static/search.js")
+ENTRY_SCRIPTS = ("static/pincite.js", "static/version-page.js", "static/search.js", "static/file-view.js")
 
 
 @pytest.fixture
@@ -354,6 +354,24 @@ def scripts_page(page: Any, tmp_path: Path) -> Iterator[Any]:
 def _import(page: Any, name: str, module: str) -> None:
     """Import the site's static/`module` into the page as window.`name`."""
     page.evaluate(f"async () => {{ window.{name} = await import('/static/{module}'); }}")
+
+
+def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(
+    served: Any, page: Any
+) -> None:
+    repo, site, _base = served
+    blob = GitRepo(repo.root).blob_at(repo.head(), "corpus/policy.txt")
+    assert blob is not None
+    # Browsers load no ES module from file://: the page reads as without JavaScript.
+    page.goto((site / "v" / f"{blob.sha}.html").as_uri() + f"?commit={repo.head()}&path=corpus/policy.txt#L3")
+    page.wait_for_load_state("load")
+    body = page.locator("#banner .banner-body").inner_text()
+    assert body.startswith("Opened from a file") and "cannot say whether the cited text changed" in body
+    assert page.evaluate("() => document.documentElement.classList.contains('js')") is False
+    background = "(id) => getComputedStyle(document.getElementById(id)).backgroundColor"
+    assert page.evaluate(background, "L3") != page.evaluate(background, "L2")  # the cited line, by CSS
+    assert page.locator("#src").inner_text().startswith("line 1 of the policy")
+    assert page.errors == []
 
 
 def test_relocation_in_javascript_matches_python(scripts_page: Any) -> None:
@@ -1030,7 +1048,8 @@ def test_code_is_highlighted_with_readable_colours(corpus_repo: Any, tmp_path: P
         for kind, colour, background in colours:
             assert _contrast(colour, background) >= 4.5, (scheme, kind, colour, background)
         assert len({tuple(colour) for _, colour, _ in colours}) >= 7  # drawn in colours, not plain text
-        assert tab.evaluate("() => document.scripts.length") == 1  # pincite.js only: no highlighter runs
+        scripts = tab.evaluate("() => Array.from(document.scripts).map((s) => s.getAttribute('src'))")
+        assert [s.rsplit("/", 1)[1] for s in scripts] == ["pincite.js", "file-view.js"]  # no highlighter runs
     finally:
         context.close()
 
