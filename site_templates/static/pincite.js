@@ -9,6 +9,14 @@ import { parseSelector } from "./selectors.js";
 import { highlight, linkLineNumbers, src } from "./source-view.js";
 import { highlightTerms } from "./terms.js";
 import { setupScrollers, setupViews } from "./views.js";
+// The rest of the page's modules, named here so that the browser fetches them all once it has read
+// this file: every level of imports it would otherwise find on its own costs a round trip.
+import "./citation-text.js";
+import "./codepoints.js";
+import "./dom.js";
+import "./paths.js";
+import "./rendered-align.js";
+import "./selection.js";
 
 function start() {
   document.documentElement.classList.add("js");

@@ -11,6 +11,18 @@ import { identityMismatch, pageCommitAndPath, versionHref } from "./page.js";
 import { findCitedText } from "./recovery.js";
 import { lineRangeOf, parseSelector } from "./selectors.js";
 import { lineStarts, spanText, src } from "./source-view.js";
+// The rest of the page's modules, named here so that the browser fetches them all once it has read
+// this file: every level of imports it would otherwise find on its own costs a round trip.
+import "./citation-text.js";
+import "./cite-panel.js";
+import "./codepoints.js";
+import "./paths.js";
+import "./quote.js";
+import "./rendered-align.js";
+import "./search-index.js";
+import "./selection.js";
+import "./terms.js";
+import "./views.js";
 
 // Previous and next versions of the path, beside the link to its history page: the page is
 // immutable, so its neighbours come from the path's history file.
