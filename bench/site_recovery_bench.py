@@ -3,7 +3,8 @@
 When a permalinked span drifted, its version page looks for the cited text at the site's
 HEAD: the path's own document page, and the document pages Pagefind names as holding the
 text's words, each confirmed by exact comparison (static/quote.js). The site gains no data
-file for it (only static/quote.js), so this measures what a reader downloads and waits for.
+file for it (only static/quote.js and static/recovery.js), so this measures what a reader
+downloads and waits for.
 
 For `--lookups` HEAD documents (chosen with a fixed seed), the first line of eight words or
 more is searched for with `findText` of static/recovery.js (the search a version page runs for a
@@ -190,7 +191,10 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
     return {
         "site": str(site),
         "documents": sum(1 for _ in (site / "doc").rglob("*.html")),
-        "site_bytes_added": {"static/quote.js": (STATIC / "quote.js").stat().st_size, "data files": 0},
+        "site_bytes_added": {
+            **{f"static/{name}": (STATIC / name).stat().st_size for name in ("quote.js", "recovery.js")},
+            "data files": 0,
+        },
         "lookups": len(rows),
         "baseline_cold_query_pagefind_bytes": baseline["pagefind"],
         "cold_lookup": figures([cold]),
