@@ -356,9 +356,7 @@ def _import(page: Any, name: str, module: str) -> None:
     page.evaluate(f"async () => {{ window.{name} = await import('/static/{module}'); }}")
 
 
-def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(
-    served: Any, page: Any
-) -> None:
+def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
     repo, site, _base = served
     blob = GitRepo(repo.root).blob_at(repo.head(), "corpus/policy.txt")
     assert blob is not None
