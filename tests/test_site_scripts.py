@@ -98,7 +98,9 @@ def test_each_module_has_unit_tests_and_they_pass() -> None:
     untested = {p.stem for p in _scripts()} - tested - in_browser
     assert untested == set(), f"modules without tests/js/<module>.test.js: {sorted(untested)}"
     files = sorted(str(p) for p in UNIT_TESTS.glob("*.test.js"))
-    proc = subprocess.run([node, "--test", "--test-reporter=tap", *files], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [node, "--test", "--test-reporter=tap", *files], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert re.search(r"^# fail 0$", proc.stdout, re.M), proc.stdout[-3000:]
 
