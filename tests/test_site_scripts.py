@@ -163,6 +163,19 @@ def test_docs_name_every_script() -> None:
 # -- comments that cite Python -----------------------------------------------------------------
 
 DOTTED = re.compile(r"\bindexer(?:\.[A-Za-z_]\w*)+")
+# A dotted name not written from `indexer.`: `quote._end_offset`, `site_render.history_name`.
+SHORT = re.compile(r"(?<![\w./])([a-z_]+)\.(_?[a-z]\w*)\b")
+FILE_SUFFIXES = {"js", "json", "html", "md", "py", "txt", "css"}
+STEMS = {p.stem for p in (ROOT / "indexer").rglob("*.py")} | {
+    p.name for p in (ROOT / "indexer").iterdir() if p.is_dir()
+}
+
+
+def _short_python_name(module: str, attr: str) -> bool:
+    """A Python name cited by a short form: its first part is one of the package's modules, or snake_case."""
+    return attr not in FILE_SUFFIXES and (module in STEMS or "_" in module.strip("_"))
+
+
 FILE = re.compile(r"\b(?:indexer|site_templates|tests)/[\w/.-]+\.(?:py|html|js)\b")
 
 
@@ -198,6 +211,9 @@ def test_every_python_name_a_script_cites_exists() -> None:
                 cited.add(name)
                 if not _resolves(name):
                     stale.append(f"{script.name}: {name}")
+            for module, attr in SHORT.findall(comment):
+                if _short_python_name(module, attr):
+                    stale.append(f"{script.name}: {module}.{attr} (write it in full, from indexer.)")
             for path in FILE.findall(comment):
                 cited.add(path)
                 if not (ROOT / path).is_file():
@@ -210,6 +226,8 @@ def test_the_citation_check_sees_a_stale_name() -> None:
     assert _resolves("indexer.site.render.history_name")
     assert not _resolves("indexer.site_render.history_name")
     assert not _resolves("indexer.site.render.no_such_function")
+    assert _short_python_name("site_render", "history_name") and _short_python_name("quote", "_end_offset")
+    assert not _short_python_name("site", "json") and not _short_python_name("range", "toString")
     assert _comments('const a = 1; // see indexer.x\nconst u = "http://x"; // and y\n/** z */') == [
         " see indexer.x",
         " and y",
