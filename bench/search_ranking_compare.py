@@ -27,7 +27,8 @@ from indexer.site.serve import serve_in_thread  # noqa: E402
 
 TOP = 10
 SEARCH = """async ([query, top]) => {
-    const index = await PinciteSearchIndex.load(new URL("./", location.href));
+    const { load } = await import(new URL("static/search-index.js", location.href).href);
+    const index = await load(new URL("./", location.href));
     const found = await index.search(query);
     const first = await Promise.all(found.results.slice(0, top).map((result) => result.data()));
     return [found.results.length, first.map((data) => data.url)];
@@ -44,7 +45,6 @@ def answers(site: Path, queries: list[str]) -> dict[str, tuple[int, list[str]]]:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page()
             page.goto(base + "search.html")
-            page.wait_for_function("() => typeof PinciteSearchIndex !== 'undefined'")
             found = {query: page.evaluate(SEARCH, [query, TOP]) for query in queries}
             browser.close()
     finally:

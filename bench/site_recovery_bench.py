@@ -3,11 +3,12 @@
 When a permalinked span drifted, its version page looks for the cited text at the site's
 HEAD: the path's own document page, and the document pages Pagefind names as holding the
 text's words, each confirmed by exact comparison (static/quote.js). The site gains no data
-file for it (only static/quote.js), so this measures what a reader downloads and waits for.
+file for it (only static/quote.js and static/recovery.js), so this measures what a reader
+downloads and waits for.
 
 For `--lookups` HEAD documents (chosen with a fixed seed), the first line of eight words or
-more is searched for with `Pincite.findText` (the search a version page runs for a drifted span
-whose file is gone: Pagefind candidates, then each candidate's document page compared exactly),
+more is searched for with `findText` of static/recovery.js (the search a version page runs for a
+drifted span whose file is gone: Pagefind candidates, then each candidate's document page compared exactly),
 from the previous document's page, so the page holding the text is not in the browser's cache.
 The first lookup in the tab is cold (Pagefind's scripts, wasm and metadata load), the rest warm.
 Bytes are counted at a local server (text as a host's gzip would send it, Pagefind's files as
@@ -51,8 +52,10 @@ STATIC = Path(__file__).resolve().parent.parent / "site_templates" / "static"
 # already in the browser's cache (as for a reader whose cited text moved to another file).
 LOOKUP = """async ([text, kind]) => {
   const started = performance.now();
-  const found = await Pincite.findText('../' .repeat(location.pathname.split('/').length - 2),
-    PinciteQuote.normalizeQuote(text), [], kind);
+  const { findText } = await import(new URL("/static/recovery.js", location.href).href);
+  const { normalizeQuote } = await import(new URL("/static/quote.js", location.href).href);
+  const found = await findText('../' .repeat(location.pathname.split('/').length - 2),
+    normalizeQuote(text), [], kind);
   return { ms: performance.now() - started, places: found.places.map((p) => p.path), gaps: found.gaps };
 }"""
 LINE = re.compile(r"<li id=L\d+>(.*?)(?=<li |</ol>)", re.S)
@@ -151,8 +154,6 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
                 tab.goto(f"{base}doc/{quote(previous)}.html")
                 tab.wait_for_load_state("networkidle")
                 previous = path
-                if tab.evaluate("() => typeof PinciteQuote") == "undefined":
-                    tab.add_script_tag(url=base + "static/quote.js")
                 counter.take()
                 started = time.monotonic()
                 found = tab.evaluate(LOOKUP, [text, "lines"])
@@ -190,7 +191,10 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
     return {
         "site": str(site),
         "documents": sum(1 for _ in (site / "doc").rglob("*.html")),
-        "site_bytes_added": {"static/quote.js": (STATIC / "quote.js").stat().st_size, "data files": 0},
+        "site_bytes_added": {
+            **{f"static/{name}": (STATIC / name).stat().st_size for name in ("quote.js", "recovery.js")},
+            "data files": 0,
+        },
         "lookups": len(rows),
         "baseline_cold_query_pagefind_bytes": baseline["pagefind"],
         "cold_lookup": figures([cold]),

@@ -322,7 +322,8 @@ def test_a_site_of_hash_split_bundles_gets_a_base(corpus_repo: CorpusRepo, tmp_p
 
 
 SEARCH = """async ([query, filters]) => {
-    const index = await PinciteSearchIndex.load(new URL("./", location.href));
+    const { load } = await import(new URL("static/search-index.js", location.href).href);
+    const index = await load(new URL("./", location.href));
     const found = await index.search(query, { filters });
     const data = await Promise.all(found.results.map((r) => r.data()));
     return data.map((d) => [d.meta.path, d.url, d.content]);
@@ -340,7 +341,6 @@ def _search(browser: Any, site: Path, queries: list[tuple[str, dict[str, str]]])
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.on("request", lambda request: fetched.append(request.url))
         page.goto(base + "search.html")
-        page.wait_for_function("() => typeof PinciteSearchIndex !== 'undefined'")
         answers = [page.evaluate(SEARCH, [query, filters]) for query, filters in queries]
         assert errors == []
         return answers, [url[len(base) :] for url in fetched if "/pagefind/" in url]

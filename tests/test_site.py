@@ -227,7 +227,8 @@ def test_history_name_is_stable() -> None:
     assert len(history_name("中文/🎉.md")) == 16
 
 
-SCRIPTS = ("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js")
+# The entry modules, and the classic script that speaks on a page opened from a file.
+SCRIPTS = ("static/pincite.js", "static/version-page.js", "static/search.js", "static/file-view.js")
 
 
 def test_site_pages_escape_corpus_text(corpus_repo, tmp_path: Path) -> None:

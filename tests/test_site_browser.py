@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -50,6 +51,9 @@ XSS_HTML = (
     '<script>alert(7)</script><a href="javascript:alert(8)" onmouseover="alert(9)">link</a></body></html>'
 )
 OLD = "".join(f"line {n} of the policy\n" for n in range(1, 21))
+STATIC = Path(__file__).parent.parent / "site_templates" / "static"
+# The scripts a page names; each imports the modules it needs from static/.
+ENTRY_SCRIPTS = ("static/pincite.js", "static/version-page.js", "static/search.js", "static/file-view.js")
 
 
 @pytest.fixture
@@ -308,12 +312,20 @@ def test_banner_agrees_with_verify_on_many_spans(corpus_repo: Any, tmp_path: Pat
     blob = repo.blob_at(old_commit, "corpus/rules.md")
     assert blob is not None
     entry = history["versions"][blob.sha]
-    page.goto((site / "v" / f"{blob.sha}.html").as_uri())
-    spans = [(a, b) for a in range(1, 31) for b in range(a, min(31, a + 6))]
-    decided = page.evaluate(
-        "([entry, spans]) => spans.map(([a, b]) => Pincite.decide(entry, {kind: 'lines', a, b}, [a, b]))",
-        [entry, spans],
-    )
+    server, base = serve_in_thread(site)
+    try:
+        page.goto(f"{base}v/{blob.sha}.html")
+        spans = [(a, b) for a in range(1, 31) for b in range(a, min(31, a + 6))]
+        decided = page.evaluate(
+            """async ([entry, spans]) => {
+                const { decide } = await import("/static/drift.js");
+                return spans.map(([a, b]) => decide(entry, {kind: 'lines', a, b}, [a, b]));
+            }""",
+            [entry, spans],
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
     for (a, b), banner in zip(spans, decided, strict=True):
         verdict = verify(Citation(old_commit, "corpus/rules.md", lines=(a, b)), repo)
         expected = "verified" if banner["status"] in ("unchanged", "moved") else "drifted"
@@ -322,10 +334,48 @@ def test_banner_agrees_with_verify_on_many_spans(corpus_repo: Any, tmp_path: Pat
             assert verdict.relocated.lines == (banner["first"], banner["last"]), (a, b)
 
 
-def test_relocation_in_javascript_matches_python(page: Any, tmp_path: Path) -> None:
-    (tmp_path / "blank.html").write_text("<!doctype html><title>t</title>")
-    page.goto((tmp_path / "blank.html").as_uri())
-    page.add_script_tag(path=str(Path(__file__).parent.parent / "site_templates" / "static" / "pincite.js"))
+@pytest.fixture
+def scripts_page(page: Any, tmp_path: Path) -> Iterator[Any]:
+    """A blank page served over http beside the site's static/ folder, whose modules it can import.
+
+    ES modules load over http only (not from file://), as on a built site.
+    """
+    folder = tmp_path / "blank"
+    folder.mkdir()
+    (folder / "index.html").write_text("<!doctype html><title>t</title>")
+    shutil.copytree(STATIC, folder / "static")
+    server, base = serve_in_thread(folder)
+    page.goto(base + "index.html")
+    yield page
+    server.shutdown()
+    server.server_close()
+
+
+def _import(page: Any, name: str, module: str) -> None:
+    """Import the site's static/`module` into the page as window.`name`."""
+    page.evaluate(f"async () => {{ window.{name} = await import('/static/{module}'); }}")
+
+
+def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
+    repo, site, _base = served
+    blob = GitRepo(repo.root).blob_at(repo.head(), "corpus/policy.txt")
+    assert blob is not None
+    # Browsers load no ES module from file://: the page reads as without JavaScript.
+    page.goto((site / "v" / f"{blob.sha}.html").as_uri() + f"?commit={repo.head()}&path=corpus/policy.txt#L3")
+    page.wait_for_load_state("load")
+    body = page.locator("#banner .banner-body").inner_text()
+    assert body.startswith("Opened from a file") and "cannot say whether the cited text changed" in body
+    assert page.evaluate("() => document.documentElement.classList.contains('js')") is False
+    background = "(id) => getComputedStyle(document.getElementById(id)).backgroundColor"
+    assert page.evaluate(background, "L3") != page.evaluate(background, "L2")  # the cited line, by CSS
+    assert page.locator("#src").inner_text().startswith("line 1 of the policy")
+    assert page.errors == []
+
+
+def test_relocation_in_javascript_matches_python(scripts_page: Any) -> None:
+    page = scripts_page
+    _import(page, "drift", "drift.js")
+    _import(page, "paths", "paths.js")
     rng = random.Random(12)
     cases = []
     for _ in range(400):
@@ -339,11 +389,11 @@ def test_relocation_in_javascript_matches_python(page: Any, tmp_path: Path) -> N
             at += old_count + 1
         first = rng.randint(1, 25)
         cases.append([first, first + rng.randint(0, 5), hunks])
-    results = page.evaluate("cases => cases.map(([f, l, h]) => Pincite.relocateLines(f, l, h))", cases)
+    results = page.evaluate("cases => cases.map(([f, l, h]) => drift.relocateLines(f, l, h))", cases)
     for (first, last, hunks), got in zip(cases, results, strict=True):
         want = relocate_lines(first, last, [Hunk(*h[:4]) for h in hunks])
         assert tuple(got) == want, (first, last, hunks)
-    names = page.evaluate("paths => paths.map(Pincite.historyName)", ["corpus/a.md", "中文/🎉 b.md"])
+    names = page.evaluate("names => names.map(paths.historyName)", ["corpus/a.md", "中文/🎉 b.md"])
     assert names == [history_name("corpus/a.md"), history_name("中文/🎉 b.md")]
 
 
@@ -380,8 +430,7 @@ def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> 
                 })"""
             )
             assert report["pwned"] == 0 and report["handlers"] == [] and report["jsLinks"] == 0, (rel, report)
-            scripts = ("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js")
-            assert all(s.endswith(scripts) for s in report["scripts"]), report
+            assert all(s.endswith(ENTRY_SCRIPTS) for s in report["scripts"]), report
         # Nothing leaves the site: no CDN, no fonts, no image from the corpus's Markdown.
         assert requested and all(url.startswith(base) for url in requested), requested
         for link in page.locator("a").all():
@@ -442,10 +491,7 @@ def test_rst_raw_and_include_render_inert_and_read_nothing(corpus_repo: Any, tmp
             })"""
         )
         assert report["pwned"] == 0 and report["images"] == 0 and report["jsLinks"] == 0, report
-        assert all(
-            s.endswith(("static/pincite.js", "static/search.js", "static/quote.js", "static/search-index.js"))
-            for s in report["scripts"]
-        )
+        assert all(s.endswith(ENTRY_SCRIPTS) for s in report["scripts"]), report
         assert requested and all(url.startswith(base) for url in requested), requested
         assert page.errors == []
     finally:
@@ -604,12 +650,11 @@ TRICKY = "ae\u0301\u0327\u00e9\u1100\u1161\u11a8\uac00\u2019\u201c\u2014\u2212 \
 TRICKY += "\U0001f389\U0001d49c\u0345\u0f73\u212b\u0958\u0915\u093c\u0903\u0b47\u0b3e-'\"x"
 
 
-def test_normalization_in_javascript_matches_python(page: Any, tmp_path: Path) -> None:
-    (tmp_path / "blank.html").write_text("<!doctype html><title>t</title>")
-    page.goto((tmp_path / "blank.html").as_uri())
-    page.add_script_tag(path=str(Path(__file__).parent.parent / "site_templates" / "static" / "quote.js"))
-    js_norm = "t => { const [p, o] = PinciteQuote.normalizePoints(t); return [p.join(''), o]; }"
-    js_places = "([w, t]) => PinciteQuote.quotePlaces(PinciteQuote.normalizeQuote(w), t, 1000)"
+def test_normalization_in_javascript_matches_python(scripts_page: Any) -> None:
+    page = scripts_page
+    _import(page, "quote", "quote.js")
+    js_norm = "t => { const [p, o] = quote.normalizePoints(t); return [p.join(''), o]; }"
+    js_places = "([w, t]) => quote.quotePlaces(quote.normalizeQuote(w), t, 1000)"
 
     @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.text(alphabet=st.sampled_from(TRICKY) | st.characters(), max_size=40), st.data())
@@ -627,7 +672,7 @@ def test_normalization_in_javascript_matches_python(page: Any, tmp_path: Path) -
         assert page.evaluate(js_places, ["".join(points[a:b]), text]) == expected
 
     agree()
-    assert page.evaluate("s => PinciteQuote.normalizeQuote(s)", "  “Don’t” — stop\u00a0\n now ") == normalize(
+    assert page.evaluate("s => quote.normalizeQuote(s)", "  “Don’t” — stop\u00a0\n now ") == normalize(
         "  “Don’t” — stop\u00a0\n now "
     )
 
@@ -1001,7 +1046,8 @@ def test_code_is_highlighted_with_readable_colours(corpus_repo: Any, tmp_path: P
         for kind, colour, background in colours:
             assert _contrast(colour, background) >= 4.5, (scheme, kind, colour, background)
         assert len({tuple(colour) for _, colour, _ in colours}) >= 7  # drawn in colours, not plain text
-        assert tab.evaluate("() => document.scripts.length") == 1  # pincite.js only: no highlighter runs
+        scripts = tab.evaluate("() => Array.from(document.scripts).map((s) => s.getAttribute('src'))")
+        assert [s.rsplit("/", 1)[1] for s in scripts] == ["pincite.js", "file-view.js"]  # no highlighter runs
     finally:
         context.close()
 

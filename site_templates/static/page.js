@@ -1,0 +1,32 @@
+// What a page says about itself: the data attributes of <main id="content"> (written by
+// site_templates/document.html and version.html) and a version page's ?commit=&path=&x= query.
+import { quotePath } from "./paths.js";
+
+/** [commit, path] the page cites: a document page's own, a version page's from its address. */
+export function pageCommitAndPath(main) {
+  if (main.dataset.kind === "document") return [main.dataset.commit, main.dataset.path];
+  const q = new URLSearchParams(window.location.search);
+  return [q.get("commit"), q.get("path") || main.dataset.knownPath];
+}
+
+/** The site's base URL, ending in "/": the configured site_url, else where the page was served from. */
+export function siteBase(main) {
+  const configured = main.dataset.siteUrl;
+  if (configured) return configured.replace(/\/+$/, "") + "/";
+  return new URL(main.dataset.root || "./", window.location.href).href;
+}
+
+/** The relative address of a version page with a permalink's query and selector. */
+export function versionHref(main, blob, commit, path, selector) {
+  return `${main.dataset.root}v/${blob}.html?commit=${commit}&path=${quotePath(path)}#${selector}`;
+}
+
+/** Why the permalink's extractor identity (&x=) is not the one this page's text comes from, or null. */
+export function identityMismatch(main) {
+  const wanted = (new URLSearchParams(window.location.search).get("x") || "").toLowerCase();
+  const shown = main.dataset.identity || "";
+  if (!wanted || main.dataset.kind !== "version" || wanted.slice(0, shown.length) === shown) return null;
+  return `This permalink counts its offsets in the text of extractor identity x=${wanted}, but this page ` +
+    `shows the text of x=${shown || "none"} (the site was rebuilt with another extractor version). ` +
+    "`pincite resolve` reads the cited text from the index.";
+}

@@ -1,0 +1,65 @@
+// Where did the cited text go? indexer.citations.recovery's exact places, in the browser. The
+// cited text is searched, exactly after normalization (quote.js), in the built commit's text of
+// the path (its document page holds it) and in the other documents Pagefind names as holding its
+// words. Only exact places are reported: a fuzzy match is never shown as where the text went.
+import { quotePath } from "./paths.js";
+import { normalizeQuote, quotePlaces, searchWords } from "./quote.js";
+import { load as loadIndex } from "./search-index.js";
+import { spanSelector } from "./selectors.js";
+
+const MAX_PLACES = 10;
+const MAX_CANDIDATES = 12;
+
+// The text and blob of `path`'s document page at the site's built commit, or null.
+async function headDocument(root, path) {
+  const response = await fetch(`${root}doc/${quotePath(path)}.html`, { cache: "no-cache" });
+  if (!response.ok) return null;
+  const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+  const text = doc.getElementById("src"), info = doc.getElementById("content");
+  return text && info ? { path, text: text.textContent, blob: info.dataset.blob } : null;
+}
+
+// The paths of the documents Pagefind says hold `words` (the first MAX_CANDIDATES).
+async function candidatePaths(root, words) {
+  const index = await loadIndex(new URL(root || "./", window.location.href));
+  let found = await index.search(words.slice(0, 6).join(" "));
+  // Too many documents hold the longest words: every further word narrows the search.
+  if (found.results.length > MAX_CANDIDATES && words.length > 6) found = await index.search(words.join(" "));
+  const data = await Promise.all(found.results.slice(0, MAX_CANDIDATES).map((r) => r.data()));
+  return { paths: data.map((d) => d.meta && d.meta.path).filter(Boolean), more: found.results.length > MAX_CANDIDATES };
+}
+
+/** Where the text `cited` (of a span in the unit `kind`) stands at the site's HEAD, `path` first. */
+export function findCitedText(root, path, cited, kind) {
+  return findText(root, normalizeQuote(cited), path ? [path] : [], kind);
+}
+
+// Exact places of the normalized text `wanted` at the site's HEAD: in the documents `paths`,
+// then in those Pagefind names; `gaps` says what could not be compared.
+export async function findText(root, wanted, paths, kind) {
+  const found = { places: [], gaps: [] };
+  if (!wanted) return found;
+  paths = paths.slice();
+  const words = searchWords(wanted, 10);
+  if (words.length === 0) found.gaps.push("the cited text has no word long enough to look up in other documents");
+  else {
+    try {
+      const candidates = await candidatePaths(root, words);
+      for (const p of candidates.paths) if (!paths.includes(p)) paths.push(p);
+      if (candidates.more) found.gaps.push(`more than ${MAX_CANDIDATES} documents hold its words; the first were compared`);
+    } catch {
+      found.gaps.push("the site's search index could not be read, so other documents were not compared");
+    }
+  }
+  const docs = await Promise.all(paths.map((p) => headDocument(root, p).catch(() => null)));
+  docs.forEach((doc, i) => {
+    if (!doc) {
+      found.gaps.push(`the latest text of ${paths[i]} could not be read`);
+      return;
+    }
+    for (const [start, end] of quotePlaces(wanted, doc.text, MAX_PLACES)) {
+      found.places.push({ path: doc.path, blob: doc.blob, selector: spanSelector(doc.text, start, end, kind) });
+    }
+  });
+  return found;
+}

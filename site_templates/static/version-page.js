@@ -1,0 +1,138 @@
+// A version page's own script (site_templates/version.html): the drift banner, read from the
+// site's history files and decided by drift.js, and the links to the path's neighbouring versions.
+// The page's common script runs first (this module imports it), so the span is highlighted and
+// the cite panel made before the banner is decided.
+import "./pincite.js";
+import { showBanner } from "./banner.js";
+import { el } from "./dom.js";
+import { changedBy, decide } from "./drift.js";
+import { commitMismatch, historyRecord, publishedCommits, siteInfo } from "./history-files.js";
+import { identityMismatch, pageCommitAndPath, versionHref } from "./page.js";
+import { findCitedText } from "./recovery.js";
+import { lineRangeOf, parseSelector } from "./selectors.js";
+import { lineStarts, spanText, src } from "./source-view.js";
+// The rest of the page's modules, named here so that the browser fetches them all once it has read
+// this file: every level of imports it would otherwise find on its own costs a round trip.
+import "./citation-text.js";
+import "./cite-panel.js";
+import "./codepoints.js";
+import "./paths.js";
+import "./quote.js";
+import "./rendered-align.js";
+import "./search-index.js";
+import "./selection.js";
+import "./terms.js";
+import "./views.js";
+
+// Previous and next versions of the path, beside the link to its history page: the page is
+// immutable, so its neighbours come from the path's history file.
+function versionNav(main, record, commits, path) {
+  const nav = document.getElementById("version-nav");
+  if (!nav || nav.dataset.done) return;
+  const began = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
+  const order = Object.entries(record.versions).sort((x, y) => began(x[1]) - began(y[1]));
+  const at = order.findIndex(([blob]) => blob === main.dataset.blob);
+  if (at < 0) return;
+  const link = (n, rel, label) => {
+    const [blob, v] = order[n];
+    const first = v.ranges[v.ranges.length - 1][0];
+    return el("a", { href: versionHref(main, blob, first, path, "L1"), rel }, label);
+  };
+  if (at > 0) nav.append(" · ", link(at - 1, "prev", "previous version"));
+  if (at < order.length - 1) nav.append(" · ", link(at + 1, "next", "next version"));
+  nav.dataset.done = "1";
+}
+
+// The verdict for the cited span `sel` of this version, its recovery and the commit that changed it.
+async function verdict(main, record, entry, commits, sel) {
+  const [commit] = pageCommitAndPath(main);
+  const lines = lineRangeOf(sel, lineStarts());
+  const result = decide(entry, sel, lines);
+  // Searched before the banner is drawn: one change of the banner, no layout shift.
+  if (result.status === "changed" || result.status === "deleted") {
+    const target = entry.target;
+    result.recovery = await findCitedText(main.dataset.root, target && target.path, spanText(sel), sel.kind);
+  }
+  if (result.status !== "unavailable") {
+    // The walk starts at the permalink's commit (or where this version last began).
+    const ranges = entry.ranges || [];
+    const from = commits.indexOf(commit || (ranges.length ? ranges[ranges.length - 1][0] : ""));
+    const recordOf = (path) => historyRecord(main.dataset.root, path);
+    const walk = await changedBy(record, commits, from, lines, recordOf).catch(() => null);
+    if (walk) result.changedBy = result.status === "changed" || result.status === "deleted" ? walk.step : walk.renamed;
+  }
+  return result;
+}
+
+async function setupBanner(main, sel) {
+  const banner = document.getElementById("banner");
+  const [commit, path] = pageCommitAndPath(main);
+  if (!banner || !path) return;
+  if (!sel) sel = { kind: "lines", a: 1, b: 1, text: "L1" };
+  const otherIdentity = identityMismatch(main);
+  if (otherIdentity) {
+    // Fail closed: the permalink's offsets count another text than the one on this page.
+    main.dataset.unresolvable = "1";
+    showBanner(main, { status: "unresolvable", reason: otherIdentity }, sel, { head: "" });
+    return;
+  }
+  try {
+    const root = main.dataset.root;
+    const [headInfo, record, commits] = await Promise.all([
+      siteInfo(root), historyRecord(root, path), publishedCommits(root),
+    ]);
+    const entry = record ? record.versions[main.dataset.blob] : null;
+    if (entry) versionNav(main, record, commits, path);
+    const mismatch = entry && commit ? commitMismatch(commits, entry.ranges, commit, path) : null;
+    if (mismatch) {
+      // Fail closed: the page's text is not what the permalink's commit held at that path.
+      main.dataset.unresolvable = "1";
+      showBanner(main, { status: "unresolvable", reason: mismatch }, sel, headInfo);
+      return;
+    }
+    if (!entry) {
+      const reason = `This version is not recorded for ${path} in the published history.`;
+      showBanner(main, { status: "unavailable", reason }, sel, headInfo);
+      return;
+    }
+    showBanner(main, await verdict(main, record, entry, commits, sel), sel, headInfo);
+  } catch {
+    showBanner(main, { status: "unavailable", reason: "The site's history files could not be read." }, sel,
+      { head: "" });
+  }
+}
+
+// On a narrow or short screen the banner is a bar that keeps the verdict in view over the cited
+// lines; "Details" opens the rest. Its height is kept in --banner-h: a line the address or the
+// script scrolls to stops below the banner, whatever it holds.
+function setupBannerBar() {
+  const banner = document.getElementById("banner");
+  if (!banner) return;
+  const toggle = banner.querySelector(".banner-toggle");
+  if (toggle) {
+    toggle.addEventListener("click", () => {
+      const open = toggle.getAttribute("aria-expanded") !== "true";
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      toggle.textContent = open ? "Less" : "Details";
+      if (open) banner.dataset.open = "1";
+      else delete banner.dataset.open;
+    });
+  }
+  const measure = () => {
+    const sticky = getComputedStyle(banner).position === "sticky";
+    const height = sticky ? banner.getBoundingClientRect().height : 0;
+    document.documentElement.style.setProperty("--banner-h", `${Math.ceil(height)}px`);
+  };
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(measure).observe(banner);
+  measure();
+}
+
+function start() {
+  const main = document.getElementById("content");
+  if (!main || !src() || main.dataset.kind !== "version") return;
+  setupBannerBar();
+  setupBanner(main, parseSelector(window.location.hash));
+  window.addEventListener("hashchange", () => setupBanner(main, parseSelector(window.location.hash)));
+}
+
+start();

@@ -1,0 +1,45 @@
+// A document's two views, rendered and source, as keyboard-operable tabs; and the scrolling boxes
+// of the rendered view, which take the focus only when they scroll.
+
+/** Make the tabs work; returns show(viewId), or null on a page with one view. */
+export function setupViews(sel) {
+  const rendered = document.getElementById("rendered");
+  const tabs = document.querySelectorAll('[role="tab"]');
+  if (!rendered || tabs.length === 0) return null;
+  const show = (which) => {
+    for (const t of tabs) {
+      const on = t.getAttribute("aria-controls") === which;
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+      document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+    }
+  };
+  tabs.forEach((t) => t.addEventListener("click", () => show(t.getAttribute("aria-controls"))));
+  tabs.forEach((t) => t.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      const other = Array.from(tabs).find((x) => x !== t);
+      other.focus();
+      other.click();
+    }
+  }));
+  show(sel ? "source-view" : "rendered");
+  return show;
+}
+
+// A code block or table wider than its box scrolls; the keyboard reaches it only then (a tab
+// stop on every block would be noise). The build marks all of them focusable for pages read
+// without JavaScript.
+export function setupScrollers() {
+  const boxes = document.querySelectorAll("#rendered pre.code, #rendered .table-wrap");
+  if (boxes.length === 0 || typeof ResizeObserver === "undefined") return;
+  const check = (box) => {
+    if (box.clientWidth === 0) return; // hidden (the other view is shown): decided when it shows
+    if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  };
+  const observer = new ResizeObserver((entries) => entries.forEach((e) => check(e.target)));
+  boxes.forEach((box) => {
+    observer.observe(box);
+    check(box);
+  });
+}

@@ -1,0 +1,49 @@
+// Unit tests of static/search-index.js, with a stand-in for Pagefind's module on disk and the
+// site's search-bundles.json served by a stub fetch (the real bundles: tests/test_search_bundles.py).
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { test } from "node:test";
+import { load } from "../../site_templates/static/search-index.js";
+
+const FAKE_PAGEFIND = `
+export const calls = [];
+export async function options(o) { calls.push(["options", o]); }
+export async function init() { calls.push(["init"]); }
+export async function mergeIndex(url, o) { calls.push(["merge", url]); }
+export async function search(term) { return { results: [{ id: "keep" }, { id: "old" }], term }; }
+`;
+
+function site(listing) {
+  const root = mkdtempSync(join(tmpdir(), "pincite-site-"));
+  mkdirSync(join(root, "pagefind", "base-1"), { recursive: true });
+  writeFileSync(join(root, "pagefind", "base-1", "pagefind.js"), FAKE_PAGEFIND);
+  const url = pathToFileURL(root + "/");
+  globalThis.fetch = async (asked) => ({
+    ok: asked.href === new URL("search-bundles.json", url).href,
+    status: 404,
+    json: async () => listing,
+  });
+  return url;
+}
+
+test("the bundles are merged into the first, and superseded pages are dropped from every answer", async () => {
+  const root = site({ bundles: ["base-1", "delta-2"], superseded: ["old"] });
+  const index = await load(root);
+  const found = await index.search("words");
+  assert.deepEqual(found.results.map((r) => r.id), ["keep"]);
+  assert.equal(found.term, "words");
+  const pagefind = await import(new URL("pagefind/base-1/pagefind.js", root).href);
+  assert.deepEqual(pagefind.calls.map((c) => c[0]), ["options", "init", "merge"]);
+  assert.equal(pagefind.calls[2][1], new URL("pagefind/delta-2/", root).href);
+  assert.equal(await load(root), index); // opened once per page
+});
+
+test("a site without bundles fails, and is asked again next time", async () => {
+  const root = site({ bundles: [] });
+  await assert.rejects(load(root), /no search bundles/);
+  globalThis.fetch = async () => ({ ok: false, status: 404 });
+  await assert.rejects(load(root), /HTTP 404/);
+});
