@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,23 +68,23 @@ def build(
     Both output paths are checked before any work. `out` and `index_path` given here are the
     caller's explicit choice and may lie outside the repository; from a settings file they may not.
     """
-    git = GitRepo(repo)
-    explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
-    config = config or load_config(git.root, explicit)
-    out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
-    if out_dir is not None:
-        from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
+    with GitRepo(repo) as git:
+        explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
+        config = config or load_config(git.root, explicit)
+        out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
+        if out_dir is not None:
+            from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
 
-        check_site_target(out_dir, git.root, config.roots)
-    summary = build_index(
-        git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
-    )
-    if out_dir is not None:
-        stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
-        summary.site, summary.site_dir = stats.to_json(), str(out_dir)
-        summary.warnings.extend(link.message() for link in stats.broken_links)
-        summary.seconds += stats.seconds
-    return summary
+            check_site_target(out_dir, git.root, config.roots)
+        summary = build_index(
+            git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
+        )
+        if out_dir is not None:
+            stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
+            summary.site, summary.site_dir = stats.to_json(), str(out_dir)
+            summary.warnings.extend(link.message() for link in stats.broken_links)
+            summary.seconds += stats.seconds
+        return summary
 
 
 @dataclass(frozen=True)
@@ -135,20 +136,20 @@ def cite(
     """Cite `path` at `rev` by a line range, a character range or the words it quotes (exactly one)."""
     if sum(v is not None for v in (lines, chars, quote)) != 1:
         raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
-    resolver = resolver or _resolver(repo)
-    if quote is not None:
-        resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
-    else:
-        resolved = cite_span(resolver, path, rev, lines, chars, unit)
-    base = site_url if site_url is not None else resolver.config.site_url
-    origin = resolver.repo.origin_url()
-    raw_lines = resolved.source_class == "text"  # only a text document's lines are the raw blob's lines
-    return Cited(
-        resolved=resolved,
-        permalink=permalink(resolved.citation, base, resolved.blob) if base else None,
-        github_url=github_url(resolved.citation, origin, resolved.lines) if raw_lines else None,
-        swhid=swhid(resolved.citation, resolved.blob, resolved.lines if raw_lines else None, origin),
-    )
+    with _resolving(repo, resolver) as resolver:
+        if quote is not None:
+            resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
+        else:
+            resolved = cite_span(resolver, path, rev, lines, chars, unit)
+        base = site_url if site_url is not None else resolver.config.site_url
+        origin = resolver.repo.origin_url()
+        raw_lines = resolved.source_class == "text"  # only a text document's lines are the raw blob's lines
+        return Cited(
+            resolved=resolved,
+            permalink=permalink(resolved.citation, base, resolved.blob) if base else None,
+            github_url=github_url(resolved.citation, origin, resolved.lines) if raw_lines else None,
+            swhid=swhid(resolved.citation, resolved.blob, resolved.lines if raw_lines else None, origin),
+        )
 
 
 def parse_range(value: str | None, option: str) -> tuple[int, int] | None:
@@ -183,10 +184,10 @@ def resolve(
     citation: str | Citation, repo: RepoPath = ".", *, context: int = 0, resolver: Resolver | None = None
 ) -> ResolvedText:
     """The exact text `citation` pins, read from git objects (never the working tree)."""
-    resolver = resolver or _resolver(repo)
-    resolved = resolver.resolve(_parsed(citation))
-    before, after = resolved.context(context)
-    return ResolvedText(resolved, before, after, _provenance(resolver, resolved.citation))
+    with _resolving(repo, resolver) as resolver:
+        resolved = resolver.resolve(_parsed(citation))
+        before, after = resolved.context(context)
+        return ResolvedText(resolved, before, after, _provenance(resolver, resolved.citation))
 
 
 @dataclass(frozen=True)
@@ -215,17 +216,17 @@ def verify(
     recoverer: Recoverer | None = None,
 ) -> list[Checked]:
     """Whether each citation still holds at `against`: verified, drifted or unresolvable (DESIGN §3)."""
-    resolver = resolver or _resolver(repo)
-    parsed = [_parsed(c) for c in citations]
-    recoverer = recoverer or Recoverer.with_providers(resolver)
-    if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
-        with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
-            resolver.prefetch_hunks(parsed, resolver.commit(against))
-    checked = []
-    for cited in parsed:
-        verdict = _verify(cited, resolver.repo, against, resolver=resolver)
-        checked.append(Checked(cited, verdict, recoverer.attempt(verdict), _provenance(resolver, cited)))
-    return checked
+    with _resolving(repo, resolver) as resolver:
+        parsed = [_parsed(c) for c in citations]
+        recoverer = recoverer or Recoverer.with_providers(resolver)
+        if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
+            with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
+                resolver.prefetch_hunks(parsed, resolver.commit(against))
+        checked = []
+        for cited in parsed:
+            verdict = _verify(cited, resolver.repo, against, resolver=resolver)
+            checked.append(Checked(cited, verdict, recoverer.attempt(verdict), _provenance(resolver, cited)))
+        return checked
 
 
 def check(
@@ -245,19 +246,19 @@ def check(
     With `on_record`, each `CheckRecord` is handed to it as soon as its file is checked and the
     report keeps counts only (`report.records` stays empty): for very many citations.
     """
-    resolver = resolver or _resolver(repo)
-    base = site_url if site_url is not None else resolver.config.site_url
-    return check_paths(
-        paths,
-        resolver.repo,
-        against,
-        resolver=resolver,
-        fix=fix,
-        site_url=base or None,
-        accept_moved=accept_moved,
-        recovery_log=recovery_log,
-        on_record=on_record,
-    )
+    with _resolving(repo, resolver) as resolver:
+        base = site_url if site_url is not None else resolver.config.site_url
+        return check_paths(
+            paths,
+            resolver.repo,
+            against,
+            resolver=resolver,
+            fix=fix,
+            site_url=base or None,
+            accept_moved=accept_moved,
+            recovery_log=recovery_log,
+            on_record=on_record,
+        )
 
 
 def check_text(
@@ -270,8 +271,8 @@ def check_text(
     recoverer: Recoverer | None = None,
 ) -> CheckReport:
     """Check the citations of a draft held in memory (an answer before it is shown, say)."""
-    resolver = resolver or _resolver(repo)
-    return _check_text(text, resolver.repo, against, resolver=resolver, recoverer=recoverer, name=name)
+    with _resolving(repo, resolver) as resolver:
+        return _check_text(text, resolver.repo, against, resolver=resolver, recoverer=recoverer, name=name)
 
 
 @dataclass(frozen=True)
@@ -304,17 +305,23 @@ def locate(
     recoverer: Recoverer | None = None,
 ) -> Located:
     """Where `quote` stands at `against`; with `path`/`since`, which commit moved or changed it."""
-    resolver = resolver or _resolver(repo)
-    target = resolver.commit(against)
-    cited_path = safe_repo_path(path) if path else None
-    pinned = resolver.commit(since) if since else None
-    recoverer = recoverer or Recoverer.with_providers(resolver)
-    found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
-    return Located(found, None if found.places else recoverer.discover(quote, None))
+    with _resolving(repo, resolver) as resolver:
+        target = resolver.commit(against)
+        cited_path = safe_repo_path(path) if path else None
+        pinned = resolver.commit(since) if since else None
+        recoverer = recoverer or Recoverer.with_providers(resolver)
+        found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
+        return Located(found, None if found.places else recoverer.discover(quote, None))
 
 
-def _resolver(repo: RepoPath) -> Resolver:
-    return Resolver(GitRepo(repo))
+@contextlib.contextmanager
+def _resolving(repo: RepoPath, resolver: Resolver | None) -> Iterator[Resolver]:
+    """The caller's resolver, or one of this call's own whose git processes end with the call."""
+    if resolver is not None:
+        yield resolver
+        return
+    with GitRepo(repo) as git:
+        yield Resolver(git)
 
 
 def _parsed(citation: str | Citation) -> Citation:
