@@ -11,6 +11,11 @@ The CLI is a thin shell over these functions; each returns a typed record whose
     check(paths, repo)                  -> CheckReport      every citation in documents, quotes included
     check_text(text, repo)              -> CheckReport      the same for a draft held in memory
     locate(quote, repo)                 -> Located          where a quote stands now, and what moved it
+    pin(items, repo)                    -> Pinned           keep cited commits alive under refs/pincite/pins/
+    snapshot(urls, repo)                -> list[SnapshotResult]  fetch pages and commit them (or refresh them)
+    export_warc(out, repo)              -> WarcExport       the committed snapshots as a WARC file
+    init(repo)                          -> InitResult       make `git diff` show PDF and HTML files as text
+    serve(repo)                         -> Preview          a loopback server for the built site
 
 `repo` is any folder inside the corpus repository (default: the current one). A caller
 that makes many calls (a server) passes one `resolver` to share its caches, and may pass
@@ -30,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
 from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.drift import Verdict
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, Verdict
 from indexer.citations.drift import verify as _verify
 from indexer.citations.history import QuoteSearch
 from indexer.citations.quote import cite_quote
@@ -38,15 +43,21 @@ from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
 from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
-from indexer.index.build import BuildSummary, Progress, build_index
+from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
 from indexer.index.search import SearchHit, search
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
+from indexer.vcs.pins import pin_commits
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
 if TYPE_CHECKING:
-    # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited.
-    from indexer.snapshots.store import SnapshotMeta
+    import http.server
+
+    from indexer.extract.textconv import InitResult
+
+    # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited or fetched.
+    from indexer.snapshots.store import SnapshotMeta, SnapshotResult
+    from indexer.snapshots.warc import WarcExport
 
 RepoPath = Path | str
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -199,6 +210,10 @@ class Checked:
     recovery: RecoveryAttempt | None
     snapshot: SnapshotMeta | None = field(default=None)
 
+    def fails(self, strict: bool = False) -> bool:
+        """Whether this verdict fails `verify`: unresolvable, and drifted too when `strict`."""
+        return self.verdict.status == UNRESOLVABLE or (strict and self.verdict.status == DRIFTED)
+
     def to_json(self) -> dict[str, Any]:
         return {
             **self.verdict.to_json(),
@@ -314,6 +329,105 @@ def locate(
         return Located(found, None if found.places else recoverer.discover(quote, None))
 
 
+@dataclass(frozen=True)
+class Pinned:
+    """The cited commits a `pin` keeps alive, and the pin refs it created (the others existed)."""
+
+    commits: tuple[str, ...]
+    created: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commits": list(self.commits), "created": list(self.created)}
+
+
+def pin(
+    items: list[str] | tuple[str, ...] = (),
+    repo: RepoPath = ".",
+    *,
+    commits: list[str] | tuple[str, ...] | set[str] = (),
+    resolver: Resolver | None = None,
+) -> Pinned:
+    """Create `refs/pincite/pins/<sha>` for every commit cited by `items` (citations, or documents
+    and folders whose citations count) and for `commits`, so that git's garbage collection keeps them.
+
+    An item that names an existing file or folder is a document; any other is a citation.
+    """
+    with _resolving(repo, resolver) as resolver:
+        wanted = list(commits)
+        documents = [Path(item) for item in items if Path(item).exists()]
+        wanted += [resolver.commit(parse_citation(item).commit) for item in items if not Path(item).exists()]
+        if documents:
+            report = check_paths(documents, resolver.repo, "HEAD", resolver=resolver)
+            wanted += [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
+        created = pin_commits(resolver.repo, wanted)
+        return Pinned(tuple(sorted(set(wanted))), tuple(created))
+
+
+def snapshot(
+    urls: list[str] | tuple[str, ...] = (),
+    repo: RepoPath = ".",
+    *,
+    message: str | None = None,
+    commit: bool = True,
+    allow_private: bool = False,
+    refresh: bool = False,
+    all_snapshots: bool = False,
+) -> list[SnapshotResult]:
+    """Fetch each URL through the SSRF guard and commit it under `snapshots/` (DESIGN decisions 6, 7).
+
+    With `refresh`, re-fetch URLs already snapshotted (`all_snapshots`: every one at HEAD) and
+    commit only what changed; a URL that fails is reported with status "failed", its old
+    snapshot kept. Without it, a failed or refused fetch raises and stores nothing.
+    """
+    from indexer.snapshots import store  # the HTTP client loads only here
+
+    with GitRepo(repo) as git:
+        if refresh:
+            return store.refresh(urls, git, all_snapshots, message, commit, allow_private)
+        return store.snapshot(urls, git, message, commit, allow_private)
+
+
+def export_warc(out: RepoPath, repo: RepoPath = ".", *, urls: list[str] | tuple[str, ...] = ()) -> WarcExport:
+    """Write the snapshots committed at HEAD (all, or those of `urls`) to the WARC file `out`; fetch nothing."""
+    from indexer.snapshots import warc
+
+    with GitRepo(repo) as git:
+        return warc.export_warc(git, out, urls=urls)
+
+
+def init(repo: RepoPath = ".", *, command: str | None = None) -> InitResult:
+    """Mark PDF and HTML files `diff=pincite` in `.gitattributes` and point git's textconv at `command`."""
+    from indexer.extract.textconv import DEFAULT_COMMAND, init_repo
+
+    with GitRepo(repo) as git:
+        return init_repo(git, command or DEFAULT_COMMAND)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A loopback HTTP server for a built site; `server.serve_forever()` runs it."""
+
+    server: http.server.ThreadingHTTPServer
+    folder: Path
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}/"
+
+
+def serve(repo: RepoPath = ".", *, site_dir: RepoPath | None = None, port: int = 8000) -> Preview:
+    """A server for the site in `site_dir` (default: the repository's configured `site_dir`) on 127.0.0.1."""
+    from indexer.site.serve import make_server
+
+    if site_dir is None:
+        with GitRepo(repo) as git:
+            folder = git.root / load_config(git.root).site_dir
+    else:
+        folder = Path(site_dir)
+    return Preview(make_server(folder, port), folder)
+
+
 @contextlib.contextmanager
 def _resolving(repo: RepoPath, resolver: Resolver | None) -> Iterator[Resolver]:
     """The caller's resolver, or one of this call's own whose git processes end with the call."""
@@ -348,16 +462,24 @@ __all__ = [
     "Checked",
     "Cited",
     "Located",
+    "Pinned",
+    "Preview",
     "ResolvedText",
     "SearchHit",
     "build",
     "check",
     "check_text",
     "cite",
+    "export_warc",
+    "init",
     "locate",
     "markdown_snippet",
+    "nothing_indexed",
     "parse_range",
+    "pin",
     "resolve",
     "search",
+    "serve",
+    "snapshot",
     "verify",
 ]

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import click
 
+from indexer import api
 from indexer.cli.common import emit_json, json_option, repo_option
 from indexer.errors import ExtractionError
-from indexer.extract.textconv import DEFAULT_COMMAND, extracted_file, init_repo, textconv_bytes
-from indexer.vcs.repo import GitRepo
+
+# The one import below the API (tests/test_cli_layer.py names it): git runs `pincite textconv` once
+# per diffed file, so it loads the extractors alone, not the API's index and citation layers.
+from indexer.extract.textconv import DEFAULT_COMMAND, textconv_bytes, textconv_json
 
 
 @click.command("textconv")
@@ -36,19 +39,7 @@ def textconv_command(file: Path, marker_on_error: bool, as_json: bool) -> None:
     """
     try:
         if as_json:
-            extracted = extracted_file(file, Path.cwd())
-            if extracted is None:
-                raise ExtractionError(f"{file}: not an extracted file type", hint="textconv --json takes PDF and HTML")
-            emit_json(
-                {
-                    "path": str(file),
-                    "identity": extracted.identity,
-                    "title": extracted.title,
-                    "page_starts": list(extracted.page_starts),
-                    "notes": list(extracted.notes),
-                    "text": extracted.text,
-                }
-            )
+            emit_json(textconv_json(file, Path.cwd()))
             return
         output = textconv_bytes(file, Path.cwd())
     except ExtractionError as exc:
@@ -83,7 +74,7 @@ def init_command(repo: Path, command: str, as_json: bool) -> None:
       pincite init && git add .gitattributes && git commit -m "Diff PDFs as text"
       git diff HEAD~1 -- corpus/reports/
     """
-    result = init_repo(GitRepo(repo), command)
+    result = api.init(repo, command=command)
     if as_json:
         emit_json(result.to_json())
         return

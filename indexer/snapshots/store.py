@@ -103,6 +103,18 @@ class SnapshotResult:
         data["warnings"] = list(self.warnings)
         return data
 
+    def summary(self) -> str:
+        """One line for people: the status, the URL, where it went and what was committed."""
+        if self.status == "failed":
+            return f"failed     {self.url}: {self.reason} (the old snapshot is kept)"
+        where = f"committed {self.commit[:12]}" if self.commit else "not committed"
+        if self.status == "unchanged":
+            where = "nothing to commit"
+        stat = ""
+        if self.diffstat is not None:
+            stat = f", text +{self.diffstat[0]} -{self.diffstat[1]} lines"
+        return f"{self.status:<10} {self.url} -> {self.path} (sha256 {self.sha256[:12]}{stat}; {where})"
+
 
 @dataclass(frozen=True)
 class FetchOptions:
