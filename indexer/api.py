@@ -45,6 +45,7 @@ from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
 from indexer.index.search import SearchHit, search
+from indexer.shapes import CitedJson, ResolvedTextJson
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
 from indexer.vcs.pins import pin_commits
@@ -114,7 +115,7 @@ class Cited:
     def markdown(self) -> str:
         return markdown_snippet(self.resolved, self.permalink)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CitedJson:
         return {
             **self.resolved.to_json(),
             "permalink": self.permalink,
@@ -186,7 +187,7 @@ class ResolvedText:
     after: str
     snapshot: SnapshotMeta | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResolvedTextJson:
         source = self.snapshot.to_json() if self.snapshot else None
         return {**self.resolved.to_json(), "before": self.before, "after": self.after, "snapshot": source}
 

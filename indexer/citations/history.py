@@ -39,6 +39,7 @@ from indexer.citations.resolve import Resolver, span_citation
 from indexer.errors import PinciteError, RepositoryError
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
+from indexer.shapes import LastSeenJson, NearMatchJson, QuoteSearchJson
 from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
@@ -68,7 +69,7 @@ class NearMatch:
     word_diff: str  # the quote against this text, as `[-removed-]{+added+}`
     citation: Citation
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> NearMatchJson:
         return {
             "path": self.path,
             "span": [self.start, self.end],
@@ -95,7 +96,7 @@ class LastSeen:
     new_path: str | None
     hunks: tuple[Hunk, ...]
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> LastSeenJson:
         return {
             "path": self.path,
             "last_commit": self.last_commit,
@@ -104,7 +105,7 @@ class LastSeen:
             "message": self.message,
             "change": self.change,
             "new_path": self.new_path,
-            "diff": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
+            "diff": [h.to_json() for h in self.hunks],
         }
 
 
@@ -119,7 +120,7 @@ class QuoteSearch:
     last_seen: LastSeen | None
     steps: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> QuoteSearchJson:
         return {
             "quote": self.quote,
             "target": self.target,

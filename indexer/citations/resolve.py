@@ -37,6 +37,7 @@ from indexer.extract.base import Limits
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
+from indexer.shapes import ResolvedJson
 from indexer.text.citation import Citation, identity_token, names_identity, token_for
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
@@ -89,7 +90,7 @@ class Resolved:
         after = self.document.text[self.span.end : index.line_end(last)]
         return before, after
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ResolvedJson:
         return {
             "citation": self.citation.text_form(),
             "commit": self.commit,

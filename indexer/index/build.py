@@ -23,6 +23,7 @@ from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
 from indexer.index.prepare import Prepared, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
+from indexer.shapes import BuildSummaryJson
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -57,7 +58,7 @@ class BuildSummary:
     site: dict[str, object] | None = None  # the site stage's counts (pages rendered / reused, ...)
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, for benchmarks
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> BuildSummaryJson:
         return {
             "commit": self.commit,
             "commits": self.commits,

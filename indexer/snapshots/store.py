@@ -21,13 +21,14 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 from indexer import __version__
 from indexer.extract import registry as extract_mod
 from indexer.index.documents import DocumentUnavailable, text_blob, version_text
 from indexer.files import atomic_write
+from indexer.shapes import SnapshotJson
 from indexer.text import charsets
 from indexer.text.kinds import SNAPSHOT_META_SUFFIX, SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
 from indexer.errors import FetchError, PinciteError, RepositoryError, UsageError
@@ -62,10 +63,10 @@ class SnapshotMeta:
     content_language: str | None = None
     path: str = ""  # the body's repository path (not stored: it is where the file is)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SnapshotJson:
         data = asdict(self)
         del data["path"]
-        return data
+        return cast(SnapshotJson, data)
 
     def dumps(self) -> bytes:
         return (json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

@@ -36,6 +36,7 @@ import git
 
 from indexer.errors import RepositoryError, ShallowHistoryError, UnknownRevision
 from indexer.machine import usable_cores
+from indexer.shapes import HunkOut
 
 MODE_FILE = ("100644", "100755")
 MODE_SYMLINK = "120000"
@@ -107,6 +108,9 @@ class Hunk:
     @property
     def header(self) -> str:
         return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
+
+    def to_json(self) -> HunkOut:
+        return {"header": self.header, "lines": list(self.lines)}
 
 
 @dataclass(frozen=True)
