@@ -45,7 +45,6 @@ from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
 from indexer.index.search import SearchHit, search
-from indexer.shapes import CitedJson, ResolvedTextJson
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
 from indexer.vcs.pins import pin_commits
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     import http.server
 
     from indexer.extract.textconv import InitResult
+    from indexer.shapes import CitedJson, ResolvedTextJson
 
     # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited or fetched.
     from indexer.snapshots.store import SnapshotMeta, SnapshotResult

@@ -16,15 +16,18 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from indexer.citations.lineage import DELETED, DRIFTED, VERIFIED, Lineage, relocate_lines, touching_hunks
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.errors import PinciteError
 from indexer.index.documents import VersionText
-from indexer.shapes import CommitJson, VerdictJson
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import CommitJson, VerdictJson
 
 UNRESOLVABLE = "unresolvable"
 

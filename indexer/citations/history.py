@@ -23,6 +23,7 @@ import difflib
 import re
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Indel
 
@@ -39,11 +40,13 @@ from indexer.citations.resolve import Resolver, span_citation
 from indexer.errors import PinciteError, RepositoryError
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
-from indexer.shapes import LastSeenJson, NearMatchJson, QuoteSearchJson
 from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import Hunk
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import LastSeenJson, NearMatchJson, QuoteSearchJson
 
 FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
 FUZZY_LIMIT = 3  # near matches reported

@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, prefetch_renames, relocate_lines
 from indexer.config import Config, load_config
@@ -37,11 +37,13 @@ from indexer.extract.base import Limits
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
-from indexer.shapes import ResolvedJson
 from indexer.text.citation import Citation, identity_token, names_identity, token_for
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import ResolvedJson
 
 _T = TypeVar("_T")
 

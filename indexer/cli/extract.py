@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from indexer import api
 from indexer.cli.common import emit_json, json_option, repo_option
 from indexer.errors import ExtractionError
 
@@ -74,6 +73,8 @@ def init_command(repo: Path, command: str, as_json: bool) -> None:
       pincite init && git add .gitattributes && git commit -m "Diff PDFs as text"
       git diff HEAD~1 -- corpus/reports/
     """
+    from indexer import api  # here, not above: `textconv` must not load the API
+
     result = api.init(repo, command=command)
     if as_json:
         emit_json(result.to_json())

@@ -21,20 +21,22 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
 from indexer import __version__
 from indexer.extract import registry as extract_mod
 from indexer.index.documents import DocumentUnavailable, text_blob, version_text
 from indexer.files import atomic_write
-from indexer.shapes import SnapshotJson
 from indexer.text import charsets
 from indexer.text.kinds import SNAPSHOT_META_SUFFIX, SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
 from indexer.errors import FetchError, PinciteError, RepositoryError, UsageError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
 from indexer.snapshots.guard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, fetch
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import SnapshotJson
 
 META_SUFFIX = SNAPSHOT_META_SUFFIX
 _SLUG_MAX = 60
@@ -66,7 +68,7 @@ class SnapshotMeta:
     def to_json(self) -> SnapshotJson:
         data = asdict(self)
         del data["path"]
-        return cast(SnapshotJson, data)
+        return cast("SnapshotJson", data)
 
     def dumps(self) -> bytes:
         return (json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

@@ -30,13 +30,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-from typing import IO, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 import git
 
 from indexer.errors import RepositoryError, ShallowHistoryError, UnknownRevision
 from indexer.machine import usable_cores
-from indexer.shapes import HunkOut
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import HunkOut
 
 MODE_FILE = ("100644", "100755")
 MODE_SYMLINK = "120000"
