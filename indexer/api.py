@@ -11,6 +11,10 @@ The CLI is a thin shell over these functions; each returns a typed record whose
     check(paths, repo)                  -> CheckReport      every citation in documents, quotes included
     check_text(text, repo)              -> CheckReport      the same for a draft held in memory
     locate(quote, repo)                 -> Located          where a quote stands now, and what moved it
+    pin(items, repo)                    -> Pinned           keep cited commits alive under refs/pincite/pins/
+    snapshot(urls, repo)                -> list[SnapshotResult]  fetch pages and commit them (or refresh them)
+    export_warc(out, repo)              -> WarcExport       the committed snapshots as a WARC file
+    serve(repo)                         -> Preview          a loopback server for the built site
 
 `repo` is any folder inside the corpus repository (default: the current one). A caller
 that makes many calls (a server) passes one `resolver` to share its caches, and may pass
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
 from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.drift import Verdict
+from indexer.citations.drift import DRIFTED, UNRESOLVABLE, Verdict
 from indexer.citations.drift import verify as _verify
 from indexer.citations.history import QuoteSearch
 from indexer.citations.quote import cite_quote
@@ -37,15 +42,21 @@ from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
 from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
-from indexer.index.build import BuildSummary, Progress, build_index
+from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
 from indexer.index.search import SearchHit, search
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
+from indexer.vcs.pins import pin_commits
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
 if TYPE_CHECKING:
-    # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited.
-    from indexer.snapshots.store import SnapshotMeta
+    import http.server
+
+    from indexer.shapes import CitedJson, ResolvedTextJson
+
+    # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited or fetched.
+    from indexer.snapshots.store import SnapshotMeta, SnapshotResult
+    from indexer.snapshots.warc import WarcExport
 
 RepoPath = Path | str
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -67,23 +78,23 @@ def build(
     Both output paths are checked before any work. `out` and `index_path` given here are the
     caller's explicit choice and may lie outside the repository; from a settings file they may not.
     """
-    git = GitRepo(repo)
-    explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
-    config = config or load_config(git.root, explicit)
-    out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
-    if out_dir is not None:
-        from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
+    with GitRepo(repo) as git:
+        explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
+        config = config or load_config(git.root, explicit)
+        out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
+        if out_dir is not None:
+            from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
 
-        check_site_target(out_dir, git.root, config.roots)
-    summary = build_index(
-        git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
-    )
-    if out_dir is not None:
-        stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
-        summary.site, summary.site_dir = stats.to_json(), str(out_dir)
-        summary.warnings.extend(link.message() for link in stats.broken_links)
-        summary.seconds += stats.seconds
-    return summary
+            check_site_target(out_dir, git.root, config.roots)
+        summary = build_index(
+            git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
+        )
+        if out_dir is not None:
+            stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
+            summary.site, summary.site_dir = stats.to_json(), str(out_dir)
+            summary.warnings.extend(link.message() for link in stats.broken_links)
+            summary.seconds += stats.seconds
+        return summary
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ class Cited:
     def markdown(self) -> str:
         return markdown_snippet(self.resolved, self.permalink)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CitedJson:
         return {
             **self.resolved.to_json(),
             "permalink": self.permalink,
@@ -135,20 +146,20 @@ def cite(
     """Cite `path` at `rev` by a line range, a character range or the words it quotes (exactly one)."""
     if sum(v is not None for v in (lines, chars, quote)) != 1:
         raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
-    resolver = resolver or _resolver(repo)
-    if quote is not None:
-        resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
-    else:
-        resolved = cite_span(resolver, path, rev, lines, chars, unit)
-    base = site_url if site_url is not None else resolver.config.site_url
-    origin = resolver.repo.origin_url()
-    raw_lines = resolved.source_class == "text"  # only a text document's lines are the raw blob's lines
-    return Cited(
-        resolved=resolved,
-        permalink=permalink(resolved.citation, base, resolved.blob) if base else None,
-        github_url=github_url(resolved.citation, origin, resolved.lines) if raw_lines else None,
-        swhid=swhid(resolved.citation, resolved.blob, resolved.lines if raw_lines else None, origin),
-    )
+    with _resolving(repo, resolver) as resolver:
+        if quote is not None:
+            resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
+        else:
+            resolved = cite_span(resolver, path, rev, lines, chars, unit)
+        base = site_url if site_url is not None else resolver.config.site_url
+        origin = resolver.repo.origin_url()
+        raw_lines = resolved.source_class == "text"  # only a text document's lines are the raw blob's lines
+        return Cited(
+            resolved=resolved,
+            permalink=permalink(resolved.citation, base, resolved.blob) if base else None,
+            github_url=github_url(resolved.citation, origin, resolved.lines) if raw_lines else None,
+            swhid=swhid(resolved.citation, resolved.blob, resolved.lines if raw_lines else None, origin),
+        )
 
 
 def parse_range(value: str | None, option: str) -> tuple[int, int] | None:
@@ -174,7 +185,7 @@ class ResolvedText:
     after: str
     snapshot: SnapshotMeta | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResolvedTextJson:
         source = self.snapshot.to_json() if self.snapshot else None
         return {**self.resolved.to_json(), "before": self.before, "after": self.after, "snapshot": source}
 
@@ -183,10 +194,10 @@ def resolve(
     citation: str | Citation, repo: RepoPath = ".", *, context: int = 0, resolver: Resolver | None = None
 ) -> ResolvedText:
     """The exact text `citation` pins, read from git objects (never the working tree)."""
-    resolver = resolver or _resolver(repo)
-    resolved = resolver.resolve(_parsed(citation))
-    before, after = resolved.context(context)
-    return ResolvedText(resolved, before, after, _provenance(resolver, resolved.citation))
+    with _resolving(repo, resolver) as resolver:
+        resolved = resolver.resolve(_parsed(citation))
+        before, after = resolved.context(context)
+        return ResolvedText(resolved, before, after, _provenance(resolver, resolved.citation))
 
 
 @dataclass(frozen=True)
@@ -197,6 +208,10 @@ class Checked:
     verdict: Verdict
     recovery: RecoveryAttempt | None
     snapshot: SnapshotMeta | None = field(default=None)
+
+    def fails(self, strict: bool = False) -> bool:
+        """Whether this verdict fails `verify`: unresolvable, and drifted too when `strict`."""
+        return self.verdict.status == UNRESOLVABLE or (strict and self.verdict.status == DRIFTED)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -215,17 +230,17 @@ def verify(
     recoverer: Recoverer | None = None,
 ) -> list[Checked]:
     """Whether each citation still holds at `against`: verified, drifted or unresolvable (docs/design.md#verdicts)."""
-    resolver = resolver or _resolver(repo)
-    parsed = [_parsed(c) for c in citations]
-    recoverer = recoverer or Recoverer.with_providers(resolver)
-    if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
-        with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
-            resolver.prefetch_hunks(parsed, resolver.commit(against))
-    checked = []
-    for cited in parsed:
-        verdict = _verify(cited, resolver.repo, against, resolver=resolver)
-        checked.append(Checked(cited, verdict, recoverer.attempt(verdict), _provenance(resolver, cited)))
-    return checked
+    with _resolving(repo, resolver) as resolver:
+        parsed = [_parsed(c) for c in citations]
+        recoverer = recoverer or Recoverer.with_providers(resolver)
+        if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
+            with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
+                resolver.prefetch_hunks(parsed, resolver.commit(against))
+        checked = []
+        for cited in parsed:
+            verdict = _verify(cited, resolver.repo, against, resolver=resolver)
+            checked.append(Checked(cited, verdict, recoverer.attempt(verdict), _provenance(resolver, cited)))
+        return checked
 
 
 def check(
@@ -245,19 +260,19 @@ def check(
     With `on_record`, each `CheckRecord` is handed to it as soon as its file is checked and the
     report keeps counts only (`report.records` stays empty): for very many citations.
     """
-    resolver = resolver or _resolver(repo)
-    base = site_url if site_url is not None else resolver.config.site_url
-    return check_paths(
-        paths,
-        resolver.repo,
-        against,
-        resolver=resolver,
-        fix=fix,
-        site_url=base or None,
-        accept_moved=accept_moved,
-        recovery_log=recovery_log,
-        on_record=on_record,
-    )
+    with _resolving(repo, resolver) as resolver:
+        base = site_url if site_url is not None else resolver.config.site_url
+        return check_paths(
+            paths,
+            resolver.repo,
+            against,
+            resolver=resolver,
+            fix=fix,
+            site_url=base or None,
+            accept_moved=accept_moved,
+            recovery_log=recovery_log,
+            on_record=on_record,
+        )
 
 
 def check_text(
@@ -270,8 +285,8 @@ def check_text(
     recoverer: Recoverer | None = None,
 ) -> CheckReport:
     """Check the citations of a draft held in memory (an answer before it is shown, say)."""
-    resolver = resolver or _resolver(repo)
-    return _check_text(text, resolver.repo, against, resolver=resolver, recoverer=recoverer, name=name)
+    with _resolving(repo, resolver) as resolver:
+        return _check_text(text, resolver.repo, against, resolver=resolver, recoverer=recoverer, name=name)
 
 
 @dataclass(frozen=True)
@@ -304,17 +319,114 @@ def locate(
     recoverer: Recoverer | None = None,
 ) -> Located:
     """Where `quote` stands at `against`; with `path`/`since`, which commit moved or changed it."""
-    resolver = resolver or _resolver(repo)
-    target = resolver.commit(against)
-    cited_path = safe_repo_path(path) if path else None
-    pinned = resolver.commit(since) if since else None
-    recoverer = recoverer or Recoverer.with_providers(resolver)
-    found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
-    return Located(found, None if found.places else recoverer.discover(quote, None))
+    with _resolving(repo, resolver) as resolver:
+        target = resolver.commit(against)
+        cited_path = safe_repo_path(path) if path else None
+        pinned = resolver.commit(since) if since else None
+        recoverer = recoverer or Recoverer.with_providers(resolver)
+        found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
+        return Located(found, None if found.places else recoverer.discover(quote, None))
 
 
-def _resolver(repo: RepoPath) -> Resolver:
-    return Resolver(GitRepo(repo))
+@dataclass(frozen=True)
+class Pinned:
+    """The cited commits a `pin` keeps alive, and the pin refs it created (the others existed)."""
+
+    commits: tuple[str, ...]
+    created: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commits": list(self.commits), "created": list(self.created)}
+
+
+def pin(
+    items: list[str] | tuple[str, ...] = (),
+    repo: RepoPath = ".",
+    *,
+    commits: list[str] | tuple[str, ...] | set[str] = (),
+    resolver: Resolver | None = None,
+) -> Pinned:
+    """Create `refs/pincite/pins/<sha>` for every commit cited by `items` (citations, or documents
+    and folders whose citations count) and for `commits`, so that git's garbage collection keeps them.
+
+    An item that names an existing file or folder is a document; any other is a citation.
+    """
+    with _resolving(repo, resolver) as resolver:
+        wanted = list(commits)
+        documents = [Path(item) for item in items if Path(item).exists()]
+        wanted += [resolver.commit(parse_citation(item).commit) for item in items if not Path(item).exists()]
+        if documents:
+            report = check_paths(documents, resolver.repo, "HEAD", resolver=resolver)
+            wanted += [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
+        created = pin_commits(resolver.repo, wanted)
+        return Pinned(tuple(sorted(set(wanted))), tuple(created))
+
+
+def snapshot(
+    urls: list[str] | tuple[str, ...] = (),
+    repo: RepoPath = ".",
+    *,
+    message: str | None = None,
+    commit: bool = True,
+    allow_private: bool = False,
+    refresh: bool = False,
+    all_snapshots: bool = False,
+) -> list[SnapshotResult]:
+    """Fetch each URL through the SSRF guard and commit it under `snapshots/` (docs/design.md#d6 and #d7).
+
+    With `refresh`, re-fetch URLs already snapshotted (`all_snapshots`: every one at HEAD) and
+    commit only what changed; a URL that fails is reported with status "failed", its old
+    snapshot kept. Without it, a failed or refused fetch raises and stores nothing.
+    """
+    from indexer.snapshots import store  # the HTTP client loads only here
+
+    with GitRepo(repo) as git:
+        if refresh:
+            return store.refresh(urls, git, all_snapshots, message, commit, allow_private)
+        return store.snapshot(urls, git, message, commit, allow_private)
+
+
+def export_warc(out: RepoPath, repo: RepoPath = ".", *, urls: list[str] | tuple[str, ...] = ()) -> WarcExport:
+    """Write the snapshots committed at HEAD (all, or those of `urls`) to the WARC file `out`; fetch nothing."""
+    from indexer.snapshots import warc
+
+    with GitRepo(repo) as git:
+        return warc.export_warc(git, out, urls=urls)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A loopback HTTP server for a built site; `server.serve_forever()` runs it."""
+
+    server: http.server.ThreadingHTTPServer
+    folder: Path
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}/"
+
+
+def serve(repo: RepoPath = ".", *, site_dir: RepoPath | None = None, port: int = 8000) -> Preview:
+    """A server for the site in `site_dir` (default: the repository's configured `site_dir`) on 127.0.0.1."""
+    from indexer.site.serve import make_server
+
+    if site_dir is None:
+        with GitRepo(repo) as git:
+            folder = git.root / load_config(git.root).site_dir
+    else:
+        folder = Path(site_dir)
+    return Preview(make_server(folder, port), folder)
+
+
+@contextlib.contextmanager
+def _resolving(repo: RepoPath, resolver: Resolver | None) -> Iterator[Resolver]:
+    """The caller's resolver, or one of this call's own whose git processes end with the call."""
+    if resolver is not None:
+        yield resolver
+        return
+    with GitRepo(repo) as git:
+        yield Resolver(git)
 
 
 def _parsed(citation: str | Citation) -> Citation:
@@ -341,16 +453,23 @@ __all__ = [
     "Checked",
     "Cited",
     "Located",
+    "Pinned",
+    "Preview",
     "ResolvedText",
     "SearchHit",
     "build",
     "check",
     "check_text",
     "cite",
+    "export_warc",
     "locate",
     "markdown_snippet",
+    "nothing_indexed",
     "parse_range",
+    "pin",
     "resolve",
     "search",
+    "serve",
+    "snapshot",
     "verify",
 ]

@@ -17,7 +17,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "indexer"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "foundation",
-        ("indexer.errors", "indexer.config", "indexer.locks", "indexer.files", "indexer.state", "indexer.machine"),
+        (
+            "indexer.errors",
+            "indexer.config",
+            "indexer.locks",
+            "indexer.files",
+            "indexer.state",
+            "indexer.machine",
+            "indexer.shapes",
+        ),
     ),
     ("git boundary", ("indexer.vcs",)),
     ("text model", ("indexer.text",)),

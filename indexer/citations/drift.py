@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from indexer.citations.lineage import DELETED, DRIFTED, VERIFIED, Lineage, relocate_lines, touching_hunks
 from indexer.citations.resolve import Resolved, Resolver, span_citation
@@ -24,6 +25,9 @@ from indexer.index.documents import VersionText
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import CommitJson, VerdictJson
 
 UNRESOLVABLE = "unresolvable"
 
@@ -44,7 +48,7 @@ class Verdict:
     changed_by: CommitInfo | None = None  # the first commit after the pinned one that changed, moved or removed it
     followed_by: str = "index"  # how the path was followed: "index" (step by step) or "git" (one rename detection)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> VerdictJson:
         return {
             "citation": self.citation.text_form(),
             "status": self.status,
@@ -53,7 +57,7 @@ class Verdict:
             "target_commit": self.target_commit,
             "new_path": self.new_path,
             "relocated": self.relocated.text_form() if self.relocated else None,
-            "hunks": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
+            "hunks": [h.to_json() for h in self.hunks],
             "nearest": self.nearest,
             "changed_by": _commit_json(self.changed_by),
             "followed_by": self.followed_by,
@@ -70,7 +74,7 @@ class Verdict:
         return None
 
 
-def _commit_json(commit: CommitInfo | None) -> dict[str, object] | None:
+def _commit_json(commit: CommitInfo | None) -> CommitJson | None:
     if commit is None:
         return None
     return {"commit": commit.sha, "subject": commit.subject, "time": commit.time}

@@ -23,6 +23,7 @@ import difflib
 import re
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Indel
 
@@ -43,6 +44,9 @@ from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import Hunk
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import LastSeenJson, NearMatchJson, QuoteSearchJson
 
 FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
 FUZZY_LIMIT = 3  # near matches reported
@@ -68,7 +72,7 @@ class NearMatch:
     word_diff: str  # the quote against this text, as `[-removed-]{+added+}`
     citation: Citation
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> NearMatchJson:
         return {
             "path": self.path,
             "span": [self.start, self.end],
@@ -95,7 +99,7 @@ class LastSeen:
     new_path: str | None
     hunks: tuple[Hunk, ...]
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> LastSeenJson:
         return {
             "path": self.path,
             "last_commit": self.last_commit,
@@ -104,7 +108,7 @@ class LastSeen:
             "message": self.message,
             "change": self.change,
             "new_path": self.new_path,
-            "diff": [{"header": h.header, "lines": list(h.lines)} for h in self.hunks],
+            "diff": [h.to_json() for h in self.hunks],
         }
 
 
@@ -119,7 +123,7 @@ class QuoteSearch:
     last_seen: LastSeen | None
     steps: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> QuoteSearchJson:
         return {
             "quote": self.quote,
             "target": self.target,

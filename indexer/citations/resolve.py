@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, prefetch_renames, relocate_lines
 from indexer.config import Config, load_config
@@ -41,6 +41,9 @@ from indexer.text.citation import Citation, identity_token, names_identity, toke
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import ResolvedJson
 
 _T = TypeVar("_T")
 
@@ -89,7 +92,7 @@ class Resolved:
         after = self.document.text[self.span.end : index.line_end(last)]
         return before, after
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ResolvedJson:
         return {
             "citation": self.citation.text_form(),
             "commit": self.commit,

@@ -9,15 +9,10 @@ from pathlib import Path
 import click
 
 from indexer import api
-from indexer.citations.check import CheckRecord, CheckReport, check_paths
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE
-from indexer.citations.resolve import Resolver
+from indexer.api import CheckRecord, CheckReport
 from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
 from indexer.errors import CheckFailed, UsageError
 from indexer.integrations.code_scanning import github_annotations, repository_root, sarif_log
-from indexer.text.citation import parse_citation
-from indexer.vcs.pins import pin_commits
-from indexer.vcs.repo import GitRepo
 
 site_url_option = click.option(
     "--site-url", default=None, help="Base URL of the published site, for permalinks (default: `site_url`)."
@@ -135,7 +130,6 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     7 otherwise; 2 for a malformed citation.
     """
     checked = api.verify(list(citations), repo, against=against)
-    verdicts = [c.verdict for c in checked]
     if as_json:
         emit_json([c.to_json() for c in checked])
     else:
@@ -156,8 +150,7 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
                     click.echo(f"  {line}")
             if attempt is not None and attempt.detail != "shifted":
                 click.echo(f"  {attempt.summary()}")
-    bad = {UNRESOLVABLE, DRIFTED} if strict else {UNRESOLVABLE}
-    if any(v.status in bad for v in verdicts):
+    if any(one.fails(strict) for one in checked):
         sys.exit(CheckFailed.exit_code)
 
 
@@ -239,7 +232,7 @@ def check_command(
         site_url=site_url,
         on_record=on_record,
     )
-    pinned = pin_commits(GitRepo(repo), sorted(report.cited_commits)) if pin else []
+    pinned = list(api.pin(repo=repo, commits=sorted(report.cited_commits)).created) if pin else []
     if stream:
         stream.close({"target_commit": report.target_commit, **report.tail_json(), "pinned": pinned})
     elif fmt == "github":
@@ -332,22 +325,13 @@ def pin_command(items: tuple[str, ...], repo: Path, as_json: bool) -> None:
       pincite pin docs/
       pincite pin corpus/handbook.md@3f2a9c1#L12-L18
     """
-    resolver = Resolver(GitRepo(repo))
-    commits: list[str] = []
-    documents = [Path(i) for i in items if Path(i).exists()]
-    for item in items:
-        if not Path(item).exists():
-            commits.append(resolver.commit(parse_citation(item).commit))
-    if documents:
-        report = check_paths(documents, resolver.repo, "HEAD", resolver=resolver)
-        commits += [r.verdict.resolved.commit for r in report.records if r.verdict and r.verdict.resolved]
-    created = pin_commits(resolver.repo, commits)
+    pinned = api.pin(items, repo)
     if as_json:
-        emit_json({"commits": sorted(set(commits)), "created": created})
+        emit_json(pinned.to_json())
         return
-    for ref in created:
+    for ref in pinned.created:
         click.echo(f"pinned: {ref}")
-    click.echo(f"{len(set(commits))} cited commit(s), {len(created)} new pin ref(s)")
+    click.echo(f"{len(pinned.commits)} cited commit(s), {len(pinned.created)} new pin ref(s)")
 
 
 __all__ = ["check_command", "cite_command", "pin_command", "resolve_command", "verify_command"]

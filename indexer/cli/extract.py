@@ -9,8 +9,10 @@ import click
 
 from indexer.cli.common import emit_json, json_option, repo_option
 from indexer.errors import ExtractionError
-from indexer.extract.textconv import DEFAULT_COMMAND, extracted_file, textconv_bytes
-from indexer.integrations.starter import WORKFLOW_FILE, start_project
+
+# The one import below the API (tests/test_cli_layer.py names it): git runs `pincite textconv` once
+# per diffed file, so it loads the extractors alone, not the API's index and citation layers.
+from indexer.extract.textconv import DEFAULT_COMMAND, textconv_bytes, textconv_json
 
 
 @click.command("textconv")
@@ -36,19 +38,7 @@ def textconv_command(file: Path, marker_on_error: bool, as_json: bool) -> None:
     """
     try:
         if as_json:
-            extracted = extracted_file(file, Path.cwd())
-            if extracted is None:
-                raise ExtractionError(f"{file}: not an extracted file type", hint="textconv --json takes PDF and HTML")
-            emit_json(
-                {
-                    "path": str(file),
-                    "identity": extracted.identity,
-                    "title": extracted.title,
-                    "page_starts": list(extracted.page_starts),
-                    "notes": list(extracted.notes),
-                    "text": extracted.text,
-                }
-            )
+            emit_json(textconv_json(file, Path.cwd()))
             return
         output = textconv_bytes(file, Path.cwd())
     except ExtractionError as exc:
@@ -62,7 +52,9 @@ def textconv_command(file: Path, marker_on_error: bool, as_json: bool) -> None:
 
 @click.command("init")
 @repo_option
-@click.option("--ci", is_flag=True, help=f"Also write {WORKFLOW_FILE}: build, check and publish on every push.")
+@click.option(
+    "--ci", is_flag=True, help="Also write .github/workflows/pincite.yml: build, check and publish on every push."
+)
 @click.option(
     "--command",
     "command",
@@ -87,6 +79,8 @@ def init_command(repo: Path, ci: bool, command: str, as_json: bool) -> None:
       pincite init && pincite build && pincite serve
       pincite init --ci && git add -A && git commit -m "Set up pincite"
     """
+    from indexer.integrations.starter import start_project  # here, not above: `textconv` must not load it
+
     result = start_project(repo, ci=ci, textconv_command=command)
     if as_json:
         emit_json(result.to_json())

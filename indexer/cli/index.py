@@ -10,8 +10,9 @@ from typing import Any
 import click
 
 from indexer import api
+from indexer.api import BuildSummary
 from indexer.cli.common import emit_json, index_option, json_option, repo_option
-from indexer.index.build import BuildSummary, nothing_indexed
+from indexer.errors import PinciteError
 
 
 @click.command("build")
@@ -61,11 +62,11 @@ def build_command(
         emit_json(summary.to_json())
     else:
         _print_summary(summary)
-    failure = nothing_indexed(summary)
+    failure = api.nothing_indexed(summary)
     if failure is not None:
         raise failure
     if strict and (summary.skipped or _broken_links(summary)):
-        sys.exit(1)
+        sys.exit(PinciteError.exit_code)  # the skipped documents and broken links are printed above
 
 
 def _broken_links(summary: BuildSummary) -> list[Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from indexer.cli.common import emit_json, index_option, json_option, repo_option
+from indexer.errors import PinciteError
 from indexer.integrations.doctor import OK, diagnose
 
 
@@ -39,4 +40,4 @@ def doctor_command(repo: Path, index_path: Path | None, strict: bool, as_json: b
             if check.hint:
                 click.echo(f"     {'':<{width}}  -> {check.hint}")
     if strict and not report.ok:
-        sys.exit(1)
+        sys.exit(PinciteError.exit_code)  # the warnings are printed above

@@ -8,9 +8,8 @@ from pathlib import Path
 import click
 
 from indexer import api
-from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.history import QuoteSearch
 from indexer.cli.common import emit_json, json_option, repo_option
+from indexer.errors import PinciteError
 
 
 @click.command("locate")
@@ -56,11 +55,13 @@ def locate_command(
     if as_json:
         emit_json(located.to_json())
     else:
-        _print(located.search, located.discovery)
-    sys.exit(0 if located.found else 1)
+        _print(located)
+    if not located.found:
+        sys.exit(PinciteError.exit_code)  # said above: no exact place
 
 
-def _print(found: QuoteSearch, discovery: DiscoveryResult | None) -> None:
+def _print(located: api.Located) -> None:
+    found, discovery = located.search, located.discovery
     for place in found.places:
         click.echo(f"exact: {place.text_form()}")
     for near in found.near:

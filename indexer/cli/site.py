@@ -6,10 +6,8 @@ from pathlib import Path
 
 import click
 
+from indexer import api
 from indexer.cli.common import repo_option
-from indexer.config import load_config
-from indexer.site.serve import HOST, make_server
-from indexer.vcs.repo import GitRepo
 
 
 @click.command("serve")
@@ -33,11 +31,9 @@ def serve_command(port: int, site_dir: Path | None, repo: Path) -> None:
     Any static file host serves the same folder; this one only adds the MIME types
     Pagefind's index files need. Stop it with Ctrl-C.
     """
-    if site_dir is None:
-        git_repo = GitRepo(repo)
-        site_dir = git_repo.root / load_config(git_repo.root).site_dir
-    server = make_server(site_dir, port)
-    click.echo(f"serving {site_dir} at http://{HOST}:{server.server_address[1]}/ (Ctrl-C stops)")
+    preview = api.serve(repo, site_dir=site_dir, port=port)
+    server = preview.server
+    click.echo(f"serving {preview.folder} at {preview.url} (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

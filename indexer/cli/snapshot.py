@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from indexer import api
 from indexer.cli.common import emit_json, json_option, repo_option
-from indexer.errors import UsageError
-from indexer.snapshots.store import SnapshotResult, refresh, snapshot
+from indexer.errors import FetchError, UsageError
 
 
 @click.command("snapshot")
@@ -70,41 +70,30 @@ def snapshot_command(
         raise UsageError("--all only works with --refresh", hint="pincite snapshot --refresh --all")
     if not urls and not all_snapshots:
         raise UsageError("no URL given", hint="pincite snapshot URL..., or pincite snapshot --refresh --all")
-    commit = not no_commit
-    if refresh_:
-        results = refresh(urls, repo, all_snapshots, message, commit, allow_private)
-    else:
-        results = snapshot(urls, repo, message, commit, allow_private)
+    results = api.snapshot(
+        urls,
+        repo,
+        message=message,
+        commit=not no_commit,
+        allow_private=allow_private,
+        refresh=refresh_,
+        all_snapshots=all_snapshots,
+    )
     if as_json:
         emit_json([r.to_json() for r in results])
     elif not results:
         click.echo("no snapshots to refresh", err=True)
     else:
         for result in results:
-            _print_result(result)
+            for warning in result.warnings:
+                click.echo(f"warning: {warning}", err=True)
+            click.echo(result.summary())
     if any(r.status == "failed" for r in results):
-        sys.exit(6)
-
-
-def _print_result(result: SnapshotResult) -> None:
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    if result.status == "failed":
-        click.echo(f"failed     {result.url}: {result.reason} (the old snapshot is kept)")
-        return
-    where = f"committed {result.commit[:12]}" if result.commit else "not committed"
-    if result.status == "unchanged":
-        where = "nothing to commit"
-    stat = ""
-    if result.diffstat is not None:
-        stat = f", text +{result.diffstat[0]} -{result.diffstat[1]} lines"
-    click.echo(f"{result.status:<10} {result.url} -> {result.path} (sha256 {result.sha256[:12]}{stat}; {where})")
+        sys.exit(FetchError.exit_code)  # each failure is printed above
 
 
 def _export(repo: Path, warc_file: Path, urls: tuple[str, ...], as_json: bool) -> None:
-    from indexer.snapshots.warc import export_warc
-
-    done = export_warc(repo, warc_file, urls=urls)
+    done = api.export_warc(warc_file, repo, urls=urls)
     if as_json:
         emit_json(done.to_json())
     else:

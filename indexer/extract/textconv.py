@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.errors import RepositoryError, UsageError
+from indexer.errors import ExtractionError, RepositoryError, UsageError
 from indexer.extract import cache as extract_cache
 from indexer.extract import registry as extract_mod
 from indexer.extract.registry import ExtractedText
@@ -28,6 +28,21 @@ def extracted_file(file: Path, repo_dir: Path | None = None) -> ExtractedText | 
     `repo_dir`, when inside a git repository, supplies the cache and the configured limits.
     """
     return _extract(file, _read(file), repo_dir)
+
+
+def textconv_json(file: Path, repo_dir: Path | None = None) -> dict[str, object]:
+    """`pincite textconv --json`: the extracted text of a PDF or HTML file with its identity, title and pages."""
+    extracted = extracted_file(file, repo_dir)
+    if extracted is None:
+        raise ExtractionError(f"{file}: not an extracted file type", hint="textconv --json takes PDF and HTML")
+    return {
+        "path": str(file),
+        "identity": extracted.identity,
+        "title": extracted.title,
+        "page_starts": list(extracted.page_starts),
+        "notes": list(extracted.notes),
+        "text": extracted.text,
+    }
 
 
 def textconv_bytes(file: Path, repo_dir: Path | None = None) -> bytes:
@@ -54,7 +69,8 @@ def _extract(file: Path, data: bytes, repo_dir: Path | None) -> ExtractedText | 
 
 def _repo_root(directory: Path) -> Path | None:
     try:
-        return GitRepo(directory).root
+        with GitRepo(directory) as repo:
+            return repo.root
     except RepositoryError:
         return None
 

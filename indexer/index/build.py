@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.config import Config, load_config
 from indexer.errors import RepositoryError
@@ -26,6 +27,9 @@ from indexer.index.store import IndexWriter, PathVersion, build_lock, check_inde
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
 from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import BuildSummaryJson
 
 OPTIONAL_ROOTS = (SNAPSHOT_ROOT,)  # a corpus may have no snapshots yet
 
@@ -57,7 +61,7 @@ class BuildSummary:
     site: dict[str, object] | None = None  # the site stage's counts (pages rendered / reused, ...)
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, for benchmarks
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> BuildSummaryJson:
         return {
             "commit": self.commit,
             "commits": self.commits,

@@ -5,9 +5,11 @@ and mypy checks each conversion against it. The rule they all follow: a place in
 corpus is a `CitedText`, which carries the citation (to copy, never to re-type) and the
 exact text it pins, separately, so a client can show the quote on the citation chip.
 
-TypedDicts come from typing_extensions: pydantic (which turns them into schemas for the
-MCP SDK) reads nested stdlib TypedDicts only from Python 3.12 on. Both arrive with the
-`mcp` extra.
+A record's own shape lives in indexer/shapes.py with the views of it an agent gets
+(`CitedText`, `Snapshot`, `NearOut`, `LastSeenOut`, `HunkOut`, `BuildResult`); each
+conversion here takes the record's `to_json()` and keeps the view's fields, so a value is
+computed in one place for the CLI and the agent alike. The shapes below are the tools'
+own answers, composed of those views.
 """
 
 from __future__ import annotations
@@ -16,27 +18,25 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from indexer import api
 from indexer.citations.drift import DRIFTED, Verdict
 from indexer.citations.history import LastSeen, NearMatch
 from indexer.citations.recovery import RecoveryAttempt
 from indexer.citations.resolve import Resolved
+from indexer.index.build import BuildSummary
+from indexer.shapes import (
+    BuildResult,
+    CitedText,
+    HunkOut,
+    LastSeenOut,
+    NearOut,
+    PinnedText,
+    Snapshot,
+    view,
+)
 from indexer.snapshots.store import SnapshotMeta
 from indexer.text.citation import permalink
 from indexer.vcs.repo import Hunk
-
-
-class CitedText(TypedDict):
-    """A span of a document at a commit: its citation and, separately, exactly the text it pins."""
-
-    citation: str
-    text: str
-    path: str
-    commit: str
-    blob: str
-    lines: list[int]
-    chars: list[int]
-    pages: list[int] | None
-    permalink: str | None
 
 
 class SearchHit(TypedDict):
@@ -72,15 +72,6 @@ class CiteResult(TypedDict):
     message: str
 
 
-class Snapshot(TypedDict):
-    url: str
-    final_url: str
-    fetched_at: str
-    status: int
-    content_type: str
-    sha256: str
-
-
 class ResolveResult(CitedText):
     linecol: list[int]
     before: str
@@ -90,37 +81,12 @@ class ResolveResult(CitedText):
     snapshot: Snapshot | None
 
 
-class HunkOut(TypedDict):
-    header: str
-    lines: list[str]
-
-
 class ChangedBy(TypedDict):
     commit: str
     subject: str
     status: str
     reason: str
     path: str
-
-
-class NearOut(TypedDict):
-    citation: str
-    text: str
-    path: str
-    lines: list[int]
-    similarity: float
-    word_diff: str
-    label: str
-
-
-class LastSeenOut(TypedDict):
-    path: str
-    last_commit: str
-    removed_by: str
-    subject: str
-    change: str
-    new_path: str | None
-    diff: list[HunkOut]
 
 
 class RecoveryOut(TypedDict):
@@ -198,48 +164,42 @@ class LocateResult(TypedDict):
     steps: list[str]
 
 
-class BuildResult(TypedDict):
-    commit: str
-    commits: int
-    documents: int
-    versions: int
-    passages: int
-    skipped: list[dict[str, str | None]]
-    warnings: list[str]
-    index_path: str
-    seconds: float
-
-
 # -- conversions ---------------------------------------------------------------------
 def cited_text(resolved: Resolved, site_url: str) -> CitedText:
+    place = view(resolved.to_json(), PinnedText)
+    return {**place, "permalink": permalink(resolved.citation, site_url, resolved.blob) if site_url else None}
+
+
+def cited_out(cited: api.Cited) -> Cited:
+    """A new citation: the place, its permalink, GitHub URL and SWHID as `api.Cited` gives them, and Markdown."""
+    data = cited.to_json()
     return {
-        "citation": resolved.citation.text_form(),
-        "text": resolved.text,
-        "path": resolved.path,
-        "commit": resolved.commit,
-        "blob": resolved.blob,
-        "lines": list(resolved.lines),
-        "chars": [resolved.span.start, resolved.span.end],
-        "pages": list(resolved.pages) if resolved.pages else None,
-        "permalink": permalink(resolved.citation, site_url, resolved.blob) if site_url else None,
+        **view(data, CitedText),
+        "github_url": data["github_url"],
+        "swhid": data["swhid"],
+        "markdown": cited.markdown(),
+    }
+
+
+def resolved_out(found: api.ResolvedText, site_url: str) -> ResolveResult:
+    data = found.to_json()
+    return {
+        **cited_text(found.resolved, site_url),
+        "linecol": data["linecol"],
+        "before": data["before"],
+        "after": data["after"],
+        "source_class": data["source_class"],
+        "identity": data["identity"],
+        "snapshot": snapshot_out(found.snapshot),
     }
 
 
 def snapshot_out(meta: SnapshotMeta | None) -> Snapshot | None:
-    if meta is None:
-        return None
-    return {
-        "url": meta.url,
-        "final_url": meta.final_url,
-        "fetched_at": meta.fetched_at,
-        "status": meta.status,
-        "content_type": meta.content_type,
-        "sha256": meta.sha256,
-    }
+    return None if meta is None else view(meta.to_json(), Snapshot)
 
 
 def hunks_out(hunks: tuple[Hunk, ...] | list[Hunk]) -> list[HunkOut]:
-    return [{"header": h.header, "lines": list(h.lines)} for h in hunks]
+    return [h.to_json() for h in hunks]
 
 
 def changed_by(verdict: Verdict | None) -> ChangedBy | None:
@@ -257,29 +217,15 @@ def changed_by(verdict: Verdict | None) -> ChangedBy | None:
 
 
 def near_out(match: NearMatch) -> NearOut:
-    return {
-        "citation": match.citation.text_form(),
-        "text": match.text,
-        "path": match.path,
-        "lines": list(match.lines),
-        "similarity": round(match.similarity, 3),
-        "word_diff": match.word_diff,
-        "label": f"suggestion (fuzzy, {match.similarity:.0%} similar; not verified)",
-    }
+    return view(match.to_json(), NearOut)
 
 
 def last_seen_out(seen: LastSeen | None) -> LastSeenOut | None:
-    if seen is None:
-        return None
-    return {
-        "path": seen.path,
-        "last_commit": seen.last_commit,
-        "removed_by": seen.removed_by,
-        "subject": seen.subject,
-        "change": seen.change,
-        "new_path": seen.new_path,
-        "diff": hunks_out(seen.hunks),
-    }
+    return None if seen is None else view(seen.to_json(), LastSeenOut)
+
+
+def build_out(summary: BuildSummary) -> BuildResult:
+    return view(summary.to_json(), BuildResult)
 
 
 def recovery_out(attempt: RecoveryAttempt | None, new_citation: CitedText | None) -> RecoveryOut | None:
@@ -296,3 +242,36 @@ def recovery_out(attempt: RecoveryAttempt | None, new_citation: CitedText | None
         "last_seen": last_seen_out(search.last_seen) if search else None,
         "discovery": [c.to_json() for c in attempt.discovery.candidates] if attempt.discovery else [],
     }
+
+
+__all__ = [
+    "AnswerCheck",
+    "AnswerCitation",
+    "BuildResult",
+    "ChangedBy",
+    "CiteResult",
+    "Cited",
+    "CitedText",
+    "Correction",
+    "HunkOut",
+    "LastSeenOut",
+    "LocateResult",
+    "NearOut",
+    "RecoveryOut",
+    "ResolveResult",
+    "SearchHit",
+    "SearchResult",
+    "Snapshot",
+    "VerifyItem",
+    "VerifyResult",
+    "build_out",
+    "changed_by",
+    "cited_out",
+    "cited_text",
+    "hunks_out",
+    "last_seen_out",
+    "near_out",
+    "recovery_out",
+    "resolved_out",
+    "snapshot_out",
+]

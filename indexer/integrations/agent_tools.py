@@ -230,20 +230,7 @@ class AgentTools:
                     "count": len(exc.candidates),
                     "message": str(exc),
                 }
-            resolved = cited.resolved
-            return {
-                "status": "cited",
-                "cited": {
-                    **shapes.cited_text(resolved, ""),
-                    "permalink": cited.permalink,
-                    "github_url": cited.github_url,
-                    "swhid": cited.swhid,
-                    "markdown": cited.markdown(),
-                },
-                "candidates": [],
-                "count": 1,
-                "message": "",
-            }
+            return {"status": "cited", "cited": shapes.cited_out(cited), "candidates": [], "count": 1, "message": ""}
 
     def resolve(
         self,
@@ -255,16 +242,7 @@ class AgentTools:
             raise UsageError(f"--context must be at least 0 (got {context})")
         with self._warm() as warm:
             found = api.resolve(citation, context=context, resolver=warm.resolver)
-            resolved = found.resolved
-            return {
-                **shapes.cited_text(resolved, warm.config.site_url),
-                "linecol": list(resolved.linecol),
-                "before": found.before,
-                "after": found.after,
-                "source_class": resolved.source_class,
-                "identity": resolved.identity,
-                "snapshot": shapes.snapshot_out(found.snapshot),
-            }
+            return shapes.resolved_out(found, warm.config.site_url)
 
     def verify(
         self,
@@ -391,17 +369,7 @@ class AgentTools:
             if self._warm_state is not None:
                 self._warm_state.close()
                 self._warm_state = None
-        return {
-            "commit": summary.commit,
-            "commits": summary.commits,
-            "documents": summary.documents,
-            "versions": summary.versions,
-            "passages": summary.passages,
-            "skipped": [{"path": s.path, "reason": s.reason, "hint": s.hint} for s in summary.skipped],
-            "warnings": list(summary.warnings),
-            "index_path": str(summary.index_path),
-            "seconds": round(summary.seconds, 3),
-        }
+        return shapes.build_out(summary)
 
     # -- documents (the MCP resources) ---------------------------------------------------
     def documents(self) -> tuple[str, list[str]]:

@@ -21,7 +21,7 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
 from indexer import __version__
@@ -34,6 +34,9 @@ from indexer.errors import FetchError, PinciteError, RepositoryError, UsageError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
 from indexer.snapshots.guard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, fetch
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import SnapshotJson
 
 META_SUFFIX = SNAPSHOT_META_SUFFIX
 _SLUG_MAX = 60
@@ -62,10 +65,10 @@ class SnapshotMeta:
     content_language: str | None = None
     path: str = ""  # the body's repository path (not stored: it is where the file is)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SnapshotJson:
         data = asdict(self)
         del data["path"]
-        return data
+        return cast("SnapshotJson", data)
 
     def dumps(self) -> bytes:
         return (json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
@@ -102,6 +105,18 @@ class SnapshotResult:
         data["diffstat"] = None if self.diffstat is None else {"added": self.diffstat[0], "removed": self.diffstat[1]}
         data["warnings"] = list(self.warnings)
         return data
+
+    def summary(self) -> str:
+        """One line for people: the status, the URL, where it went and what was committed."""
+        if self.status == "failed":
+            return f"failed     {self.url}: {self.reason} (the old snapshot is kept)"
+        where = f"committed {self.commit[:12]}" if self.commit else "not committed"
+        if self.status == "unchanged":
+            where = "nothing to commit"
+        stat = ""
+        if self.diffstat is not None:
+            stat = f", text +{self.diffstat[0]} -{self.diffstat[1]} lines"
+        return f"{self.status:<10} {self.url} -> {self.path} (sha256 {self.sha256[:12]}{stat}; {where})"
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
 """The git boundary: every git call pincite makes goes through `GitRepo`.
 
-Blobs are read through GitPython's persistent `git cat-file --batch` process (a build
-streams its new blobs through one raw `cat-file --batch` of its own); everything
-else runs `git` with explicit options (`PINNED_CONFIG` plus per-command flags), so a
-user's git configuration cannot change what pincite reads or which hunks a diff reports.
+GitPython finds the repository (and reads its configuration files); it starts no git
+process. Every git process is started here, with explicit options (`PINNED_CONFIG` plus
+per-command flags), so a user's git configuration cannot change what pincite reads or
+which hunks a diff reports. Objects are read one by one through one persistent, pinned
+`git cat-file --batch` per handle (`ObjectReader`); a build streams its new blobs through
+a `cat-file --batch --buffer` of its own. `close()` (or leaving a `with GitRepo(...)`
+block) ends them; a handle that is dropped unclosed ends them when it is collected.
 
 A read-only `GitRepo(path, read_only=True)` (the MCP server's) writes nothing into the
 repository: the blobs `hash_object` makes so git can diff extracted text go to a scratch
@@ -21,18 +24,22 @@ import re
 import subprocess
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, TypeVar
+from types import TracebackType
+from typing import IO, TYPE_CHECKING, TypeVar
 
 import git
 
 from indexer.errors import RepositoryError, ShallowHistoryError, UnknownRevision
 from indexer.machine import usable_cores
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.shapes import HunkOut
+
 MODE_FILE = ("100644", "100755")
 MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"
@@ -104,6 +111,9 @@ class Hunk:
     def header(self) -> str:
         return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
 
+    def to_json(self) -> HunkOut:
+        return {"header": self.header, "lines": list(self.lines)}
+
 
 @dataclass(frozen=True)
 class PathChange:
@@ -116,10 +126,102 @@ class PathChange:
 
 
 _ABBREVIATED_SHA = re.compile(r"[0-9a-fA-F]{4,39}")
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _OBJECTS, _ALTERNATES = "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"
 
 
+class ObjectReader:
+    """One persistent `git cat-file --batch` with the pinned options: any object's bytes by id.
+
+    Started on the first read, so a handle that reads no object starts no process. One
+    request is answered at a time (a lock keeps threads apart). A forked child never
+    touches its parent's pipes: it starts a process of its own on its first read.
+    """
+
+    def __init__(self, root: Path, env: dict[str, str] | None) -> None:
+        self._root, self._env = root, env
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._owner = 0  # the pid that started `_proc`
+        self._finalizer: weakref.finalize[[subprocess.Popen[bytes], int], ObjectReader] | None = None
+
+    def read(self, sha: str) -> bytes:
+        if not _OBJECT_ID.fullmatch(sha):
+            raise RepositoryError(f"{sha!r} is not a full object id")
+        with self._lock:
+            proc = self._process()
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(sha.encode("ascii") + b"\n")
+                proc.stdin.flush()
+                header = proc.stdout.readline().split()
+                if len(header) != 3:
+                    found = b" ".join(header).decode(errors="replace") or "no answer from git cat-file"
+                    raise RepositoryError(f"cannot read object {sha}: {found}", hint="run `git fsck` on the repository")
+                size = int(header[2])
+                data = proc.stdout.read(size)
+                proc.stdout.read(1)  # the newline after the content
+            except OSError as exc:
+                self._end()
+                raise RepositoryError(f"cannot read object {sha}: git cat-file stopped ({exc})") from exc
+            if len(data) != size:
+                self._end()
+                raise RepositoryError(f"cannot read object {sha}: git cat-file stopped after {len(data)} bytes")
+            return data
+
+    def close(self) -> None:
+        with self._lock:
+            self._end()
+
+    def _process(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._owner == os.getpid() and self._proc.poll() is None:
+            return self._proc
+        self._end()
+        self._proc = subprocess.Popen(
+            _git_command("cat-file", "--batch"),
+            cwd=self._root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=self._env,
+        )
+        self._owner = os.getpid()
+        # Ends the process when the reader is collected unclosed, or at exit.
+        self._finalizer = weakref.finalize(self, _end_process, self._proc, self._owner)
+        return self._proc
+
+    def _end(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()  # runs once
+        self._proc, self._finalizer = None, None
+
+
+def _end_process(proc: subprocess.Popen[bytes], owner: int) -> None:
+    """Close git's input (it exits at end of input), wait briefly, then kill.
+
+    A forked child only closes its copies of the pipes, so that git still sees the end of
+    its input when the parent closes it; the process is the parent's to end.
+    """
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    if owner != os.getpid():
+        return
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 class GitRepo:
+    """A git repository as pincite reads it: commits, trees, blobs and diffs, every git call pinned.
+
+    Use it as a context manager (or call `close()`) so its persistent git process ends
+    with its owner.
+    """
+
     def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         location = Path(path)
         if not location.exists():
@@ -147,6 +249,15 @@ class GitRepo:
             self._env = {**os.environ, _OBJECTS: self._scratch.name, _ALTERNATES: alternates}
             # Writing an object the repository already has would "freshen" (touch) its pack or file.
             self._write_env = {k: v for k, v in self._env.items() if k != _ALTERNATES}
+        self._objects = ObjectReader(self.root, self._env)
+
+    def __enter__(self) -> GitRepo:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
 
     def _refuse_writes(self, what: str) -> None:
         if self.read_only:
@@ -176,7 +287,11 @@ class GitRepo:
         return self.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).decode().strip() or None
 
     def close(self) -> None:
-        """End the persistent git processes and remove the scratch object folder."""
+        """End the persistent git process and remove the scratch object folder.
+
+        The handle stays usable: a later read starts a new process (close it again).
+        """
+        self._objects.close()
         self._repo.close()
         if self._scratch is not None:
             self._scratch.cleanup()
@@ -198,9 +313,10 @@ class GitRepo:
         if rev == "HEAD" and not self.has_commits():
             raise RepositoryError(f"{self.root}: the repository has no commits yet", hint="commit your corpus first")
         proc = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev],
+            _git_command("rev-parse", "--verify", "--quiet", "--end-of-options", rev),
             cwd=self.root,
             capture_output=True,
+            env=self._env,
         )
         sha = proc.stdout.decode().strip()
         if proc.returncode != 0 or not sha:
@@ -352,8 +468,8 @@ class GitRepo:
         return changes
 
     def read_blob(self, sha: str) -> bytes:
-        data: bytes = self._repo.odb.stream(bytes.fromhex(sha)).read()
-        return data
+        """The bytes of the object `sha` (a blob, or any other object), from the persistent reader."""
+        return self._objects.read(sha)
 
     def iter_blobs(
         self, shas: list[str], *, max_bytes: int | None = None
@@ -373,6 +489,7 @@ class GitRepo:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            env=self._env,
         )
         assert proc.stdin is not None and proc.stdout is not None
         requests, answers = proc.stdin, proc.stdout
@@ -742,7 +859,7 @@ def parse_hunks(diff_text: str) -> list[Hunk]:
 def git_version() -> tuple[int, ...] | None:
     """The installed git's version numbers, or None when git is not on PATH."""
     try:
-        proc = subprocess.run(["git", "--version"], capture_output=True, text=True)
+        proc = subprocess.run(_git_command("--version"), capture_output=True, text=True)
     except OSError:
         return None
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
