@@ -31,8 +31,8 @@ from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
 from indexer.citations.drift import Verdict
 from indexer.citations.drift import verify as _verify
-from indexer.citations.history import QuoteSearch
 from indexer.citations.quote import cite_quote
+from indexer.citations.quote_search import QuoteSearchResult
 from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
 from indexer.config import Config, load_config
@@ -278,7 +278,7 @@ def check_text(
 class Located:
     """Where a quote stands at the target, near matches, when it left a path, and discovery's suggestions."""
 
-    search: QuoteSearch
+    search: QuoteSearchResult
     discovery: DiscoveryResult | None
 
     @property
@@ -309,7 +309,7 @@ def locate(
     cited_path = safe_repo_path(path) if path else None
     pinned = resolver.commit(since) if since else None
     recoverer = recoverer or Recoverer.with_providers(resolver)
-    found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
+    found = recoverer.searcher.search(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
     return Located(found, None if found.places else recoverer.discover(quote, None))
 
 

@@ -159,7 +159,7 @@ def test_a_walk_in_and_out_of_the_roots_ends_where_git_commit_by_commit_does(
 def _check_walks(repo: CorpusRepo, commits: list[str], prefetched: bool) -> None:
     build(repo.root, site=False)
     git = GitRepo(repo.root)
-    history_read = Resolver(git).history()
+    history_read = Resolver(git).path_intervals()
     assert history_read is not None
     walks = [(commit, entry.path, commits[-1]) for commit in commits for entry in git.tree_entries(commit, ALL_FOLDERS)]
     if prefetched:

@@ -16,7 +16,7 @@ from indexer.citations.quote import (
     UNVERIFIABLE,
     WRONG_REF,
     check_quote,
-    locate_quote,
+    exact_places,
     quote_pieces,
     quote_words,
     versions_holding,
@@ -241,7 +241,7 @@ def test_unverifiable_when_the_citation_is_unresolvable(resolver: Resolver) -> N
 
 def test_locate_lists_every_place_nearest_first(resolver: Resolver) -> None:
     head = resolver.commit("HEAD")
-    places = locate_quote("kept for", head, resolver, near=_resolved(resolver, "corpus/retention.md", (5, 5)))
+    places = exact_places("kept for", head, resolver, near=_resolved(resolver, "corpus/retention.md", (5, 5)))
     assert [c.lines for c in places] == [(5, 5), (3, 3)]
 
 
@@ -253,5 +253,5 @@ def test_locate_reads_a_declared_latin1_document_without_an_index(corpus_repo: C
         }
     )
     resolver = Resolver(GitRepo(corpus_repo.root))
-    places = locate_quote("escritório abre às 8h00", resolver.commit("HEAD"), resolver, unit="chars")
+    places = exact_places("escritório abre às 8h00", resolver.commit("HEAD"), resolver, unit="chars")
     assert [(c.path, c.chars) for c in places] == [("corpus/guia.txt", (11, 34))]

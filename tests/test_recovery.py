@@ -16,7 +16,7 @@ from indexer.api import build
 from indexer.citations.check import check_paths
 from indexer.citations.discovery import quote_spans
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
-from indexer.citations.history import ANCHORS, FUZZY_MAX_WORDS, FUZZY_SCORED, QuoteLocator, best_window, word_diff
+from indexer.citations.quote_search import ANCHORS, FUZZY_MAX_WORDS, FUZZY_SCORED, QuoteSearcher, best_window, word_diff
 from indexer.citations.recovery import (
     DETAIL_AMBIGUOUS,
     DETAIL_CHANGED,
@@ -553,16 +553,16 @@ def test_locate_rejects_paths_outside_the_repository(history: History) -> None:
 # -- bounded near matching: a long quote is answered, with no character comparison -----------
 def _count_similarity_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every character-level comparison near matching makes, as len(a) * len(b) (its cost)."""
-    from indexer.citations import history as quote_history
+    from indexer.citations import quote_search
 
     costs: list[int] = []
-    real = quote_history.similarity
+    real = quote_search.similarity
 
     def counting(a: str, b: str, floor: float = 0.0) -> float:
         costs.append(len(a) * len(b))
         return real(a, b, floor)
 
-    monkeypatch.setattr(quote_history, "similarity", counting)
+    monkeypatch.setattr(quote_search, "similarity", counting)
     return costs
 
 
@@ -594,7 +594,7 @@ def test_near_matching_work_is_bounded_for_the_longest_quote_it_takes(
     edited = list(words)
     edited[FUZZY_MAX_WORDS // 2] = "changed"
     costs = _count_similarity_calls(monkeypatch)
-    found = QuoteLocator(resolver).locate(" ".join(edited), resolver.commit("HEAD"), cited_path="corpus/a.md")
+    found = QuoteSearcher(resolver).search(" ".join(edited), resolver.commit("HEAD"), cited_path="corpus/a.md")
     assert found.near and found.near[0].similarity > 0.9
     quote_chars = len(" ".join(edited))
     # Per scored candidate: ANCHORS character-level comparisons of regions as long as the

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from indexer.citations.drift import DRIFTED, VERIFIED, verify
-from indexer.citations.quote import MATCHED, check_quote, locate_quote
+from indexer.citations.quote import MATCHED, check_quote, exact_places
 from indexer.citations.resolve import Resolver
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
@@ -57,7 +57,7 @@ def _passage(passage_id: str) -> dict[str, Any]:
 
 
 def _where(resolver: Resolver, quote: str, commit: str) -> list[tuple[str, tuple[int, int] | None]]:
-    return [(c.path, c.lines) for c in locate_quote(quote, commit, resolver, unit="lines")]
+    return [(c.path, c.lines) for c in exact_places(quote, commit, resolver, unit="lines")]
 
 
 @pytest.mark.parametrize("passage", PASSAGES, ids=[p["id"] for p in PASSAGES])

@@ -284,7 +284,7 @@ def _check_one(file: str, found: Found, resolver: Resolver, target: str, recover
     recovery = recoverer.attempt(verdict, found.quote, quote_status)
     suggestion = None
     if found.quote and verdict.status == DRIFTED and recovery is not None and recovery.search is not None:
-        # Recovery ran the same `locate_quote` search at the target: reuse it, do not repeat it.
+        # Recovery ran the same `exact_places` search at the target: reuse it, do not repeat it.
         suggestion = recovery.search.places[0] if recovery.search.places else None
     return CheckRecord(file, found.line, found, verdict, quote_verdict, suggestion, recovery)
 

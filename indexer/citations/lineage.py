@@ -59,7 +59,7 @@ class Lineage:
 
 
 @dataclass
-class IndexedHistory:
+class PathIntervals:
     """The index's first-parent line and the intervals of the paths asked about, read once per run."""
 
     reader: IndexReader
@@ -69,7 +69,7 @@ class IndexedHistory:
     _untracked: dict[str, Intervals] = field(default_factory=dict)  # read from git's log
 
     @classmethod
-    def read(cls, reader: IndexReader) -> IndexedHistory:
+    def read(cls, reader: IndexReader) -> PathIntervals:
         commits = reader.commits()
         return cls(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
 
@@ -131,7 +131,7 @@ class _Git:
     the index does not track. With `known_only`, a question not answered yet is noted and stops
     the walk, so that `prefetch_renames` can ask them all at once."""
 
-    history: IndexedHistory
+    history: PathIntervals
     repo: GitRepo
     known_only: bool = False
     missing_changes: set[tuple[str, str]] = field(default_factory=set)
@@ -161,7 +161,7 @@ class _Git:
         return runs
 
 
-def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, target: str) -> Lineage | None:
+def follow(history: PathIntervals, repo: GitRepo, pinned: str, path: str, target: str) -> Lineage | None:
     """Follow `path` from commit `pinned` to commit `target`; None when the index cannot say.
 
     The index cannot say when either commit is outside its history, the target comes before
@@ -171,7 +171,7 @@ def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, targe
     return _walk(history, _Git(history, repo), pinned, path, target)
 
 
-def prefetch_renames(history: IndexedHistory, repo: GitRepo, walks: Iterable[tuple[str, str, str]]) -> None:
+def prefetch_renames(history: PathIntervals, repo: GitRepo, walks: Iterable[tuple[str, str, str]]) -> None:
     """Ask git at once what `follow` will ask it for these (pinned, path, target) walks.
 
     The walks run on what is known; every commit where one stops for want of rename detection
@@ -193,7 +193,7 @@ def prefetch_renames(history: IndexedHistory, repo: GitRepo, walks: Iterable[tup
         pending = stopped
 
 
-def _walk(history: IndexedHistory, git: _Git, pinned: str, path: str, target: str) -> Lineage | None:
+def _walk(history: PathIntervals, git: _Git, pinned: str, path: str, target: str) -> Lineage | None:
     start, end = history.seq_of.get(pinned), history.seq_of.get(target)
     if start is None or end is None or end < start:
         return None

@@ -63,7 +63,7 @@ def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reaso
         return QuoteVerdict(UNVERIFIABLE, "the quote is empty")
     if wanted in normalize_for_match(resolved.text)[0]:
         return QuoteVerdict(MATCHED, "the quote stands in the cited span")
-    found = locate_quote(quote, resolved.commit, resolver, near=resolved)
+    found = exact_places(quote, resolved.commit, resolver, near=resolved)
     if found:
         where = found[0]
         return QuoteVerdict(WRONG_REF, f"the quote stands at {where.text_form()}, not in the cited span", found)
@@ -82,7 +82,7 @@ def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
     return reader.skipped_paths_at(seq) if reader is not None and seq is not None else []
 
 
-def locate_quote(
+def exact_places(
     quote: str, commit: str, resolver: Resolver, *, near: Resolved | None = None, unit: str | None = None
 ) -> tuple[Citation, ...]:
     """Citations (at `commit`) of every place the quote stands, nearest to `near` first."""

@@ -3,7 +3,7 @@
 `recover()` turns one verdict into a `RecoveryAttempt`: the steps tried and one outcome
 (relocated / suggested / not_found / needs_human) with an explicit detail saying whether
 the cited text shifted, moved, changed or was removed (docs/recovery.md). The search
-itself is `quote_history.QuoteLocator`; `Recoverer` adds the discovery providers, asked
+itself is `quote_search.QuoteSearcher`; `Recoverer` adds the discovery providers, asked
 only when the words stand nowhere exactly at the target. Attempts can be appended to a
 JSON-lines audit log (`write_attempts`).
 
@@ -29,8 +29,8 @@ from indexer.citations.discovery import (
     run_providers,
 )
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict
-from indexer.citations.history import QuoteLocator, QuoteSearch
 from indexer.citations.quote import MATCHED
+from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
 from indexer.citations.resolve import Resolver
 from indexer.errors import PinciteError, UsageError
 from indexer.text.citation import Citation
@@ -58,7 +58,7 @@ class RecoveryAttempt:
     detail: str
     steps: tuple[str, ...]
     new_citation: Citation | None = None
-    search: QuoteSearch | None = None
+    search: QuoteSearchResult | None = None
     discovery: DiscoveryResult | None = None
     applied: bool = False
     applied_by: str | None = None  # "fix" (exact relocation) or "accept-moved"
@@ -143,7 +143,7 @@ class Recoverer:
         deep_drift_budget: int | None = None,
     ) -> None:
         self.resolver = resolver
-        self.locator = QuoteLocator(resolver)
+        self.searcher = QuoteSearcher(resolver)
         self.providers = providers
         self.failures = tuple(failures)
         self.deep_drift_left = deep_drift_budget  # None: no bound
@@ -180,7 +180,7 @@ class Recoverer:
 
         Discovery providers are asked only when the quote stands nowhere exactly at the target.
         """
-        attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
+        attempt = recover(verdict, self.searcher, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
         if attempt is None or attempt.search is None or attempt.search.places:
             return attempt
         discovery = self.discover(attempt.search.quote, attempt.citation)
@@ -197,7 +197,7 @@ class Recoverer:
 
 def recover(
     verdict: Verdict,
-    locator: QuoteLocator,
+    searcher: QuoteSearcher,
     *,
     quote: str | None = None,
     quote_status: str | None = None,
@@ -229,14 +229,14 @@ def recover(
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
     if not deep and verdict.status == DRIFTED and verdict.new_path is not None:
-        return _recover_in_document(verdict, locator, citation, key, first, quote)
-    found = locator.locate(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
+        return _recover_in_document(verdict, searcher, citation, key, first, quote)
+    found = searcher.search(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
     steps += (step,) if step else ()
     # Searched by the pinned text (no quote), a place counts as the move only when the new citation
     # holds exactly that text: by lines, "# Motivation" inside "## Motivation" is not a move.
-    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(locator, c, key))
+    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(searcher, c, key))
     if len(whole) < len(candidates):
         steps += (f"{len(candidates) - len(whole)} place(s) set aside: their cited lines hold more than the words",)
         candidates = whole
@@ -257,16 +257,16 @@ def recover(
 
 
 def _recover_in_document(
-    verdict: Verdict, locator: QuoteLocator, citation: Citation, key: str, first: str, quote: str | None
+    verdict: Verdict, searcher: QuoteSearcher, citation: Citation, key: str, first: str, quote: str | None
 ) -> RecoveryAttempt:
     """A drifted citation whose document stands: its words searched in that document only."""
     assert verdict.target_commit is not None and verdict.new_path is not None
     target, path = verdict.target_commit, verdict.new_path
-    places = locator.exact_in(key, target, path, citation.unit)
+    places = searcher.exact_in(key, target, path, citation.unit)
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
     budget = "the run's budget of deep searches for drifted citations is spent"
     steps: tuple[str, ...] = (first, budget, searched)
-    found = QuoteSearch(key, target, places, (), None, (searched,))
+    found = QuoteSearchResult(key, target, places, (), None, (searched,))
     if len(places) == 1:
         return RecoveryAttempt(
             citation, target, "relocated", DETAIL_MOVED, steps, replace(places[0], quote=quote), found
@@ -288,10 +288,10 @@ def _changer(verdict: Verdict) -> str:
     return f"commit {changed.sha[:12]}" if changed else "a commit before the target"
 
 
-def _holds_exactly(locator: QuoteLocator, place: Citation, key: str) -> bool:
+def _holds_exactly(searcher: QuoteSearcher, place: Citation, key: str) -> bool:
     """Whether the new citation's own text is the searched words (normalized), not more."""
     try:
-        return normalize(locator.resolver.resolve(place).text) == normalize(key)
+        return normalize(searcher.resolver.resolve(place).text) == normalize(key)
     except PinciteError:
         return False
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, prefetch_renames, relocate_lines
+from indexer.citations.lineage import DRIFTED, Lineage, PathIntervals, follow, prefetch_renames, relocate_lines
 from indexer.config import Config, load_config
 from indexer.errors import (
     ExtractionError,
@@ -152,12 +152,12 @@ class Resolver:
         self.memo = ResolverMemo()
         self._reader: IndexReader | None = None
         self._reader_tried = False
-        self._history: IndexedHistory | None = None
+        self._intervals: PathIntervals | None = None
 
     # -- cached look-ups -----------------------------------------------------------
     def commit(self, rev: str) -> str:
         """Full SHA of a commit (abbreviations accepted when unambiguous)."""
-        history = self.history()
+        history = self.path_intervals()
         if history is not None and history.holds(rev):
             return rev  # a full SHA of the indexed history is a commit of this repository
         if rev not in self.memo.commits:
@@ -176,7 +176,7 @@ class Resolver:
     def entry(self, commit: str, path: str) -> TreeEntry:
         key = (commit, path)
         if key not in self.memo.entries:
-            history = self.history()
+            history = self.path_intervals()
             indexed = history.blob_at(commit, path) if history is not None else None
             listed = TreeEntry(path, "100644", indexed) if indexed else self._listed_entry(commit, path)
             if listed is not None:
@@ -288,7 +288,7 @@ class Resolver:
                 cited.append((citation, self.commit(citation.commit), safe_repo_path(citation.path)))
             except PinciteError:
                 continue
-        history = self.history()
+        history = self.path_intervals()
         if history is not None:
             prefetch_renames(history, self.repo, ((commit, path, target) for _c, commit, path in cited))
         followed: list[tuple[Citation, Lineage]] = []
@@ -389,19 +389,19 @@ class Resolver:
                 self._reader = None
         return self._reader
 
-    def history(self) -> IndexedHistory | None:
+    def path_intervals(self) -> PathIntervals | None:
         """The indexed first-parent history, when there is an index (read once)."""
-        if self._history is None:
+        if self._intervals is None:
             reader = self.index()
             if reader is not None:
-                self._history = IndexedHistory.read(reader)
-        return self._history
+                self._intervals = PathIntervals.read(reader)
+        return self._intervals
 
     def lineage(self, pinned: str, path: str, target: str) -> Lineage | None:
         """Where `path` at `pinned` leads at `target`, step by step; None outside the indexed history."""
         key = (pinned, path, target)
         if key not in self.memo.lineages:
-            history = self.history()
+            history = self.path_intervals()
             self.memo.lineages[key] = follow(history, self.repo, pinned, path, target) if history else None
         return self.memo.lineages[key]
 
@@ -480,7 +480,7 @@ class Resolver:
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
-        self._reader, self._reader_tried, self._history = None, False, None
+        self._reader, self._reader_tried, self._intervals = None, False, None
 
     # -- resolution --------------------------------------------------------------------
     def resolve(self, citation: Citation) -> Resolved:

@@ -9,7 +9,7 @@ import click
 
 from indexer import api
 from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.history import QuoteSearch
+from indexer.citations.quote_search import QuoteSearchResult
 from indexer.cli.common import emit_json, json_option, repo_option
 
 
@@ -60,7 +60,7 @@ def locate_command(
     sys.exit(0 if located.found else 1)
 
 
-def _print(found: QuoteSearch, discovery: DiscoveryResult | None) -> None:
+def _print(found: QuoteSearchResult, discovery: DiscoveryResult | None) -> None:
     for place in found.places:
         click.echo(f"exact: {place.text_form()}")
     for near in found.near:

@@ -17,7 +17,7 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from indexer.citations.drift import DRIFTED, Verdict
-from indexer.citations.history import LastSeen, NearMatch
+from indexer.citations.quote_search import LastSeen, NearMatch
 from indexer.citations.recovery import RecoveryAttempt
 from indexer.citations.resolve import Resolved
 from indexer.snapshots.store import SnapshotMeta

@@ -1,8 +1,8 @@
 """Local quote search across history: where do these words stand now, and when did they go?
 
-`QuoteLocator.locate(quote, target, ...)` answers from the repository and its index:
+`QuoteSearcher.search(quote, target, ...)` answers from the repository and its index:
 
-1. exact places at the target (`quote.locate_quote`: candidates from the index by the quote's words,
+1. exact places at the target (`quote.exact_places`: candidates from the index by the quote's words,
    confirmed by comparing the normalized quote with the normalized text, mapped back to
    exact offsets), each with a ready new citation;
 2. near matches, only when there is no exact place and the quote has at most
@@ -29,7 +29,7 @@ from rapidfuzz.distance import Indel
 from indexer.citations.drift import touching_hunks
 from indexer.citations.quote import (
     MAX_LOCATIONS,
-    locate_quote,
+    exact_places,
     match_spans,
     quote_words,
     source_end,
@@ -109,7 +109,7 @@ class LastSeen:
 
 
 @dataclass(frozen=True)
-class QuoteSearch:
+class QuoteSearchResult:
     """Everything the local search found for one quote at one target commit."""
 
     quote: str
@@ -132,7 +132,7 @@ class QuoteSearch:
 WORD_FILTER_AFTER = 32  # versions of one path
 
 
-class QuoteLocator:
+class QuoteSearcher:
     """Searches the repository and its index for quotes; caches the texts it normalizes."""
 
     def __init__(self, resolver: Resolver) -> None:
@@ -141,12 +141,12 @@ class QuoteLocator:
         self.reader = resolver.index()
         self._normalized: dict[int, tuple[str, list[int]]] = {}
         self._texts: dict[int, str | None] = {}
-        self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearch] = {}
+        self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearchResult] = {}
         commits = self.reader.commits() if self.reader else []
         self._commits = dict(enumerate(commits))
         self._seq_of = {c.sha: seq for seq, c in enumerate(commits)}
 
-    def locate(
+    def search(
         self,
         quote: str,
         target: str,
@@ -155,7 +155,7 @@ class QuoteLocator:
         pinned: str | None = None,
         unit: str = "lines",
         fuzzy: bool = True,
-    ) -> QuoteSearch:
+    ) -> QuoteSearchResult:
         """Every exact place of `quote` at commit `target`; else near matches and where it was last seen.
 
         `cited_path` and `pinned` (the citation's path and full commit) let the search say
@@ -164,15 +164,15 @@ class QuoteLocator:
         """
         key = (quote, target, cited_path, pinned, unit, fuzzy)
         if key not in self._answers:
-            self._answers[key] = self._locate(quote, target, cited_path, pinned, unit, fuzzy)
+            self._answers[key] = self._search(quote, target, cited_path, pinned, unit, fuzzy)
         return self._answers[key]
 
-    def _locate(
+    def _search(
         self, quote: str, target: str, cited_path: str | None, pinned: str | None, unit: str, fuzzy: bool
-    ) -> QuoteSearch:
+    ) -> QuoteSearchResult:
         wanted = normalize(quote)
         if not wanted:
-            return QuoteSearch(quote, target, (), (), None, ("empty quote: nothing to search",))
+            return QuoteSearchResult(quote, target, (), (), None, ("empty quote: nothing to search",))
         seq = self._seq_of.get(target)
         steps: list[str] = []
         followed = self._followed_path(cited_path, pinned, target, seq) if self.reader and seq is not None else None
@@ -182,15 +182,15 @@ class QuoteLocator:
             places = self.exact_in(quote, target, followed, unit)
             steps.append(f"exact search in {followed}, the cited document at the target: {len(places)} place(s)")
             if places:
-                return QuoteSearch(quote, target, places, (), None, tuple(steps))
+                return QuoteSearchResult(quote, target, places, (), None, tuple(steps))
         steps.append("exact search at the target (candidates by the quote's words, confirmed on normalized text)")
-        places = locate_quote(quote, target, self.resolver, unit=unit)
+        places = exact_places(quote, target, self.resolver, unit=unit)
         steps.append(f"exact: {len(places)} place(s)")
         if places:
-            return QuoteSearch(quote, target, places, (), None, tuple(steps))
+            return QuoteSearchResult(quote, target, places, (), None, tuple(steps))
         if self.reader is None or seq is None:
             steps.append(f"the index does not hold {target[:12]}: no near matches or history (run `pincite build`)")
-            return QuoteSearch(quote, target, (), (), None, tuple(steps))
+            return QuoteSearchResult(quote, target, (), (), None, tuple(steps))
         near: tuple[NearMatch, ...] = ()
         words = wanted.count(" ") + 1
         if fuzzy and words > FUZZY_MAX_WORDS:
@@ -212,7 +212,7 @@ class QuoteLocator:
                 if last_seen
                 else f"not found at {cited_path} in the indexed history"
             )
-        return QuoteSearch(quote, target, (), near, last_seen, tuple(steps))
+        return QuoteSearchResult(quote, target, (), near, last_seen, tuple(steps))
 
     # fuzzy -------------------------------------------------------------------------
     def _near(

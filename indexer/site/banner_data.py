@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from indexer.citations.lineage import IndexedHistory, Lineage, follow, prefetch_renames
+from indexer.citations.lineage import Lineage, PathIntervals, follow, prefetch_renames
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
@@ -30,7 +30,7 @@ HISTORY_FORMAT = 3  # bump when an entry changes shape, so entries of earlier bu
 
 
 @dataclass(frozen=True)
-class HistoryInputs:
+class BannerInputs:
     """Everything a path's history file depends on; equal inputs mean an equal file."""
 
     path: str
@@ -49,7 +49,7 @@ class HistoryInputs:
         return f"{HISTORY_FORMAT}|{self.head_blob}|{int(self.at_head)}|{self.lead}|" + ",".join(parts)
 
 
-class HistoryBuilder:
+class BannerDataBuilder:
     """Computes history files, caching text blobs and rename lookups across paths."""
 
     def __init__(self, repo: GitRepo, reader: IndexReader, commits: list[CommitInfo], meta: dict[int, VersionMeta]):
@@ -60,7 +60,7 @@ class HistoryBuilder:
         self.head_seq = len(commits) - 1
         self._text_blobs: dict[int, str | None] = {}
         self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
-        self._lineage = IndexedHistory(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
+        self._lineage = PathIntervals(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
         self._walks: dict[tuple[str, int], Lineage | None] = {}  # (path, version's last seq) -> its walk
         self._unbroken: dict[str, int] = {}  # path -> see `_unbroken_from`
 
@@ -121,7 +121,7 @@ class HistoryBuilder:
             self._pair_hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
         return self._pair_hunks[(old_blob, new_blob)]
 
-    def inputs(self, path: str, pvs: list[PathVersion]) -> HistoryInputs:
+    def inputs(self, path: str, pvs: list[PathVersion]) -> BannerInputs:
         # The interval running to HEAD has no end yet: its end is not part of the key (or the file).
         intervals = tuple(
             (
@@ -134,12 +134,12 @@ class HistoryBuilder:
         )
         head = self._head(pvs)
         head_blob = self.meta[head.version_id].blob if head else None
-        return HistoryInputs(
+        return BannerInputs(
             path, intervals, head_blob, ",".join(self._lead(path, pvs, pv) for pv in self._gap_ends(pvs))
         )
 
     def _lead(self, path: str, pvs: list[PathVersion], gap_end: PathVersion) -> str:
-        """Where the versions up to a gap in the path lead at the built commit, as a key (see HistoryInputs.lead)."""
+        """Where the versions up to a gap in the path lead at the built commit, as a key (see BannerInputs.lead)."""
         leads = self._leads_to(path, pvs, gap_end)
         if isinstance(leads, dict):
             return f"{leads['status']}:{leads.get('reason', '')}"
