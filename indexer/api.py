@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
 from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.drift import Verdict
+from indexer.citations.drift import Verdict, prefetch_hunks
 from indexer.citations.drift import verify as _verify
 from indexer.citations.quote import cite_quote
 from indexer.citations.quote_search import QuoteSearchResult
@@ -220,7 +220,7 @@ def verify(
     recoverer = recoverer or Recoverer.with_providers(resolver)
     if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
         with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
-            resolver.prefetch_hunks(parsed, resolver.commit(against))
+            prefetch_hunks(resolver, parsed, resolver.commit(against))
     checked = []
     for cited in parsed:
         verdict = _verify(cited, resolver.repo, against, resolver=resolver)

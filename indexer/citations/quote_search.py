@@ -36,6 +36,7 @@ from indexer.citations.quote import (
     versions_holding,
 )
 from indexer.citations.resolve import Resolver, span_citation
+from indexer.citations.verdicts import ChangeKind
 from indexer.errors import PinciteError, RepositoryError
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
@@ -91,7 +92,7 @@ class LastSeen:
     removed_by: str
     subject: str
     message: str
-    change: str  # "modified", "deleted" or "renamed" (by git's rename detection)
+    change: ChangeKind  # modified, deleted or renamed (by git's rename detection)
     new_path: str | None
     hunks: tuple[Hunk, ...]
 
@@ -326,10 +327,10 @@ class QuoteSearcher:
         after = self.reader.version_of(path, present.last_seq + 1)
         new_path: str | None
         if after is not None:
-            status, new_path = "modified", path
+            status, new_path = ChangeKind.MODIFIED, path
         else:  # gone from the path: git's rename detection tells a move from a deletion
             change = self.repo.path_change(last, remover.sha, path)
-            status, new_path = change.status, change.new_path
+            status, new_path = ChangeKind(change.status), change.new_path
         hunks = self._removing_hunks(present, after, wanted, status)
         message = self._message(remover.sha)
         return LastSeen(path, last, remover.sha, remover.subject, message, status, new_path, hunks)
@@ -341,11 +342,11 @@ class QuoteSearcher:
         return message.decode("utf-8", errors="replace").strip()
 
     def _removing_hunks(
-        self, present: PathVersion, after: PathVersion | None, wanted: str, status: str
+        self, present: PathVersion, after: PathVersion | None, wanted: str, status: ChangeKind
     ) -> tuple[Hunk, ...]:
         if after is not None:
             new_blob = self._diffable_blob(after.version_id)
-        elif status == "renamed":
+        elif status == ChangeKind.RENAMED:
             return ()  # the words left with the file; the exact search reports the new path
         else:
             new_blob = self.repo.hash_object(b"")

@@ -19,15 +19,16 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
-from indexer.citations.lineage import DRIFTED, Lineage, PathIntervals, follow, prefetch_renames, relocate_lines
+from indexer.citations.lineage import Lineage, PathIntervals, follow
+from indexer.citations.memo import Memo
+from indexer.citations.verdicts import ChangeKind
 from indexer.config import Config, load_config
 from indexer.errors import (
     ExtractionError,
     PinciteError,
     RepositoryError,
-    ShallowHistoryError,
     UnknownRevision,
     UsageError,
 )
@@ -42,10 +43,7 @@ from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
-_T = TypeVar("_T")
-
 TREE_LISTING_AFTER = 8
-PREFETCH_BATCH = 5000
 
 UNKNOWN_COMMIT_HINT = (
     "CI checkouts are often shallow: fetch the full history (`git fetch --unshallow`, or "
@@ -112,33 +110,37 @@ def version_key(version: documents.VersionText) -> VersionKey:
     return version.blob, version.extracted.identity
 
 
+def _remembering_errors() -> Memo[Any, Any]:
+    return Memo(remember_errors=True)
+
+
 @dataclass
 class ResolverMemo:
     """Everything a Resolver has looked up, keyed by value; one per run, never shared between runs.
 
-    A failed look-up is remembered as its error, so asking again raises the same error without
-    running git again.
+    A failed look-up of a commit, a tree entry or a text is remembered as its error, so asking
+    again raises the same error without running git again.
     """
 
-    commits: dict[str, str | PinciteError] = field(default_factory=dict)  # rev -> full SHA
-    entries: dict[tuple[str, str], TreeEntry | PinciteError] = field(default_factory=dict)  # (commit, path)
-    texts: dict[tuple[str, str, str], documents.VersionText | PinciteError] = field(
-        default_factory=dict
+    commits: Memo[str, str] = field(default_factory=_remembering_errors)  # rev -> full SHA
+    entries: Memo[tuple[str, str], TreeEntry] = field(default_factory=_remembering_errors)  # (commit, path)
+    texts: Memo[tuple[str, str, str], documents.VersionText] = field(
+        default_factory=_remembering_errors
     )  # (blob, extension, encoding)
+    pinned_texts: Memo[tuple[str, str], documents.VersionText] = field(
+        default_factory=_remembering_errors
+    )  # (blob, identity): texts under an identity that is not the active one
     declared: dict[str, dict[str, attributes.Declared]] = field(default_factory=dict)  # commit -> path -> encoding
-    line_indexes: dict[VersionKey, LineIndex] = field(default_factory=dict)
-    normalized: dict[VersionKey, tuple[str, list[int]]] = field(default_factory=dict)
-    text_blobs: dict[VersionKey, str] = field(default_factory=dict)  # the blob git diffs for a version
-    hunks: dict[tuple[str, str], list[Hunk]] = field(default_factory=dict)  # (old text blob, new text blob)
-    changes: dict[tuple[str, str, str], PathChange] = field(default_factory=dict)  # (old commit, new commit, path)
-    corpus_trees: dict[str, list[TreeEntry]] = field(default_factory=dict)  # commit -> entries under the roots
-    full_trees: dict[str, dict[str, TreeEntry]] = field(default_factory=dict)  # commit -> path -> entry
+    line_indexes: Memo[VersionKey, LineIndex] = field(default_factory=Memo)
+    normalized: Memo[VersionKey, tuple[str, list[int]]] = field(default_factory=Memo)
+    text_blobs: Memo[VersionKey, str] = field(default_factory=Memo)  # the blob git diffs for a version
+    hunks: Memo[tuple[str, str], list[Hunk]] = field(default_factory=Memo)  # (old text blob, new text blob)
+    changes: Memo[tuple[str, str, str], PathChange] = field(default_factory=Memo)  # (old commit, new commit, path)
+    corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots
+    full_trees: Memo[str, dict[str, TreeEntry]] = field(default_factory=Memo)  # commit -> path -> entry
+    lineages: Memo[tuple[str, str, str], Lineage | None] = field(default_factory=Memo)  # (pinned, path, target)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
-    pinned_texts: dict[tuple[str, str], documents.VersionText | PinciteError] = field(
-        default_factory=dict
-    )  # (blob, identity): texts under an identity that is not the active one
-    lineages: dict[tuple[str, str, str], Lineage | None] = field(default_factory=dict)  # (pinned, path, target)
 
 
 class Resolver:
@@ -160,34 +162,28 @@ class Resolver:
         history = self.path_intervals()
         if history is not None and history.holds(rev):
             return rev  # a full SHA of the indexed history is a commit of this repository
-        if rev not in self.memo.commits:
-            try:
-                self.memo.commits[rev] = self.repo.resolve_commit(rev)
-            except ShallowHistoryError as exc:
-                self.memo.commits[rev] = exc
-            except UnknownRevision:
-                self.memo.commits[rev] = UnknownRevision(
-                    f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT
-                )
-            except RepositoryError as exc:
-                self.memo.commits[rev] = exc
-        return _value(self.memo.commits[rev])
+        return self.memo.commits.get_or_compute(rev, lambda: self._resolve_commit(rev))
+
+    def _resolve_commit(self, rev: str) -> str:
+        try:
+            return self.repo.resolve_commit(rev)
+        except UnknownRevision:
+            raise UnknownRevision(f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT) from None
 
     def entry(self, commit: str, path: str) -> TreeEntry:
-        key = (commit, path)
-        if key not in self.memo.entries:
-            history = self.path_intervals()
-            indexed = history.blob_at(commit, path) if history is not None else None
-            listed = TreeEntry(path, "100644", indexed) if indexed else self._listed_entry(commit, path)
-            if listed is not None:
-                self.memo.entries[key] = listed
-            else:
-                try:
-                    self.memo.entries[key] = documents.entry_at(self.repo, commit, path)
-                except documents.DocumentUnavailable as exc:
-                    hint = "check the path with `git ls-tree -r COMMIT`"
-                    self.memo.entries[key] = RepositoryError(str(exc), hint=hint)
-        return _value(self.memo.entries[key])
+        """The tree entry of `path` at `commit` (the index's blob when it holds the path there)."""
+        return self.memo.entries.get_or_compute((commit, path), lambda: self._entry(commit, path))
+
+    def _entry(self, commit: str, path: str) -> TreeEntry:
+        intervals = self.path_intervals()
+        indexed = intervals.blob_at(commit, path) if intervals is not None else None
+        listed = TreeEntry(path, "100644", indexed) if indexed else self._listed_entry(commit, path)
+        if listed is not None:
+            return listed
+        try:
+            return documents.entry_at(self.repo, commit, path)
+        except documents.DocumentUnavailable as exc:
+            raise RepositoryError(str(exc), hint="check the path with `git ls-tree -r COMMIT`") from None
 
     def _listed_entry(self, commit: str, path: str) -> TreeEntry | None:
         """A regular file's entry from one listing of the whole tree, once a commit is asked often.
@@ -200,9 +196,10 @@ class Resolver:
         self.memo.paths_asked[commit] = asked
         if asked <= TREE_LISTING_AFTER:
             return None
-        if commit not in self.memo.full_trees:
-            self.memo.full_trees[commit] = {e.path: e for e in self.repo.tree_entries(commit, ())}
-        entry = self.memo.full_trees[commit].get(path)
+        tree = self.memo.full_trees.get_or_compute(
+            commit, lambda: {e.path: e for e in self.repo.tree_entries(commit, ())}
+        )
+        entry = tree.get(path)
         return entry if entry is not None and entry.mode in MODE_FILE else None
 
     def text(self, blob: str, path: str, commit: str | None = None) -> documents.VersionText:
@@ -213,16 +210,16 @@ class Resolver:
         """
         encoding = self.encoding(blob, path, commit)
         key = (blob, _extension(path), encoding)
-        if key not in self.memo.texts:
-            try:
-                self.memo.texts[key] = documents.version_text(self.repo, blob, path, self.limits, encoding)
-            except documents.DocumentUnavailable as exc:
-                cause = exc.__cause__
-                if isinstance(cause, PinciteError):
-                    self.memo.texts[key] = ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint)
-                else:
-                    self.memo.texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
-        return _value(self.memo.texts[key])
+        return self.memo.texts.get_or_compute(key, lambda: self._version_text(blob, path, encoding))
+
+    def _version_text(self, blob: str, path: str, encoding: str) -> documents.VersionText:
+        try:
+            return documents.version_text(self.repo, blob, path, self.limits, encoding)
+        except documents.DocumentUnavailable as exc:
+            cause = exc.__cause__
+            if isinstance(cause, PinciteError):
+                raise ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint) from None
+            raise ExtractionError(f"{path} (blob {blob[:12]}): {exc}") from None
 
     def encoding(self, blob: str, path: str, commit: str | None) -> str:
         """The encoding a text blob is read in (UTF-8 unless declared); see `text`."""
@@ -245,113 +242,29 @@ class Resolver:
         return self.text(self.entry(commit, path).sha, path, commit)
 
     def line_index(self, version: documents.VersionText) -> LineIndex:
-        key = version_key(version)
-        if key not in self.memo.line_indexes:
-            self.memo.line_indexes[key] = LineIndex(version.text)
-        return self.memo.line_indexes[key]
+        """The version's lines, computed once per (blob, identity)."""
+        return self.memo.line_indexes.get_or_compute(version_key(version), lambda: LineIndex(version.text))
 
     def corpus_entries(self, commit: str) -> list[TreeEntry]:
         """Every tree entry under the corpus roots at `commit`."""
-        if commit not in self.memo.corpus_trees:
-            self.memo.corpus_trees[commit] = self.repo.tree_entries(commit, self.config.roots)
-        return self.memo.corpus_trees[commit]
+        return self.memo.corpus_trees.get_or_compute(commit, lambda: self.repo.tree_entries(commit, self.config.roots))
 
     def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
         """The version's text as quote matching sees it, with its offset map (text.normalize)."""
-        key = version_key(version)
-        if key not in self.memo.normalized:
-            self.memo.normalized[key] = normalize_for_match(version.text)
-        return self.memo.normalized[key]
+        return self.memo.normalized.get_or_compute(version_key(version), lambda: normalize_for_match(version.text))
 
     def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
         """What became of `path` between two commits (renames followed), once per (commits, path)."""
-        key = (old_commit, new_commit, path)
-        if key not in self.memo.changes:
-            change = self.repo.changes_between(old_commit, new_commit).get(path)
-            if change is None:
-                blob = self.entry(old_commit, path).sha
-                change = PathChange("unchanged", path, blob, blob)
-            self.memo.changes[key] = change
-        return self.memo.changes[key]
-
-    def prefetch_hunks(self, citations: Iterable[Citation], target: str) -> None:
-        """Diff every (cited blob, blob at the target) pair of the text documents cited, in one git diff.
-
-        Only an optimisation for many citations: whatever it does not cover, `hunks` diffs
-        blob by blob, and both give git's diff of the same two blobs with the same options.
-        Where each cited path leads is read from the indexed history, its renames detected for all
-        citations in a few git processes; pairs outside it are left to `verify`, which asks git.
-        """
-        cited: list[tuple[Citation, str, str]] = []
-        for citation in citations:
-            try:
-                cited.append((citation, self.commit(citation.commit), safe_repo_path(citation.path)))
-            except PinciteError:
-                continue
-        history = self.path_intervals()
-        if history is not None:
-            prefetch_renames(history, self.repo, ((commit, path, target) for _c, commit, path in cited))
-        followed: list[tuple[Citation, Lineage]] = []
-        outside: dict[str, set[str]] = {}  # pinned commit -> paths the index cannot follow
-        for citation, commit, path in cited:
-            try:
-                lineage = self.lineage(commit, path, target)
-            except PinciteError:
-                continue
-            if lineage is None:
-                outside.setdefault(commit, set()).add(path)
-            elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
-                followed.append((replace(citation, commit=commit, path=path), lineage))
-        # Where a walk left the indexed documents, the text at the target is read as declared there.
-        self.read_declarations(
-            target,
-            (
-                lineage.path
-                for _c, lineage in followed
-                if lineage.path and not self.recorded_identities(lineage.blob or "")
-            ),
+        return self.memo.changes.get_or_compute(
+            (old_commit, new_commit, path), lambda: self._path_change(old_commit, new_commit, path)
         )
-        self._diff_pairs((self.entry(c.commit, c.path).sha, lineage.blob or "") for c, lineage in followed)
-        # The drifted ones name the commit that changed them: diff their steps now, in one go too.
-        self._diff_pairs(
-            (step.old_blob, step.new_blob)
-            for citation, lineage in followed
-            if self._drifts(citation, lineage)
-            for step in lineage.steps
-            if step.new_blob is not None
-        )
-        for commit, paths in outside.items():
-            self._prefetch_by_commit(commit, paths, target)
 
-    def _diff_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """git's hunks of many (old blob, new blob) text pairs, a few processes in all."""
-        ordered = sorted({pair for pair in pairs if pair not in self.memo.hunks})
-        for start in range(0, len(ordered), PREFETCH_BATCH):
-            batch = ordered[start : start + PREFETCH_BATCH]
-            # A pair the batch leaves out (binary for git) is diffed on its own by `hunks` later.
-            self.memo.hunks.update(self.repo.diff_blob_pairs(batch))
-
-    def _drifts(self, citation: Citation, lineage: Lineage) -> bool:
-        """Whether the prefetched diff of the cited blob and its blob at the target touches the cited lines."""
-        try:
-            resolved = self.resolve(citation)
-        except PinciteError:
-            return False
-        hunks = self.memo.hunks.get((resolved.blob, lineage.blob or ""), [])
-        return relocate_lines(*resolved.lines, hunks)[0] == DRIFTED
-
-    def _prefetch_by_commit(self, commit: str, paths: set[str], target: str) -> None:
-        """Without the index: one diff of the two commits for all the text documents cited at `commit`."""
-        changes = self.repo.changes_between(commit, target)
-        wanted: set[str] = set()
-        for path in paths:
-            change = changes.get(path)
-            if change is None or change.new_path is None or change.status not in ("modified", "renamed"):
-                continue
-            if _text_class(path) and _text_class(change.new_path):
-                wanted |= {path, change.new_path}
-        if len(wanted) > 2:  # for one file, `hunks` costs the same single process
-            self.memo.hunks.update(self.repo.diff_commit_paths(commit, target, sorted(wanted)))
+    def _path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
+        change = self.repo.changes_between(old_commit, new_commit).get(path)
+        if change is None:
+            blob = self.entry(old_commit, path).sha
+            change = PathChange(ChangeKind.UNCHANGED, path, blob, blob)
+        return change
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
         """Zero-context hunks of git's diff between two versions' texts."""
@@ -359,9 +272,7 @@ class Resolver:
 
     def blob_hunks(self, old_blob: str, new_blob: str) -> list[Hunk]:
         """Zero-context hunks of git's diff between two blobs holding texts."""
-        if (old_blob, new_blob) not in self.memo.hunks:
-            self.memo.hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
-        return self.memo.hunks[(old_blob, new_blob)]
+        return self.memo.hunks.get_or_compute((old_blob, new_blob), lambda: self.repo.diff_blobs(old_blob, new_blob))
 
     def diffs_as_committed(self, resolved: Resolved, blob: str) -> bool:
         """Whether `blob` as committed is its text in the citation's offset space, so git diffs it unread.
@@ -374,10 +285,9 @@ class Resolver:
         )
 
     def _text_blob(self, version: documents.VersionText) -> str:
-        key = version_key(version)
-        if key not in self.memo.text_blobs:
-            self.memo.text_blobs[key] = documents.text_blob(self.repo, version)
-        return self.memo.text_blobs[key]
+        return self.memo.text_blobs.get_or_compute(
+            version_key(version), lambda: documents.text_blob(self.repo, version)
+        )
 
     def index(self) -> IndexReader | None:
         """The built index, when there is one (quote lookups narrow the documents with it)."""
@@ -399,11 +309,12 @@ class Resolver:
 
     def lineage(self, pinned: str, path: str, target: str) -> Lineage | None:
         """Where `path` at `pinned` leads at `target`, step by step; None outside the indexed history."""
-        key = (pinned, path, target)
-        if key not in self.memo.lineages:
-            history = self.path_intervals()
-            self.memo.lineages[key] = follow(history, self.repo, pinned, path, target) if history else None
-        return self.memo.lineages[key]
+        intervals = self.path_intervals()
+        if intervals is None:
+            return None
+        return self.memo.lineages.get_or_compute(
+            (pinned, path, target), lambda: follow(intervals, self.repo, pinned, path, target)
+        )
 
     def recorded_identities(self, blob: str) -> tuple[str, ...]:
         """The extractor identities the index recorded a text of `blob` under, oldest first."""
@@ -430,15 +341,19 @@ class Resolver:
         active = self.active_identity(blob, path, commit)
         if identity == active:
             return self.text(blob, path, commit)
-        key = (blob, identity)
-        if key not in self.memo.pinned_texts:
-            found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
-            self.memo.pinned_texts[key] = found or ExtractionError(
+        return self.memo.pinned_texts.get_or_compute(
+            (blob, identity), lambda: self._recorded_text(blob, path, identity, active)
+        )
+
+    def _recorded_text(self, blob: str, path: str, identity: str, active: str | None) -> documents.VersionText:
+        found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
+        if found is None:
+            raise ExtractionError(
                 f"{path} (blob {blob[:12]}) is cited in the text of extractor {identity!r}, which neither the "
                 f"index nor the extraction cache holds, and the active one is {active or 'not installed'!r}",
                 hint="their offsets differ: rebuild with the recorded extractor version installed, or re-cite",
             )
-        return _value(self.memo.pinned_texts[key])
+        return found
 
     def cited_identity(self, citation: Citation, path: str, commit: str, blob: str) -> str | None:
         """The identity whose text `citation` counts offsets in; None: the active one (a citation naming none).
@@ -626,18 +541,6 @@ def _pages(page_starts: tuple[int, ...], span: Span) -> tuple[int, int] | None:
     return bisect_right(page_starts, span.start) + 1, bisect_right(page_starts, max(span.start, span.end - 1)) + 1
 
 
-def _text_class(path: str) -> bool:
-    return extract_mod.extractor_for(path).source_class == "text"
-
-
 def _extension(path: str) -> str:
     name = path.rsplit("/", 1)[-1].lower()
     return name.rsplit(".", 1)[-1] if "." in name else ""
-
-
-def _value(cached: _T | PinciteError) -> _T:
-    if isinstance(cached, PinciteError):
-        # Raised afresh: re-raising the instance would extend its traceback (and keep every frame
-        # of every earlier raise alive) each time, so a long-running server would grow without end.
-        raise cached.with_traceback(None)
-    return cached

@@ -10,8 +10,8 @@ import click
 
 from indexer import api
 from indexer.citations.check import CheckRecord, CheckReport, check_paths
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import Detail, Severity, VerdictStatus
 from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
 from indexer.errors import CheckFailed, UsageError
 from indexer.text.citation import parse_citation
@@ -153,9 +153,9 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
                 click.echo(f"  {hunk.header}")
                 for line in hunk.lines:
                     click.echo(f"  {line}")
-            if attempt is not None and attempt.detail != "shifted":
+            if attempt is not None and attempt.detail != Detail.SHIFTED:
                 click.echo(f"  {attempt.summary()}")
-    bad = {UNRESOLVABLE, DRIFTED} if strict else {UNRESOLVABLE}
+    bad = {VerdictStatus.UNRESOLVABLE, VerdictStatus.DRIFTED} if strict else {VerdictStatus.UNRESOLVABLE}
     if any(v.status in bad for v in verdicts):
         sys.exit(CheckFailed.exit_code)
 
@@ -290,9 +290,9 @@ def _escape_property(text: str) -> str:
 
 def _print_github(report: CheckReport) -> None:
     for record in report.records:
-        if record.severity == "ok":
+        if record.severity == Severity.OK:
             continue
-        level = "error" if record.severity == "error" else "warning"
+        level = record.severity  # error or warning: GitHub's workflow commands have the same two words
         title = _escape_property(f"citation {record.status}")
         where = f"file={_escape_property(record.file)},line={record.line}"
         click.echo(f"::{level} {where},title={title}::{_escape_data(record.found.raw + ': ' + record.details)}")
@@ -311,7 +311,7 @@ def _print_github(report: CheckReport) -> None:
 def github_summary(report: CheckReport) -> str:
     """The Markdown job summary: counts, then one table row per citation that needs attention."""
     lines = ["## pincite check", "", _summary_line(report), ""]
-    rows = [r for r in report.records if r.severity != "ok"]
+    rows = [r for r in report.records if r.severity != Severity.OK]
     if rows:
         lines += ["| file | verdict | quote | details |", "|---|---|---|---|"]
         lines += [_row(r) for r in rows]

@@ -16,10 +16,11 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from indexer.citations.drift import DRIFTED, Verdict
+from indexer.citations.drift import Verdict
 from indexer.citations.quote_search import LastSeen, NearMatch
 from indexer.citations.recovery import RecoveryAttempt
 from indexer.citations.resolve import Resolved
+from indexer.citations.verdicts import VerdictStatus
 from indexer.snapshots.store import SnapshotMeta
 from indexer.text.citation import permalink
 from indexer.vcs.repo import Hunk
@@ -244,7 +245,7 @@ def hunks_out(hunks: tuple[Hunk, ...] | list[Hunk]) -> list[HunkOut]:
 
 def changed_by(verdict: Verdict | None) -> ChangedBy | None:
     """The commit that first changed a drifted citation's text, as verify names it (DESIGN 4)."""
-    if verdict is None or verdict.status != DRIFTED or verdict.changed_by is None:
+    if verdict is None or verdict.status != VerdictStatus.DRIFTED or verdict.changed_by is None:
         return None
     resolved = verdict.resolved
     return {

@@ -21,6 +21,7 @@ from itertools import pairwise
 from typing import Any
 
 from indexer.citations.lineage import Lineage, PathIntervals, follow, prefetch_renames
+from indexer.citations.verdicts import ChangeKind
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
@@ -195,18 +196,18 @@ class BannerDataBuilder:
             step: dict[str, object] = {"commit": commit.sha, "subject": commit.subject, "time": commit.time}
             if following is None:
                 change = self.repo.changes_between(self.commits[seq - 1].sha, commit.sha).get(path)
-                new_path = change.new_path if change is not None and change.status == "renamed" else None
+                new_path = change.new_path if change is not None and change.status == ChangeKind.RENAMED else None
                 if new_path is None:
-                    steps.append({**step, "kind": "deleted"})
+                    steps.append({**step, "kind": ChangeKind.DELETED})
                     continue
-                step.update(kind="renamed", path=new_path)
+                step.update(kind=ChangeKind.RENAMED, path=new_path)
                 moved = self.reader.version_of(new_path, seq)
                 if moved is None:  # moved out of what the index holds (out of the roots): no text to diff
                     steps.append({**step, "hunks": None})
                     continue
                 following = moved
             else:
-                step["kind"] = "modified"
+                step["kind"] = ChangeKind.MODIFIED
             old, new = self.text_blob(pv.version_id), self.text_blob(following.version_id)
             hunks = None if old is None or new is None else self.hunks(old, new)
             step["hunks"] = None if hunks is None else [_header_json(h) for h in hunks]
@@ -263,7 +264,7 @@ class BannerDataBuilder:
         if lineage is None:  # a rename led to a version the index skipped: no text to follow
             return {"status": "unavailable", "reason": "a rename on the way leads to a version that was not indexed"}
         if lineage.path is None:
-            return {"status": "deleted"}
+            return {"status": ChangeKind.DELETED}
         moved = self.reader.version_of(lineage.path, self.head_seq)
         if moved is None:
             where = f"the document moved to {lineage.path}, which" if lineage.path != path else lineage.path
@@ -286,7 +287,8 @@ class BannerDataBuilder:
                 f"{head_meta.identity}: different offset spaces",
             }
         hunks = self.hunks(old_blob, new_blob)
-        status = "same" if not hunks and new_path == path else ("renamed" if new_path != path else "modified")
+        renamed = ChangeKind.RENAMED if new_path != path else ChangeKind.MODIFIED
+        status = "same" if not hunks and new_path == path else renamed
         return {"status": status, "path": new_path, "blob": head_meta.blob, "hunks": [_hunk_json(h) for h in hunks]}
 
 
