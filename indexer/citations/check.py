@@ -33,6 +33,13 @@ SKIPPED_FOLDERS = ("node_modules", "_site", "__pycache__")
 
 @dataclass(frozen=True)
 class CheckRecord:
+    """One citation found in a document, and what the check made of it.
+
+    `verdict` is None for a malformed citation (a near-miss that did not parse); `quote_verdict`
+    for a citation without a quote; `suggestion` is where the quote stands at the target when the
+    citation drifted, `recovery` the recovery attempt for one that does not hold as written.
+    """
+
     file: str
     line: int
     found: Found

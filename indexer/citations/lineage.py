@@ -21,6 +21,7 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from indexer.citations.memo import Memo
 from indexer.citations.verdicts import ChangeKind, VerdictStatus
 from indexer.index.store import IndexReader, PathVersion
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
@@ -64,7 +65,7 @@ class PathIntervals:
     reader: IndexReader
     commits: list[CommitInfo]
     seq_of: dict[str, int]
-    _intervals: dict[str, Intervals] = field(default_factory=dict)
+    _intervals: Memo[str, Intervals] = field(default_factory=Memo)
     _untracked: dict[str, Intervals] = field(default_factory=dict)  # read from git's log
 
     @classmethod
@@ -77,9 +78,7 @@ class PathIntervals:
 
     def intervals(self, path: str) -> Intervals:
         """The path's intervals in the index, oldest first, each with its blob."""
-        if path not in self._intervals:
-            self._intervals[path] = self.reader.interval_blobs(path)
-        return self._intervals[path]
+        return self._intervals.get_or_compute(path, lambda: self.reader.interval_blobs(path))
 
     def untracked_intervals(self, path: str) -> Intervals | None:
         """The runs of a path the index does not track, as git's log gives them; None until read."""

@@ -27,6 +27,7 @@ from itertools import islice
 from rapidfuzz.distance import Indel
 
 from indexer.citations.drift import touching_hunks
+from indexer.citations.memo import Memo
 from indexer.citations.quote import (
     MAX_LOCATIONS,
     exact_places,
@@ -140,9 +141,9 @@ class QuoteSearcher:
         self.resolver = resolver
         self.repo = resolver.repo
         self.reader = resolver.index()
-        self._normalized: dict[int, tuple[str, list[int]]] = {}
-        self._texts: dict[int, str | None] = {}
-        self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearchResult] = {}
+        self._normalized: Memo[int, tuple[str, list[int]]] = Memo()  # version id -> normalized text, offsets
+        self._texts: Memo[int, str | None] = Memo()  # version id -> its indexed text
+        self._answers: Memo[tuple[str, str, str | None, str | None, str, bool], QuoteSearchResult] = Memo()
         commits = self.reader.commits() if self.reader else []
         self._commits = dict(enumerate(commits))
         self._seq_of = {c.sha: seq for seq, c in enumerate(commits)}
@@ -164,9 +165,7 @@ class QuoteSearcher:
         remembered: many citations of one passage cost one search.
         """
         key = (quote, target, cited_path, pinned, unit, fuzzy)
-        if key not in self._answers:
-            self._answers[key] = self._search(quote, target, cited_path, pinned, unit, fuzzy)
-        return self._answers[key]
+        return self._answers.get_or_compute(key, lambda: self._search(quote, target, cited_path, pinned, unit, fuzzy))
 
     def _search(
         self, quote: str, target: str, cited_path: str | None, pinned: str | None, unit: str, fuzzy: bool
@@ -369,15 +368,12 @@ class QuoteSearcher:
 
     # texts -------------------------------------------------------------------------
     def _text(self, version_id: int) -> str | None:
-        assert self.reader is not None
-        if version_id not in self._texts:
-            self._texts[version_id] = self.reader.version(version_id).text
-        return self._texts[version_id]
+        reader = self.reader
+        assert reader is not None
+        return self._texts.get_or_compute(version_id, lambda: reader.version(version_id).text)
 
     def _normalized_text(self, version_id: int) -> tuple[str, list[int]]:
-        if version_id not in self._normalized:
-            self._normalized[version_id] = normalize_for_match(self._text(version_id) or "")
-        return self._normalized[version_id]
+        return self._normalized.get_or_compute(version_id, lambda: normalize_for_match(self._text(version_id) or ""))
 
 
 # -- helpers -------------------------------------------------------------------------

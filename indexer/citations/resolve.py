@@ -6,11 +6,10 @@ a `PinciteError` saying why the citation cannot be resolved. The working tree is
 read. A `Resolver` caches commits, tree entries, texts and diffs, so checking many
 citations costs work per distinct (commit, path), not per citation.
 
-Offsets of a PDF or HTML version count one extractor identity's text (DESIGN decision 13).
-A citation naming its identity (`;x=TOKEN`) resolves in exactly that identity's text: the
-active extractor's when it is that one, else the index's or the extraction cache's, else it
-is unresolvable and the reason names both identities. A citation naming none, to a blob the
-index recorded under more than one identity, is unresolvable and names them.
+Offsets of a PDF or HTML version count one extractor identity's text (DESIGN decision 13);
+which identity a citation counts in is `citations.identity`'s rule. Its look-ups are kept in a
+`ResolverMemo` of `citations.memo.Memo`s, one per run; planning many citations' diffs at once is
+`drift.prefetch_hunks`.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from indexer.citations import identity
 from indexer.citations.lineage import Lineage, PathIntervals, follow
 from indexer.citations.memo import Memo
 from indexer.citations.verdicts import ChangeKind
@@ -38,7 +38,7 @@ from indexer.extract.base import Limits
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
-from indexer.text.citation import Citation, identity_token, names_identity, token_for
+from indexer.text.citation import Citation, identity_token, token_for
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
@@ -144,7 +144,14 @@ class ResolverMemo:
 
 
 class Resolver:
-    """Resolves citations of one repository, remembering everything git or extraction costs."""
+    """Resolves citations of one repository to their exact text: `resolve(citation) -> Resolved`.
+
+    One per run (a `check`, a `verify`, an agent's warm session): every look-up that costs git or
+    extraction — commits, tree entries, texts, line indexes, diffs, where a path leads — is
+    remembered in its `memo`, keyed by value, so many citations cost work per distinct (commit,
+    path) and blob pair. The index, when there is one, is read for the path-version intervals
+    (`path_intervals`) and the extractor identities it recorded. Never reads the working tree.
+    """
 
     def __init__(self, repo: GitRepo, config: Config | None = None, index_path: Path | None = None) -> None:
         self.repo = repo
@@ -355,42 +362,26 @@ class Resolver:
             )
         return found
 
-    def cited_identity(self, citation: Citation, path: str, commit: str, blob: str) -> str | None:
-        """The identity whose text `citation` counts offsets in; None: the active one (a citation naming none).
+    def cited_text(self, citation: Citation, path: str, commit: str, blob: str) -> tuple[documents.VersionText, bool]:
+        """The text of `blob` that `citation` counts its offsets in, and whether it names its identity.
 
-        Raises when the citation names an identity nothing here knows, or names none while the
-        index recorded several for the blob (which one was it made under cannot be told).
+        The rules of which identity that is are `citations.identity`'s; an extracted document's
+        citation always names the identity it resolved in.
         """
         where = f"{path} at {commit[:12]}"
-        recorded = self.recorded_identities(blob)
-        token = citation.identity_token
-        if token is None:
-            if len(recorded) > 1 and extract_mod.extractor_for(path).source_class != "text":
-                named = ", ".join(f"{i!r} (x={identity_token(i)})" for i in recorded)
-                raise ExtractionError(
-                    f"{where} was indexed under {len(recorded)} extractor identities ({named}) "
-                    "and the citation does not say which one its offsets count",
-                    hint="add the one it was made under (;x=TOKEN, or &x=TOKEN in a permalink), or re-cite it",
-                )
-            return None
-        active = self.active_identity(blob, path, commit)
-        known = dict.fromkeys([*recorded, *([active] if active else [])])
-        matches = [i for i in known if names_identity(token, i)]
-        if not matches:
-            matches = [i for i in documents.cached_identities(self.repo, blob) if names_identity(token, i)]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise ExtractionError(
-                f"{where}: extractor identity x={token} could be any of {', '.join(map(repr, matches))}",
-                hint="write more hex digits of the identity's token",
-            )
-        named = ", ".join(f"{i!r} (x={identity_token(i)})" for i in known) or "none"
-        raise ExtractionError(
-            f"{where} is cited in the text of extractor identity x={token}, which neither the index nor the "
-            f"extraction cache holds; known here: {named}",
-            hint="their offsets differ: rebuild with the extractor version the citation was made with, or re-cite",
+        cited = identity.cited_identity(
+            citation.identity_token,
+            where,
+            self.recorded_identities(blob),
+            extracted=not _text_class(path),
+            active=lambda: self.active_identity(blob, path, commit),
+            cached=lambda: documents.cached_identities(self.repo, blob),
         )
+        if cited is not None:
+            return self.text_under(blob, path, cited, commit), True
+        version = self.text(blob, path, commit)
+        identity.check_active_matches_recorded(where, self.recorded_identity(blob), version.extracted.identity)
+        return version, version.extracted.source_class != "text"
 
     def close(self) -> None:
         if self._reader is not None:
@@ -399,6 +390,13 @@ class Resolver:
 
     # -- resolution --------------------------------------------------------------------
     def resolve(self, citation: Citation) -> Resolved:
+        """The exact text `citation` pins at its commit, or a `PinciteError` saying why it cannot be read.
+
+        The citation's commit and path are made canonical (full SHA, the blob); its span is
+        read in the text of the identity it counts in (`cited_text`) and given in every unit
+        (code points, lines, line:column, PDF pages). A permalink's blob must be the blob at
+        the commit; a span past the end of the text is a `UsageError`.
+        """
         path = safe_repo_path(citation.path)
         commit = self.commit(citation.commit)
         entry = self.entry(commit, path)
@@ -407,19 +405,7 @@ class Resolver:
                 f"{path} at {commit[:12]} is blob {entry.sha[:12]}, not the permalink's blob {citation.blob[:12]}",
                 hint="the permalink was edited or belongs to another repository",
             )
-        cited = self.cited_identity(citation, path, commit, entry.sha)
-        if cited is not None:
-            version = self.text_under(entry.sha, path, cited, commit)
-        else:
-            version = self.text(entry.sha, path, commit)
-            recorded = self.recorded_identity(entry.sha)
-            if recorded is not None and recorded != version.extracted.identity:
-                raise ExtractionError(
-                    f"{path} at {commit[:12]} was indexed with extractor {recorded!r} but the active one is "
-                    f"{version.extracted.identity!r}",
-                    hint="their offsets differ: install the recorded extractor version, or re-cite against a new build",
-                )
-        identity = version.extracted.identity
+        version, named = self.cited_text(citation, path, commit, entry.sha)
         index = self.line_index(version)
         span = _span_of(citation, version.text, index)
         # A citation by lines covers the lines it names, a final empty line included: its span
@@ -427,15 +413,13 @@ class Resolver:
         first, last = citation.lines if citation.lines is not None else index.lines_of_span(span)
         l1, c1 = index.column_of(span.start)
         l2, c2 = index.column_of(span.end)
-        # An extracted document's citation always names the identity it resolved in.
-        named = cited is not None or version.extracted.source_class != "text"
-        token = identity_token(identity) if named else None
+        token = identity_token(version.extracted.identity) if named else None
         canonical = replace(citation, commit=commit, path=path, blob=entry.sha, identity_token=token)
         return Resolved(
             citation=canonical,
             blob=entry.sha,
             source_class=version.extracted.source_class,
-            identity=identity,
+            identity=version.extracted.identity,
             span=span,
             lines=(first, last),
             linecol=(l1, c1, l2, c2),
@@ -539,6 +523,10 @@ def _pages(page_starts: tuple[int, ...], span: Span) -> tuple[int, int] | None:
     if not page_starts:
         return None
     return bisect_right(page_starts, span.start) + 1, bisect_right(page_starts, max(span.start, span.end - 1)) + 1
+
+
+def _text_class(path: str) -> bool:
+    return extract_mod.extractor_for(path).source_class == "text"
 
 
 def _extension(path: str) -> str:
