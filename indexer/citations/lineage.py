@@ -60,7 +60,11 @@ class Lineage:
 
 @dataclass
 class PathIntervals:
-    """The index's first-parent line and the intervals of the paths asked about, read once per run."""
+    """The index's first-parent line and the path-version intervals of the paths asked about.
+
+    An interval is a run of consecutive commits during which a path kept one blob (DESIGN
+    decision 3). Read once per run; paths the index does not track get their runs from git's log.
+    """
 
     reader: IndexReader
     commits: list[CommitInfo]

@@ -166,8 +166,8 @@ class Resolver:
     # -- cached look-ups -----------------------------------------------------------
     def commit(self, rev: str) -> str:
         """Full SHA of a commit (abbreviations accepted when unambiguous)."""
-        history = self.path_intervals()
-        if history is not None and history.holds(rev):
+        intervals = self.path_intervals()
+        if intervals is not None and intervals.holds(rev):
             return rev  # a full SHA of the indexed history is a commit of this repository
         return self.memo.commits.get_or_compute(rev, lambda: self._resolve_commit(rev))
 
