@@ -3,13 +3,13 @@
 A quote is attacker-sized input: anyone who can add a Markdown file to a repository can put
 a 10,000-word quote in it, and CI runs `pincite check` on it. Exact search stays complete
 for every quote; near matching (difflib) compares at most FUZZY_MAX_WORDS words of quote
-(`indexer/citations/history.py`), so its work is bounded.
+(`indexer/citations/quote_search.py`), so its work is bounded.
 
 The run clones this repository (its `corpus/` is the sample corpus) to a temporary folder,
 builds the index, and for quotes of 10 to 10,000 words taken from a sample document with one
 word changed (so the exact search fails and near matching is asked for) times:
 
-- `locate`: `QuoteLocator.locate(quote, HEAD, cited_path=...)`, a fresh locator each time;
+- `locate`: `QuoteSearcher.search(quote, HEAD, cited_path=...)`, a fresh searcher each time;
 - `check`: `check_paths` on a Markdown note holding the quote and a citation of the document.
 
 The baseline is the 10-word quote in the same run; the target is every quote in at most 1 s.
@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
 
 from indexer.api import build  # noqa: E402
 from indexer.citations.check import check_paths  # noqa: E402
-from indexer.citations.history import FUZZY_MAX_WORDS, QuoteLocator  # noqa: E402
+from indexer.citations.quote_search import FUZZY_MAX_WORDS, QuoteSearcher  # noqa: E402
 from indexer.citations.resolve import Resolver  # noqa: E402
 from indexer.vcs.repo import GitRepo  # noqa: E402
 
@@ -59,9 +59,9 @@ def make_quote(text: str, words: int) -> str:
 
 def time_locate(git: GitRepo, quote: str, head: str) -> tuple[float, int]:
     """Seconds `locate` takes with a fresh resolver, and the near matches it found."""
-    locator = QuoteLocator(Resolver(git))
+    searcher = QuoteSearcher(Resolver(git))
     start = time.perf_counter()
-    found = locator.locate(quote, head, cited_path=SOURCE)
+    found = searcher.search(quote, head, cited_path=SOURCE)
     return time.perf_counter() - start, len(found.near)
 
 

@@ -5,7 +5,7 @@ One run generates (or reuses) a synthetic corpus with a 500-commit history
 documents the history edited (some still stand at HEAD, some were removed), and for each
 quote, in the same run:
 
-- pincite: `QuoteLocator.locate(quote, HEAD, cited_path=..., pinned=...)`: exact places
+- pincite: `QuoteSearcher.search(quote, HEAD, cited_path=..., pinned=...)`: exact places
   at HEAD (trigram candidates, confirmed exactly); when there are none, near matches and
   the last commit at which the quote stood at its path plus the commit that removed it;
 - git: `git log -S<quote> --format=%H -- corpus` (the pickaxe over the whole history),
@@ -90,17 +90,17 @@ def _show(repo: Path, commit: str, path: str) -> str | None:
 
 
 def time_pincite(repo: Path, head: str, quotes: list[Quote]) -> dict[str, Any]:
-    from indexer.citations.history import QuoteLocator
+    from indexer.citations.quote_search import QuoteSearcher
     from indexer.citations.resolve import Resolver
     from indexer.vcs.repo import GitRepo
 
-    locator = QuoteLocator(Resolver(GitRepo(repo)))
-    locator.locate("warm up the caches of the first query", head)
+    searcher = QuoteSearcher(Resolver(GitRepo(repo)))
+    searcher.search("warm up the caches of the first query", head)
     results: list[dict[str, Any]] = []
     times: list[float] = []
     for q in quotes:
         started = time.perf_counter()
-        found = locator.locate(q.text, head, cited_path=q.path, pinned=q.pinned)
+        found = searcher.search(q.text, head, cited_path=q.path, pinned=q.pinned)
         times.append(time.perf_counter() - started)
         results.append(
             {
@@ -210,7 +210,7 @@ def report(res: dict[str, Any], command: str) -> str:
             "",
             "| | total | per quote p50 | ratio |",
             "|---|---|---|---|",
-            f"| pincite `QuoteLocator.locate` | {f['pincite_s']:.2f} s | {f['pincite_p50_ms']:.1f} ms | "
+            f"| pincite `QuoteSearcher.search` | {f['pincite_s']:.2f} s | {f['pincite_p50_ms']:.1f} ms | "
             f"{f['ratio']:.2f}x of git log -S |",
             f"| `git log -S<quote> -- corpus` | {f['git_log_S_s']:.2f} s | {f['git_p50_ms']:.1f} ms | 1 |",
             f"| `git log -S<quote> -- <path>` (reference) | {f['git_log_S_path_s']:.2f} s | | "

@@ -34,12 +34,13 @@ from typing import TYPE_CHECKING, Any
 from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
 from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, Verdict
+from indexer.citations.drift import Verdict, prefetch_hunks
 from indexer.citations.drift import verify as _verify
-from indexer.citations.history import QuoteSearch
 from indexer.citations.quote import cite_quote
+from indexer.citations.quote_search import QuoteSearchResult
 from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
+from indexer.citations.verdicts import CheckStatus, Detail, Outcome, QuoteStatus, Severity, VerdictStatus
 from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
@@ -211,7 +212,9 @@ class Checked:
 
     def fails(self, strict: bool = False) -> bool:
         """Whether this verdict fails `verify`: unresolvable, and drifted too when `strict`."""
-        return self.verdict.status == UNRESOLVABLE or (strict and self.verdict.status == DRIFTED)
+        return self.verdict.status == VerdictStatus.UNRESOLVABLE or (
+            strict and self.verdict.status == VerdictStatus.DRIFTED
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -235,7 +238,7 @@ def verify(
         recoverer = recoverer or Recoverer.with_providers(resolver)
         if len(parsed) > 1:  # as `check` does: renames and diffs of them all in a few git processes
             with contextlib.suppress(PinciteError):  # an unknown --against: each verdict below says so
-                resolver.prefetch_hunks(parsed, resolver.commit(against))
+                prefetch_hunks(resolver, parsed, resolver.commit(against))
         checked = []
         for cited in parsed:
             verdict = _verify(cited, resolver.repo, against, resolver=resolver)
@@ -293,7 +296,7 @@ def check_text(
 class Located:
     """Where a quote stands at the target, near matches, when it left a path, and discovery's suggestions."""
 
-    search: QuoteSearch
+    search: QuoteSearchResult
     discovery: DiscoveryResult | None
 
     @property
@@ -324,7 +327,7 @@ def locate(
         cited_path = safe_repo_path(path) if path else None
         pinned = resolver.commit(since) if since else None
         recoverer = recoverer or Recoverer.with_providers(resolver)
-        found = recoverer.locator.locate(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
+        found = recoverer.searcher.search(quote, target, cited_path=cited_path, pinned=pinned, unit=unit, fuzzy=fuzzy)
         return Located(found, None if found.places else recoverer.discover(quote, None))
 
 
@@ -450,13 +453,19 @@ __all__ = [
     "BuildSummary",
     "CheckRecord",
     "CheckReport",
+    "CheckStatus",
     "Checked",
     "Cited",
+    "Detail",
     "Located",
+    "Outcome",
     "Pinned",
     "Preview",
+    "QuoteStatus",
     "ResolvedText",
     "SearchHit",
+    "Severity",
+    "VerdictStatus",
     "build",
     "check",
     "check_text",

@@ -13,8 +13,8 @@ import shutil
 import pytest
 
 from indexer import api
-from indexer.citations.drift import UNRESOLVABLE, VERIFIED
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import VerdictStatus
 from indexer.errors import ExtractionError
 from indexer.extract import html as html_mod
 from indexer.extract.base import ExtractedText, Limits
@@ -112,7 +112,7 @@ def test_quote_checks_and_verdicts_of_both_citations_are_unaffected(upgraded: tu
     new = api.cite(PAGE, repo.root, quote=QUOTE)
     draft = f'Old: "{QUOTE}" ({old.citation.text_form()}).\n\nNew: "{QUOTE}" ({new.citation.text_form()}).\n'
     report = api.check_text(draft, repo.root)
-    assert [r.status for r in report.records] == [VERIFIED, VERIFIED]
+    assert [r.status for r in report.records] == [VerdictStatus.VERIFIED, VerdictStatus.VERIFIED]
     assert [r.quote_verdict.status if r.quote_verdict else None for r in report.records] == ["matched", "matched"]
     [checked] = api.verify([old.citation], repo.root)
     relocated = checked.verdict.relocated
@@ -134,7 +134,7 @@ def test_a_citation_without_identity_to_a_blob_of_two_is_unresolvable_naming_bot
     assert old.resolved.identity in message and html_mod.HtmlExtractor().identity() in message
     assert f"x={old.citation.identity_token}" in message
     [checked] = api.verify([bare], repo.root)
-    assert checked.verdict.status == UNRESOLVABLE and old.resolved.identity in checked.verdict.reason
+    assert checked.verdict.status == VerdictStatus.UNRESOLVABLE and old.resolved.identity in checked.verdict.reason
 
 
 def test_an_old_citation_resolves_from_the_extraction_cache_without_an_index(
@@ -172,12 +172,12 @@ def test_an_old_citation_of_a_page_changed_after_the_upgrade_is_unresolvable_not
     repo.commit({PAGE: html_page(ARTICLE.replace("<h1>Expense claims</h1>", "<h1>Expense claims 2025</h1>"))})
     api.build(repo.root, site=False)
     [checked] = api.verify([old.citation], repo.root)
-    assert checked.verdict.status == UNRESOLVABLE
+    assert checked.verdict.status == VerdictStatus.UNRESOLVABLE
     assert old.resolved.identity in checked.verdict.reason
     assert html_mod.HtmlExtractor().identity() in checked.verdict.reason
     new = api.cite(PAGE, repo.root, quote=QUOTE, rev="HEAD~1")
     [fresh] = api.verify([new.citation], repo.root)
-    assert fresh.verdict.status == VERIFIED
+    assert fresh.verdict.status == VerdictStatus.VERIFIED
 
 
 def test_search_hits_of_the_upgraded_page_cite_the_new_identity(upgraded: tuple[CorpusRepo, api.Cited]) -> None:

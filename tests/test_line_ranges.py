@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.citations.check import check_paths
-from indexer.citations.drift import VERIFIED, verify
+from indexer.citations.drift import verify
 from indexer.citations.resolve import Resolver, cite_span
+from indexer.citations.verdicts import VerdictStatus
 from indexer.cli.main import main
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
@@ -52,11 +53,11 @@ def test_cite_resolve_and_verify_keep_exactly_the_named_lines(text: str, shift: 
         assert again.lines == (first, last) and again.text == resolved.text
 
         unchanged = verify(resolved.citation, resolver.repo, pinned, resolver=resolver)
-        assert unchanged.status == VERIFIED and unchanged.relocated is not None
+        assert unchanged.status == VerdictStatus.VERIFIED and unchanged.relocated is not None
         assert unchanged.relocated.lines == (first, last)
 
         relocated = verify(resolved.citation, resolver.repo, moved, resolver=resolver)
-        assert relocated.status == VERIFIED and relocated.relocated is not None
+        assert relocated.status == VerdictStatus.VERIFIED and relocated.relocated is not None
         assert relocated.relocated.lines == (first + shift, last + shift)
         assert resolver.resolve(relocated.relocated).text == resolved.text
 

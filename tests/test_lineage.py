@@ -15,9 +15,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
-from indexer.citations.drift import DRIFTED, VERIFIED, verify
-from indexer.citations.lineage import DELETED, MODIFIED, RENAMED, follow, prefetch_renames
+from indexer.citations.drift import verify
+from indexer.citations.lineage import follow, prefetch_renames
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import ChangeKind, VerdictStatus
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
@@ -50,7 +51,7 @@ def test_a_rename_then_many_edits_is_followed_where_one_whole_diff_loses_it(corp
     assert direct.status == "deleted"
     citation = Citation(pinned, "corpus/guide.md", lines=(2, 4))
     verdict, _resolver = _verify_indexed(corpus_repo, citation)
-    assert verdict.status == VERIFIED, verdict.reason
+    assert verdict.status == VerdictStatus.VERIFIED, verdict.reason
     assert verdict.new_path == "corpus/handbook/guide.md"
     assert verdict.changed_by is not None and verdict.changed_by.sha == renamed_by
     assert verdict.followed_by == "index"
@@ -67,10 +68,10 @@ def test_several_renames_with_edits_between_are_each_followed(corpus_repo: Corpu
     build(corpus_repo.root, site=False)
     lineage = resolver.lineage(pinned, "corpus/a.md", corpus_repo.head())
     assert lineage is not None and lineage.path == "corpus/deep/c.md"
-    assert [s.kind for s in lineage.steps].count(RENAMED) == 2
-    assert [s.kind for s in lineage.steps].count(MODIFIED) == 6
+    assert [s.kind for s in lineage.steps].count(ChangeKind.RENAMED) == 2
+    assert [s.kind for s in lineage.steps].count(ChangeKind.MODIFIED) == 6
     verdict = verify(Citation(pinned, "corpus/a.md", lines=(1, 10)), resolver.repo, "HEAD", resolver=resolver)
-    assert verdict.status == VERIFIED and verdict.new_path == "corpus/deep/c.md"
+    assert verdict.status == VerdictStatus.VERIFIED and verdict.new_path == "corpus/deep/c.md"
 
 
 def test_a_deletion_names_the_commit_that_deleted(corpus_repo: CorpusRepo) -> None:
@@ -79,7 +80,7 @@ def test_a_deletion_names_the_commit_that_deleted(corpus_repo: CorpusRepo) -> No
     deleted_by = corpus_repo.commit({"corpus/a.md": None}, message="retire the guide")
     corpus_repo.commit({"corpus/other.md": "other, edited again\n"}, message="another unrelated edit")
     verdict, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/a.md", lines=(1, 2)))
-    assert verdict.status == DRIFTED
+    assert verdict.status == VerdictStatus.DRIFTED
     assert verdict.changed_by is not None and verdict.changed_by.sha == deleted_by
     assert deleted_by[:12] in verdict.reason and "retire the guide" in verdict.reason
     assert corpus_repo.head()[:12] not in verdict.reason
@@ -91,15 +92,15 @@ def test_a_deleted_then_re_added_path_is_compared_with_what_it_holds_now(corpus_
     corpus_repo.commit({"corpus/a.md": ORIGINAL}, message="restore")
     verdict, resolver = _verify_indexed(corpus_repo, Citation(pinned, "corpus/a.md", lines=(3, 3)))
     lineage = resolver.lineage(pinned, "corpus/a.md", corpus_repo.head())
-    assert lineage is not None and DELETED in [s.kind for s in lineage.steps]
-    assert verdict.status == VERIFIED
+    assert lineage is not None and ChangeKind.DELETED in [s.kind for s in lineage.steps]
+    assert verdict.status == VerdictStatus.VERIFIED
 
 
 def test_without_an_index_git_follows_the_path_and_the_verdict_says_so(corpus_repo: CorpusRepo) -> None:
     pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL})
     corpus_repo.commit({"corpus/a.md": ORIGINAL.replace("line 2 ", "LINE 2 ")})
     verdict = verify(Citation(pinned, "corpus/a.md", lines=(2, 2)), GitRepo(corpus_repo.root), "HEAD")
-    assert verdict.status == DRIFTED and verdict.followed_by == "git"
+    assert verdict.status == VerdictStatus.DRIFTED and verdict.followed_by == "git"
     assert verdict.note is not None and "outside the indexed history" in verdict.note
 
 
@@ -112,16 +113,16 @@ def test_a_document_moved_out_of_the_roots_and_back_is_followed_step_by_step(cor
     direct = GitRepo(corpus_repo.root).changes_between(pinned, corpus_repo.head())["corpus/guide.md"]
     assert direct.status == "deleted"  # the premise: one whole-tree diff loses it
     verdict, resolver = _verify_indexed(corpus_repo, Citation(pinned, "corpus/guide.md", lines=(2, 4)))
-    assert verdict.status == VERIFIED, verdict.reason
+    assert verdict.status == VerdictStatus.VERIFIED, verdict.reason
     assert verdict.new_path == "corpus/handbook.md" and verdict.followed_by == "index"
     assert verdict.changed_by is not None and verdict.changed_by.sha == out
     lineage = resolver.lineage(pinned, "corpus/guide.md", corpus_repo.head())
     assert lineage is not None
-    assert [(s.kind, s.new_path) for s in lineage.steps if s.kind != MODIFIED] == [
-        (RENAMED, "archive/guide.md"),
-        (RENAMED, "corpus/handbook.md"),
+    assert [(s.kind, s.new_path) for s in lineage.steps if s.kind != ChangeKind.MODIFIED] == [
+        (ChangeKind.RENAMED, "archive/guide.md"),
+        (ChangeKind.RENAMED, "corpus/handbook.md"),
     ]
-    assert [s.kind for s in lineage.steps].count(MODIFIED) == 4
+    assert [s.kind for s in lineage.steps].count(ChangeKind.MODIFIED) == 4
 
 
 def _followed_commit_by_commit(repo: GitRepo, commits: list[str], path: str) -> str | None:
@@ -159,7 +160,7 @@ def test_a_walk_in_and_out_of_the_roots_ends_where_git_commit_by_commit_does(
 def _check_walks(repo: CorpusRepo, commits: list[str], prefetched: bool) -> None:
     build(repo.root, site=False)
     git = GitRepo(repo.root)
-    history_read = Resolver(git).history()
+    history_read = Resolver(git).path_intervals()
     assert history_read is not None
     walks = [(commit, entry.path, commits[-1]) for commit in commits for entry in git.tree_entries(commit, ALL_FOLDERS)]
     if prefetched:
@@ -196,7 +197,7 @@ def test_the_changing_commit_agrees_with_git_log_l_and_blame_reverse(corpus_repo
             lines[rng.randrange(0, len(lines))] = f"rewritten in commit {n}\n"
         corpus_repo.commit({"corpus/p.md": "".join(lines)}, message=f"edit {n}")
     verdict, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/p.md", lines=(first, last)))
-    if verdict.status == VERIFIED:
+    if verdict.status == VerdictStatus.VERIFIED:
         assert verdict.relocated is not None and verdict.relocated.lines is not None
         a, b = verdict.relocated.lines
         log = corpus_repo.git(
@@ -293,5 +294,5 @@ def test_the_changing_commit_is_named_alike_for_committed_utf8_and_a_declared_en
         lines[at] = f"cambiada en el paso {n}\n"
         names[at] = corpus_repo.commit({"corpus/r.txt": "".join(lines).encode(encoding)}, message=f"step {n}")
     verdict, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/r.txt", lines=(5, 7)))
-    assert verdict.status == DRIFTED
+    assert verdict.status == VerdictStatus.DRIFTED
     assert verdict.changed_by is not None and verdict.changed_by.sha == names[5]

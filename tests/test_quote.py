@@ -10,18 +10,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
-from indexer.citations.quote import (
-    FAILED,
-    MATCHED,
-    UNVERIFIABLE,
-    WRONG_REF,
-    check_quote,
-    locate_quote,
-    quote_pieces,
-    quote_words,
-    versions_holding,
-)
+from indexer.citations.quote import check_quote, exact_places, quote_pieces, quote_words, versions_holding
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import QuoteStatus
 from indexer.text.citation import Citation
 from indexer.text.normalize import QUOTE_FOLD, WHITESPACE, normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo
@@ -201,12 +192,12 @@ def _resolved(resolver: Resolver, path: str, lines: tuple[int, int]):  # type: i
 
 def test_matched_after_normalization(resolver: Resolver) -> None:
     verdict = check_quote('kept for "seven years"', _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
-    assert verdict.status == MATCHED
+    assert verdict.status == QuoteStatus.MATCHED
 
 
 def test_wrong_ref_in_the_same_document_gives_the_right_place(resolver: Resolver) -> None:
     verdict = check_quote("Email is kept for two  years.", _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
-    assert verdict.status == WRONG_REF
+    assert verdict.status == QuoteStatus.WRONG_REF
     assert verdict.suggestion is not None and verdict.suggestion.lines == (5, 5)
     assert verdict.suggestion.path == "corpus/retention.md" and verdict.suggestion.commit == resolver.commit("HEAD")
 
@@ -215,14 +206,14 @@ def test_wrong_ref_in_another_document_in_chars(resolver: Resolver) -> None:
     head = resolver.commit("HEAD")
     resolved = resolver.resolve(Citation(head, "corpus/retention.md", chars=(0, 11)))
     verdict = check_quote("second site - every night", resolved, resolver)
-    assert verdict.status == WRONG_REF and verdict.suggestion is not None
+    assert verdict.status == QuoteStatus.WRONG_REF and verdict.suggestion is not None
     found = resolver.resolve(verdict.suggestion)
     assert found.path == "corpus/other.md" and found.text == "second site — every night"
 
 
 def test_failed_when_the_quote_stands_nowhere(resolver: Resolver) -> None:
     verdict = check_quote("kept for eight years", _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
-    assert verdict.status == FAILED and "nowhere" in verdict.reason
+    assert verdict.status == QuoteStatus.FAILED and "nowhere" in verdict.reason
 
 
 def test_failed_names_the_documents_it_could_not_search(corpus_repo: CorpusRepo) -> None:
@@ -230,18 +221,18 @@ def test_failed_names_the_documents_it_could_not_search(corpus_repo: CorpusRepo)
     build(corpus_repo.root, site=False)
     resolver = Resolver(GitRepo(corpus_repo.root))
     verdict = check_quote("kept for eight years", _resolved(resolver, "corpus/retention.md", (3, 3)), resolver)
-    assert verdict.status == FAILED
+    assert verdict.status == QuoteStatus.FAILED
     assert "not searched, no readable text: corpus/latin1.txt" in verdict.reason
 
 
 def test_unverifiable_when_the_citation_is_unresolvable(resolver: Resolver) -> None:
     verdict = check_quote("anything", None, resolver, "commit 'abcd' is not a commit in this repository")
-    assert verdict.status == UNVERIFIABLE and "abcd" in verdict.reason
+    assert verdict.status == QuoteStatus.UNVERIFIABLE and "abcd" in verdict.reason
 
 
 def test_locate_lists_every_place_nearest_first(resolver: Resolver) -> None:
     head = resolver.commit("HEAD")
-    places = locate_quote("kept for", head, resolver, near=_resolved(resolver, "corpus/retention.md", (5, 5)))
+    places = exact_places("kept for", head, resolver, near=_resolved(resolver, "corpus/retention.md", (5, 5)))
     assert [c.lines for c in places] == [(5, 5), (3, 3)]
 
 
@@ -253,5 +244,5 @@ def test_locate_reads_a_declared_latin1_document_without_an_index(corpus_repo: C
         }
     )
     resolver = Resolver(GitRepo(corpus_repo.root))
-    places = locate_quote("escritório abre às 8h00", resolver.commit("HEAD"), resolver, unit="chars")
+    places = exact_places("escritório abre às 8h00", resolver.commit("HEAD"), resolver, unit="chars")
     assert [(c.path, c.chars) for c in places] == [("corpus/guia.txt", (11, 34))]

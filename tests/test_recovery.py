@@ -15,21 +15,11 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.citations.check import check_paths
 from indexer.citations.discovery import quote_spans
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
-from indexer.citations.history import ANCHORS, FUZZY_MAX_WORDS, FUZZY_SCORED, QuoteLocator, best_window, word_diff
-from indexer.citations.recovery import (
-    DETAIL_AMBIGUOUS,
-    DETAIL_CHANGED,
-    DETAIL_MOVED,
-    DETAIL_OTHER_DOCUMENT,
-    DETAIL_REMOVED,
-    DETAIL_SHIFTED,
-    Recoverer,
-    RecoveryAttempt,
-    read_attempts,
-    write_attempts,
-)
+from indexer.citations.drift import Verdict, verify
+from indexer.citations.quote_search import ANCHORS, FUZZY_MAX_WORDS, FUZZY_SCORED, QuoteSearcher, best_window, word_diff
+from indexer.citations.recovery import Recoverer, RecoveryAttempt, read_attempts, write_attempts
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import Detail, VerdictStatus
 from indexer.text.citation import Citation
 from indexer.text.model import LineIndex
 from indexer.text.normalize import normalize
@@ -108,9 +98,9 @@ def history(corpus_repo: CorpusRepo) -> History:
 
 def test_words_in_another_file_while_the_cited_one_stands_are_left_to_a_person(history: History) -> None:
     verdict, attempt = history.attempt(history.cite(P_MOVE_AWAY))
-    assert verdict.status == DRIFTED and verdict.new_path == "corpus/handbook.md"
+    assert verdict.status == VerdictStatus.DRIFTED and verdict.new_path == "corpus/handbook.md"
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+    assert (attempt.outcome, attempt.detail) == ("needs_human", Detail.OTHER_DOCUMENT)
     assert attempt.new_citation is None and not attempt.applicable(accept_moved=True)
     assert attempt.search is not None and [p.path for p in attempt.search.places] == ["corpus/reception.md"]
     assert "corpus/handbook.md still exists" in attempt.summary()
@@ -129,7 +119,7 @@ def test_a_template_sentence_in_an_unrelated_document_is_never_where_a_citation_
     resolver = Resolver(GitRepo(corpus_repo.root))
     verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
     attempt = Recoverer(resolver).attempt(verdict, template)
-    assert attempt is not None and (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+    assert attempt is not None and (attempt.outcome, attempt.detail) == ("needs_human", Detail.OTHER_DOCUMENT)
     assert not attempt.applicable(accept_moved=True)
 
 
@@ -140,10 +130,10 @@ def test_words_of_a_deleted_file_found_in_exactly_one_document_are_a_move(corpus
     resolver = Resolver(GitRepo(corpus_repo.root))
     verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
     attempt = Recoverer(resolver).attempt(verdict, P_MOVE_AWAY)
-    assert attempt is not None and (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
+    assert attempt is not None and (attempt.outcome, attempt.detail) == ("relocated", Detail.MOVED)
     new = attempt.new_citation
     assert new is not None and (new.path, new.commit, new.lines) == ("corpus/b.md", head, (3, 3))
-    assert verify(new, resolver.repo, "HEAD", resolver=resolver).status == VERIFIED
+    assert verify(new, resolver.repo, "HEAD", resolver=resolver).status == VerdictStatus.VERIFIED
     assert attempt.applicable(accept_moved=True) and not attempt.applicable(accept_moved=False)
 
 
@@ -164,9 +154,9 @@ def test_only_places_in_the_cited_document_count_while_it_stands(corpus_repo: Co
 
 def test_moved_within_the_file_gets_a_new_citation(history: History) -> None:
     verdict, attempt = history.attempt(history.cite(P_MOVE_DOWN))
-    assert verdict.status == DRIFTED
+    assert verdict.status == VerdictStatus.DRIFTED
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_MOVED)
+    assert (attempt.outcome, attempt.detail) == ("relocated", Detail.MOVED)
     new = attempt.new_citation
     assert new is not None and new.path == "corpus/handbook.md"
     assert new.lines is not None and new.lines != history.cite(P_MOVE_DOWN).lines
@@ -176,7 +166,7 @@ def test_moved_within_the_file_gets_a_new_citation(history: History) -> None:
 def test_edited_passage_gets_the_nearest_text_and_the_diff(history: History) -> None:
     _verdict, attempt = history.attempt(history.cite(P_EDIT))
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("suggested", DETAIL_CHANGED)
+    assert (attempt.outcome, attempt.detail) == ("suggested", Detail.CHANGED)
     assert attempt.new_citation is None and not attempt.applicable(accept_moved=True)
     search = attempt.search
     assert search is not None and not search.places
@@ -195,7 +185,7 @@ def test_edited_passage_gets_the_nearest_text_and_the_diff(history: History) -> 
 def test_deleted_passage_gets_the_last_commit_and_the_removing_commit(history: History) -> None:
     _verdict, attempt = history.attempt(history.cite(P_DELETE))
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("not_found", DETAIL_REMOVED)
+    assert (attempt.outcome, attempt.detail) == ("not_found", Detail.REMOVED)
     seen = attempt.search.last_seen if attempt.search else None
     assert seen is not None
     assert (seen.last_commit, seen.removed_by) == (history.edited, history.deleted)
@@ -214,7 +204,7 @@ def test_untouched_citation_needs_no_recovery(history: History) -> None:
     _verdict, attempt = history.attempt(history.cite(P_KEEP))
     # P_KEEP moved up two lines: git's diff relocates it exactly.
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("relocated", DETAIL_SHIFTED)
+    assert (attempt.outcome, attempt.detail) == ("relocated", Detail.SHIFTED)
     assert attempt.applicable(accept_moved=False)
     assert attempt.new_citation is not None and history.text_of(attempt.new_citation) == P_KEEP
     same = Citation(history.deleted, "corpus/handbook.md", lines=attempt.new_citation.lines, quote=P_KEEP)
@@ -232,7 +222,7 @@ def test_quote_at_several_places_needs_a_person(corpus_repo: CorpusRepo) -> None
     verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
     attempt = Recoverer(resolver).attempt(verdict, P_KEEP)
     assert attempt is not None
-    assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_AMBIGUOUS)
+    assert (attempt.outcome, attempt.detail) == ("needs_human", Detail.AMBIGUOUS)
     assert attempt.search is not None and {c.path for c in attempt.search.places} == {"corpus/b.md", "corpus/c.md"}
     assert not attempt.applicable(accept_moved=True)
 
@@ -240,7 +230,7 @@ def test_quote_at_several_places_needs_a_person(corpus_repo: CorpusRepo) -> None
 def test_unresolvable_citation_is_left_to_a_person(history: History) -> None:
     ghost = history.cite(P_MOVE_AWAY, commit="0" * 40)
     verdict, attempt = history.attempt(ghost)
-    assert verdict.status == UNRESOLVABLE
+    assert verdict.status == VerdictStatus.UNRESOLVABLE
     assert attempt is not None and attempt.outcome == "needs_human"
     assert attempt.search is not None and attempt.search.places  # shown, never applied
     assert not attempt.applicable(accept_moved=True)
@@ -374,7 +364,7 @@ def test_fix_applies_exact_relocations_and_accept_moved_adds_moves_never_fuzzy(
     recoveries = [r["recovery"] for r in records]
     assert [r["outcome"] if r else None for r in recoveries] == ["relocated", "suggested", "relocated", "needs_human"]
     assert [r["applied"] if r else None for r in recoveries] == [False, False, True, False]
-    assert recoveries[2]["applied_by"] == "fix" and recoveries[0]["detail"] == DETAIL_MOVED
+    assert recoveries[2]["applied_by"] == "fix" and recoveries[0]["detail"] == Detail.MOVED
 
     run_check(history, "--fix", "--accept-moved", "--recovery-log", str(log), str(document))
     final = document.read_text(encoding="utf-8")
@@ -472,23 +462,23 @@ def test_each_fate_gets_its_outcome(fates: list[str], rnd: random.Random) -> Non
             stands = sum(text.count(p) for text in at_head.values())
             if fates[i] == "move_file":  # a.md still exists: b.md's copy is reported, never applied
                 assert attempt is not None
-                assert (attempt.outcome, attempt.detail) == ("needs_human", DETAIL_OTHER_DOCUMENT)
+                assert (attempt.outcome, attempt.detail) == ("needs_human", Detail.OTHER_DOCUMENT)
                 assert attempt.search is not None and [c.path for c in attempt.search.places] == ["corpus/b.md"]
             elif stands == 1:
                 if attempt is None:  # verified in place, not even shifted
-                    assert verdict.status == VERIFIED and verdict.relocated is not None
+                    assert verdict.status == VerdictStatus.VERIFIED and verdict.relocated is not None
                     assert verdict.relocated.lines == cited.lines
                     continue
                 assert attempt.outcome == "relocated" and attempt.new_citation is not None
                 assert attempt.new_citation.commit == head
                 assert resolver.resolve(attempt.new_citation).text == p
             elif i in edited:
-                assert attempt is not None and (attempt.outcome, attempt.detail) == ("suggested", DETAIL_CHANGED)
+                assert attempt is not None and (attempt.outcome, attempt.detail) == ("suggested", Detail.CHANGED)
                 assert attempt.search is not None and attempt.search.near[0].text == edited[i]
                 assert attempt.search.last_seen is not None
                 assert attempt.search.last_seen.removed_by == changed_by[i]
             else:
-                assert attempt is not None and (attempt.outcome, attempt.detail) == ("not_found", DETAIL_REMOVED)
+                assert attempt is not None and (attempt.outcome, attempt.detail) == ("not_found", Detail.REMOVED)
                 assert attempt.search is not None and attempt.search.last_seen is not None
                 assert attempt.search.last_seen.removed_by == changed_by[i]
 
@@ -553,16 +543,16 @@ def test_locate_rejects_paths_outside_the_repository(history: History) -> None:
 # -- bounded near matching: a long quote is answered, with no character comparison -----------
 def _count_similarity_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every character-level comparison near matching makes, as len(a) * len(b) (its cost)."""
-    from indexer.citations import history as quote_history
+    from indexer.citations import quote_search
 
     costs: list[int] = []
-    real = quote_history.similarity
+    real = quote_search.similarity
 
     def counting(a: str, b: str, floor: float = 0.0) -> float:
         costs.append(len(a) * len(b))
         return real(a, b, floor)
 
-    monkeypatch.setattr(quote_history, "similarity", counting)
+    monkeypatch.setattr(quote_search, "similarity", counting)
     return costs
 
 
@@ -594,7 +584,7 @@ def test_near_matching_work_is_bounded_for_the_longest_quote_it_takes(
     edited = list(words)
     edited[FUZZY_MAX_WORDS // 2] = "changed"
     costs = _count_similarity_calls(monkeypatch)
-    found = QuoteLocator(resolver).locate(" ".join(edited), resolver.commit("HEAD"), cited_path="corpus/a.md")
+    found = QuoteSearcher(resolver).search(" ".join(edited), resolver.commit("HEAD"), cited_path="corpus/a.md")
     assert found.near and found.near[0].similarity > 0.9
     quote_chars = len(" ".join(edited))
     # Per scored candidate: ANCHORS character-level comparisons of regions as long as the
@@ -616,11 +606,11 @@ def test_check_bounds_the_deep_searches_of_drifted_citations(
     monkeypatch.setattr("indexer.citations.check.DEEP_DRIFT_BUDGET", 2)
     report = check_paths([notes], GitRepo(corpus_repo.root))
     attempts = [r.recovery for r in report.records]
-    assert [r.status for r in report.records] == [DRIFTED] * 6 and all(attempts)
+    assert [r.status for r in report.records] == [VerdictStatus.DRIFTED] * 6 and all(attempts)
     spent = [any("budget of deep searches" in step for step in a.steps) for a in attempts if a]
     assert spent == [False, False, True, True, True, True]
     # Past the budget the words are still looked for in the cited document, and the outcome says how they changed.
-    assert all(a.detail == DETAIL_CHANGED for a in attempts[2:] if a)
+    assert all(a.detail == Detail.CHANGED for a in attempts[2:] if a)
 
 
 def test_a_heading_that_gained_a_level_is_not_a_move_of_its_lines(corpus_repo: CorpusRepo) -> None:
@@ -629,7 +619,7 @@ def test_a_heading_that_gained_a_level_is_not_a_move_of_its_lines(corpus_repo: C
     build(corpus_repo.root, site=False)
     resolver = Resolver(GitRepo(corpus_repo.root))
     verdict = verify(Citation(first, "corpus/a.md", lines=(3, 3)), resolver.repo, "HEAD", resolver=resolver)
-    assert verdict.status == DRIFTED
+    assert verdict.status == VerdictStatus.DRIFTED
     attempt = Recoverer(resolver).attempt(verdict)
     assert attempt is not None and not attempt.moved and attempt.new_citation is None
     assert not attempt.applicable(accept_moved=True)

@@ -12,8 +12,9 @@ import pytest
 
 from indexer.api import cite
 from indexer.citations.check import check_paths
-from indexer.citations.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.drift import verify
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import VerdictStatus
 from indexer.errors import CitationSyntaxError, PinciteError
 from indexer.site.pages import safe_link
 from indexer.snapshots.store import snapshot_path
@@ -91,10 +92,10 @@ def test_empty_span_at_the_end_of_a_file_verifies_without_a_crash(corpus_repo: C
     pinned = corpus_repo.commit({"corpus/a.md": "a\nb\n"})
     corpus_repo.commit({"corpus/a.md": "a\nB"})
     verdict = verify(Citation(pinned, "corpus/a.md", chars=(4, 4)), GitRepo(corpus_repo.root))
-    assert verdict.status == DRIFTED
+    assert verdict.status == VerdictStatus.DRIFTED
     grown = corpus_repo.commit({"corpus/a.md": "z\na\nB\n"})
     again = verify(Citation(pinned, "corpus/a.md", chars=(4, 4)), GitRepo(corpus_repo.root), grown)
-    assert again.status == VERIFIED  # still the end of the file, after its final line end
+    assert again.status == VerdictStatus.VERIFIED  # still the end of the file, after its final line end
     assert again.relocated is not None and again.relocated.chars == (6, 6)
 
 
@@ -115,7 +116,7 @@ def test_check_fix_leaves_symlinked_documents_and_their_targets_alone(corpus_rep
     docs.mkdir()
     (docs / "link.md").symlink_to(outside)
     report = check_paths([docs], GitRepo(corpus_repo.root), fix=True)
-    assert [r.status for r in report.records] == [VERIFIED]
+    assert [r.status for r in report.records] == [VerdictStatus.VERIFIED]
     assert report.fixed == []
     assert (docs / "link.md").is_symlink()
     assert outside.read_text(encoding="utf-8") == f"See corpus/a.md@{pinned}#L2.\n"
@@ -153,7 +154,7 @@ def test_rename_limit_and_big_file_threshold_in_git_config_change_no_verdict(
         return [(v.status, v.relocated.text_form() if v.relocated else None) for v in found]
 
     before = verdicts()
-    assert [s for s, _ in before] == [VERIFIED] * 3
+    assert [s for s, _ in before] == [VerdictStatus.VERIFIED] * 3
     corpus_repo.git("config", key, value)
     assert verdicts() == before
 

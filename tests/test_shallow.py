@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from conftest import CorpusRepo
 
 from indexer.api import build
-from indexer.citations.drift import UNRESOLVABLE, verify
+from indexer.citations.drift import verify
+from indexer.citations.verdicts import VerdictStatus
 from indexer.cli.main import main
 from indexer.errors import SHALLOW_HINT, ShallowHistoryError
 from indexer.text.citation import Citation
@@ -74,7 +75,7 @@ def test_verify_a_citation_to_a_missing_commit_is_unresolvable_with_the_fix(
     first, _second, _third = history(corpus_repo)
     clone = shallow_clone(corpus_repo.root, tmp_path / "clone")
     verdict = verify(Citation(first, "corpus/policy.md", lines=(3, 3)), GitRepo(clone))
-    assert verdict.status == UNRESOLVABLE
+    assert verdict.status == VerdictStatus.UNRESOLVABLE
     assert verdict.hint is not None and all(fix in verdict.hint for fix in FIX)
 
 
@@ -85,7 +86,7 @@ def test_check_reports_the_shallow_clone(corpus_repo: CorpusRepo, tmp_path: Path
     document.write_text(f"Records are kept long (corpus/policy.md@{first}#L3).\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["check", "--repo", str(clone), str(document)])
     assert result.exit_code == 7, result.output
-    assert UNRESOLVABLE in result.output
+    assert VerdictStatus.UNRESOLVABLE in result.output
     assert "git fetch --unshallow" in result.output, result.output
 
 

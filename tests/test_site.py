@@ -21,7 +21,7 @@ from indexer.citations.drift import verify
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
 from indexer.index.store import PassageAnchor
-from indexer.site.changes import diff_page_path
+from indexer.site.history_pages import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import breakable_path, history_name, history_shard, source_view
 from indexer.site.serve import serve_in_thread

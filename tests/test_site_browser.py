@@ -20,14 +20,9 @@ from hypothesis import strategies as st
 from indexer.api import build, markdown_snippet
 from indexer.citations.drift import relocate_lines, verify
 from indexer.citations.quote import _end_offset
-from indexer.citations.recovery import (
-    DETAIL_AMBIGUOUS,
-    DETAIL_CHANGED,
-    DETAIL_MOVED,
-    DETAIL_OTHER_DOCUMENT,
-    Recoverer,
-)
+from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
+from indexer.citations.verdicts import Detail
 from indexer.site.render import history_name, history_shard
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
@@ -579,7 +574,7 @@ def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_p
     recoverer = Recoverer(resolver)
     index = LineIndex(old_text)
     try:
-        for paragraph, detail in ((P_DOWN, DETAIL_MOVED), (P_AWAY, DETAIL_OTHER_DOCUMENT), (P_EDIT, DETAIL_CHANGED)):
+        for paragraph, detail in ((P_DOWN, Detail.MOVED), (P_AWAY, Detail.OTHER_DOCUMENT), (P_EDIT, Detail.CHANGED)):
             start = old_text.index(paragraph)
             span = Span(start, start + len(paragraph))
             for unit in ("lines", "chars", "linecol"):
@@ -592,7 +587,7 @@ def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_p
                 page.wait_for_selector("#banner[data-recovery]")
                 banner = page.locator("#banner")
                 assert banner.get_attribute("data-status") == "changed", cite
-                if detail == DETAIL_OTHER_DOCUMENT:  # office.md still exists: listed, never suggested
+                if detail == Detail.OTHER_DOCUMENT:  # office.md still exists: listed, never suggested
                     assert banner.get_attribute("data-recovery") == "other_document", cite
                     assert banner.get_attribute("data-suggestion") is None
                     assert "corpus/reception.md@" in banner.inner_text()
@@ -609,7 +604,7 @@ def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_p
                 assert "The cited text moved: now at" in banner.inner_text()
                 assert attempt.new_citation.text_form() in banner.inner_text()
             # The suggested link lands on the built commit's version with the paragraph highlighted.
-            if detail == DETAIL_MOVED:
+            if detail == Detail.MOVED:
                 page.click("#banner .banner-title a")
                 page.wait_for_selector("#banner[data-status='unchanged']")
                 assert page.inner_text("#src mark.cited") == paragraph
@@ -634,7 +629,7 @@ def test_banner_lists_every_place_when_the_text_stands_twice(corpus_repo: Any, t
     try:
         cite = Citation(old, "corpus/office.md", lines=(3, 3))
         attempt = Recoverer(Resolver(repo)).attempt(verify(cite, repo))
-        assert attempt is not None and attempt.detail == DETAIL_AMBIGUOUS and attempt.search is not None
+        assert attempt is not None and attempt.detail == Detail.AMBIGUOUS and attempt.search is not None
         page.goto(_permalink(base, repo, old, "corpus/office.md", "L3"))
         page.wait_for_selector("#banner[data-recovery='ambiguous']")
         assert page.get_attribute("#banner", "data-places") == str(len(attempt.search.places))

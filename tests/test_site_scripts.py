@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.citations.drift import verify
-from indexer.site.history import _hunk_json
+from indexer.site.banner_data import _hunk_json
 from indexer.text.citation import Citation, encode_path
 from indexer.text.model import LineIndex
 from indexer.vcs.repo import GitRepo

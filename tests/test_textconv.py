@@ -14,7 +14,8 @@ from conftest import CorpusRepo
 from extract_samples import ARTICLE, html_page, pdf_of_pages
 
 from indexer.api import build
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, verify
+from indexer.citations.drift import verify
+from indexer.citations.verdicts import VerdictStatus
 from indexer.cli.main import main
 from indexer.extract import registry as extract_mod
 from indexer.extract.pdf import PdfExtractor
@@ -89,20 +90,26 @@ def test_after_init_git_diff_shows_text_and_verify_reports_the_same_hunk(
     repo = GitRepo(corpus.root)
     changed = Citation(old, REPORT, lines=lines_containing(repo, old, "Root cause."))
     verdict = verify(changed, repo, new)
-    assert verdict.status == DRIFTED
+    assert verdict.status == VerdictStatus.DRIFTED
     assert [(h.header, h.lines) for h in verdict.hunks] == [(h.header, h.lines) for h in git_hunks]
 
     unchanged = Citation(old, REPORT, lines=lines_containing(repo, old, "Actions."))
     verdict = verify(unchanged, repo, new)
-    assert verdict.status == VERIFIED
+    assert verdict.status == VerdictStatus.VERIFIED
     assert verdict.resolved is not None and verdict.resolved.pages == (3, 3)
 
 
 def test_verify_without_init_gives_the_same_verdicts(report_repo: tuple[CorpusRepo, str, str]) -> None:
     corpus, old, new = report_repo
     repo = GitRepo(corpus.root)
-    assert verify(Citation(old, REPORT, lines=lines_containing(repo, old, "Root cause.")), repo, new).status == DRIFTED
-    assert verify(Citation(old, REPORT, lines=lines_containing(repo, old, "Summary.")), repo, new).status == VERIFIED
+    assert (
+        verify(Citation(old, REPORT, lines=lines_containing(repo, old, "Root cause.")), repo, new).status
+        == VerdictStatus.DRIFTED
+    )
+    assert (
+        verify(Citation(old, REPORT, lines=lines_containing(repo, old, "Summary.")), repo, new).status
+        == VerdictStatus.VERIFIED
+    )
 
 
 def test_changed_extractor_identity_makes_a_pinned_citation_unresolvable(
@@ -112,7 +119,7 @@ def test_changed_extractor_identity_makes_a_pinned_citation_unresolvable(
     build(corpus.root, new, site=False)
     repo = GitRepo(corpus.root)
     citation = Citation(new, REPORT, lines=lines_containing(repo, new, "Actions."))
-    assert verify(citation, repo, new).status == VERIFIED
+    assert verify(citation, repo, new).status == VerdictStatus.VERIFIED
     recorded = PdfExtractor().identity()
     layout = PdfExtractor("layout")
     extract_mod.register(layout)
@@ -120,7 +127,7 @@ def test_changed_extractor_identity_makes_a_pinned_citation_unresolvable(
         verdict = verify(citation, GitRepo(corpus.root), new)
     finally:
         extract_mod.unregister(layout)
-    assert verdict.status == UNRESOLVABLE
+    assert verdict.status == VerdictStatus.UNRESOLVABLE
     assert recorded in verdict.reason and layout.identity() in verdict.reason
 
 

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, relocate_lines, verify
+from indexer.citations.drift import relocate_lines, verify
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import VerdictStatus
 from indexer.cli.main import main
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo, Hunk
@@ -71,8 +72,8 @@ def expected(final: list[Line], first: int, last: int) -> tuple[str, int]:
     where = {line.origin: i for i, line in enumerate(final) if line.origin is not None}
     wanted = list(range(first - 1, last))
     if all(o in where for o in wanted) and all(where[o] == where[wanted[0]] + k for k, o in enumerate(wanted)):
-        return VERIFIED, where[wanted[0]] + 1
-    return DRIFTED, 0
+        return VerdictStatus.VERIFIED, where[wanted[0]] + 1
+    return VerdictStatus.DRIFTED, 0
 
 
 @settings(max_examples=40, deadline=None)
@@ -101,7 +102,7 @@ def test_untouched_spans_verify_with_identical_text_and_touched_spans_drift(
             ):
                 verdict = verify(citation, resolver.repo, resolver=resolver)
                 assert verdict.status == status, (citation, verdict.reason, render(lines))
-                if status == VERIFIED:
+                if status == VerdictStatus.VERIFIED:
                     assert verdict.relocated is not None
                     moved = resolver.resolve(verdict.relocated)
                     assert moved.text == resolver.resolve(citation).text
@@ -113,15 +114,19 @@ def test_untouched_spans_verify_with_identical_text_and_touched_spans_drift(
 # -- relocate_lines, the pure function the site reimplements ---------------------------------
 def test_relocate_lines_by_hand() -> None:
     insert_before = Hunk(2, 0, 3, 2)  # two lines inserted after old line 2
-    assert relocate_lines(5, 6, [insert_before]) == (VERIFIED, 7, 8)
-    assert relocate_lines(3, 4, [insert_before]) == (VERIFIED, 5, 6)  # insertion right before the span
-    assert relocate_lines(1, 2, [insert_before]) == (VERIFIED, 1, 2)  # insertion right after the span
-    assert relocate_lines(2, 3, [insert_before])[0] == DRIFTED  # insertion between cited lines
+    assert relocate_lines(5, 6, [insert_before]) == (VerdictStatus.VERIFIED, 7, 8)
+    assert relocate_lines(3, 4, [insert_before]) == (VerdictStatus.VERIFIED, 5, 6)  # insertion right before the span
+    assert relocate_lines(1, 2, [insert_before]) == (VerdictStatus.VERIFIED, 1, 2)  # insertion right after the span
+    assert relocate_lines(2, 3, [insert_before])[0] == VerdictStatus.DRIFTED  # insertion between cited lines
     delete_inside = Hunk(4, 2, 3, 0)
-    assert relocate_lines(1, 3, [delete_inside]) == (VERIFIED, 1, 3)
-    assert relocate_lines(6, 6, [delete_inside]) == (VERIFIED, 4, 4)
-    assert relocate_lines(4, 5, [delete_inside]) == (DRIFTED, 4, 3)  # all cited lines removed: empty range
-    assert relocate_lines(3, 7, [Hunk(5, 1, 5, 3)]) == (DRIFTED, 3, 9)
+    assert relocate_lines(1, 3, [delete_inside]) == (VerdictStatus.VERIFIED, 1, 3)
+    assert relocate_lines(6, 6, [delete_inside]) == (VerdictStatus.VERIFIED, 4, 4)
+    assert relocate_lines(4, 5, [delete_inside]) == (
+        VerdictStatus.DRIFTED,
+        4,
+        3,
+    )  # all cited lines removed: empty range
+    assert relocate_lines(3, 7, [Hunk(5, 1, 5, 3)]) == (VerdictStatus.DRIFTED, 3, 9)
 
 
 # -- renames, deletions, unknown commits, git config ------------------------------------------
@@ -137,23 +142,23 @@ def history(corpus_repo: CorpusRepo) -> tuple[CorpusRepo, str]:
 def test_rename_is_followed_and_the_new_path_reported(history: tuple[CorpusRepo, str]) -> None:
     repo, pinned = history
     verdict = verify(Citation(pinned, PATH, lines=(3, 4)), GitRepo(repo.root))
-    assert verdict.status == VERIFIED and verdict.new_path == "corpus/renamed.md"
+    assert verdict.status == VerdictStatus.VERIFIED and verdict.new_path == "corpus/renamed.md"
     assert verdict.relocated == Citation(
         repo.head(), "corpus/renamed.md", lines=(4, 5), blob=repo.git("rev-parse", "HEAD:corpus/renamed.md").strip()
     )
     drifted = verify(Citation(pinned, PATH, lines=(14, 16)), GitRepo(repo.root))
-    assert drifted.status == DRIFTED and drifted.hunks[0].lines == ("-line 15", "+line fifteen")
+    assert drifted.status == VerdictStatus.DRIFTED and drifted.hunks[0].lines == ("-line 15", "+line fifteen")
     assert drifted.nearest == "line 14\nline fifteen\nline 16"
 
 
 def test_deleted_file_is_drifted_and_unknown_commit_unresolvable(history: tuple[CorpusRepo, str]) -> None:
     repo, pinned = history
     gone = verify(Citation(pinned, "corpus/gone.md", lines=(1, 1)), GitRepo(repo.root))
-    assert gone.status == DRIFTED and "deleted" in gone.reason
+    assert gone.status == VerdictStatus.DRIFTED and "deleted" in gone.reason
     unknown = verify(Citation("ab" * 20, PATH, lines=(1, 1)), GitRepo(repo.root))
-    assert unknown.status == UNRESOLVABLE and "fetch-depth: 0" in (unknown.hint or "")
+    assert unknown.status == VerdictStatus.UNRESOLVABLE and "fetch-depth: 0" in (unknown.hint or "")
     past_end = verify(Citation(pinned, PATH, lines=(30, 31)), GitRepo(repo.root))
-    assert past_end.status == UNRESOLVABLE and "past the end" in past_end.reason
+    assert past_end.status == VerdictStatus.UNRESOLVABLE and "past the end" in past_end.reason
 
 
 def test_users_git_config_cannot_change_a_verdict(history: tuple[CorpusRepo, str]) -> None:
@@ -182,7 +187,7 @@ def test_users_git_config_cannot_change_a_verdict(history: tuple[CorpusRepo, str
         repo.git("config", key, value)
     (repo.root / ".git/info/attributes").write_text("*.md diff=weird\n")
     assert verdicts() == before
-    assert {v["status"] for v in before} == {VERIFIED, DRIFTED}
+    assert {v["status"] for v in before} == {VerdictStatus.VERIFIED, VerdictStatus.DRIFTED}
 
 
 def test_cli_verify_exit_codes_and_json(history: tuple[CorpusRepo, str]) -> None:
@@ -193,7 +198,7 @@ def test_cli_verify_exit_codes_and_json(history: tuple[CorpusRepo, str]) -> None
     assert ok.exit_code == 0 and ok.stdout.startswith("verified:") and "corpus/renamed.md@" in ok.stdout
     drifted = runner.invoke(main, ["verify", f"{PATH}@{pinned}#L15", "--json", *root])
     data = json.loads(drifted.stdout)
-    assert drifted.exit_code == 0 and data[0]["status"] == DRIFTED and data[0]["hunks"]
+    assert drifted.exit_code == 0 and data[0]["status"] == VerdictStatus.DRIFTED and data[0]["hunks"]
     strict = runner.invoke(main, ["verify", f"{PATH}@{pinned}#L15", "--strict", *root])
     assert strict.exit_code == 7
     bad = runner.invoke(main, ["verify", f"{PATH}@{'0' * 40}#L1", *root])

@@ -5,8 +5,9 @@ from __future__ import annotations
 import fpdf
 import pytest
 
-from indexer.citations.drift import DRIFTED, VERIFIED, verify
+from indexer.citations.drift import verify
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import VerdictStatus
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
@@ -43,11 +44,13 @@ def test_extracted_text_is_cited_and_verified_through_git_diff_of_the_texts(
     assert first.text == PARAGRAPHS[1] and first.source_class == "extracted"
     assert first.identity.startswith("html/")
     kept = verify(first.citation, resolver.repo, resolver=resolver)
-    assert kept.status == VERIFIED and kept.relocated is not None
+    assert kept.status == VerdictStatus.VERIFIED and kept.relocated is not None
     moved = resolver.resolve(kept.relocated)
     assert moved.text == PARAGRAPHS[1] and moved.lines[0] > first.lines[0]
     changed = verify(Citation(pinned, "corpus/policy.html", lines=(line_of[PARAGRAPHS[5]],) * 2), resolver.repo)
-    assert changed.status == DRIFTED and any(line.startswith("-Paragraph 5") for h in changed.hunks for line in h.lines)
+    assert changed.status == VerdictStatus.DRIFTED and any(
+        line.startswith("-Paragraph 5") for h in changed.hunks for line in h.lines
+    )
 
 
 def test_pdf_citation_reports_its_pages(corpus_repo: CorpusRepo) -> None:

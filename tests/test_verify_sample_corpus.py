@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from indexer.citations.drift import DRIFTED, VERIFIED, verify
-from indexer.citations.quote import MATCHED, check_quote, locate_quote
+from indexer.citations.drift import verify
+from indexer.citations.quote import check_quote, exact_places
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import QuoteStatus, VerdictStatus
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 
@@ -57,7 +58,7 @@ def _passage(passage_id: str) -> dict[str, Any]:
 
 
 def _where(resolver: Resolver, quote: str, commit: str) -> list[tuple[str, tuple[int, int] | None]]:
-    return [(c.path, c.lines) for c in locate_quote(quote, commit, resolver, unit="lines")]
+    return [(c.path, c.lines) for c in exact_places(quote, commit, resolver, unit="lines")]
 
 
 @pytest.mark.parametrize("passage", PASSAGES, ids=[p["id"] for p in PASSAGES])
@@ -65,33 +66,33 @@ def test_citation_made_at_the_first_commit_gets_the_expected_verdict_at_the_last
     resolver, _, last = _setup()
     citation = Citation(_recorded_at(passage), passage["path"], lines=tuple(passage["lines_at_first"]))
     resolved = resolver.resolve(citation)
-    assert check_quote(passage["quote"], resolved, resolver).status == MATCHED
+    assert check_quote(passage["quote"], resolved, resolver).status == QuoteStatus.MATCHED
     verdict = verify(citation, resolver.repo, last, resolver=resolver)
     fate = passage["fate"]
     at_last = (passage["path_at_last"], tuple(passage["lines_at_last"])) if passage.get("path_at_last") else None
     if fate in ("untouched", "renamed"):
-        assert verdict.status == VERIFIED, verdict.reason
+        assert verdict.status == VerdictStatus.VERIFIED, verdict.reason
         assert verdict.relocated is not None and (verdict.relocated.path, verdict.relocated.lines) == at_last
         assert resolver.resolve(verdict.relocated).text == resolved.text
     elif fate == "moved_lines":
-        if verdict.status == VERIFIED:
+        if verdict.status == VerdictStatus.VERIFIED:
             assert verdict.relocated is not None and (verdict.relocated.path, verdict.relocated.lines) == at_last
         else:
             # git's diff shows some moves (two swapped sections) as a removal plus an
             # insertion: drifted, and recovery finds the identical text where it went.
-            assert verdict.status == DRIFTED and verdict.hunks
+            assert verdict.status == VerdictStatus.DRIFTED and verdict.hunks
             assert _where(resolver, passage["quote"], last)[0] == at_last
     elif fate == "moved_to_file":
-        assert verdict.status == DRIFTED and verdict.hunks
+        assert verdict.status == VerdictStatus.DRIFTED and verdict.hunks
         assert _where(resolver, passage["quote"], last)[0] == at_last
     elif fate == "edited":
-        assert verdict.status == DRIFTED and verdict.hunks
+        assert verdict.status == VerdictStatus.DRIFTED and verdict.hunks
         assert _where(resolver, passage["quote"], last) == []
         if passage.get("quote_at_last"):
             assert _where(resolver, passage["quote_at_last"], last)[0] == at_last
     else:
         assert fate == "deleted"
-        assert verdict.status == DRIFTED and verdict.hunks
+        assert verdict.status == VerdictStatus.DRIFTED and verdict.hunks
         assert _where(resolver, passage["quote"], last) == []
 
 
@@ -115,7 +116,7 @@ def test_every_fate_is_replayed() -> None:
         for p in PASSAGES
         if p["fate"] == "moved_lines"
     }
-    assert VERIFIED in statuses  # most moves are relocations, not drift
+    assert VerdictStatus.VERIFIED in statuses  # most moves are relocations, not drift
 
 
 @pytest.mark.parametrize("path", sorted(NEW_FORMATS))
@@ -131,10 +132,10 @@ def test_rst_asciidoc_and_latin1_citations_from_their_first_commit_drift_or_veri
         assert resolver.resolve(citation).text == passage["quote"]
         verdicts[passage["id"]] = verify(citation, resolver.repo, head, resolver=resolver)
     drifted, verified = verdicts[edited["id"]], verdicts[kept["id"]]
-    assert drifted.status == DRIFTED and drifted.hunks
+    assert drifted.status == VerdictStatus.DRIFTED and drifted.hunks
     new_words = edited["quote_at_last"].split("\n")[0]
     assert any(new_words in line for hunk in drifted.hunks for line in hunk.lines), "hunks hold decoded text"
-    assert verified.status == VERIFIED, verified.reason
+    assert verified.status == VerdictStatus.VERIFIED, verified.reason
     assert verified.relocated is not None and verified.relocated.chars == tuple(kept["span_at_last"])
     assert resolver.resolve(verified.relocated).text == kept["quote"]
 

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
-from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
+from indexer.citations.drift import Verdict, prefetch_hunks, verify
+from indexer.citations.quote import QuoteVerdict, check_quote
 from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found, scan
+from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
 from indexer.errors import UsageError
 from indexer.files import atomic_write_if_unchanged
 from indexer.text.citation import Citation, github_repo, github_url, permalink
@@ -28,11 +29,17 @@ from indexer.vcs.pins import reachability
 from indexer.vcs.repo import GitRepo
 
 SKIPPED_FOLDERS = ("node_modules", "_site", "__pycache__")
-MALFORMED = "malformed"  # a near-miss: it looks like a citation, but its selector is not one
 
 
 @dataclass(frozen=True)
 class CheckRecord:
+    """One citation found in a document, and what the check made of it.
+
+    `verdict` is None for a malformed citation (a near-miss that did not parse); `quote_verdict`
+    for a citation without a quote; `suggestion` is where the quote stands at the target when the
+    citation drifted, `recovery` the recovery attempt for one that does not hold as written.
+    """
+
     file: str
     line: int
     found: Found
@@ -42,18 +49,19 @@ class CheckRecord:
     recovery: RecoveryAttempt | None = None
 
     @property
-    def status(self) -> str:
+    def status(self) -> CheckStatus:
+        """The verdict's status; malformed for a near-miss, unresolvable for a citation that did not parse."""
         if self.verdict is not None:
-            return self.verdict.status
-        return MALFORMED if self.found.kind == "near_miss" else UNRESOLVABLE
+            return CheckStatus(self.verdict.status)
+        return CheckStatus.MALFORMED if self.found.kind == CitationForm.NEAR_MISS else CheckStatus.UNRESOLVABLE
 
     @property
-    def severity(self) -> str:
-        """ "error" (fails the check), "warning" (drifted or malformed: fails with --strict) or "ok"."""
+    def severity(self) -> Severity:
+        """Error (fails the check), warning (drifted or malformed: fails with --strict) or ok."""
         quote = self.quote_verdict.status if self.quote_verdict else None
-        if self.status == UNRESOLVABLE or quote in (FAILED, WRONG_REF):
-            return "error"
-        return "warning" if self.status in (DRIFTED, MALFORMED) else "ok"
+        if self.status == CheckStatus.UNRESOLVABLE or quote in (QuoteStatus.FAILED, QuoteStatus.WRONG_REF):
+            return Severity.ERROR
+        return Severity.WARNING if self.status in (CheckStatus.DRIFTED, CheckStatus.MALFORMED) else Severity.OK
 
     @property
     def details(self) -> str:
@@ -121,12 +129,12 @@ class CheckReport:
 
     def summary(self) -> dict[str, int]:
         result = {"files": len(self.files), "citations": self._tally["citations"]}
-        for name in (VERIFIED, DRIFTED, UNRESOLVABLE, MALFORMED):
-            result[name] = self._tally[f"status:{name}"]
-        for name in ("matched", WRONG_REF, FAILED, "unverifiable"):
-            result[f"quote_{name}"] = self._tally[f"quote:{name}"]
-        result["errors"] = self._tally["severity:error"]
-        result["warnings"] = self._tally["severity:warning"]
+        for status in CheckStatus:
+            result[status.value] = self._tally[f"status:{status}"]
+        for quote in QuoteStatus:
+            result[f"quote_{quote}"] = self._tally[f"quote:{quote}"]
+        result["errors"] = self._tally[f"severity:{Severity.ERROR}"]
+        result["warnings"] = self._tally[f"severity:{Severity.WARNING}"]
         result["unreachable_commits"] = sum(v == "unreachable" for v in self.reachability.values())
         result["fixed"] = len(self.fixed)
         result["not_fixed_changed"] = len(self.changed_meanwhile)
@@ -234,9 +242,9 @@ def _check_documents(
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:
-        found = [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
+        found = [f for f in scan(text) if f.kind != CitationForm.GITHUB or _same_repo(f.github_repo, own_github)]
         scanned.append((file, text, found))
-    resolver.prefetch_hunks((f.citation for _, _, fs in scanned for f in fs if f.citation), target)
+    prefetch_hunks(resolver, (f.citation for _, _, fs in scanned for f in fs if f.citation), target)
     for file, text, found in scanned:
         report.files.append(str(file))
         records = [_check_one(str(file), f, resolver, target, recoverer) for f in found]
@@ -260,7 +268,7 @@ def _check_documents(
 def _mark_applied(record: CheckRecord, accept_moved: bool) -> CheckRecord:
     if record.recovery is None:
         return record
-    by = "accept-moved" if record.recovery.moved and accept_moved else "fix"
+    by = AppliedBy.ACCEPT_MOVED if record.recovery.moved and accept_moved else AppliedBy.FIX
     return replace(record, recovery=record.recovery.mark_applied(by))
 
 
@@ -283,8 +291,8 @@ def _check_one(file: str, found: Found, resolver: Resolver, target: str, recover
     quote_status = quote_verdict.status if quote_verdict else None
     recovery = recoverer.attempt(verdict, found.quote, quote_status)
     suggestion = None
-    if found.quote and verdict.status == DRIFTED and recovery is not None and recovery.search is not None:
-        # Recovery ran the same `locate_quote` search at the target: reuse it, do not repeat it.
+    if found.quote and verdict.status == VerdictStatus.DRIFTED and recovery is not None and recovery.search is not None:
+        # Recovery ran the same `exact_places` search at the target: reuse it, do not repeat it.
         suggestion = recovery.search.places[0] if recovery.search.places else None
     return CheckRecord(file, found.line, found, verdict, quote_verdict, suggestion, recovery)
 
@@ -331,10 +339,10 @@ def _fix_file(
 def _fix_target(record: CheckRecord, accept_moved: bool) -> Citation | None:
     """The citation `check --fix` writes for this record, or None to leave it alone."""
     verdict, quote = record.verdict, record.quote_verdict
-    if record.status == VERIFIED and verdict is not None and verdict.relocated is not None:
+    if record.status == CheckStatus.VERIFIED and verdict is not None and verdict.relocated is not None:
         if _narrows(verdict.citation, verdict.relocated):
             return None
-        return verdict.relocated if quote is None or quote.status == "matched" else None
+        return verdict.relocated if quote is None or quote.status == QuoteStatus.MATCHED else None
     recovery = record.recovery
     if accept_moved and recovery is not None and recovery.moved and recovery.applicable(accept_moved=True):
         return recovery.new_citation
@@ -357,9 +365,9 @@ def _rewrite(found: Found, relocated: Citation, resolver: Resolver, site_url: st
         relocated.linecol,
         identity_token=relocated.identity_token,
     )
-    if found.kind == "text":
+    if found.kind == CitationForm.TEXT:
         return plain.text_form()
-    if found.kind == "permalink":
+    if found.kind == CitationForm.PERMALINK:
         base = found.site_base or site_url
         return permalink(plain, base, relocated.blob or "") if base and relocated.blob else None
     lines = plain.lines

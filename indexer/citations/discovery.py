@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from indexer.citations.quote import quote_spans, versions_holding
+from indexer.citations.verdicts import CandidateKind
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader
@@ -40,7 +41,6 @@ from indexer.text.normalize import normalize
 
 ENTRY_POINT_GROUP = "pincite.discovery"
 CANDIDATES_PER_PROVIDER = 10
-KINDS = ("url", "path")
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Candidate:
     """A place a provider thinks the quote may come from. Always a suggestion."""
 
     provider: str
-    kind: str  # "url" or "path"
+    kind: CandidateKind  # a provider outside mypy's sight may pass the plain word
     source: str  # the URL, or the path inside `repository`
     repository: str | None = None  # where a path lives (a repository, an index file)
     commit: str | None = None
@@ -69,16 +69,16 @@ class Candidate:
     note: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"candidate kind {self.kind!r} is not one of {', '.join(KINDS)}")
-        if self.kind == "url" and not self.source.startswith(("http://", "https://")):
+        if self.kind not in set(CandidateKind):
+            raise ValueError(f"candidate kind {self.kind!r} is not one of {', '.join(CandidateKind)}")
+        if self.kind == CandidateKind.URL and not self.source.startswith(("http://", "https://")):
             raise ValueError(f"URL candidate {self.source!r} is not an http(s) URL")
         if self.span is not None and not 0 <= self.span[0] <= self.span[1]:
             raise ValueError(f"candidate span {self.span} is reversed")
 
     @property
     def next_step(self) -> str:
-        if self.kind == "url":
+        if self.kind == CandidateKind.URL:
             return f"pincite snapshot {self.source}"
         return "cite it in its own repository with `pincite cite`, then check the quote"
 
@@ -212,7 +212,7 @@ class LocalIndexProvider:
                     found.append(
                         Candidate(
                             self.name,
-                            "path",
+                            CandidateKind.PATH,
                             path,
                             str(index_path),
                             commit,

@@ -14,28 +14,38 @@ checked, with the reason).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import KW_ONLY, dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-from indexer.citations.lineage import DELETED, DRIFTED, VERIFIED, Lineage, relocate_lines, touching_hunks
+from indexer.citations.lineage import Lineage, prefetch_renames, relocate_lines, touching_hunks
 from indexer.citations.resolve import Resolved, Resolver, span_citation
+from indexer.citations.verdicts import ChangeKind, FollowedBy, VerdictStatus
 from indexer.errors import PinciteError
+from indexer.extract import registry as extract_mod
 from indexer.index.documents import VersionText
 from indexer.text.citation import Citation
 from indexer.text.model import Span
-from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
+from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, safe_repo_path
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
     from indexer.shapes import CommitJson, VerdictJson
 
-UNRESOLVABLE = "unresolvable"
-
 
 @dataclass(frozen=True)
 class Verdict:
+    """A citation's verdict against a target commit, with what a reader needs to act on it.
+
+    `status` is verified, drifted or unresolvable (`VerdictStatus`), `reason` says why in words.
+    `citation` is the resolved (canonical) citation when it resolved, else the one given;
+    `relocated` is where a verified span stands at the target, `hunks` git's hunks that touch a
+    drifted one, `nearest` what its lines hold there now, `changed_by` the first commit after the
+    pinned one that changed, moved or removed it. `resolved` is the text at the pinned commit.
+    """
+
     citation: Citation
-    status: str
+    status: VerdictStatus
     reason: str
     _: KW_ONLY
     target_commit: str | None
@@ -46,7 +56,7 @@ class Verdict:
     hint: str | None = None
     resolved: Resolved | None = None
     changed_by: CommitInfo | None = None  # the first commit after the pinned one that changed, moved or removed it
-    followed_by: str = "index"  # how the path was followed: "index" (step by step) or "git" (one rename detection)
+    followed_by: FollowedBy = FollowedBy.INDEX  # step by step along the index, or by one rename detection
 
     def to_json(self) -> VerdictJson:
         return {
@@ -66,7 +76,7 @@ class Verdict:
     @property
     def note(self) -> str | None:
         """What a reader should know about how the verdict was reached, if anything."""
-        if self.followed_by == "git" and self.status != UNRESOLVABLE:
+        if self.followed_by == FollowedBy.GIT and self.status != VerdictStatus.UNRESOLVABLE:
             return (
                 "the pinned commit or the target is outside the indexed history (or there is no index): "
                 "the path was followed by git's rename detection between the two commits directly"
@@ -81,35 +91,44 @@ def _commit_json(commit: CommitInfo | None) -> CommitJson | None:
 
 
 def verify(citation: Citation, repo: GitRepo, against: str = "HEAD", *, resolver: Resolver | None = None) -> Verdict:
-    """The verdict of `citation` at commit `against` (an unknown `against` raises)."""
+    """The verdict of `citation` at commit `against`: verified, drifted or unresolvable, with the reason.
+
+    A citation that cannot be checked is an unresolvable verdict, never an exception; only an
+    unknown `against` raises (there is nothing to check against).
+    """
     resolver = resolver or Resolver(repo)
     target = resolver.commit(against)
     try:
         resolved = resolver.resolve(citation)
     except PinciteError as exc:
-        return Verdict(citation, UNRESOLVABLE, exc.message, target_commit=target, hint=exc.hint)
+        return Verdict(citation, VerdictStatus.UNRESOLVABLE, exc.message, target_commit=target, hint=exc.hint)
     try:
         return _verify_resolved(resolved, target, resolver)
     except PinciteError as exc:
         return Verdict(
-            resolved.citation, UNRESOLVABLE, exc.message, target_commit=target, hint=exc.hint, resolved=resolved
+            resolved.citation,
+            VerdictStatus.UNRESOLVABLE,
+            exc.message,
+            target_commit=target,
+            hint=exc.hint,
+            resolved=resolved,
         )
 
 
 def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Verdict:
     cited = resolved.citation
     lineage = resolver.lineage(resolved.commit, resolved.path, target)
-    followed_by = "index"
+    followed_by = FollowedBy.INDEX
     if lineage is None:
-        followed_by = "git"
+        followed_by = FollowedBy.GIT
         change = resolver.path_change(resolved.commit, target, resolved.path)
-        gone = change.status == "deleted" or change.new_path is None
+        gone = change.status == ChangeKind.DELETED or change.new_path is None
         lineage = Lineage(None if gone else change.new_path, change.new_blob, ())
     verdict = partial(Verdict, cited, target_commit=target, resolved=resolved, followed_by=followed_by)
     if lineage.path is None:
         deletion = lineage.steps[-1].commit if lineage.steps else None
         reason = f"{resolved.path} was deleted by {_named(deletion, target)}"
-        return verdict(DRIFTED, reason, changed_by=deletion)
+        return verdict(VerdictStatus.DRIFTED, reason, changed_by=deletion)
     new_path = lineage.path
     new_blob = lineage.blob or resolver.entry(target, new_path).sha
     new_version = _text_as_cited(resolver, resolved, new_blob, new_path, target)
@@ -119,14 +138,14 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
     status, new_first, new_last = relocate_lines(first, last, hunks)
     new_index = resolver.line_index(new_version)
     moved = _moved(resolved.path, lineage, new_path)
-    if status == DRIFTED:
+    if status == VerdictStatus.DRIFTED:
         nearest = None
         if new_last >= new_first:
             nearest = new_version.text[new_index.line_start(new_first) : new_index.line_end(new_last)]
         changer = _first_change(resolved, lineage, resolver)
         reason = f"lines {first}-{last} of {resolved.path} changed by {_named(changer, target)}{moved}"
         return verdict(
-            DRIFTED,
+            VerdictStatus.DRIFTED,
             reason,
             new_path=new_path,
             hunks=touching_hunks(first, last, hunks),
@@ -137,13 +156,13 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         # An empty span after the final line end, and the target no longer ends with one.
         changer = _first_change(resolved, lineage, resolver)
         reason = f"the end of {resolved.path} the span stands at changed by {_named(changer, target)}{moved}"
-        return verdict(DRIFTED, reason, new_path=new_path, hunks=tuple(hunks), changed_by=changer)
+        return verdict(VerdictStatus.DRIFTED, reason, new_path=new_path, hunks=tuple(hunks), changed_by=changer)
     line_shift = new_index.line_start(new_first) - resolved.line_index.line_start(first)
     new_span = Span(resolved.span.start + line_shift, resolved.span.end + line_shift)
     if new_version.text[new_span.start : new_span.end] != resolved.text:
         # git said no hunk touches these lines; if the text still differs, do not vouch for it.
         reason = f"the relocated span of {resolved.path} does not hold the cited text at {target[:12]}"
-        return verdict(DRIFTED, reason, new_path=new_path)
+        return verdict(VerdictStatus.DRIFTED, reason, new_path=new_path)
     relocated = span_citation(
         target,
         new_path,
@@ -161,7 +180,11 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         reason = f"unchanged{moved}"
     rename = lineage.renamed_by
     return verdict(
-        VERIFIED, reason, new_path=new_path, relocated=relocated, changed_by=rename.commit if rename else None
+        VerdictStatus.VERIFIED,
+        reason,
+        new_path=new_path,
+        relocated=relocated,
+        changed_by=rename.commit if rename else None,
     )
 
 
@@ -184,7 +207,7 @@ def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> C
     """The first step whose own diff touched the cited lines (or removed the document), if the walk has steps."""
     first, last = resolved.lines
     for step in lineage.steps:
-        if step.kind == DELETED or step.new_blob is None or step.new_path is None:
+        if step.kind == ChangeKind.DELETED or step.new_blob is None or step.new_path is None:
             return step.commit
         if step.new_blob == step.old_blob:
             continue
@@ -197,7 +220,7 @@ def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> C
             new = _text_as_cited(resolver, resolved, step.new_blob, step.new_path, None)
             hunks = resolver.hunks(old, new)
         status, first, last = relocate_lines(first, last, hunks)
-        if status == DRIFTED:
+        if status == VerdictStatus.DRIFTED:
             return step.commit
     return None
 
@@ -214,6 +237,112 @@ def _text_as_cited(resolver: Resolver, resolved: Resolved, blob: str, path: str,
     return resolver.text_under(blob, path, resolved.identity, commit)
 
 
-# The verdict vocabulary and the relocation rule are defined with the walk (citations.lineage);
-# this module is where callers find them.
-__all__ = ["DRIFTED", "UNRESOLVABLE", "VERIFIED", "Verdict", "relocate_lines", "touching_hunks", "verify"]
+# -- prefetching: many citations' diffs in a few git processes --------------------------
+PREFETCH_BATCH = 5000  # blob pairs per `git diff` process
+_Pinned = tuple[Citation, str, str]  # (citation, its full commit, its safe path)
+
+
+def prefetch_hunks(resolver: Resolver, citations: Iterable[Citation], target: str) -> None:
+    """Diff every (cited blob, blob at the target) pair of the text documents cited, in a few git processes.
+
+    Only an optimisation for many citations (`check`): whatever it does not cover, `verify`
+    diffs blob by blob (`Resolver.hunks`), and both give git's diff of the same two blobs with the
+    same options. Where each cited path leads is read from the indexed history, its renames
+    detected for all citations at once (`lineage.prefetch_renames`); paths the index cannot
+    follow are diffed by one whole diff of their two commits.
+    """
+    cited = _pinned(resolver, citations)
+    intervals = resolver.path_intervals()
+    if intervals is not None:
+        prefetch_renames(intervals, resolver.repo, ((commit, path, target) for _c, commit, path in cited))
+    followed, outside = _followed(resolver, cited, target)
+    # Where a walk left the indexed documents, the text at the target is read as declared there.
+    resolver.read_declarations(
+        target,
+        (lin.path for _c, lin in followed if lin.path and not resolver.recorded_identities(lin.blob or "")),
+    )
+    _diff_pairs(resolver, ((resolver.entry(c.commit, c.path).sha, lin.blob or "") for c, lin in followed))
+    # The drifted ones name the commit that changed them: diff their steps now, in one go too.
+    _diff_pairs(
+        resolver,
+        (
+            (step.old_blob, step.new_blob)
+            for citation, lin in followed
+            if _drifts(resolver, citation, lin)
+            for step in lin.steps
+            if step.new_blob is not None
+        ),
+    )
+    for commit, paths in outside.items():
+        _diff_by_commit(resolver, commit, paths, target)
+
+
+def _pinned(resolver: Resolver, citations: Iterable[Citation]) -> list[_Pinned]:
+    """The citations whose commit and path are valid (the others are unresolvable: `verify` says why)."""
+    cited: list[_Pinned] = []
+    for citation in citations:
+        try:
+            cited.append((citation, resolver.commit(citation.commit), safe_repo_path(citation.path)))
+        except PinciteError:
+            continue
+    return cited
+
+
+def _followed(
+    resolver: Resolver, cited: list[_Pinned], target: str
+) -> tuple[list[tuple[Citation, Lineage]], dict[str, set[str]]]:
+    """The text citations the index follows to a text at the target, and, by pinned commit, the
+    paths it cannot follow."""
+    followed: list[tuple[Citation, Lineage]] = []
+    outside: dict[str, set[str]] = {}
+    for citation, commit, path in cited:
+        try:
+            lineage = resolver.lineage(commit, path, target)
+        except PinciteError:
+            continue
+        if lineage is None:
+            outside.setdefault(commit, set()).add(path)
+        elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
+            followed.append((replace(citation, commit=commit, path=path), lineage))
+    return followed, outside
+
+
+def _diff_pairs(resolver: Resolver, pairs: Iterable[tuple[str, str]]) -> None:
+    """git's hunks of many (old blob, new blob) text pairs, a few processes in all."""
+    ordered = sorted({pair for pair in pairs if pair not in resolver.memo.hunks})
+    for start in range(0, len(ordered), PREFETCH_BATCH):
+        batch = ordered[start : start + PREFETCH_BATCH]
+        # A pair the batch leaves out (binary for git) is diffed on its own by `hunks` later.
+        resolver.memo.hunks.put_many(resolver.repo.diff_blob_pairs(batch).items())
+
+
+def _drifts(resolver: Resolver, citation: Citation, lineage: Lineage) -> bool:
+    """Whether the prefetched diff of the cited blob and its blob at the target touches the cited lines."""
+    try:
+        resolved = resolver.resolve(citation)
+    except PinciteError:
+        return False
+    hunks = resolver.memo.hunks.peek((resolved.blob, lineage.blob or "")) or []
+    return relocate_lines(*resolved.lines, hunks)[0] == VerdictStatus.DRIFTED
+
+
+def _diff_by_commit(resolver: Resolver, commit: str, paths: set[str], target: str) -> None:
+    """Without the index: one diff of the two commits for all the text documents cited at `commit`."""
+    changes = resolver.repo.changes_between(commit, target)
+    wanted: set[str] = set()
+    for path in paths:
+        change = changes.get(path)
+        if change is None or change.new_path is None or change.status not in (ChangeKind.MODIFIED, ChangeKind.RENAMED):
+            continue
+        if _text_class(path) and _text_class(change.new_path):
+            wanted |= {path, change.new_path}
+    if len(wanted) > 2:  # for one file, `hunks` costs the same single process
+        resolver.memo.hunks.put_many(resolver.repo.diff_commit_paths(commit, target, sorted(wanted)).items())
+
+
+def _text_class(path: str) -> bool:
+    return extract_mod.extractor_for(path).source_class == "text"
+
+
+# The relocation rule is defined with the walk (citations.lineage); this module is where callers find it.
+__all__ = ["Verdict", "prefetch_hunks", "relocate_lines", "touching_hunks", "verify"]

@@ -21,11 +21,11 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from indexer.citations.memo import Memo
+from indexer.citations.verdicts import ChangeKind, VerdictStatus
 from indexer.index.store import IndexReader, PathVersion
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
 
-MODIFIED, RENAMED, DELETED, READDED = "modified", "renamed", "deleted", "re-added"
-VERIFIED, DRIFTED = "verified", "drifted"
 MAX_PATHSPECS = 64  # paths asked of git's log one by one; more are asked by their folders
 UNTRACKED = -1  # the version id of a run read from git's log: the index holds no version of it
 
@@ -36,7 +36,7 @@ Intervals = list[tuple[PathVersion, str]]  # (interval, its blob), oldest first
 class Step:
     """One commit on the way that changed what the cited path holds."""
 
-    kind: str  # MODIFIED, RENAMED, DELETED or READDED
+    kind: ChangeKind  # MODIFIED, RENAMED, DELETED or READDED
     commit: CommitInfo
     old_path: str
     new_path: str | None  # None when DELETED
@@ -55,21 +55,25 @@ class Lineage:
     @property
     def renamed_by(self) -> Step | None:
         """The first step that moved the document to another path."""
-        return next((s for s in self.steps if s.kind == RENAMED), None)
+        return next((s for s in self.steps if s.kind == ChangeKind.RENAMED), None)
 
 
 @dataclass
-class IndexedHistory:
-    """The index's first-parent line and the intervals of the paths asked about, read once per run."""
+class PathIntervals:
+    """The index's first-parent line and the path-version intervals of the paths asked about.
+
+    An interval is a run of consecutive commits during which a path kept one blob (DESIGN
+    decision 3). Read once per run; paths the index does not track get their runs from git's log.
+    """
 
     reader: IndexReader
     commits: list[CommitInfo]
     seq_of: dict[str, int]
-    _intervals: dict[str, Intervals] = field(default_factory=dict)
+    _intervals: Memo[str, Intervals] = field(default_factory=Memo)
     _untracked: dict[str, Intervals] = field(default_factory=dict)  # read from git's log
 
     @classmethod
-    def read(cls, reader: IndexReader) -> IndexedHistory:
+    def read(cls, reader: IndexReader) -> PathIntervals:
         commits = reader.commits()
         return cls(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
 
@@ -78,9 +82,7 @@ class IndexedHistory:
 
     def intervals(self, path: str) -> Intervals:
         """The path's intervals in the index, oldest first, each with its blob."""
-        if path not in self._intervals:
-            self._intervals[path] = self.reader.interval_blobs(path)
-        return self._intervals[path]
+        return self._intervals.get_or_compute(path, lambda: self.reader.interval_blobs(path))
 
     def untracked_intervals(self, path: str) -> Intervals | None:
         """The runs of a path the index does not track, as git's log gives them; None until read."""
@@ -131,7 +133,7 @@ class _Git:
     the index does not track. With `known_only`, a question not answered yet is noted and stops
     the walk, so that `prefetch_renames` can ask them all at once."""
 
-    history: IndexedHistory
+    history: PathIntervals
     repo: GitRepo
     known_only: bool = False
     missing_changes: set[tuple[str, str]] = field(default_factory=set)
@@ -161,7 +163,7 @@ class _Git:
         return runs
 
 
-def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, target: str) -> Lineage | None:
+def follow(history: PathIntervals, repo: GitRepo, pinned: str, path: str, target: str) -> Lineage | None:
     """Follow `path` from commit `pinned` to commit `target`; None when the index cannot say.
 
     The index cannot say when either commit is outside its history, the target comes before
@@ -171,7 +173,7 @@ def follow(history: IndexedHistory, repo: GitRepo, pinned: str, path: str, targe
     return _walk(history, _Git(history, repo), pinned, path, target)
 
 
-def prefetch_renames(history: IndexedHistory, repo: GitRepo, walks: Iterable[tuple[str, str, str]]) -> None:
+def prefetch_renames(history: PathIntervals, repo: GitRepo, walks: Iterable[tuple[str, str, str]]) -> None:
     """Ask git at once what `follow` will ask it for these (pinned, path, target) walks.
 
     The walks run on what is known; every commit where one stops for want of rename detection
@@ -193,7 +195,7 @@ def prefetch_renames(history: IndexedHistory, repo: GitRepo, walks: Iterable[tup
         pending = stopped
 
 
-def _walk(history: IndexedHistory, git: _Git, pinned: str, path: str, target: str) -> Lineage | None:
+def _walk(history: PathIntervals, git: _Git, pinned: str, path: str, target: str) -> Lineage | None:
     start, end = history.seq_of.get(pinned), history.seq_of.get(target)
     if start is None or end is None or end < start:
         return None
@@ -209,25 +211,25 @@ def _walk(history: IndexedHistory, git: _Git, pinned: str, path: str, target: st
         following = _containing(intervals, seq)
         if following is not None:
             interval, new_blob = following
-            steps.append(Step(MODIFIED, commit, path, path, blob, new_blob))
+            steps.append(Step(ChangeKind.MODIFIED, commit, path, path, blob, new_blob))
             blob = new_blob
             continue
         change = git.changes(history.commits[seq - 1].sha, commit.sha).get(path)
-        if change is not None and change.status == "renamed" and change.new_path is not None:
+        if change is not None and change.status == ChangeKind.RENAMED and change.new_path is not None:
             new_intervals = git.intervals(change.new_path)
             moved = _containing(new_intervals, seq)
             if moved is None:
                 return None  # renamed to a path the index tracks, but not this version of it
             interval, new_blob = moved
-            steps.append(Step(RENAMED, commit, path, change.new_path, blob, new_blob))
+            steps.append(Step(ChangeKind.RENAMED, commit, path, change.new_path, blob, new_blob))
             path, blob, intervals = change.new_path, new_blob, new_intervals
             continue
-        steps.append(Step(DELETED, commit, path, None, blob, None))
+        steps.append(Step(ChangeKind.DELETED, commit, path, None, blob, None))
         later = next(((iv, b) for iv, b in intervals if seq < iv.first_seq <= end), None)
         if later is None:
             return Lineage(None, None, tuple(steps))
         interval, new_blob = later
-        steps.append(Step(READDED, history.commits[interval.first_seq], path, path, blob, new_blob))
+        steps.append(Step(ChangeKind.READDED, history.commits[interval.first_seq], path, path, blob, new_blob))
         blob = new_blob
     return Lineage(path, blob, tuple(steps))
 
@@ -236,13 +238,13 @@ def _containing(intervals: Intervals, seq: int) -> tuple[PathVersion, str] | Non
     return next(((iv, blob) for iv, blob in intervals if iv.first_seq <= seq <= iv.last_seq), None)
 
 
-def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) -> tuple[str, int, int]:
+def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) -> tuple[VerdictStatus, int, int]:
     """Carry lines first..last (1-based, inclusive) of the old text through zero-context hunks.
 
     A hunk touches the span when it removes or replaces one of its lines, or inserts lines
     strictly between two of them (after line n with first <= n < last). Hunks wholly before
-    the span shift it by (new_count - old_count). Returns ("verified", new_first, new_last),
-    or ("drifted", a, b) where a..b is the nearest range at the target (b < a when the
+    the span shift it by (new_count - old_count). Returns (VERIFIED, new_first, new_last),
+    or (DRIFTED, a, b) where a..b is the nearest range at the target (b < a when the
     cited lines were all removed).
     """
     shift = 0
@@ -262,10 +264,10 @@ def relocate_lines(first: int, last: int, hunks: list[Hunk] | tuple[Hunk, ...]) 
             touched = True
             touched_delta += h.new_count - h.old_count
     if not touched:
-        return VERIFIED, first + shift, last + shift
+        return VerdictStatus.VERIFIED, first + shift, last + shift
     new_first = first + shift
-    return DRIFTED, new_first, max(new_first - 1, last + shift + touched_delta)
+    return VerdictStatus.DRIFTED, new_first, max(new_first - 1, last + shift + touched_delta)
 
 
 def touching_hunks(first: int, last: int, hunks: list[Hunk]) -> tuple[Hunk, ...]:
-    return tuple(h for h in hunks if relocate_lines(first, last, [h])[0] == DRIFTED)
+    return tuple(h for h in hunks if relocate_lines(first, last, [h])[0] == VerdictStatus.DRIFTED)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
+from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.index.store import IndexReader
 from indexer.text.chunk import WORD_KEPT_WHOLE
@@ -19,7 +20,6 @@ from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
 # -- quote check ------------------------------------------------------------------
-MATCHED, WRONG_REF, FAILED, UNVERIFIABLE = "matched", "wrong_ref", "failed", "unverifiable"
 MAX_LOCATIONS = 10
 QUERY_WORDS = 3  # the longest words narrow best; each more costs a lookup (about a millisecond)
 QUERY_PIECES = 8  # then the candidates' texts must hold these verbatim (SQLite's instr, cheap)
@@ -36,7 +36,13 @@ class AmbiguousQuote(UsageError):
 
 @dataclass(frozen=True)
 class QuoteVerdict:
-    status: str
+    """The quote check of one citation: matched, wrong_ref, failed or unverifiable, and why.
+
+    `found` holds every place the quote stands at the cited commit when it is not in the span
+    (nearest first): the first is the suggested corrected citation.
+    """
+
+    status: QuoteStatus
     reason: str
     found: tuple[Citation, ...] = ()
 
@@ -58,22 +64,24 @@ def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reaso
     """Does `quote` stand in the resolved citation's span, elsewhere at its commit, or nowhere?"""
     wanted = normalize(quote)
     if resolved is None:
-        return QuoteVerdict(UNVERIFIABLE, f"the citation is unresolvable: {reason}".rstrip(": "))
+        return QuoteVerdict(QuoteStatus.UNVERIFIABLE, f"the citation is unresolvable: {reason}".rstrip(": "))
     if not wanted:
-        return QuoteVerdict(UNVERIFIABLE, "the quote is empty")
+        return QuoteVerdict(QuoteStatus.UNVERIFIABLE, "the quote is empty")
     if wanted in normalize_for_match(resolved.text)[0]:
-        return QuoteVerdict(MATCHED, "the quote stands in the cited span")
-    found = locate_quote(quote, resolved.commit, resolver, near=resolved)
+        return QuoteVerdict(QuoteStatus.MATCHED, "the quote stands in the cited span")
+    found = exact_places(quote, resolved.commit, resolver, near=resolved)
     if found:
         where = found[0]
-        return QuoteVerdict(WRONG_REF, f"the quote stands at {where.text_form()}, not in the cited span", found)
+        return QuoteVerdict(
+            QuoteStatus.WRONG_REF, f"the quote stands at {where.text_form()}, not in the cited span", found
+        )
     reason = f"the quote stands nowhere in the corpus at {resolved.commit[:12]}"
     unsearched = _unsearched_paths(resolved.commit, resolver)
     if unsearched:
         # Still failed (loud), but say which documents could not be read rather than claim all were.
         reason += f" (not searched, no readable text: {', '.join(unsearched[:3])}"
         reason += f" and {len(unsearched) - 3} more)" if len(unsearched) > 3 else ")"
-    return QuoteVerdict(FAILED, reason)
+    return QuoteVerdict(QuoteStatus.FAILED, reason)
 
 
 def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
@@ -82,7 +90,7 @@ def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
     return reader.skipped_paths_at(seq) if reader is not None and seq is not None else []
 
 
-def locate_quote(
+def exact_places(
     quote: str, commit: str, resolver: Resolver, *, near: Resolved | None = None, unit: str | None = None
 ) -> tuple[Citation, ...]:
     """Citations (at `commit`) of every place the quote stands, nearest to `near` first."""

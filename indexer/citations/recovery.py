@@ -3,7 +3,7 @@
 `recover()` turns one verdict into a `RecoveryAttempt`: the steps tried and one outcome
 (relocated / suggested / not_found / needs_human) with an explicit detail saying whether
 the cited text shifted, moved, changed or was removed (docs/recovery.md). The search
-itself is `quote_history.QuoteLocator`; `Recoverer` adds the discovery providers, asked
+itself is `quote_search.QuoteSearcher`; `Recoverer` adds the discovery providers, asked
 only when the words stand nowhere exactly at the target. Attempts can be appended to a
 JSON-lines audit log (`write_attempts`).
 
@@ -28,24 +28,15 @@ from indexer.citations.discovery import (
     load_providers,
     run_providers,
 )
-from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict
-from indexer.citations.history import QuoteLocator, QuoteSearch
-from indexer.citations.quote import MATCHED
+from indexer.citations.drift import Verdict
+from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
 from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import AppliedBy, Detail, Outcome, QuoteStatus, VerdictStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.text.citation import Citation
 from indexer.text.normalize import normalize
 
-OUTCOMES = ("relocated", "suggested", "not_found", "needs_human")
-# Verdict details: what happened to the cited text between the pinned commit and the target.
-DETAIL_SHIFTED = "shifted"  # git's diff moved the lines; the text is identical (verify: verified)
-DETAIL_MOVED = "moved"  # the text stands, exactly, somewhere else at the target
-DETAIL_CHANGED = "changed"  # the text was edited: only near matches remain
-DETAIL_REMOVED = "removed"  # the text stands nowhere at the target, not even nearly
-DETAIL_AMBIGUOUS = "ambiguous"  # the text stands, exactly, at several places
-DETAIL_OTHER_DOCUMENT = "other_document"  # the text stands only in other documents; the cited one still exists
-DETAIL_NO_QUOTE = "no_quote"  # nothing to search for: no quote and no pinned text
-_HOW_TO_APPLY = {DETAIL_SHIFTED: "`check --fix` applies it", DETAIL_MOVED: "`check --fix --accept-moved` applies it"}
+_HOW_TO_APPLY = {Detail.SHIFTED: "`check --fix` applies it", Detail.MOVED: "`check --fix --accept-moved` applies it"}
 
 
 @dataclass(frozen=True)
@@ -54,32 +45,32 @@ class RecoveryAttempt:
 
     citation: Citation
     target: str
-    outcome: str
-    detail: str
+    outcome: Outcome
+    detail: Detail
     steps: tuple[str, ...]
     new_citation: Citation | None = None
-    search: QuoteSearch | None = None
+    search: QuoteSearchResult | None = None
     discovery: DiscoveryResult | None = None
     applied: bool = False
-    applied_by: str | None = None  # "fix" (exact relocation) or "accept-moved"
+    applied_by: AppliedBy | None = None
     at: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
     def __post_init__(self) -> None:
-        if self.outcome not in OUTCOMES:
+        if self.outcome not in set(Outcome):  # a caller mypy does not see may pass any string
             raise ValueError(f"unknown recovery outcome {self.outcome!r}")
 
     @property
     def moved(self) -> bool:
         """The cited text stands, exactly, somewhere else at the target."""
-        return self.outcome == "relocated" and self.detail == DETAIL_MOVED
+        return self.outcome == Outcome.RELOCATED and self.detail == Detail.MOVED
 
     def applicable(self, *, accept_moved: bool) -> bool:
         """May `check --fix` rewrite this citation? Exact relocations yes; moves only when accepted."""
-        if self.outcome != "relocated" or self.new_citation is None:
+        if self.outcome != Outcome.RELOCATED or self.new_citation is None:
             return False
-        return self.detail == DETAIL_SHIFTED or (accept_moved and self.detail == DETAIL_MOVED)
+        return self.detail == Detail.SHIFTED or (accept_moved and self.detail == Detail.MOVED)
 
-    def mark_applied(self, by: str) -> RecoveryAttempt:
+    def mark_applied(self, by: AppliedBy) -> RecoveryAttempt:
         return replace(self, applied=True, applied_by=by)
 
     def with_discovery(self, result: DiscoveryResult) -> RecoveryAttempt:
@@ -92,7 +83,7 @@ class RecoveryAttempt:
             how = "applied" if self.applied else _HOW_TO_APPLY[self.detail]
             return f"recovery: {self.detail} -> {self.new_citation.text_form()} ({how})"
         parts = [f"recovery: {self.detail}"]
-        if self.detail == DETAIL_OTHER_DOCUMENT:
+        if self.detail == Detail.OTHER_DOCUMENT:
             parts.append(f"{self.citation.path} still exists, so it is not re-pinned to another document")
         if search and search.places:
             listed = ", ".join(c.text_form() for c in search.places[:3])
@@ -143,7 +134,7 @@ class Recoverer:
         deep_drift_budget: int | None = None,
     ) -> None:
         self.resolver = resolver
-        self.locator = QuoteLocator(resolver)
+        self.searcher = QuoteSearcher(resolver)
         self.providers = providers
         self.failures = tuple(failures)
         self.deep_drift_left = deep_drift_budget  # None: no bound
@@ -163,7 +154,7 @@ class Recoverer:
         return cls(resolver, providers, failures, deep_drift_budget=deep_drift_budget)
 
     def _deep(self, verdict: Verdict) -> bool:
-        if self.deep_drift_left is None or verdict.status != DRIFTED or verdict.new_path is None:
+        if self.deep_drift_left is None or verdict.status != VerdictStatus.DRIFTED or verdict.new_path is None:
             return True
         self.deep_drift_left -= 1
         return self.deep_drift_left >= 0
@@ -174,13 +165,13 @@ class Recoverer:
         return cls(resolver, [LocalIndexProvider(resolver.config)] if resolver.config.discovery_indexes else [])
 
     def attempt(
-        self, verdict: Verdict, quote: str | None = None, quote_status: str | None = None
+        self, verdict: Verdict, quote: str | None = None, quote_status: QuoteStatus | None = None
     ) -> RecoveryAttempt | None:
         """The recovery attempt for one verdict, or None when the citation holds as written.
 
         Discovery providers are asked only when the quote stands nowhere exactly at the target.
         """
-        attempt = recover(verdict, self.locator, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
+        attempt = recover(verdict, self.searcher, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
         if attempt is None or attempt.search is None or attempt.search.places:
             return attempt
         discovery = self.discover(attempt.search.quote, attempt.citation)
@@ -197,10 +188,10 @@ class Recoverer:
 
 def recover(
     verdict: Verdict,
-    locator: QuoteLocator,
+    searcher: QuoteSearcher,
     *,
     quote: str | None = None,
-    quote_status: str | None = None,
+    quote_status: QuoteStatus | None = None,
     deep: bool = True,
 ) -> RecoveryAttempt | None:
     """One recovery attempt for a citation that does not hold at the verdict's target as written.
@@ -215,72 +206,72 @@ def recover(
     target = verdict.target_commit
     if target is None:
         return None
-    if verdict.status == VERIFIED and quote_status in (None, MATCHED):
+    if verdict.status == VerdictStatus.VERIFIED and quote_status in (None, QuoteStatus.MATCHED):
         relocated = verdict.relocated
         if relocated is None or (relocated.path, relocated.selector) == (citation.path, citation.selector):
             return None
         shifted = ("git diff relocation: the cited text is unchanged, its lines moved",)
-        return RecoveryAttempt(citation, target, "relocated", DETAIL_SHIFTED, shifted, relocated)
+        return RecoveryAttempt(citation, target, Outcome.RELOCATED, Detail.SHIFTED, shifted, relocated)
     pinned_text = verdict.resolved.text if verdict.resolved else None
     key = quote if quote and normalize(quote) else pinned_text
     if key is None or not normalize(key):
         return RecoveryAttempt(
-            citation, target, "needs_human", DETAIL_NO_QUOTE, ("no quote and no pinned text to search",)
+            citation, target, Outcome.NEEDS_HUMAN, Detail.NO_QUOTE, ("no quote and no pinned text to search",)
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
-    if not deep and verdict.status == DRIFTED and verdict.new_path is not None:
-        return _recover_in_document(verdict, locator, citation, key, first, quote)
-    found = locator.locate(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
+    if not deep and verdict.status == VerdictStatus.DRIFTED and verdict.new_path is not None:
+        return _recover_in_document(verdict, searcher, citation, key, first, quote)
+    found = searcher.search(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
     steps += (step,) if step else ()
     # Searched by the pinned text (no quote), a place counts as the move only when the new citation
     # holds exactly that text: by lines, "# Motivation" inside "## Motivation" is not a move.
-    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(locator, c, key))
+    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(searcher, c, key))
     if len(whole) < len(candidates):
         steps += (f"{len(candidates) - len(whole)} place(s) set aside: their cited lines hold more than the words",)
         candidates = whole
     if candidates:
-        detail = DETAIL_MOVED if len(candidates) == 1 else DETAIL_AMBIGUOUS
+        detail = Detail.MOVED if len(candidates) == 1 else Detail.AMBIGUOUS
     elif found.places:
-        detail = DETAIL_OTHER_DOCUMENT
+        detail = Detail.OTHER_DOCUMENT
     else:
-        detail = DETAIL_CHANGED if found.near else DETAIL_REMOVED
-    if verdict.status == UNRESOLVABLE:
+        detail = Detail.CHANGED if found.near else Detail.REMOVED
+    if verdict.status == VerdictStatus.UNRESOLVABLE:
         steps += ("the citation itself is unresolvable: a person decides",)
-        return RecoveryAttempt(citation, target, "needs_human", detail, steps, None, found)
-    if detail == DETAIL_MOVED:
+        return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, detail, steps, None, found)
+    if detail == Detail.MOVED:
         new = replace(candidates[0], quote=quote)
-        return RecoveryAttempt(citation, target, "relocated", detail, steps, new, found)
-    outcome = {DETAIL_CHANGED: "suggested", DETAIL_REMOVED: "not_found"}.get(detail, "needs_human")
+        return RecoveryAttempt(citation, target, Outcome.RELOCATED, detail, steps, new, found)
+    outcome = {Detail.CHANGED: Outcome.SUGGESTED, Detail.REMOVED: Outcome.NOT_FOUND}.get(detail, Outcome.NEEDS_HUMAN)
     return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
 
 
 def _recover_in_document(
-    verdict: Verdict, locator: QuoteLocator, citation: Citation, key: str, first: str, quote: str | None
+    verdict: Verdict, searcher: QuoteSearcher, citation: Citation, key: str, first: str, quote: str | None
 ) -> RecoveryAttempt:
     """A drifted citation whose document stands: its words searched in that document only."""
     assert verdict.target_commit is not None and verdict.new_path is not None
     target, path = verdict.target_commit, verdict.new_path
-    places = locator.exact_in(key, target, path, citation.unit)
+    places = searcher.exact_in(key, target, path, citation.unit)
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
     budget = "the run's budget of deep searches for drifted citations is spent"
     steps: tuple[str, ...] = (first, budget, searched)
-    found = QuoteSearch(key, target, places, (), None, (searched,))
+    found = QuoteSearchResult(key, target, places, (), None, (searched,))
     if len(places) == 1:
         return RecoveryAttempt(
-            citation, target, "relocated", DETAIL_MOVED, steps, replace(places[0], quote=quote), found
+            citation, target, Outcome.RELOCATED, Detail.MOVED, steps, replace(places[0], quote=quote), found
         )
     if places:
-        return RecoveryAttempt(citation, target, "needs_human", DETAIL_AMBIGUOUS, steps, None, found)
+        return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.AMBIGUOUS, steps, None, found)
     deeper = "`pincite locate` searches the whole corpus and the history for the words"
     if verdict.nearest is None:  # git's diff removed every cited line
         steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
-        return RecoveryAttempt(citation, target, "not_found", DETAIL_REMOVED, steps, None, found)
+        return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)
     steps += (
         f"the cited lines changed in place ({_changer(verdict)}): the verdict shows what they hold now; {deeper}",
     )
-    return RecoveryAttempt(citation, target, "suggested", DETAIL_CHANGED, steps, None, found)
+    return RecoveryAttempt(citation, target, Outcome.SUGGESTED, Detail.CHANGED, steps, None, found)
 
 
 def _changer(verdict: Verdict) -> str:
@@ -288,10 +279,10 @@ def _changer(verdict: Verdict) -> str:
     return f"commit {changed.sha[:12]}" if changed else "a commit before the target"
 
 
-def _holds_exactly(locator: QuoteLocator, place: Citation, key: str) -> bool:
+def _holds_exactly(searcher: QuoteSearcher, place: Citation, key: str) -> bool:
     """Whether the new citation's own text is the searched words (normalized), not more."""
     try:
-        return normalize(locator.resolver.resolve(place).text) == normalize(key)
+        return normalize(searcher.resolver.resolve(place).text) == normalize(key)
     except PinciteError:
         return False
 

@@ -6,11 +6,10 @@ a `PinciteError` saying why the citation cannot be resolved. The working tree is
 read. A `Resolver` caches commits, tree entries, texts and diffs, so checking many
 citations costs work per distinct (commit, path), not per citation.
 
-Offsets of a PDF or HTML version count one extractor identity's text (docs/design.md#d13).
-A citation naming its identity (`;x=TOKEN`) resolves in exactly that identity's text: the
-active extractor's when it is that one, else the index's or the extraction cache's, else it
-is unresolvable and the reason names both identities. A citation naming none, to a blob the
-index recorded under more than one identity, is unresolvable and names them.
+Offsets of a PDF or HTML version count one extractor identity's text (docs/design.md#d13);
+which identity a citation counts in is `citations.identity`'s rule. Its look-ups are kept in a
+`ResolverMemo` of `citations.memo.Memo`s, one per run; planning many citations' diffs at once is
+`drift.prefetch_hunks`.
 """
 
 from __future__ import annotations
@@ -19,15 +18,17 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from indexer.citations.lineage import DRIFTED, IndexedHistory, Lineage, follow, prefetch_renames, relocate_lines
+from indexer.citations import identity
+from indexer.citations.lineage import Lineage, PathIntervals, follow
+from indexer.citations.memo import Memo
+from indexer.citations.verdicts import ChangeKind
 from indexer.config import Config, load_config
 from indexer.errors import (
     ExtractionError,
     PinciteError,
     RepositoryError,
-    ShallowHistoryError,
     UnknownRevision,
     UsageError,
 )
@@ -37,7 +38,7 @@ from indexer.extract.base import Limits
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
-from indexer.text.citation import Citation, identity_token, names_identity, token_for
+from indexer.text.citation import Citation, identity_token, token_for
 from indexer.text.model import UTF8, LineIndex, Span
 from indexer.text.normalize import normalize_for_match
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
@@ -48,7 +49,6 @@ if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs 
 _T = TypeVar("_T")
 
 TREE_LISTING_AFTER = 8
-PREFETCH_BATCH = 5000
 
 UNKNOWN_COMMIT_HINT = (
     "CI checkouts are often shallow: fetch the full history (`git fetch --unshallow`, or "
@@ -115,37 +115,48 @@ def version_key(version: documents.VersionText) -> VersionKey:
     return version.blob, version.extracted.identity
 
 
+def _remembering_errors() -> Memo[Any, Any]:
+    return Memo(remember_errors=True)
+
+
 @dataclass
 class ResolverMemo:
     """Everything a Resolver has looked up, keyed by value; one per run, never shared between runs.
 
-    A failed look-up is remembered as its error, so asking again raises the same error without
-    running git again.
+    A failed look-up of a commit, a tree entry or a text is remembered as its error, so asking
+    again raises the same error without running git again.
     """
 
-    commits: dict[str, str | PinciteError] = field(default_factory=dict)  # rev -> full SHA
-    entries: dict[tuple[str, str], TreeEntry | PinciteError] = field(default_factory=dict)  # (commit, path)
-    texts: dict[tuple[str, str, str], documents.VersionText | PinciteError] = field(
-        default_factory=dict
+    commits: Memo[str, str] = field(default_factory=_remembering_errors)  # rev -> full SHA
+    entries: Memo[tuple[str, str], TreeEntry] = field(default_factory=_remembering_errors)  # (commit, path)
+    texts: Memo[tuple[str, str, str], documents.VersionText] = field(
+        default_factory=_remembering_errors
     )  # (blob, extension, encoding)
+    pinned_texts: Memo[tuple[str, str], documents.VersionText] = field(
+        default_factory=_remembering_errors
+    )  # (blob, identity): texts under an identity that is not the active one
     declared: dict[str, dict[str, attributes.Declared]] = field(default_factory=dict)  # commit -> path -> encoding
-    line_indexes: dict[VersionKey, LineIndex] = field(default_factory=dict)
-    normalized: dict[VersionKey, tuple[str, list[int]]] = field(default_factory=dict)
-    text_blobs: dict[VersionKey, str] = field(default_factory=dict)  # the blob git diffs for a version
-    hunks: dict[tuple[str, str], list[Hunk]] = field(default_factory=dict)  # (old text blob, new text blob)
-    changes: dict[tuple[str, str, str], PathChange] = field(default_factory=dict)  # (old commit, new commit, path)
-    corpus_trees: dict[str, list[TreeEntry]] = field(default_factory=dict)  # commit -> entries under the roots
-    full_trees: dict[str, dict[str, TreeEntry]] = field(default_factory=dict)  # commit -> path -> entry
+    line_indexes: Memo[VersionKey, LineIndex] = field(default_factory=Memo)
+    normalized: Memo[VersionKey, tuple[str, list[int]]] = field(default_factory=Memo)
+    text_blobs: Memo[VersionKey, str] = field(default_factory=Memo)  # the blob git diffs for a version
+    hunks: Memo[tuple[str, str], list[Hunk]] = field(default_factory=Memo)  # (old text blob, new text blob)
+    changes: Memo[tuple[str, str, str], PathChange] = field(default_factory=Memo)  # (old commit, new commit, path)
+    corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots
+    full_trees: Memo[str, dict[str, TreeEntry]] = field(default_factory=Memo)  # commit -> path -> entry
+    lineages: Memo[tuple[str, str, str], Lineage | None] = field(default_factory=Memo)  # (pinned, path, target)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
-    pinned_texts: dict[tuple[str, str], documents.VersionText | PinciteError] = field(
-        default_factory=dict
-    )  # (blob, identity): texts under an identity that is not the active one
-    lineages: dict[tuple[str, str, str], Lineage | None] = field(default_factory=dict)  # (pinned, path, target)
 
 
 class Resolver:
-    """Resolves citations of one repository, remembering everything git or extraction costs."""
+    """Resolves citations of one repository to their exact text: `resolve(citation) -> Resolved`.
+
+    One per run (a `check`, a `verify`, an agent's warm session): every look-up that costs git or
+    extraction — commits, tree entries, texts, line indexes, diffs, where a path leads — is
+    remembered in its `memo`, keyed by value, so many citations cost work per distinct (commit,
+    path) and blob pair. The index, when there is one, is read for the path-version intervals
+    (`path_intervals`) and the extractor identities it recorded. Never reads the working tree.
+    """
 
     def __init__(self, repo: GitRepo, config: Config | None = None, index_path: Path | None = None) -> None:
         self.repo = repo
@@ -155,42 +166,36 @@ class Resolver:
         self.memo = ResolverMemo()
         self._reader: IndexReader | None = None
         self._reader_tried = False
-        self._history: IndexedHistory | None = None
+        self._intervals: PathIntervals | None = None
 
     # -- cached look-ups -----------------------------------------------------------
     def commit(self, rev: str) -> str:
         """Full SHA of a commit (abbreviations accepted when unambiguous)."""
-        history = self.history()
-        if history is not None and history.holds(rev):
+        intervals = self.path_intervals()
+        if intervals is not None and intervals.holds(rev):
             return rev  # a full SHA of the indexed history is a commit of this repository
-        if rev not in self.memo.commits:
-            try:
-                self.memo.commits[rev] = self.repo.resolve_commit(rev)
-            except ShallowHistoryError as exc:
-                self.memo.commits[rev] = exc
-            except UnknownRevision:
-                self.memo.commits[rev] = UnknownRevision(
-                    f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT
-                )
-            except RepositoryError as exc:
-                self.memo.commits[rev] = exc
-        return _value(self.memo.commits[rev])
+        return self.memo.commits.get_or_compute(rev, lambda: self._resolve_commit(rev))
+
+    def _resolve_commit(self, rev: str) -> str:
+        try:
+            return self.repo.resolve_commit(rev)
+        except UnknownRevision:
+            raise UnknownRevision(f"{rev!r} is not a commit in this repository", hint=UNKNOWN_COMMIT_HINT) from None
 
     def entry(self, commit: str, path: str) -> TreeEntry:
-        key = (commit, path)
-        if key not in self.memo.entries:
-            history = self.history()
-            indexed = history.blob_at(commit, path) if history is not None else None
-            listed = TreeEntry(path, "100644", indexed) if indexed else self._listed_entry(commit, path)
-            if listed is not None:
-                self.memo.entries[key] = listed
-            else:
-                try:
-                    self.memo.entries[key] = documents.entry_at(self.repo, commit, path)
-                except documents.DocumentUnavailable as exc:
-                    hint = "check the path with `git ls-tree -r COMMIT`"
-                    self.memo.entries[key] = RepositoryError(str(exc), hint=hint)
-        return _value(self.memo.entries[key])
+        """The tree entry of `path` at `commit` (the index's blob when it holds the path there)."""
+        return self.memo.entries.get_or_compute((commit, path), lambda: self._entry(commit, path))
+
+    def _entry(self, commit: str, path: str) -> TreeEntry:
+        intervals = self.path_intervals()
+        indexed = intervals.blob_at(commit, path) if intervals is not None else None
+        listed = TreeEntry(path, "100644", indexed) if indexed else self._listed_entry(commit, path)
+        if listed is not None:
+            return listed
+        try:
+            return documents.entry_at(self.repo, commit, path)
+        except documents.DocumentUnavailable as exc:
+            raise RepositoryError(str(exc), hint="check the path with `git ls-tree -r COMMIT`") from None
 
     def _listed_entry(self, commit: str, path: str) -> TreeEntry | None:
         """A regular file's entry from one listing of the whole tree, once a commit is asked often.
@@ -203,9 +208,10 @@ class Resolver:
         self.memo.paths_asked[commit] = asked
         if asked <= TREE_LISTING_AFTER:
             return None
-        if commit not in self.memo.full_trees:
-            self.memo.full_trees[commit] = {e.path: e for e in self.repo.tree_entries(commit, ())}
-        entry = self.memo.full_trees[commit].get(path)
+        tree = self.memo.full_trees.get_or_compute(
+            commit, lambda: {e.path: e for e in self.repo.tree_entries(commit, ())}
+        )
+        entry = tree.get(path)
         return entry if entry is not None and entry.mode in MODE_FILE else None
 
     def text(self, blob: str, path: str, commit: str | None = None) -> documents.VersionText:
@@ -216,16 +222,16 @@ class Resolver:
         """
         encoding = self.encoding(blob, path, commit)
         key = (blob, _extension(path), encoding)
-        if key not in self.memo.texts:
-            try:
-                self.memo.texts[key] = documents.version_text(self.repo, blob, path, self.limits, encoding)
-            except documents.DocumentUnavailable as exc:
-                cause = exc.__cause__
-                if isinstance(cause, PinciteError):
-                    self.memo.texts[key] = ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint)
-                else:
-                    self.memo.texts[key] = ExtractionError(f"{path} (blob {blob[:12]}): {exc}")
-        return _value(self.memo.texts[key])
+        return self.memo.texts.get_or_compute(key, lambda: self._version_text(blob, path, encoding))
+
+    def _version_text(self, blob: str, path: str, encoding: str) -> documents.VersionText:
+        try:
+            return documents.version_text(self.repo, blob, path, self.limits, encoding)
+        except documents.DocumentUnavailable as exc:
+            cause = exc.__cause__
+            if isinstance(cause, PinciteError):
+                raise ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint) from None
+            raise ExtractionError(f"{path} (blob {blob[:12]}): {exc}") from None
 
     def encoding(self, blob: str, path: str, commit: str | None) -> str:
         """The encoding a text blob is read in (UTF-8 unless declared); see `text`."""
@@ -248,113 +254,29 @@ class Resolver:
         return self.text(self.entry(commit, path).sha, path, commit)
 
     def line_index(self, version: documents.VersionText) -> LineIndex:
-        key = version_key(version)
-        if key not in self.memo.line_indexes:
-            self.memo.line_indexes[key] = LineIndex(version.text)
-        return self.memo.line_indexes[key]
+        """The version's lines, computed once per (blob, identity)."""
+        return self.memo.line_indexes.get_or_compute(version_key(version), lambda: LineIndex(version.text))
 
     def corpus_entries(self, commit: str) -> list[TreeEntry]:
         """Every tree entry under the corpus roots at `commit`."""
-        if commit not in self.memo.corpus_trees:
-            self.memo.corpus_trees[commit] = self.repo.tree_entries(commit, self.config.roots)
-        return self.memo.corpus_trees[commit]
+        return self.memo.corpus_trees.get_or_compute(commit, lambda: self.repo.tree_entries(commit, self.config.roots))
 
     def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
         """The version's text as quote matching sees it, with its offset map (text.normalize)."""
-        key = version_key(version)
-        if key not in self.memo.normalized:
-            self.memo.normalized[key] = normalize_for_match(version.text)
-        return self.memo.normalized[key]
+        return self.memo.normalized.get_or_compute(version_key(version), lambda: normalize_for_match(version.text))
 
     def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
         """What became of `path` between two commits (renames followed), once per (commits, path)."""
-        key = (old_commit, new_commit, path)
-        if key not in self.memo.changes:
-            change = self.repo.changes_between(old_commit, new_commit).get(path)
-            if change is None:
-                blob = self.entry(old_commit, path).sha
-                change = PathChange("unchanged", path, blob, blob)
-            self.memo.changes[key] = change
-        return self.memo.changes[key]
-
-    def prefetch_hunks(self, citations: Iterable[Citation], target: str) -> None:
-        """Diff every (cited blob, blob at the target) pair of the text documents cited, in one git diff.
-
-        Only an optimisation for many citations: whatever it does not cover, `hunks` diffs
-        blob by blob, and both give git's diff of the same two blobs with the same options.
-        Where each cited path leads is read from the indexed history, its renames detected for all
-        citations in a few git processes; pairs outside it are left to `verify`, which asks git.
-        """
-        cited: list[tuple[Citation, str, str]] = []
-        for citation in citations:
-            try:
-                cited.append((citation, self.commit(citation.commit), safe_repo_path(citation.path)))
-            except PinciteError:
-                continue
-        history = self.history()
-        if history is not None:
-            prefetch_renames(history, self.repo, ((commit, path, target) for _c, commit, path in cited))
-        followed: list[tuple[Citation, Lineage]] = []
-        outside: dict[str, set[str]] = {}  # pinned commit -> paths the index cannot follow
-        for citation, commit, path in cited:
-            try:
-                lineage = self.lineage(commit, path, target)
-            except PinciteError:
-                continue
-            if lineage is None:
-                outside.setdefault(commit, set()).add(path)
-            elif lineage.blob and lineage.path and _text_class(path) and _text_class(lineage.path):
-                followed.append((replace(citation, commit=commit, path=path), lineage))
-        # Where a walk left the indexed documents, the text at the target is read as declared there.
-        self.read_declarations(
-            target,
-            (
-                lineage.path
-                for _c, lineage in followed
-                if lineage.path and not self.recorded_identities(lineage.blob or "")
-            ),
+        return self.memo.changes.get_or_compute(
+            (old_commit, new_commit, path), lambda: self._path_change(old_commit, new_commit, path)
         )
-        self._diff_pairs((self.entry(c.commit, c.path).sha, lineage.blob or "") for c, lineage in followed)
-        # The drifted ones name the commit that changed them: diff their steps now, in one go too.
-        self._diff_pairs(
-            (step.old_blob, step.new_blob)
-            for citation, lineage in followed
-            if self._drifts(citation, lineage)
-            for step in lineage.steps
-            if step.new_blob is not None
-        )
-        for commit, paths in outside.items():
-            self._prefetch_by_commit(commit, paths, target)
 
-    def _diff_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """git's hunks of many (old blob, new blob) text pairs, a few processes in all."""
-        ordered = sorted({pair for pair in pairs if pair not in self.memo.hunks})
-        for start in range(0, len(ordered), PREFETCH_BATCH):
-            batch = ordered[start : start + PREFETCH_BATCH]
-            # A pair the batch leaves out (binary for git) is diffed on its own by `hunks` later.
-            self.memo.hunks.update(self.repo.diff_blob_pairs(batch))
-
-    def _drifts(self, citation: Citation, lineage: Lineage) -> bool:
-        """Whether the prefetched diff of the cited blob and its blob at the target touches the cited lines."""
-        try:
-            resolved = self.resolve(citation)
-        except PinciteError:
-            return False
-        hunks = self.memo.hunks.get((resolved.blob, lineage.blob or ""), [])
-        return relocate_lines(*resolved.lines, hunks)[0] == DRIFTED
-
-    def _prefetch_by_commit(self, commit: str, paths: set[str], target: str) -> None:
-        """Without the index: one diff of the two commits for all the text documents cited at `commit`."""
-        changes = self.repo.changes_between(commit, target)
-        wanted: set[str] = set()
-        for path in paths:
-            change = changes.get(path)
-            if change is None or change.new_path is None or change.status not in ("modified", "renamed"):
-                continue
-            if _text_class(path) and _text_class(change.new_path):
-                wanted |= {path, change.new_path}
-        if len(wanted) > 2:  # for one file, `hunks` costs the same single process
-            self.memo.hunks.update(self.repo.diff_commit_paths(commit, target, sorted(wanted)))
+    def _path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
+        change = self.repo.changes_between(old_commit, new_commit).get(path)
+        if change is None:
+            blob = self.entry(old_commit, path).sha
+            change = PathChange(ChangeKind.UNCHANGED, path, blob, blob)
+        return change
 
     def hunks(self, old: documents.VersionText, new: documents.VersionText) -> list[Hunk]:
         """Zero-context hunks of git's diff between two versions' texts."""
@@ -362,9 +284,7 @@ class Resolver:
 
     def blob_hunks(self, old_blob: str, new_blob: str) -> list[Hunk]:
         """Zero-context hunks of git's diff between two blobs holding texts."""
-        if (old_blob, new_blob) not in self.memo.hunks:
-            self.memo.hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
-        return self.memo.hunks[(old_blob, new_blob)]
+        return self.memo.hunks.get_or_compute((old_blob, new_blob), lambda: self.repo.diff_blobs(old_blob, new_blob))
 
     def diffs_as_committed(self, resolved: Resolved, blob: str) -> bool:
         """Whether `blob` as committed is its text in the citation's offset space, so git diffs it unread.
@@ -377,10 +297,9 @@ class Resolver:
         )
 
     def _text_blob(self, version: documents.VersionText) -> str:
-        key = version_key(version)
-        if key not in self.memo.text_blobs:
-            self.memo.text_blobs[key] = documents.text_blob(self.repo, version)
-        return self.memo.text_blobs[key]
+        return self.memo.text_blobs.get_or_compute(
+            version_key(version), lambda: documents.text_blob(self.repo, version)
+        )
 
     def index(self) -> IndexReader | None:
         """The built index, when there is one (quote lookups narrow the documents with it)."""
@@ -392,21 +311,22 @@ class Resolver:
                 self._reader = None
         return self._reader
 
-    def history(self) -> IndexedHistory | None:
+    def path_intervals(self) -> PathIntervals | None:
         """The indexed first-parent history, when there is an index (read once)."""
-        if self._history is None:
+        if self._intervals is None:
             reader = self.index()
             if reader is not None:
-                self._history = IndexedHistory.read(reader)
-        return self._history
+                self._intervals = PathIntervals.read(reader)
+        return self._intervals
 
     def lineage(self, pinned: str, path: str, target: str) -> Lineage | None:
         """Where `path` at `pinned` leads at `target`, step by step; None outside the indexed history."""
-        key = (pinned, path, target)
-        if key not in self.memo.lineages:
-            history = self.history()
-            self.memo.lineages[key] = follow(history, self.repo, pinned, path, target) if history else None
-        return self.memo.lineages[key]
+        intervals = self.path_intervals()
+        if intervals is None:
+            return None
+        return self.memo.lineages.get_or_compute(
+            (pinned, path, target), lambda: follow(intervals, self.repo, pinned, path, target)
+        )
 
     def recorded_identities(self, blob: str) -> tuple[str, ...]:
         """The extractor identities the index recorded a text of `blob` under, oldest first."""
@@ -433,60 +353,55 @@ class Resolver:
         active = self.active_identity(blob, path, commit)
         if identity == active:
             return self.text(blob, path, commit)
-        key = (blob, identity)
-        if key not in self.memo.pinned_texts:
-            found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
-            self.memo.pinned_texts[key] = found or ExtractionError(
+        return self.memo.pinned_texts.get_or_compute(
+            (blob, identity), lambda: self._recorded_text(blob, path, identity, active)
+        )
+
+    def _recorded_text(self, blob: str, path: str, identity: str, active: str | None) -> documents.VersionText:
+        found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
+        if found is None:
+            raise ExtractionError(
                 f"{path} (blob {blob[:12]}) is cited in the text of extractor {identity!r}, which neither the "
                 f"index nor the extraction cache holds, and the active one is {active or 'not installed'!r}",
                 hint="their offsets differ: rebuild with the recorded extractor version installed, or re-cite",
             )
-        return _value(self.memo.pinned_texts[key])
+        return found
 
-    def cited_identity(self, citation: Citation, path: str, commit: str, blob: str) -> str | None:
-        """The identity whose text `citation` counts offsets in; None: the active one (a citation naming none).
+    def cited_text(self, citation: Citation, path: str, commit: str, blob: str) -> tuple[documents.VersionText, bool]:
+        """The text of `blob` that `citation` counts its offsets in, and whether it names its identity.
 
-        Raises when the citation names an identity nothing here knows, or names none while the
-        index recorded several for the blob (which one was it made under cannot be told).
+        The rules of which identity that is are `citations.identity`'s; an extracted document's
+        citation always names the identity it resolved in.
         """
         where = f"{path} at {commit[:12]}"
-        recorded = self.recorded_identities(blob)
-        token = citation.identity_token
-        if token is None:
-            if len(recorded) > 1 and extract_mod.extractor_for(path).source_class != "text":
-                named = ", ".join(f"{i!r} (x={identity_token(i)})" for i in recorded)
-                raise ExtractionError(
-                    f"{where} was indexed under {len(recorded)} extractor identities ({named}) "
-                    "and the citation does not say which one its offsets count",
-                    hint="add the one it was made under (;x=TOKEN, or &x=TOKEN in a permalink), or re-cite it",
-                )
-            return None
-        active = self.active_identity(blob, path, commit)
-        known = dict.fromkeys([*recorded, *([active] if active else [])])
-        matches = [i for i in known if names_identity(token, i)]
-        if not matches:
-            matches = [i for i in documents.cached_identities(self.repo, blob) if names_identity(token, i)]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise ExtractionError(
-                f"{where}: extractor identity x={token} could be any of {', '.join(map(repr, matches))}",
-                hint="write more hex digits of the identity's token",
-            )
-        named = ", ".join(f"{i!r} (x={identity_token(i)})" for i in known) or "none"
-        raise ExtractionError(
-            f"{where} is cited in the text of extractor identity x={token}, which neither the index nor the "
-            f"extraction cache holds; known here: {named}",
-            hint="their offsets differ: rebuild with the extractor version the citation was made with, or re-cite",
+        cited = identity.cited_identity(
+            citation.identity_token,
+            where,
+            self.recorded_identities(blob),
+            extracted=not _text_class(path),
+            active=lambda: self.active_identity(blob, path, commit),
+            cached=lambda: documents.cached_identities(self.repo, blob),
         )
+        if cited is not None:
+            return self.text_under(blob, path, cited, commit), True
+        version = self.text(blob, path, commit)
+        identity.check_active_matches_recorded(where, self.recorded_identity(blob), version.extracted.identity)
+        return version, version.extracted.source_class != "text"
 
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
-        self._reader, self._reader_tried, self._history = None, False, None
+        self._reader, self._reader_tried, self._intervals = None, False, None
 
     # -- resolution --------------------------------------------------------------------
     def resolve(self, citation: Citation) -> Resolved:
+        """The exact text `citation` pins at its commit, or a `PinciteError` saying why it cannot be read.
+
+        The citation's commit and path are made canonical (full SHA, the blob); its span is
+        read in the text of the identity it counts in (`cited_text`) and given in every unit
+        (code points, lines, line:column, PDF pages). A permalink's blob must be the blob at
+        the commit; a span past the end of the text is a `UsageError`.
+        """
         path = safe_repo_path(citation.path)
         commit = self.commit(citation.commit)
         entry = self.entry(commit, path)
@@ -495,19 +410,7 @@ class Resolver:
                 f"{path} at {commit[:12]} is blob {entry.sha[:12]}, not the permalink's blob {citation.blob[:12]}",
                 hint="the permalink was edited or belongs to another repository",
             )
-        cited = self.cited_identity(citation, path, commit, entry.sha)
-        if cited is not None:
-            version = self.text_under(entry.sha, path, cited, commit)
-        else:
-            version = self.text(entry.sha, path, commit)
-            recorded = self.recorded_identity(entry.sha)
-            if recorded is not None and recorded != version.extracted.identity:
-                raise ExtractionError(
-                    f"{path} at {commit[:12]} was indexed with extractor {recorded!r} but the active one is "
-                    f"{version.extracted.identity!r}",
-                    hint="their offsets differ: install the recorded extractor version, or re-cite against a new build",
-                )
-        identity = version.extracted.identity
+        version, named = self.cited_text(citation, path, commit, entry.sha)
         index = self.line_index(version)
         span = _span_of(citation, version.text, index)
         # A citation by lines covers the lines it names, a final empty line included: its span
@@ -515,15 +418,13 @@ class Resolver:
         first, last = citation.lines if citation.lines is not None else index.lines_of_span(span)
         l1, c1 = index.column_of(span.start)
         l2, c2 = index.column_of(span.end)
-        # An extracted document's citation always names the identity it resolved in.
-        named = cited is not None or version.extracted.source_class != "text"
-        token = identity_token(identity) if named else None
+        token = identity_token(version.extracted.identity) if named else None
         canonical = replace(citation, commit=commit, path=path, blob=entry.sha, identity_token=token)
         return Resolved(
             citation=canonical,
             blob=entry.sha,
             source_class=version.extracted.source_class,
-            identity=identity,
+            identity=version.extracted.identity,
             span=span,
             lines=(first, last),
             linecol=(l1, c1, l2, c2),
@@ -636,11 +537,3 @@ def _text_class(path: str) -> bool:
 def _extension(path: str) -> str:
     name = path.rsplit("/", 1)[-1].lower()
     return name.rsplit(".", 1)[-1] if "." in name else ""
-
-
-def _value(cached: _T | PinciteError) -> _T:
-    if isinstance(cached, PinciteError):
-        # Raised afresh: re-raising the instance would extend its traceback (and keep every frame
-        # of every earlier raise alive) each time, so a long-running server would grow without end.
-        raise cached.with_traceback(None)
-    return cached

@@ -26,6 +26,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from indexer.citations.verdicts import CitationForm
 from indexer.errors import CitationSyntaxError
 from indexer.text.citation import IDENTITY_KEY, Citation, parse_github_url, parse_permalink, parse_text_form
 
@@ -61,7 +62,7 @@ class Found:
     start: int
     end: int
     raw: str
-    kind: str  # "text", "permalink" or "github"
+    kind: CitationForm
     citation: Citation | None
     error: str | None
     quote: str | None
@@ -123,12 +124,12 @@ def scan(text: str) -> list[Found]:
     return found
 
 
-def _candidates(text: str) -> list[tuple[str, int, int]]:
+def _candidates(text: str) -> list[tuple[CitationForm, int, int]]:
     """(kind, start, end) of every citation and near-miss in `text`, in order."""
-    spans: list[tuple[str, int, int]] = []
+    spans: list[tuple[CitationForm, int, int]] = []
     for match in _ANY.finditer(text):
-        kind, start, end = match.lastgroup or "text", match.start(), match.end()
-        if kind == "text":
+        kind, start, end = CitationForm(match.lastgroup or CitationForm.TEXT), match.start(), match.end()
+        if kind == CitationForm.TEXT:
             start = _after_opening_emphasis(text, start, end)
         spans.append((kind, start, end))
     taken = [(m_start, m_end) for _, m_start, m_end in spans]
@@ -137,7 +138,7 @@ def _candidates(text: str) -> list[tuple[str, int, int]]:
         while end > start and text[end - 1] in _TRAILING_PUNCTUATION:
             end -= 1
         if not any(t_start < end and start < t_end for t_start, t_end in taken):
-            spans.append(("near_miss", start, end))
+            spans.append((CitationForm.NEAR_MISS, start, end))
     return sorted(spans, key=lambda s: s[1])
 
 
@@ -148,8 +149,8 @@ def _after_opening_emphasis(text: str, start: int, end: int) -> int:
     return start + min(opening, closing)
 
 
-def _parse(kind: str, raw: str, start: int, end: int, line: int, quote: str | None) -> Found:
-    if kind == "near_miss":
+def _parse(kind: CitationForm, raw: str, start: int, end: int, line: int, quote: str | None) -> Found:
+    if kind == CitationForm.NEAR_MISS:
         selector = raw[raw.rindex("#") :]
         error = f"{selector!r} is not a selector ({NEAR_MISS_HINT})"
         if f";{IDENTITY_KEY}=" in selector:
@@ -159,10 +160,10 @@ def _parse(kind: str, raw: str, start: int, end: int, line: int, quote: str | No
                 error = exc.message
         return Found(line, start, end, raw, kind, None, error, quote)
     try:
-        if kind == "permalink":
+        if kind == CitationForm.PERMALINK:
             citation, base = parse_permalink(raw)
             return Found(line, start, end, raw, kind, citation, None, quote, site_base=base)
-        if kind == "github":
+        if kind == CitationForm.GITHUB:
             citation, repo = parse_github_url(raw)
             return Found(line, start, end, raw, kind, citation, None, quote, github_repo=repo)
         citation = parse_text_form(raw)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from indexer import api
-from indexer.api import CheckRecord, CheckReport
+from indexer.api import CheckRecord, CheckReport, Detail, Severity
 from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
 from indexer.errors import CheckFailed, UsageError
 from indexer.integrations.code_scanning import github_annotations, repository_root, sarif_log
@@ -148,7 +148,7 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
                 click.echo(f"  {hunk.header}")
                 for line in hunk.lines:
                     click.echo(f"  {line}")
-            if attempt is not None and attempt.detail != "shifted":
+            if attempt is not None and attempt.detail != Detail.SHIFTED:
                 click.echo(f"  {attempt.summary()}")
     if any(one.fails(strict) for one in checked):
         sys.exit(CheckFailed.exit_code)
@@ -295,7 +295,7 @@ def _print_github(report: CheckReport, repo_root: Path) -> None:
 def github_summary(report: CheckReport) -> str:
     """The Markdown job summary: counts, then one table row per citation that needs attention."""
     lines = ["## pincite check", "", _summary_line(report), ""]
-    rows = [r for r in report.records if r.severity != "ok"]
+    rows = [r for r in report.records if r.severity != Severity.OK]
     if rows:
         lines += ["| file | verdict | quote | details |", "|---|---|---|---|"]
         lines += [_row(r) for r in rows]

@@ -19,10 +19,11 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from indexer import api
-from indexer.citations.drift import DRIFTED, Verdict
-from indexer.citations.history import LastSeen, NearMatch
+from indexer.citations.drift import Verdict
+from indexer.citations.quote_search import LastSeen, NearMatch
 from indexer.citations.recovery import RecoveryAttempt
 from indexer.citations.resolve import Resolved
+from indexer.citations.verdicts import VerdictStatus
 from indexer.index.build import BuildSummary
 from indexer.shapes import (
     BuildResult,
@@ -204,7 +205,7 @@ def hunks_out(hunks: tuple[Hunk, ...] | list[Hunk]) -> list[HunkOut]:
 
 def changed_by(verdict: Verdict | None) -> ChangedBy | None:
     """The commit that first changed a drifted citation's text, as verify names it (docs/design.md#d4)."""
-    if verdict is None or verdict.status != DRIFTED or verdict.changed_by is None:
+    if verdict is None or verdict.status != VerdictStatus.DRIFTED or verdict.changed_by is None:
         return None
     resolved = verdict.resolved
     return {

@@ -39,10 +39,11 @@ from pydantic import Field
 
 from indexer import api
 from indexer.citations.check import CheckRecord
-from indexer.citations.quote import WRONG_REF, AmbiguousQuote
+from indexer.citations.quote import AmbiguousQuote
 from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import scan
+from indexer.citations.verdicts import CiteOutcome, Detail, QuoteStatus, Severity
 from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.search import MAX_LIMIT
@@ -224,13 +225,19 @@ class AgentTools:
             except AmbiguousQuote as exc:
                 places = [self._cited(warm, c) for c in exc.candidates[:MAX_CANDIDATES]]
                 return {
-                    "status": "ambiguous",
+                    "status": CiteOutcome.AMBIGUOUS,
                     "cited": None,
                     "candidates": places,
                     "count": len(exc.candidates),
                     "message": str(exc),
                 }
-            return {"status": "cited", "cited": shapes.cited_out(cited), "candidates": [], "count": 1, "message": ""}
+            return {
+                "status": CiteOutcome.CITED,
+                "cited": shapes.cited_out(cited),
+                "candidates": [],
+                "count": 1,
+                "message": "",
+            }
 
     def resolve(
         self,
@@ -324,7 +331,7 @@ class AgentTools:
             notes = [] if items else ["the draft holds no citation pincite recognises: nothing was checked"]
             return {
                 "target_commit": report.target_commit,
-                "ok": all(item["severity"] == "ok" for item in items),
+                "ok": all(item["severity"] == Severity.OK for item in items),
                 "summary": report.summary(),
                 "citations": items,
                 "notes": notes,
@@ -408,12 +415,12 @@ class AgentTools:
         resolved = verdict.resolved if verdict else None
         recovery = record.recovery
         corrected: shapes.Correction | None = None
-        if quote is not None and quote.status == WRONG_REF and quote.suggestion is not None:
+        if quote is not None and quote.status == QuoteStatus.WRONG_REF and quote.suggestion is not None:
             corrected = self._correction(warm, quote.suggestion, "the quote stands here, not in the cited span")
         elif recovery is not None and recovery.new_citation is not None:
             why = {
-                "shifted": "the cited text is unchanged; its lines moved",
-                "moved": "the cited text stands, exactly, here at the target",
+                Detail.SHIFTED: "the cited text is unchanged; its lines moved",
+                Detail.MOVED: "the cited text stands, exactly, here at the target",
             }.get(recovery.detail, recovery.detail)
             corrected = self._correction(warm, recovery.new_citation, why)
         elif record.suggestion is not None:

@@ -12,16 +12,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from indexer.citations.verdicts import CheckStatus, QuoteStatus
+
 # action output name -> key of `summary` in `pincite check --json`
 CHECK_OUTPUTS = {
     "citations": "citations",
-    "verified": "verified",
-    "drifted": "drifted",
-    "unresolvable": "unresolvable",
-    "matched": "quote_matched",
-    "wrong-ref": "quote_wrong_ref",
-    "failed": "quote_failed",
-    "unverifiable": "quote_unverifiable",
+    "verified": CheckStatus.VERIFIED,
+    "drifted": CheckStatus.DRIFTED,
+    "unresolvable": CheckStatus.UNRESOLVABLE,
+    "matched": f"quote_{QuoteStatus.MATCHED}",
+    "wrong-ref": f"quote_{QuoteStatus.WRONG_REF}",
+    "failed": f"quote_{QuoteStatus.FAILED}",
+    "unverifiable": f"quote_{QuoteStatus.UNVERIFIABLE}",
 }
 
 

@@ -36,7 +36,9 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
-from indexer.site.changes import (
+from indexer.site.banner_data import BannerDataBuilder
+from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
+from indexer.site.history_pages import (
     Step,
     changes_key,
     changes_page_path,
@@ -44,8 +46,6 @@ from indexer.site.changes import (
     render_changes_page,
     render_diff_page,
 )
-from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
-from indexer.site.history import HistoryBuilder
 from indexer.site.home import HOME_FILE, FolderSections, folder_sections
 from indexer.site.links import BrokenLink, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file
@@ -511,7 +511,7 @@ class _SiteBuilder:
         self, commits: list[CommitInfo], metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]
     ) -> None:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
-        builder = self.history_builder = HistoryBuilder(self.repo, self.reader, commits, metas)
+        builder = self.history_builder = BannerDataBuilder(self.repo, self.reader, commits, metas)
         shards: dict[str, list[str]] = {}
         for path in by_path:
             shards.setdefault(history_shard(path), []).append(path)

@@ -1,7 +1,7 @@
 // The drift verdict in the browser: the cited lines carried through git's zero-context hunks,
 // the rule of indexer.citations.lineage.relocate_lines, so that a version page and `pincite
 // verify` agree. Hunks are the history files' [old_start, old_count, new_start, new_count, lines]
-// (indexer/site/history.py).
+// (indexer/site/banner_data.py).
 import { codePoints } from "./codepoints.js";
 
 /** Lines first..last through `hunks`: ["verified" | "drifted", new first, new last]. */

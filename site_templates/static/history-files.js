@@ -1,4 +1,4 @@
-// The files the build rewrites for the drift banner (indexer/site/history.py): site.json (the
+// The files the build rewrites for the drift banner (indexer/site/banner_data.py): site.json (the
 // built commit), commits.json (the published first-parent commits, oldest first) and the history
 // shards, history/<first two hex digits of historyName(path)>.json.
 import { historyName } from "./paths.js";

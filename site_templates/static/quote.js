@@ -105,7 +105,7 @@ export function normalizeQuote(text) {
 }
 
 // Every [start, end) (code points) where the normalized `wanted` stands in `text`
-// (indexer.citations.quote.cite_quote and locate_quote: the end is indexer.citations.quote._end_offset's).
+// (indexer.citations.quote.cite_quote and exact_places: the end is indexer.citations.quote._end_offset's).
 export function quotePlaces(wanted, text, most) {
   if (!wanted) return [];
   const [norm, offsets] = normalizeForMatch(text);

@@ -1,8 +1,8 @@
 """Local quote search across history: where do these words stand now, and when did they go?
 
-`QuoteLocator.locate(quote, target, ...)` answers from the repository and its index:
+`QuoteSearcher.search(quote, target, ...)` answers from the repository and its index:
 
-1. exact places at the target (`quote.locate_quote`: candidates from the index by the quote's words,
+1. exact places at the target (`quote.exact_places`: candidates from the index by the quote's words,
    confirmed by comparing the normalized quote with the normalized text, mapped back to
    exact offsets), each with a ready new citation;
 2. near matches, only when there is no exact place and the quote has at most
@@ -28,15 +28,17 @@ from typing import TYPE_CHECKING
 from rapidfuzz.distance import Indel
 
 from indexer.citations.drift import touching_hunks
+from indexer.citations.memo import Memo
 from indexer.citations.quote import (
     MAX_LOCATIONS,
-    locate_quote,
+    exact_places,
     match_spans,
     quote_words,
     source_end,
     versions_holding,
 )
 from indexer.citations.resolve import Resolver, span_citation
+from indexer.citations.verdicts import ChangeKind
 from indexer.errors import PinciteError, RepositoryError
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
@@ -95,7 +97,7 @@ class LastSeen:
     removed_by: str
     subject: str
     message: str
-    change: str  # "modified", "deleted" or "renamed" (by git's rename detection)
+    change: ChangeKind  # modified, deleted or renamed (by git's rename detection)
     new_path: str | None
     hunks: tuple[Hunk, ...]
 
@@ -113,7 +115,7 @@ class LastSeen:
 
 
 @dataclass(frozen=True)
-class QuoteSearch:
+class QuoteSearchResult:
     """Everything the local search found for one quote at one target commit."""
 
     quote: str
@@ -136,21 +138,21 @@ class QuoteSearch:
 WORD_FILTER_AFTER = 32  # versions of one path
 
 
-class QuoteLocator:
+class QuoteSearcher:
     """Searches the repository and its index for quotes; caches the texts it normalizes."""
 
     def __init__(self, resolver: Resolver) -> None:
         self.resolver = resolver
         self.repo = resolver.repo
         self.reader = resolver.index()
-        self._normalized: dict[int, tuple[str, list[int]]] = {}
-        self._texts: dict[int, str | None] = {}
-        self._answers: dict[tuple[str, str, str | None, str | None, str, bool], QuoteSearch] = {}
+        self._normalized: Memo[int, tuple[str, list[int]]] = Memo()  # version id -> normalized text, offsets
+        self._texts: Memo[int, str | None] = Memo()  # version id -> its indexed text
+        self._answers: Memo[tuple[str, str, str | None, str | None, str, bool], QuoteSearchResult] = Memo()
         commits = self.reader.commits() if self.reader else []
         self._commits = dict(enumerate(commits))
         self._seq_of = {c.sha: seq for seq, c in enumerate(commits)}
 
-    def locate(
+    def search(
         self,
         quote: str,
         target: str,
@@ -159,7 +161,7 @@ class QuoteLocator:
         pinned: str | None = None,
         unit: str = "lines",
         fuzzy: bool = True,
-    ) -> QuoteSearch:
+    ) -> QuoteSearchResult:
         """Every exact place of `quote` at commit `target`; else near matches and where it was last seen.
 
         `cited_path` and `pinned` (the citation's path and full commit) let the search say
@@ -167,16 +169,14 @@ class QuoteLocator:
         remembered: many citations of one passage cost one search.
         """
         key = (quote, target, cited_path, pinned, unit, fuzzy)
-        if key not in self._answers:
-            self._answers[key] = self._locate(quote, target, cited_path, pinned, unit, fuzzy)
-        return self._answers[key]
+        return self._answers.get_or_compute(key, lambda: self._search(quote, target, cited_path, pinned, unit, fuzzy))
 
-    def _locate(
+    def _search(
         self, quote: str, target: str, cited_path: str | None, pinned: str | None, unit: str, fuzzy: bool
-    ) -> QuoteSearch:
+    ) -> QuoteSearchResult:
         wanted = normalize(quote)
         if not wanted:
-            return QuoteSearch(quote, target, (), (), None, ("empty quote: nothing to search",))
+            return QuoteSearchResult(quote, target, (), (), None, ("empty quote: nothing to search",))
         seq = self._seq_of.get(target)
         steps: list[str] = []
         followed = self._followed_path(cited_path, pinned, target, seq) if self.reader and seq is not None else None
@@ -186,15 +186,15 @@ class QuoteLocator:
             places = self.exact_in(quote, target, followed, unit)
             steps.append(f"exact search in {followed}, the cited document at the target: {len(places)} place(s)")
             if places:
-                return QuoteSearch(quote, target, places, (), None, tuple(steps))
+                return QuoteSearchResult(quote, target, places, (), None, tuple(steps))
         steps.append("exact search at the target (candidates by the quote's words, confirmed on normalized text)")
-        places = locate_quote(quote, target, self.resolver, unit=unit)
+        places = exact_places(quote, target, self.resolver, unit=unit)
         steps.append(f"exact: {len(places)} place(s)")
         if places:
-            return QuoteSearch(quote, target, places, (), None, tuple(steps))
+            return QuoteSearchResult(quote, target, places, (), None, tuple(steps))
         if self.reader is None or seq is None:
             steps.append(f"the index does not hold {target[:12]}: no near matches or history (run `pincite build`)")
-            return QuoteSearch(quote, target, (), (), None, tuple(steps))
+            return QuoteSearchResult(quote, target, (), (), None, tuple(steps))
         near: tuple[NearMatch, ...] = ()
         words = wanted.count(" ") + 1
         if fuzzy and words > FUZZY_MAX_WORDS:
@@ -216,7 +216,7 @@ class QuoteLocator:
                 if last_seen
                 else f"not found at {cited_path} in the indexed history"
             )
-        return QuoteSearch(quote, target, (), near, last_seen, tuple(steps))
+        return QuoteSearchResult(quote, target, (), near, last_seen, tuple(steps))
 
     # fuzzy -------------------------------------------------------------------------
     def _near(
@@ -330,10 +330,10 @@ class QuoteLocator:
         after = self.reader.version_of(path, present.last_seq + 1)
         new_path: str | None
         if after is not None:
-            status, new_path = "modified", path
+            status, new_path = ChangeKind.MODIFIED, path
         else:  # gone from the path: git's rename detection tells a move from a deletion
             change = self.repo.path_change(last, remover.sha, path)
-            status, new_path = change.status, change.new_path
+            status, new_path = ChangeKind(change.status), change.new_path
         hunks = self._removing_hunks(present, after, wanted, status)
         message = self._message(remover.sha)
         return LastSeen(path, last, remover.sha, remover.subject, message, status, new_path, hunks)
@@ -345,11 +345,11 @@ class QuoteLocator:
         return message.decode("utf-8", errors="replace").strip()
 
     def _removing_hunks(
-        self, present: PathVersion, after: PathVersion | None, wanted: str, status: str
+        self, present: PathVersion, after: PathVersion | None, wanted: str, status: ChangeKind
     ) -> tuple[Hunk, ...]:
         if after is not None:
             new_blob = self._diffable_blob(after.version_id)
-        elif status == "renamed":
+        elif status == ChangeKind.RENAMED:
             return ()  # the words left with the file; the exact search reports the new path
         else:
             new_blob = self.repo.hash_object(b"")
@@ -372,15 +372,12 @@ class QuoteLocator:
 
     # texts -------------------------------------------------------------------------
     def _text(self, version_id: int) -> str | None:
-        assert self.reader is not None
-        if version_id not in self._texts:
-            self._texts[version_id] = self.reader.version(version_id).text
-        return self._texts[version_id]
+        reader = self.reader
+        assert reader is not None
+        return self._texts.get_or_compute(version_id, lambda: reader.version(version_id).text)
 
     def _normalized_text(self, version_id: int) -> tuple[str, list[int]]:
-        if version_id not in self._normalized:
-            self._normalized[version_id] = normalize_for_match(self._text(version_id) or "")
-        return self._normalized[version_id]
+        return self._normalized.get_or_compute(version_id, lambda: normalize_for_match(self._text(version_id) or ""))
 
 
 # -- helpers -------------------------------------------------------------------------

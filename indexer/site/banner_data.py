@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from indexer.citations.lineage import IndexedHistory, Lineage, follow, prefetch_renames
+from indexer.citations.lineage import Lineage, PathIntervals, follow, prefetch_renames
+from indexer.citations.verdicts import ChangeKind
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
@@ -30,7 +31,7 @@ HISTORY_FORMAT = 3  # bump when an entry changes shape, so entries of earlier bu
 
 
 @dataclass(frozen=True)
-class HistoryInputs:
+class BannerInputs:
     """Everything a path's history file depends on; equal inputs mean an equal file."""
 
     path: str
@@ -49,7 +50,7 @@ class HistoryInputs:
         return f"{HISTORY_FORMAT}|{self.head_blob}|{int(self.at_head)}|{self.lead}|" + ",".join(parts)
 
 
-class HistoryBuilder:
+class BannerDataBuilder:
     """Computes history files, caching text blobs and rename lookups across paths."""
 
     def __init__(self, repo: GitRepo, reader: IndexReader, commits: list[CommitInfo], meta: dict[int, VersionMeta]):
@@ -60,7 +61,7 @@ class HistoryBuilder:
         self.head_seq = len(commits) - 1
         self._text_blobs: dict[int, str | None] = {}
         self._pair_hunks: dict[tuple[str, str], list[Hunk]] = {}
-        self._lineage = IndexedHistory(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
+        self._lineage = PathIntervals(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
         self._walks: dict[tuple[str, int], Lineage | None] = {}  # (path, version's last seq) -> its walk
         self._unbroken: dict[str, int] = {}  # path -> see `_unbroken_from`
 
@@ -121,7 +122,7 @@ class HistoryBuilder:
             self._pair_hunks[(old_blob, new_blob)] = self.repo.diff_blobs(old_blob, new_blob)
         return self._pair_hunks[(old_blob, new_blob)]
 
-    def inputs(self, path: str, pvs: list[PathVersion]) -> HistoryInputs:
+    def inputs(self, path: str, pvs: list[PathVersion]) -> BannerInputs:
         # The interval running to HEAD has no end yet: its end is not part of the key (or the file).
         intervals = tuple(
             (
@@ -134,12 +135,12 @@ class HistoryBuilder:
         )
         head = self._head(pvs)
         head_blob = self.meta[head.version_id].blob if head else None
-        return HistoryInputs(
+        return BannerInputs(
             path, intervals, head_blob, ",".join(self._lead(path, pvs, pv) for pv in self._gap_ends(pvs))
         )
 
     def _lead(self, path: str, pvs: list[PathVersion], gap_end: PathVersion) -> str:
-        """Where the versions up to a gap in the path lead at the built commit, as a key (see HistoryInputs.lead)."""
+        """Where the versions up to a gap in the path lead at the built commit, as a key (see BannerInputs.lead)."""
         leads = self._leads_to(path, pvs, gap_end)
         if isinstance(leads, dict):
             return f"{leads['status']}:{leads.get('reason', '')}"
@@ -195,18 +196,18 @@ class HistoryBuilder:
             step: dict[str, object] = {"commit": commit.sha, "subject": commit.subject, "time": commit.time}
             if following is None:
                 change = self.repo.changes_between(self.commits[seq - 1].sha, commit.sha).get(path)
-                new_path = change.new_path if change is not None and change.status == "renamed" else None
+                new_path = change.new_path if change is not None and change.status == ChangeKind.RENAMED else None
                 if new_path is None:
-                    steps.append({**step, "kind": "deleted"})
+                    steps.append({**step, "kind": ChangeKind.DELETED})
                     continue
-                step.update(kind="renamed", path=new_path)
+                step.update(kind=ChangeKind.RENAMED, path=new_path)
                 moved = self.reader.version_of(new_path, seq)
                 if moved is None:  # moved out of what the index holds (out of the roots): no text to diff
                     steps.append({**step, "hunks": None})
                     continue
                 following = moved
             else:
-                step["kind"] = "modified"
+                step["kind"] = ChangeKind.MODIFIED
             old, new = self.text_blob(pv.version_id), self.text_blob(following.version_id)
             hunks = None if old is None or new is None else self.hunks(old, new)
             step["hunks"] = None if hunks is None else [_header_json(h) for h in hunks]
@@ -263,7 +264,7 @@ class HistoryBuilder:
         if lineage is None:  # a rename led to a version the index skipped: no text to follow
             return {"status": "unavailable", "reason": "a rename on the way leads to a version that was not indexed"}
         if lineage.path is None:
-            return {"status": "deleted"}
+            return {"status": ChangeKind.DELETED}
         moved = self.reader.version_of(lineage.path, self.head_seq)
         if moved is None:
             where = f"the document moved to {lineage.path}, which" if lineage.path != path else lineage.path
@@ -286,7 +287,8 @@ class HistoryBuilder:
                 f"{head_meta.identity}: different offset spaces",
             }
         hunks = self.hunks(old_blob, new_blob)
-        status = "same" if not hunks and new_path == path else ("renamed" if new_path != path else "modified")
+        renamed = ChangeKind.RENAMED if new_path != path else ChangeKind.MODIFIED
+        status = "same" if not hunks and new_path == path else renamed
         return {"status": status, "path": new_path, "blob": head_meta.blob, "hunks": [_hunk_json(h) for h in hunks]}
 
 

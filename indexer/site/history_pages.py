@@ -4,7 +4,7 @@
 the commits it spans, the date and message of the commit that introduced it, a link to its
 version page and one to git's diff from the version before. Everything comes from the index's
 path-version intervals (no git process per path); the diffs are git's zero-context hunks of the
-consecutive texts, computed in one batch (`HistoryBuilder.prefetch`).
+consecutive texts, computed in one batch (`BannerDataBuilder.prefetch`).
 
 `diff/{old blob}-{new blob}.html` is immutable: two versions' texts never change, so a diff page
 is written once and kept by every later build, like a version page.
@@ -21,7 +21,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from indexer.index.store import PathVersion, VersionMeta
-from indexer.site.history import HistoryBuilder
+from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.pages import PageContext
 from indexer.site.render import doc_page_path, root_prefix, url_path
 from indexer.vcs.repo import CommitInfo, Hunk
@@ -59,7 +59,7 @@ class Step:
 
 
 def consecutive_steps(
-    builder: HistoryBuilder, pvs: list[PathVersion], metas: dict[int, VersionMeta], commits: list[CommitInfo]
+    builder: BannerDataBuilder, pvs: list[PathVersion], metas: dict[int, VersionMeta], commits: list[CommitInfo]
 ) -> list[Step | None]:
     """For each interval after the first: the step from the interval before, or None (no diff to show)."""
     steps: list[Step | None] = []
