@@ -8,6 +8,7 @@ depend on): they run it in a child process, as a person does.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -66,6 +67,16 @@ assert "indexer" not in sys.modules, sorted(m for m in sys.modules if m.startswi
 print("ok")
 """
     assert _python(code, *SCENARIOS).strip() == "ok"
+
+
+def test_no_test_imports_bench() -> None:
+    """What tests share with the benchmarks (the synthetic corpus, the MCP client) lives in tests/."""
+    for path in (ROOT / "tests").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            assert not any(n == "bench" or n.startswith("bench.") for n in names), f"{path.name} imports {names}"
 
 
 def test_no_scenario_edits_the_import_path() -> None:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.harness import GitCounter, checkout_env, checkouts, log, measure, pincite
+from bench.harness import GitCounter, checkout_env, checkouts, log, measure, nonzero, pincite
 from bench.scenarios import Result
 from tests.synth_corpus import SynthParams, generate, git
 
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> Result:
                 peaks[side.name] = run_pincite(side.path, ["check", str(tmp / "big"), "--json"], root).peak_mb
     lines = [
         f"Synthetic repository: {commits} first-parent commits (200 documents, renames, a folder move, a mass "
-        f"edit of every title); the index built first (`pincite build --no-site`). Verdicts: {summary}.",
+        f"edit of every title); the index built first (`pincite build --no-site`). Verdicts: {nonzero(summary)}.",
         "",
         f"| run | wall s (best of {args.runs}) | × floor | CPU s | × floor | git processes |",
         "|---|---|---|---|---|---|",

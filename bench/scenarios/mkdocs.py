@@ -267,6 +267,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Result:
-    out = measure_sides(args)
+    with tempfile.TemporaryDirectory(prefix="pincite-bench-") as tmp:
+        args.workdir = args.workdir or tmp  # without --workdir, nothing is left behind
+        out = measure_sides(args)
     subject = repository_name(Path(args.repo)) if args.repo else None
     return Result(report(out), out, subject=subject)

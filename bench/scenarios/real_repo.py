@@ -36,7 +36,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from bench.harness import ROOT, GitCounter, checkout_env, log, measure, pincite, repository_name
+from bench.harness import ROOT, GitCounter, checkout_env, log, measure, nonzero, pincite, repository_name
 from bench.scenarios import Result
 
 TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
@@ -467,10 +467,10 @@ def markdown(r: dict[str, Any]) -> str:
         f"{cite['quote'].get('p50_ms', '—')} ms, p95 {cite['quote'].get('p95_ms', '—')} ms; `pincite cite` "
         f"{', '.join(str(s) for s in cite['cli_seconds'])} s |",
         f"| `pincite verify` of every citation against HEAD | {verify['seconds']} s, {verify['git_processes']} git "
-        f"processes; {verify['verdicts']} |",
+        f"processes; {nonzero(verify['verdicts'])} |",
         f"| `pincite check` of a note holding them all | {check['seconds']} s, {check['git_processes']} git "
-        f"processes; {check['summary']}; verified in a renamed file {check['verified_in_renamed_file']}, drifted "
-        f"in a renamed file {check['drifted_in_renamed_file']} |",
+        f"processes; {nonzero(check['summary'])}; in a renamed file: "
+        f"{check['verified_in_renamed_file']} verified, {check['drifted_in_renamed_file']} drifted |",
         f"| `pincite build` after one more commit | {inc['seconds']} s wall, {inc['cpu_seconds']} s CPU, "
         f"{inc['git_processes']} git processes, extracted {inc['extracted']} |",
     ]

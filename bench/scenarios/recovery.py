@@ -226,5 +226,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Result:
-    res = measure(args)
+    with tempfile.TemporaryDirectory(prefix="pincite-bench-") as tmp:
+        args.workdir = args.workdir or tmp  # without --workdir, nothing is left behind
+        res = measure(args)
     return Result(report(res), res | {"figures": figures(res)})

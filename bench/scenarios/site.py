@@ -166,11 +166,11 @@ def run_site(
     return figures
 
 
-def measure(docs: int, commits: int, workdir: Path, steps: list[int], config: Any) -> dict[str, Any]:
+def measure(docs: int, commits: int, target_mb: float, workdir: Path, steps: list[int], config: Any) -> dict[str, Any]:
     from indexer.api import build
 
     repo_dir = workdir / "repo"
-    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
+    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits, target_bytes=int(target_mb * 1e6)))
     index = workdir / "index.sqlite"
     started = time.monotonic()
     build(repo_dir, index_path=index, site=False)
@@ -178,7 +178,7 @@ def measure(docs: int, commits: int, workdir: Path, steps: list[int], config: An
     words = _query_words(repo_dir, corpus.paths)
     figures = run_site(repo_dir, index, workdir / "site", sorted(corpus.paths), steps, config, words)
     return {
-        "corpus": {"docs": docs, "commits": commits},
+        "corpus": {"docs": docs, "commits": commits, "target_mb": target_mb},
         "delta_share": config.site_search_delta_share,
         "index_only_build_seconds": round(index_seconds, 2),
         "index_file_bytes": index.stat().st_size,
@@ -189,6 +189,9 @@ def measure(docs: int, commits: int, workdir: Path, steps: list[int], config: An
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=10_000, help="documents in the synthetic corpus")
     parser.add_argument("--commits", type=int, default=200, help="edit commits after the first")
+    parser.add_argument(
+        "--target-mb", type=float, default=50.0, help="the documents' total size (50 MB whatever --docs: give less)"
+    )
     parser.add_argument(
         "--keep", type=Path, default=None, help="work in this new folder and keep it (repo, index.sqlite, site)"
     )
@@ -215,7 +218,8 @@ def run(args: argparse.Namespace) -> Result:
     try:
         steps = [int(n) for n in args.changed.split(",")]
         share = Config().site_search_delta_share if args.delta_share is None else args.delta_share
-        figures = measure(args.docs, args.commits, workdir, steps, Config(site_search_delta_share=share))
+        config = Config(site_search_delta_share=share)
+        figures = measure(args.docs, args.commits, args.target_mb, workdir, steps, config)
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -238,7 +242,8 @@ def markdown(f: dict[str, Any]) -> str:
     size = site["site_size"]
     parts = ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB/{v['files']:,}" for k, v in size.items() if k != "total")
     lines = [
-        f"Synthetic corpus: {f['corpus']['docs']:,} documents, {f['corpus']['commits']} commits; search delta "
+        f"Synthetic corpus: {f['corpus']['docs']:,} documents ({f['corpus']['target_mb']} MB), "
+        f"{f['corpus']['commits']} commits; search delta "
         f"share {f['delta_share']}. Index-only build {f['index_only_build_seconds']} s, index file "
         f"{f['index_file_bytes'] / 1e6:.0f} MB.",
         "",

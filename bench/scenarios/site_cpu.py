@@ -127,5 +127,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> Result:
     if args.baseline is None:
         raise SystemExit("site-cpu compares two checkouts: give --baseline CHECKOUT")
-    out = measure_sides(args)
+    with tempfile.TemporaryDirectory(prefix="pincite-bench-") as tmp:
+        args.workdir = args.workdir or tmp  # without --workdir, nothing is left behind
+        out = measure_sides(args)
     return Result(report(out), out, subject=repository_name(Path(args.repo)) if args.repo else None)
