@@ -109,8 +109,11 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
                 tab.goto(f"{base}doc/{quote(previous)}.html")
                 tab.wait_for_load_state("networkidle")
                 previous = path
+                # A version page loads these two; a document page does not (the lookup runs on one).
                 if tab.evaluate("() => typeof PinciteQuote") == "undefined":
                     tab.add_script_tag(url=base + "static/quote.js")
+                if tab.evaluate("() => typeof PinciteSearchIndex") == "undefined":
+                    tab.add_script_tag(url=base + "static/search-index.js")
                 server.take()
                 started = time.monotonic()
                 found = tab.evaluate(LOOKUP, [text, "lines"])
