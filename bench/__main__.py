@@ -16,6 +16,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 from bench import harness, report, scenarios
 
@@ -44,6 +45,19 @@ def _list() -> int:
     return 0
 
 
+def parser_for(name: str, module: ModuleType) -> argparse.ArgumentParser:
+    """The scenario's own options, then the runner's."""
+    parser = argparse.ArgumentParser(
+        prog=f"python -m bench {name}", description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    module.arguments(parser)
+    if getattr(module, "BASELINE", False):
+        parser.add_argument("--baseline", type=Path, help="another pincite checkout, measured in the same run")
+    parser.add_argument("--write", action="store_true", help="rewrite this scenario's section of BENCHMARKS.md")
+    parser.add_argument("--json", action="store_true", help="print every raw figure as JSON")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("--list", "-l"):
@@ -57,14 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError:
         print(f"no scenario {name!r}; `python -m bench --list` lists them", file=sys.stderr)
         return 2
-    parser = argparse.ArgumentParser(
-        prog=f"python -m bench {name}", description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    module.arguments(parser)
-    if getattr(module, "BASELINE", False):
-        parser.add_argument("--baseline", type=Path, help="another pincite checkout, measured in the same run")
-    parser.add_argument("--write", action="store_true", help="rewrite this scenario's section of BENCHMARKS.md")
-    parser.add_argument("--json", action="store_true", help="print every raw figure as JSON")
+    parser = parser_for(name, module)
     args = parser.parse_args(argv[1:])
     info = harness.machine()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -54,12 +54,13 @@ def test_an_unknown_scenario_is_refused_with_a_hint() -> None:
     assert "--list" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_every_scenario_module_imports_and_declares_its_options() -> None:
+def test_every_scenario_module_imports_and_its_options_parse() -> None:
     code = """
-import argparse, importlib, sys
+import importlib, sys
+from bench.__main__ import parser_for
 for name in sys.argv[1:]:
     module = importlib.import_module("bench.scenarios." + name.replace("-", "_"))
-    module.arguments(argparse.ArgumentParser())
+    assert parser_for(name, module).format_help(), name  # its options beside the runner's, without a clash
     assert callable(module.run), name
     assert (module.__doc__ or "").strip(), name
 # A scenario's steps may run with another checkout's pincite: no module imports it at the top.
