@@ -187,7 +187,8 @@ def _adopt_orphans() -> None:
         _adopted = True
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
+    """User + system CPU time of this process's waited-for children so far."""
     import resource
 
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -292,7 +293,7 @@ def measure(
     """
     _adopt_orphans()
     known = _own_children()
-    cpu = _children_cpu()
+    cpu = children_cpu()
     started = time.perf_counter()
     proc = subprocess.Popen(
         list(argv),
@@ -310,7 +311,7 @@ def measure(
     _reap_new(known)
     if proc.returncode not in ok:
         raise SystemExit(f"{' '.join(argv[:4])} ... exited {proc.returncode}:\n{err[-3000:]}")
-    return Measured(wall, _children_cpu() - cpu, peak_rss, peak_pss, out, err, proc.returncode)
+    return Measured(wall, children_cpu() - cpu, peak_rss, peak_pss, out, err, proc.returncode)
 
 
 def step(function: str, *, checkout: Path = ROOT, **kwargs: Any) -> tuple[dict[str, Any], Measured]:

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.harness import TreeWatch, alternate
+from bench.harness import TreeWatch, alternate, children_cpu
 from bench.scenarios import Result
 from tests.synth_corpus import SynthParams, generate
 
@@ -94,8 +94,6 @@ def run_sizes(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[
 
 def run_parts(site: Path, part_mbs: list[float], rounds: int, workdir: Path) -> dict[str, Any]:
     """The base made in parts of each size in `part_mbs`, indexed as a build indexes it."""
-    import resource
-
     from indexer.site.search_bundles import base_parts, index_bundles
 
     pages = document_pages(site)
@@ -107,18 +105,18 @@ def run_parts(site: Path, part_mbs: list[float], rounds: int, workdir: Path) -> 
             parts = base_parts(
                 pages, "bench", lambda path: (site / "doc" / f"{path}.html").stat().st_size, int(mb * 1e6)
             )
-            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = children_cpu()
             watch = TreeWatch(os.getpid())
             seconds = index_bundles(site, parts, target, workdir / "stage")
             peak, _ = watch.stop()
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            after = children_cpu()
             made = [bundle_bytes(target / part.folder) for part in parts]
             found[mb].append(
                 {
                     "parts": len(parts),
                     "chunk_size": parts[0].chunk_size,
                     "seconds": round(seconds, 2),
-                    "pagefind_cpu_seconds": round(after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime, 2),
+                    "pagefind_cpu_seconds": round(after - cpu, 2),
                     "peak_rss_mb": round(peak, 1),
                     "index_chunks": sum(m["index_chunks"] for m in made),
                     "index_bytes": sum(m["index_bytes"] for m in made),
