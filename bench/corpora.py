@@ -40,3 +40,12 @@ def corpus(args: argparse.Namespace, work: Path) -> tuple[Path, dict[str, Any]]:
         log(f"generating {params.docs} documents, {params.commits} commits in {repo} ...")
         generate(repo, params)
     return repo, {"synthetic": asdict(params)}
+
+
+def heading_words(root: Path, paths: list[str], documents: int) -> list[str]:
+    """The longer words of the headings of `documents` documents spread over the corpus, in order."""
+    words: list[str] = []
+    for path in paths[:: max(1, len(paths) // (documents + 1))][:documents]:
+        heading = (root / path).read_text(encoding="utf-8").splitlines()[0]
+        words += [w for w in heading.lstrip("# ").lower().split() if len(w) > 4]
+    return words

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.browser import launch
+from bench.corpora import heading_words
 from bench.scenarios import Result
-from bench.scenarios.site import _heading_words
 
 TOP = 10
 SEARCH = """async ([query, top]) => {
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> Result:
     if args.heading_words:
         repo = args.heading_words
         paths = sorted(p.relative_to(repo).as_posix() for p in (repo / "corpus").rglob("*.md"))
-        queries += list(dict.fromkeys(_heading_words(repo, paths, 40)))[: args.count]
+        queries += list(dict.fromkeys(heading_words(repo, paths, 40)))[: args.count]
     if not queries:
         raise SystemExit("give --queries or --heading-words")
     result = compare(answers(args.first, queries), answers(args.second, queries))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.browser import CountingServer, launch
+from bench.corpora import heading_words
 from bench.scenarios import Result
 from tests.synth_corpus import SynthParams, generate, git
 
@@ -46,18 +47,9 @@ def _site_sizes(site: Path) -> dict[str, dict[str, int]]:
     return parts
 
 
-def _heading_words(root: Path, paths: list[str], documents: int) -> list[str]:
-    """The longer words of the headings of `documents` documents spread over the corpus, in order."""
-    words: list[str] = []
-    for path in paths[:: max(1, len(paths) // (documents + 1))][:documents]:
-        heading = (root / path).read_text(encoding="utf-8").splitlines()[0]
-        words += [w for w in heading.lstrip("# ").lower().split() if len(w) > 4]
-    return words
-
-
 def _query_words(root: Path, paths: list[str]) -> tuple[str, str]:
     """Two words from document headings: real vocabulary, found in some documents, not all."""
-    words = _heading_words(root, paths, 6)
+    words = heading_words(root, paths, 6)
     return words[0], words[-1]
 
 
@@ -211,7 +203,7 @@ def run(args: argparse.Namespace) -> Result:
         if args.repo is None:
             raise SystemExit("--measure needs --repo (the query words come from its documents)")
         paths = sorted(p.relative_to(args.repo).as_posix() for p in (args.repo / "corpus").rglob("*.md"))
-        more = list(dict.fromkeys(_heading_words(args.repo, paths, 40)))[-args.more_words :] if args.more_words else []
+        more = list(dict.fromkeys(heading_words(args.repo, paths, 40)))[-args.more_words :] if args.more_words else []
         found = measure_queries(args.measure, *_query_words(args.repo, paths), more)
         return Result(_query_markdown(found), found, subject="queries on a built site")
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
