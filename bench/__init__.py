@@ -1,1 +1,4 @@
-"""Benchmarks of pincite (scripts, not tests); see BENCHMARKS.md for the figures."""
+"""pincite's benchmarks: one runner (`python -m bench`), its scenarios (bench/scenarios/) and their harness.
+
+Not part of the package and not imported by the tests; the figures are in BENCHMARKS.md.
+"""

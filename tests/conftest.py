@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.site_bench import ARGS as CHROMIUM_ARGS  # the same chromium as the site benchmarks
+from tests.browser import CHROMIUM, CHROMIUM_ARGS  # the same chromium as the benchmarks
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -140,8 +140,8 @@ class SampleClone:
 @pytest.fixture(scope="session")
 def sample_clone(tmp_path_factory: pytest.TempPathFactory) -> SampleClone:
     """One clone of the sample corpus for the whole run, indexed at HEAD (the index lives outside it)."""
-    from bench.mcp_client import clone_sample
     from indexer import build
+    from tests.mcp_client import clone_sample
 
     base = tmp_path_factory.mktemp("sample")
     shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO_ROOT, capture_output=True)
@@ -154,7 +154,6 @@ def sample_clone(tmp_path_factory: pytest.TempPathFactory) -> SampleClone:
 
 
 # -- the browser: Debian's chromium, driven by Playwright --------------------------------------
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")

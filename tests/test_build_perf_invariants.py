@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.synth_corpus import SynthParams, commit_change, generate
 from indexer import build
 from indexer.config import Config
 from indexer.errors import RepositoryError
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
+from tests.synth_corpus import SynthParams, commit_change, generate
 
 
 def _synth(root: Path, docs: int, commits: int, doc_bytes: int = 1500) -> Path:
@@ -201,8 +201,8 @@ def _dump(index: Path) -> dict[str, list[tuple[object, ...]]]:
 
 
 def test_a_build_on_several_cores_writes_the_index_a_single_process_writes(tmp_path: Path, monkeypatch) -> None:
-    from bench.synth_corpus import git
     from indexer.index import prepare
+    from tests.synth_corpus import git
 
     repo = _synth(tmp_path / "synth", docs=30, commits=6)
     (repo / "corpus" / "broken.pdf").write_bytes(b"%PDF-1.4 not really a PDF")  # fails to extract

@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 from mcp_types import CallToolResult
 
-from bench.mcp_client import McpSession, rss_kib
 from indexer.cli.main import main
 from indexer.index.search import MAX_LIMIT
 from indexer.integrations.agent_tools import MAX_CITATIONS, MAX_DRAFT_BYTES, MAX_QUERY_CHARS
 from indexer.integrations.mcp_server import document_uri
 from tests.conftest import SampleClone
+from tests.mcp_client import McpSession, rss_kib
 
 READERS = {"search", "cite", "resolve", "verify", "check_answer", "locate"}
 

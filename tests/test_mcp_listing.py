@@ -10,9 +10,9 @@ from conftest import CorpusRepo
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from bench.mcp_client import McpSession
 from indexer.cli.main import main
 from indexer.integrations.mcp_server import RESOURCES_PAGE, _cursor
+from tests.mcp_client import McpSession
 
 DOCUMENTS = RESOURCES_PAGE * 2 + 37
 

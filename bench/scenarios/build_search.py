@@ -1,4 +1,4 @@
-"""Foundation benchmark: build and search pincite's index over a synthetic corpus.
+"""Build and search: the cold and incremental index build and search latency over a synthetic corpus, against floors.
 
 One run generates (or reuses) a synthetic corpus repository from a fixed seed and reports:
 
@@ -16,44 +16,31 @@ One run generates (or reuses) a synthetic corpus repository from a fixed seed an
   count (must be 1), and the time spent copying the previous index file reported apart;
 - search latency p50/p95 over 100 content-word queries and the ten most frequent words
   alone, through `indexer.index.search` and through the SQL alone on an open index;
-- the machine.
 
-    python bench/build_bench.py                 # 10,000 documents, ~50 MB, 200 commits
-    python bench/build_bench.py --docs 2000     # a quicker run (size scales with --docs)
-    python bench/build_bench.py --docs 500 --commits 2000   # a history-heavy corpus
-    python bench/build_bench.py --baseline /work/main       # another checkout's build beside it
-    python bench/build_bench.py --record        # also write the figures to BENCHMARKS.md
+The floors and both builds run alternated, best of `--repeat`; each in a fresh process
+(`bench.harness.step`), the baseline's build and search with the baseline's pincite.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import platform
 import random
 import re
-import resource
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.harness import ROOT, log, own_cpu, percentile, step
+from bench.scenarios import Result
+from tests.synth_corpus import SynthParams, Vocabulary, commit_change, generate
 
-from bench.synth_corpus import SynthParams, Vocabulary, commit_change, generate  # noqa: E402
-
-SECTION = "## Build and search"
+BASELINE = True
 PORTER = "porter unicode61 remove_diacritics 2"
 STOPWORD_RANKS = 100  # the most frequent words, timed apart from the content-word queries
 TARGETS = {
@@ -68,19 +55,7 @@ TARGETS = {
 PARAGRAPH_BREAK = re.compile(r"\n[ \t\r]*\n")
 
 
-# -- child steps ------------------------------------------------------------------------
-def _cpu_seconds() -> float:
-    """User + system CPU of this process so far (the parent subtracts it: start-up is not the step's)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime
-
-
-def _use_code(code: str | None) -> None:
-    """Import pincite from another checkout (the baseline) instead of this one."""
-    if code:
-        sys.path.insert(0, str(Path(code).resolve()))
-
-
+# -- child steps (each run in a fresh process by `run_step`) -------------------------------
 def indexed_blobs(repo: Path, head_only: bool) -> list[bytes]:
     """The blobs a cold build indexes: HEAD's, or every version along the first-parent history."""
     if head_only:
@@ -102,10 +77,10 @@ def indexed_blobs(repo: Path, head_only: bool) -> list[bytes]:
     return list(found)
 
 
-def step_floor(repo: Path, db: Path, trigram: bool, head_only: bool) -> dict[str, Any]:
+def step_floor(repo: str, db: str, trigram: bool, head_only: bool) -> dict[str, Any]:
     """Read the indexed blobs through one cat-file process; their paragraphs into bare FTS5; optimize."""
-    started, cpu = time.perf_counter(), _cpu_seconds()
-    shas = indexed_blobs(repo, head_only)
+    started, cpu = time.perf_counter(), own_cpu()
+    shas = indexed_blobs(Path(repo), head_only)
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
@@ -137,27 +112,25 @@ def step_floor(repo: Path, db: Path, trigram: bool, head_only: bool) -> dict[str
     return {"seconds": time.perf_counter() - started, "cpu_before": cpu, "blobs": len(shas), "bytes": total}
 
 
-def step_build(repo: Path, index: Path, head_only: bool = False, code: str | None = None) -> dict[str, Any]:
-    _use_code(code)
+def step_build(repo: str, index: str, head_only: bool = False) -> dict[str, Any]:
     import indexer
     from indexer.config import load_config
 
-    started, cpu = time.perf_counter(), _cpu_seconds()
-    config = load_config(repo, {"index_path": str(index), "history_start": "HEAD" if head_only else None})
-    summary = indexer.build(repo, site=False, index_path=index, config=config)
+    started, cpu = time.perf_counter(), own_cpu()
+    config = load_config(Path(repo), {"index_path": index, "history_start": "HEAD" if head_only else None})
+    summary = indexer.build(Path(repo), site=False, index_path=Path(index), config=config)
     seconds = time.perf_counter() - started
     return {
         "seconds": seconds,
         "cpu_before": cpu,
         "summary": summary.to_json(),
         "stages": dict(getattr(summary, "stages", {}) or {}),
-        "index_bytes": index.stat().st_size,
+        "index_bytes": Path(index).stat().st_size,
         "code": str(Path(indexer.__file__).resolve().parent.parent),
     }
 
 
-def step_search(repo: Path, index: Path, queries: list[dict[str, Any]], code: str | None = None) -> dict[str, Any]:
-    _use_code(code)
+def step_search(repo: str, index: str, queries: list[dict[str, Any]]) -> dict[str, Any]:
     import indexer
     from indexer.index.search import plain_query
     from indexer.index.store import IndexReader
@@ -174,8 +147,10 @@ def step_search(repo: Path, index: Path, queries: list[dict[str, Any]], code: st
             cpu.append((time.process_time() - c0) * 1000)
         return wall, cpu
 
-    api, api_cpu = timed(lambda q: indexer.search(q["query"], repo, index_path=index, path_prefix=q.get("prefix")))
-    reader = IndexReader(index)
+    api, api_cpu = timed(
+        lambda q: indexer.search(q["query"], Path(repo), index_path=Path(index), path_prefix=q.get("prefix"))
+    )
+    reader = IndexReader(Path(index))
     seq = reader.head_seq()
     sql, _sql_cpu = timed(lambda q: reader.search_passages(plain_query(q["query"]), seq, 10, q.get("prefix")))
     matches = [
@@ -195,103 +170,13 @@ def step_search(repo: Path, index: Path, queries: list[dict[str, Any]], code: st
     }
 
 
-class TreeWatch:
-    """Peak summed RSS of a process and all its descendants, sampled from outside every 50 ms.
-
-    A sum of RSS counts pages that forked processes share once per process: an upper bound.
-    """
-
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak_kib, self._stop = pid, 0, threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.05):
-            self.peak_kib = max(self.peak_kib, _tree_rss_kib(self.pid))
-
-    def stop(self) -> float:
-        self._stop.set()
-        self._thread.join()
-        return self.peak_kib / 1024.0
-
-
-def _tree_rss_kib(root: int) -> int:
-    return sum(process_tree(root).values())
-
-
-def process_tree(root: int) -> dict[int, int]:
-    """The process `root` and all its descendants, each with its RSS in KiB."""
-    parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(entry.name)
-        parents[pid], rss[pid] = int(fields[1]), int(fields[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    tree, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
-        tree.update(children)
-        frontier += children
-    return {pid: rss[pid] for pid in tree if pid in rss}
-
-
-def _adopt_orphans() -> None:
-    """Become the reaper of orphaned descendants (the pool's server process outlives the build
-    process by a moment), so that their CPU time reaches this process's children's rusage."""
-    import ctypes
-
-    pr_set_child_subreaper = 36
-    ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
-
-
-def _children_cpu() -> float:
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return kids.ru_utime + kids.ru_stime
-
-
-def run_step(name: str, **kwargs: Any) -> dict[str, Any]:
-    """Run one step in a fresh Python process; add its process tree's CPU time and peak memory."""
-    payload = json.dumps({"step": name, "kwargs": {k: str(v) if isinstance(v, Path) else v for k, v in kwargs.items()}})
-    cpu = _children_cpu()
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--child", payload],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    watch = TreeWatch(proc.pid)
-    out, err = proc.communicate()
-    peak_mb = watch.stop()
-    while True:  # reap what the step left behind, so that its CPU time is counted
-        try:
-            os.wait4(-1, 0)
-        except ChildProcessError:
-            break
-    if proc.returncode != 0:
-        raise SystemExit(f"step {name} failed:\n{err}")
-    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
-    result["cpu_seconds"] = _children_cpu() - cpu - float(result.pop("cpu_before", 0.0))
-    result["rss_mb"] = peak_mb
+def run_step(name: str, code: Path | None = None, **kwargs: Any) -> dict[str, Any]:
+    """Run `step_<name>` in a fresh process, with the pincite of `code` (default: this checkout);
+    add its process tree's CPU time (less the child's start-up) and peak memory."""
+    result, measured = step(f"{__name__}:step_{name}", checkout=code or ROOT, **kwargs)
+    result["cpu_seconds"] = measured.cpu_s
+    result["rss_mb"] = measured.peak_rss_mb
     return result
-
-
-def _child(payload: str) -> None:
-    spec = json.loads(payload)
-    kwargs = spec["kwargs"]
-    for key in ("repo", "db", "index"):
-        if key in kwargs:
-            kwargs[key] = Path(kwargs[key])
-    steps: dict[str, Callable[..., dict[str, Any]]] = {"floor": step_floor, "build": step_build, "search": step_search}
-    print(json.dumps(steps[spec["step"]](**kwargs)))
 
 
 # -- the run ----------------------------------------------------------------------------
@@ -333,34 +218,7 @@ def stopword_queries(params: SynthParams, count: int = 10) -> list[dict[str, Any
     return [{"kind": "stop word alone", "query": vocab.word_at_rank(rank)} for rank in range(count)]
 
 
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(pct / 100 * len(ordered)) - 1))]
-
-
-def machine() -> dict[str, str]:
-    cpu = "unknown"
-    with open("/proc/cpuinfo", encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    with open("/proc/meminfo", encoding="utf-8") as handle:
-        mem_kb = int(handle.readline().split()[1])
-    git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    return {
-        "cpu": cpu,
-        "cores": str(os.cpu_count()),
-        "memory": f"{mem_kb / 1024 / 1024:.1f} GiB",
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
-        "git": git_version.replace("git version ", ""),
-        "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-    }
-
-
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def measure(args: argparse.Namespace) -> dict[str, Any]:
     params = SynthParams(
         docs=args.docs,
         # History scales with the corpus, so a quick run keeps the old-versions share of the default.
@@ -369,19 +227,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         seed=args.seed,
         target_bytes=int(args.docs * 5000),
     )
-    _adopt_orphans()
-    info = machine()
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="pincite-bench-"))
     repo = work / f"synth-{params.docs}-{params.commits}-{params.files_per_commit}-{params.seed}"
-    out: dict[str, Any] = {"params": asdict(params), "machine": info}
+    out: dict[str, Any] = {"params": asdict(params)}
     before = ""
     try:
         if (repo / ".git").is_dir() and args.workdir:
-            _log(f"reusing {repo}")
+            log(f"reusing {repo}")
             subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=repo, check=True)
         else:
             shutil.rmtree(repo, ignore_errors=True)
-            _log(f"generating {params.docs} documents, {params.commits} commits in {repo} ...")
+            log(f"generating {params.docs} documents, {params.commits} commits in {repo} ...")
             corpus = generate(repo, params)
             out["generate_s"] = corpus.seconds
         scratch = work / "scratch"
@@ -391,33 +247,32 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for key, measured in out["runs"].items():
             out[key] = min(measured, key=lambda r: float(r["cpu_seconds"]))
         index = scratch / "index.sqlite"
-        _log("cold build for the incremental and search steps ...")
+        log("cold build for the incremental and search steps ...")
         index.unlink(missing_ok=True)
         run_step("build", repo=repo, index=index)
         docs = sorted(p.relative_to(repo).as_posix() for p in (repo / "corpus").rglob("*.md"))
         path = docs[params.seed * 7919 % len(docs)]
         before = _git_head(repo)
         commit_change(repo, path, "\nOne more paragraph, added by the incremental build benchmark.\n")
-        _log(f"incremental build after changing {path} ...")
+        log(f"incremental build after changing {path} ...")
         out["incremental"] = run_step("build", repo=repo, index=index)
         queries = make_queries(params, repo, args.queries)
-        _log(f"search: {len(queries)} queries ...")
+        log(f"search: {len(queries)} queries ...")
         out["search"] = run_step("search", repo=repo, index=index, queries=queries)
         out["queries"] = queries
         stop = stopword_queries(params)
-        _log(f"search: {len(stop)} stop-word queries ...")
+        log(f"search: {len(stop)} stop-word queries ...")
         out["search_stopwords"] = run_step("search", repo=repo, index=index, queries=stop)
         out["stopword_queries"] = stop
         if args.baseline:
             # The baseline searches an index it built itself: the two may differ in schema.
-            _log("search by the baseline, on an index it built of the same commit ...")
+            log("search by the baseline, on an index it built of the same commit ...")
             own = scratch / "baseline_index.sqlite"
             run_step("build", repo=repo, index=own, code=args.baseline)
             out["baseline_search"] = run_step("search", repo=repo, index=own, queries=queries, code=args.baseline)
             out["baseline_search_stopwords"] = run_step(
                 "search", repo=repo, index=own, queries=stop, code=args.baseline
             )
-        info["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
@@ -437,7 +292,7 @@ def measure_cold(repo: Path, scratch: Path, args: argparse.Namespace) -> dict[st
         for head_only in (False, True):
             for trigram in (False, True):
                 key = f"floor_{'both' if trigram else 'porter'}{'_head' if head_only else ''}"
-                _log(f"{key}, run {n} ...")
+                log(f"{key}, run {n} ...")
                 db = scratch / f"{key}.sqlite"
                 db.unlink(missing_ok=True)
                 runs.setdefault(key, []).append(
@@ -445,7 +300,7 @@ def measure_cold(repo: Path, scratch: Path, args: argparse.Namespace) -> dict[st
                 )
                 db.unlink()
         for code, key, head_only in builds:
-            _log(f"{key}, run {n} ...")
+            log(f"{key}, run {n} ...")
             index = scratch / f"{key}.sqlite"
             index.unlink(missing_ok=True)
             runs.setdefault(key, []).append(run_step("build", repo=repo, index=index, head_only=head_only, code=code))
@@ -455,10 +310,6 @@ def measure_cold(repo: Path, scratch: Path, args: argparse.Namespace) -> dict[st
 
 def _git_head(repo: Path) -> str:
     return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 # -- the report -------------------------------------------------------------------------
@@ -503,7 +354,7 @@ def figures(res: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def report(res: dict[str, Any], command: str) -> str:
+def report(res: dict[str, Any]) -> str:
     f = figures(res)
     p = res["params"]
     cold, srch = res["cold"], res["search"]
@@ -561,7 +412,7 @@ def report(res: dict[str, Any], command: str) -> str:
         f"{key} " + ", ".join(f"{r['cpu_seconds']:.1f}" for r in measured) + " s"
         for key, measured in res["runs"].items()
     )
-    baseline = f" Baseline: `{res['baseline_cold']['code']}`." if "baseline_cold" in res else ""
+    baseline = " The baseline's cold builds and searches ran in the same run." if "baseline_cold" in res else ""
     lines = [
         f"Corpus: {p['docs']:,} Markdown documents, {res['floor_porter_head']['bytes'] / 1e6:.1f} MB at HEAD, "
         f"{p['commits']} commits of {p['files_per_commit']} files each on top (seed {p['seed']}); the cold build "
@@ -593,64 +444,20 @@ def report(res: dict[str, Any], command: str) -> str:
         f"from rank {STOPWORD_RANKS} on. Matching passages per query: median {matches[len(matches) // 2]:,}, "
         f"max {matches[-1]:,} of {srch['passages']:,}. The {len(stop_matches)} most frequent words alone match "
         f"{stop_matches[0]:,} to {stop_matches[-1]:,} passages each.",
-        "",
-        "Machine: " + "; ".join(f"{k} {v}" for k, v in res["machine"].items()) + ".",
-        "",
-        f"Command: `{command}`",
     ]
     return "\n".join(lines)
 
 
-def record(
-    markdown: str, target: Path, when: str, heading: str = SECTION, script: str = "bench/build_bench.py"
-) -> None:
-    """Write (or replace) one benchmark's own section of BENCHMARKS.md; others stay untouched."""
-    section = f"{heading}\n\nMeasured {when} by `{script}`.\n\n{markdown}\n"
-    text = target.read_text(encoding="utf-8") if target.exists() else "# Benchmarks\n"
-    found = re.search(rf"^{re.escape(heading)}$", text, flags=re.MULTILINE)
-    if found:
-        nxt = text.find("\n## ", found.end())
-        tail = text[nxt + 1 :] if nxt != -1 else ""
-        text = text[: found.start()] + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    target.write_text(text, encoding="utf-8")
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--child"]:
-        _child(argv[1])
-        return 0
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=10_000, help="documents (about 5 kB each)")
     parser.add_argument("--commits", type=int, help="edit commits after the first (default: docs / 50, so 200)")
     parser.add_argument("--files-per-commit", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=2, help="runs of each floor and of the cold build")
-    parser.add_argument("--baseline", help="another checkout of pincite whose cold build and search run beside")
     parser.add_argument("--workdir", help="keep the generated repository here and reuse it on the next run")
-    parser.add_argument("--record", action="store_true", help="write the figures to BENCHMARKS.md")
-    parser.add_argument("--json", action="store_true", help="print every raw figure as JSON")
-    args = parser.parse_args(argv)
-    command = "python bench/build_bench.py" + "".join(
-        f" --{name.replace('_', '-')} {getattr(args, name)}"
-        for name in ("docs", "commits", "files_per_commit", "seed", "queries", "repeat", "baseline")
-        if getattr(args, name) != parser.get_default(name)
-    )
-    res = run(args)
-    text = report(res, command)
-    if args.json:
-        print(json.dumps(res | {"figures": figures(res)}, indent=2))
-    else:
-        print(text)
-    if args.record:
-        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        record(text, ROOT / "BENCHMARKS.md", when)
-        _log(f"recorded in {ROOT / 'BENCHMARKS.md'}")
-    return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def run(args: argparse.Namespace) -> Result:
+    res = measure(args)
+    return Result(report(res), res | {"figures": figures(res)})

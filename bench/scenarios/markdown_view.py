@@ -1,9 +1,9 @@
-"""The rendered Markdown view of this checkout against another's, page by page, on a clone's HEAD.
+"""The rendered Markdown view of this checkout against the baseline's, page by page, on a clone's HEAD.
 
 Both checkouts' `indexer.site.markdown.markdown_view` render every Markdown file under `--root`
-at HEAD, in this one process (the baseline is imported under another module name), first the
-baseline, then this checkout, each timed over all pages (CPU of this process). Then each page is
-compared on what a reader and the page's scripts see:
+at HEAD of the clone `--repo`, each in a process of its own with its checkout's pincite, timed
+over all pages (CPU of that process). Then each page is compared on what a reader and the
+page's scripts see:
 
 - its text (tags dropped, entities decoded, white space collapsed);
 - its headings: level, id and title;
@@ -12,39 +12,42 @@ compared on what a reader and the page's scripts see:
 
 A renderer change lists here every page it changes and how, so the differences are chosen, not
 found later by a reader.
-
-    python bench/markdown_view_compare.py --baseline /tmp/pincite-main --repo ~/src/some-clone --root docs
 """
 
 from __future__ import annotations
 
 import argparse
 import html
-import importlib.util
 import json
 import re
 import subprocess
-import sys
-import time
+import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.harness import ROOT, in_checkout, repository_name
+from bench.scenarios import Result
 
-from indexer.site import markdown as current  # noqa: E402
-
+BASELINE = True
 BLOCK = re.compile(r'<(\w+)[^>]*?data-line-start="(\d+)" data-line-end="(\d+)"')
 MARKDOWN = (".md", ".markdown")
+# Run with each checkout's pincite: every page rendered, the pages to a file, the CPU time printed.
+RENDER = """
+import json, sys, time
+from indexer.site.markdown import markdown_view
+texts = json.loads(open(sys.argv[1], encoding="utf-8").read())
+started = time.process_time()
+pages = {path: markdown_view(text) for path, text in texts.items()}
+cpu = time.process_time() - started
+out = {path: [str(view), headings] for path, (view, headings) in pages.items()}
+open(sys.argv[2], "w", encoding="utf-8").write(json.dumps(out, default=list))
+print(json.dumps({"cpu_s": cpu}))
+"""
 
 
-def baseline_module(checkout: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("baseline_markdown", checkout / "indexer/site/markdown.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", type=Path, required=True, help="a clone whose HEAD is rendered")
+    parser.add_argument("--root", default=".", help="the folder whose Markdown files are rendered")
 
 
 def documents(repo: Path, root: str) -> dict[str, str]:
@@ -75,16 +78,20 @@ def blocks(page: str, lines: list[str]) -> list[tuple[str, int, int]]:
     return found
 
 
-def timed(render: Any, texts: dict[str, str]) -> tuple[float, dict[str, tuple[str, Any]]]:
-    started = time.process_time()
-    pages = {path: render(text) for path, text in texts.items()}
-    return time.process_time() - started, {path: (str(view), headings) for path, (view, headings) in pages.items()}
+def render(checkout: Path, texts_file: Path, out: Path) -> tuple[float, dict[str, Any]]:
+    cpu = float(in_checkout(checkout, RENDER, str(texts_file), str(out))["cpu_s"])
+    return cpu, json.loads(out.read_text(encoding="utf-8"))
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    texts = documents(Path(args.repo), args.root)
-    before_s, before = timed(baseline_module(Path(args.baseline)).markdown_view, texts)
-    after_s, after = timed(current.markdown_view, texts)
+def run(args: argparse.Namespace) -> Result:
+    if args.baseline is None:
+        raise SystemExit("markdown-view compares two checkouts: give --baseline CHECKOUT")
+    texts = documents(args.repo, args.root)
+    with tempfile.TemporaryDirectory(prefix="pincite-markdown-view-") as tmp:
+        texts_file = Path(tmp) / "texts.json"
+        texts_file.write_text(json.dumps(texts), encoding="utf-8")
+        before_s, before = render(args.baseline.resolve(), texts_file, Path(tmp) / "baseline.json")
+        after_s, after = render(ROOT, texts_file, Path(tmp) / "this.json")
     differences: dict[str, list[str]] = {}
     for path, text in texts.items():
         (old, old_headings), (new, new_headings) = before[path], after[path]
@@ -102,7 +109,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for kinds in differences.values():
         for kind in kinds:
             counts[kind] = counts.get(kind, 0) + 1
-    return {
+    out = {
         "pages": len(texts),
         "baseline_cpu_s": round(before_s, 3),
         "cpu_s": round(after_s, 3),
@@ -110,25 +117,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "pages_that_differ": counts,
         "differences": differences,
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--baseline", required=True, help="another pincite checkout")
-    parser.add_argument("--repo", required=True, help="a clone whose HEAD is rendered")
-    parser.add_argument("--root", default=".", help="the folder whose Markdown files are rendered")
-    parser.add_argument("--json", action="store_true", help="print every figure and every differing page")
-    args = parser.parse_args(argv)
-    out = run(args)
-    if args.json:
-        print(json.dumps(out, indent=2))
-    else:
-        print(
-            f"{out['pages']} pages: baseline {out['baseline_cpu_s']} s, this checkout {out['cpu_s']} s"
-            f" ({out['ratio']}x); pages that differ, by what: {out['pages_that_differ'] or 'none'}"
-        )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    text = (
+        f"{out['pages']} Markdown pages of `{args.repo.name}` (`--root {args.root}`): "
+        f"baseline {out['baseline_cpu_s']} s, this checkout {out['cpu_s']} s CPU ({out['ratio']}x); "
+        "pages that differ, by what: "
+        f"{out['pages_that_differ'] or 'none'}."
+    )
+    return Result(text, out, subject=repository_name(args.repo))

@@ -1,29 +1,21 @@
-"""Two built sites' searches side by side: how much their top results and match counts agree.
+"""Search ranking: two built sites' searches side by side, how much their top results and match counts agree.
 
 Each query runs in chromium through the site's own search index (`static/search-index.js`, every
 bundle the site lists, superseded pages dropped), as the search page runs it. For each query it
 reports the match count on each site and how many of the first site's top ten results the second
 site's top ten hold, then the mean over the queries. Use it to see what a change to the search
 bundles (parts, a delta, another Pagefind) does to what readers find first.
-
-    python bench/search_ranking_compare.py /tmp/one/site /tmp/parts/site --queries trait edition "let else"
-    python bench/search_ranking_compare.py A B --heading-words /tmp/synth-10000 --count 30 --json
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.site_bench import ARGS, _heading_words  # noqa: E402
-from indexer.site.serve import serve_in_thread  # noqa: E402
+from bench.browser import launch
+from bench.corpora import heading_words
+from bench.scenarios import Result
 
 TOP = 10
 SEARCH = """async ([query, top]) => {
@@ -39,10 +31,12 @@ def answers(site: Path, queries: list[str]) -> dict[str, tuple[int, list[str]]]:
     """Each query's match count and top result URLs on the site at `site`."""
     from playwright.sync_api import sync_playwright
 
+    from indexer.site.serve import serve_in_thread
+
     server, base = serve_in_thread(site)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = launch(p)
             page = browser.new_page()
             page.goto(base + "search.html")
             found = {query: page.evaluate(SEARCH, [query, TOP]) for query in queries}
@@ -70,36 +64,33 @@ def compare(first: dict[str, tuple[int, list[str]]], second: dict[str, tuple[int
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("first", type=Path, help="a built site (the reference)")
     parser.add_argument("second", type=Path, help="another built site of the same pages")
     parser.add_argument("--queries", nargs="*", default=[], help="the queries")
     parser.add_argument("--heading-words", type=Path, help="also: words of the headings of this repository's corpus/")
     parser.add_argument("--count", type=int, default=30, help="with --heading-words: how many words")
-    parser.add_argument("--json", action="store_true", help="print every query's figures as JSON")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> Result:
     queries = list(args.queries)
     if args.heading_words:
         repo = args.heading_words
         paths = sorted(p.relative_to(repo).as_posix() for p in (repo / "corpus").rglob("*.md"))
-        queries += list(dict.fromkeys(_heading_words(repo, paths, 40)))[: args.count]
+        queries += list(dict.fromkeys(heading_words(repo, paths, 40)))[: args.count]
     if not queries:
-        parser.error("give --queries or --heading-words")
+        raise SystemExit("give --queries or --heading-words")
     result = compare(answers(args.first, queries), answers(args.second, queries))
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print(
-            f"{result['queries']} queries: top {TOP} in common {result['top_shared_mean']:.2f} by mean "
-            f"({result['top_shared_least']:.2f} the least), same order {result['same_order']}, "
-            f"same match count {result['same_match_count']}"
-        )
-        for row in result["by_query"]:
-            count, other = row["matches"]
-            print(f"  {row['query']!r}: matches {count} / {other}, in common {row['top_shared']:.1f}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    lines = [
+        f"{result['queries']} queries: top {TOP} in common {result['top_shared_mean']:.2f} by mean "
+        f"({result['top_shared_least']:.2f} the least), same order {result['same_order']}, "
+        f"same match count {result['same_match_count']}.",
+        "",
+        "| query | matches (first / second) | top ten in common |",
+        "|---|---|---|",
+        *[
+            f"| {row['query']} | {row['matches'][0]} / {row['matches'][1]} | {row['top_shared']:.1f} |"
+            for row in result["by_query"]
+        ],
+    ]
+    return Result("\n".join(lines), result)

@@ -1,4 +1,4 @@
-"""pincite on a real repository: build, search, cite, verify, check, screenshots.
+"""A real repository: build, search, cite, verify, check, screenshots and an incremental build of a clone.
 
 Given a clone of any git repository of documents, this works in a scratch copy (the clone is
 never written to) and measures, each with the command that produced it:
@@ -14,8 +14,8 @@ never written to) and measures, each with the command that produced it:
    the version page of a drifted citation (its banner) and the search page with a query;
 6. `pincite build` again after one extra commit (incremental).
 
-    python bench/real_repo.py /tmp/real/rfcs --roots . --json-out /tmp/real/rfcs.json
-    python bench/real_repo.py /tmp/real/peps --roots . --history-start <rev> --queries "walrus operator"
+The clone is an argument (a fetched public repository, so CI never runs this); the section is
+one per repository, with its commit.
 
 The drifted citations, with the commit pincite names and what `git log -L` says, are in the JSON
 output (`crosscheck`), for checking verdicts by hand.
@@ -26,23 +26,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import shutil
-import stat
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.site_bench import ARGS  # noqa: E402  (chromium's flags, shared by the benchmarks)
+from bench.harness import ROOT, GitCounter, checkout_env, log, measure, nonzero, pincite, repository_name
+from bench.scenarios import Result
 
 TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
 SITE_URL = "https://example.org/site/"
@@ -65,48 +60,25 @@ def du(path: Path) -> tuple[int, int]:
 
 
 class Runner:
-    """Runs pincite's CLI in the scratch copy with a git wrapper counting git processes."""
+    """Runs this checkout's pincite CLI in the scratch copy with a git wrapper counting git processes."""
 
     def __init__(self, repo: Path, work: Path, env: dict[str, str]) -> None:
         self.repo = repo
-        self.log = work / "git-calls.log"
-        wrapper_dir = work / "gitwrap"
-        wrapper_dir.mkdir(exist_ok=True)
-        real_git = shutil.which("git")
-        assert real_git is not None
-        wrapper = wrapper_dir / "git"
-        wrapper.write_text(  # logs the git command's name, past the `-c name=value` options pincite pins
-            "#!/bin/sh\nskip=0; name=?\n"
-            'for a in "$@"; do\n'
-            "  if [ $skip = 1 ]; then skip=0; continue; fi\n"
-            '  case "$a" in -c|-C) skip=1;; -*) ;; *) name="$a"; break;; esac\n'
-            "done\n"
-            f'echo "$name" >> "{self.log}"\nexec "{real_git}" "$@"\n'
-        )
-        wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
-        self.env = {
-            **os.environ,
-            **env,
-            "PYTHONPATH": str(ROOT),
-            "PATH": f"{wrapper_dir}{os.pathsep}{os.environ['PATH']}",
-        }
+        self.counter = GitCounter(work)
+        self.env = checkout_env(ROOT, **env, PATH=self.counter.path())
         self.commands: list[str] = []
         self.last_calls: dict[str, int] = {}
+        self.last_cpu = 0.0
 
     def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> tuple[float, str, int]:
-        """(wall seconds, stdout, git processes) of `pincite ARGS --repo REPO`."""
-        self.log.write_text("")
-        cmd = [sys.executable, "-m", "indexer.cli.main", *args, "--repo", str(self.repo)]
-        started = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
-        seconds = time.perf_counter() - started
-        if proc.returncode not in ok:
-            raise SystemExit(f"{' '.join(cmd[3:])} exited {proc.returncode}: {proc.stderr[-2000:]}")
+        """(wall seconds, stdout, git processes) of `pincite ARGS --repo REPO`; its CPU time in `last_cpu`."""
+        self.counter.reset()
+        measured = measure(pincite(*args, "--repo", str(self.repo)), cwd=ROOT, env=self.env, ok=ok)
         shown = [*args[:3], f"<{len(args) - 3} more arguments>"] if len(args) > 12 else list(args)
         self.commands.append("pincite " + " ".join(shown))
-        names = self.log.read_text().splitlines()
-        self.last_calls = {n: names.count(n) for n in sorted(set(names))}
-        return seconds, proc.stdout, len(names)
+        self.last_calls = self.counter.calls()
+        self.last_cpu = measured.cpu_s
+        return measured.wall_s, measured.stdout, self.counter.count()
 
 
 def sample_spans(
@@ -239,6 +211,8 @@ def screenshots(site: Path, shots: Path, pages: dict[str, str]) -> list[str]:
 
     from playwright.sync_api import sync_playwright
 
+    from bench.browser import launch
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
@@ -251,7 +225,7 @@ def screenshots(site: Path, shots: Path, pages: dict[str, str]) -> list[str]:
     errors: list[str] = []
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = launch(p)
             for label, (width, height) in {"desktop": (1280, 800), "mobile": (390, 844)}.items():
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.on("pageerror", lambda e: errors.append(str(e)))
@@ -272,8 +246,7 @@ def screenshots(site: Path, shots: Path, pages: dict[str, str]) -> list[str]:
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("clone", type=Path, help="a clone of the repository (not modified)")
     parser.add_argument("--roots", default=".", help="PINCITE_ROOTS (default: the whole repository)")
     parser.add_argument("--history-start", default="", help="PINCITE_HISTORY_START (default: the whole history)")
@@ -288,7 +261,14 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="keep the scratch copy and its cold build from a run before"
     )
     parser.add_argument("--json-out", type=Path, help="also write the result here")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> Result:
+    result = measure_clone(args)
+    return Result(markdown(result), result, subject=result["name"], notes=[result["note"]])
+
+
+def measure_clone(args: argparse.Namespace) -> dict[str, Any]:
 
     clone = args.clone.resolve()
     work = (args.work or Path("/tmp/pincite-real") / clone.name).resolve()
@@ -310,14 +290,16 @@ def main(argv: list[str] | None = None) -> int:
     }
     os.environ.update(env)  # for the in-process citations
     run = Runner(repo, work, env)
+    name = repository_name(clone)
+    head = git(repo, "rev-parse", "HEAD").strip()
     result: dict[str, Any] = {
-        "repository": str(clone),
-        "head": git(repo, "rev-parse", "HEAD").strip(),
+        "name": name,
+        "head": head,
         "roots": args.roots,
         "history_start": args.history_start or None,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"git {git(repo, '--version').split()[-1]}",
-        "load_start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "note": f"Repository: {name} at commit {head[:12]}, roots `{args.roots}`"
+        + (f", history from `{args.history_start}`" if args.history_start else ", the whole history")
+        + ".",
     }
     history = git(
         repo, "rev-list", "--first-parent", "HEAD" if not args.history_start else f"{args.history_start}^..HEAD"
@@ -348,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
         "site_files": site_files,
         "git_commands": run.last_calls,
     }
-    print(f"cold build {seconds:.1f} s", file=sys.stderr)
+    if not reuse:
+        result["cold_build"]["cpu_seconds"] = round(run.last_cpu, 1)
+    log(f"cold build {seconds:.1f} s")
 
     # 2. search
     result["search"] = []
@@ -379,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         "cited": len(cited),
         "commits": len({c["commit"] for c in cited}),
     }
-    print(f"cited {len(cited)} of {len(spans)}", file=sys.stderr)
+    log(f"cited {len(cited)} of {len(spans)}")
 
     # 4. verify and check against HEAD
     seconds, out, calls = run.run("verify", "--json", *[c["citation"] for c in cited], ok=(0, 7))
@@ -419,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     renamed_drifted = [r for r in drifted if r["resolution"].get("new_path") not in (None, r["parsed"].split("@")[0])]
     result["check"]["verified_in_renamed_file"] = len(moved)
     result["check"]["drifted_in_renamed_file"] = len(renamed_drifted)
-    print(f"check {seconds:.1f} s", file=sys.stderr)
+    log(f"check {seconds:.1f} s")
 
     # 5. screenshots
     if not args.no_shots:
@@ -458,14 +442,42 @@ def main(argv: list[str] | None = None) -> int:
         "changed": readme,
         "git_commands": run.last_calls,
     }
+    result["incremental_build"]["cpu_seconds"] = round(run.last_cpu, 1)
     result["commands"] = run.commands
-    result["load_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    text = json.dumps(result, indent=2)
-    print(text)
     if args.json_out:
-        args.json_out.write_text(text)
-    return 0
+        args.json_out.write_text(json.dumps(result, indent=2))
+    return result
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def markdown(r: dict[str, Any]) -> str:
+    cold, inc, cite, verify, check = r["cold_build"], r["incremental_build"], r["cite"], r["verify"], r["check"]
+    agree = [c for c in r.get("crosscheck", []) if "agree" in c]
+    lines = [
+        f"{r['first_parent_commits']:,} first-parent commits indexed.",
+        "",
+        "| step | figures |",
+        "|---|---|",
+        f"| cold `pincite build` (index + site) | {cold['seconds']} s wall, {cold.get('cpu_seconds', '—')} s CPU, "
+        f"{cold['git_processes']} git processes; {cold['documents']} documents, {cold['versions']} versions, "
+        f"{cold['skipped']} skipped; index {cold['index_mb']} MB, site {cold['site_mb']} MB in "
+        f"{cold['site_files']:,} files |",
+        *[f'| `pincite search "{s["query"]}"` | {s["seconds"]} s, {s["hits"]} hits |' for s in r["search"]],
+        f"| citations at {cite['commits']} old commits (`indexer.cite`) | {cite['cited']} of {cite['sampled']} "
+        f"spans cited; by lines p50 {cite['lines'].get('p50_ms', '—')} ms, by quote p50 "
+        f"{cite['quote'].get('p50_ms', '—')} ms, p95 {cite['quote'].get('p95_ms', '—')} ms; `pincite cite` "
+        f"{', '.join(str(s) for s in cite['cli_seconds'])} s |",
+        f"| `pincite verify` of every citation against HEAD | {verify['seconds']} s, {verify['git_processes']} git "
+        f"processes; {nonzero(verify['verdicts'])} |",
+        f"| `pincite check` of a note holding them all | {check['seconds']} s, {check['git_processes']} git "
+        f"processes; {nonzero(check['summary'])}; in a renamed file: "
+        f"{check['verified_in_renamed_file']} verified, {check['drifted_in_renamed_file']} drifted |",
+        f"| `pincite build` after one more commit | {inc['seconds']} s wall, {inc['cpu_seconds']} s CPU, "
+        f"{inc['git_processes']} git processes, extracted {inc['extracted']} |",
+    ]
+    if agree:
+        lines += [
+            "",
+            f"Drifted citations checked against `git blame --reverse`: the changing commit agrees for "
+            f"{sum(1 for c in agree if c['agree'])} of {len(agree)}.",
+        ]
+    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The cold site stage's CPU, this checkout against a baseline checkout, on the same index (issue 14).
+"""The cold site stage's own CPU, this checkout against the baseline, rendering from the same index.
 
 The index is built once (by this checkout); then, round after round, each checkout renders the
 whole site from it into an empty folder, in a fresh process of its own (`render_site`, as
@@ -12,30 +12,21 @@ diffs and Pagefind), from `getrusage` deltas around `render_site` alone (the int
 start-up and imports are not counted). The two sites are compared file by file (Pagefind's own
 files aside): a speed-up must not change a page (a change that
 means to, such as a new Markdown renderer, lists the pages it changed).
-
-    python bench/site_cpu_bench.py --baseline /tmp/pincite-main                   # 2,000 documents
-    python bench/site_cpu_bench.py --baseline /tmp/pincite-main --docs 500 --rounds 2 --json
-    python bench/site_cpu_bench.py --baseline /tmp/pincite-main --repo ~/src/some-clone --roots docs
 """
 
 from __future__ import annotations
 
 import argparse
 import filecmp
-import json
-import os
-import platform
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.corpora import add_corpus_arguments, corpus
+from bench.harness import ROOT, alternate, checkout_env, in_checkout, log, measure, pincite, repository_name
+from bench.scenarios import Result
 
-from bench.mkdocs_bench import add_corpus_arguments, corpus  # noqa: E402
+BASELINE = True
 
 # Run by each checkout's interpreter with that checkout first on the path: the site stage alone.
 RENDER = """
@@ -70,14 +61,7 @@ print(json.dumps({
 
 
 def render_once(checkout: Path, repo: Path, out: Path, roots: list[str]) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(checkout), "PINCITE_ROOTS": ",".join(roots)}
-    # Run from the checkout, so that its `indexer` package is the one imported.
-    proc = subprocess.run(
-        [sys.executable, "-c", RENDER, str(repo), str(out)], cwd=checkout, env=env, capture_output=True, text=True
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"{checkout}: the site build failed: {proc.stderr.strip()[-2000:]}")
-    result: dict[str, Any] = json.loads(proc.stdout)
+    result: dict[str, Any] = in_checkout(checkout, RENDER, str(repo), str(out), PINCITE_ROOTS=",".join(roots))
     return result
 
 
@@ -94,35 +78,24 @@ def differing_files(left: Path, right: Path) -> list[str]:
     return sorted((on_left ^ on_right) | {f for f in both if not filecmp.cmp(left / f, right / f, shallow=False)})
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def measure_sides(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.workdir or tempfile.mkdtemp(prefix="pincite-site-cpu-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
     repo, described = corpus(args, work)
     checkouts = {"pincite": ROOT, "baseline": Path(args.baseline).resolve()}
-    load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    _log("building the index ...")
-    subprocess.run(
-        [sys.executable, "-m", "indexer.cli.main", "build", "--repo", str(repo), "--no-site"],
+    log("building the index ...")
+    measure(
+        pincite("build", "--repo", str(repo), "--no-site"),
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PINCITE_ROOTS": ",".join(args.roots)},
-        check=True,
-        capture_output=True,
+        env=checkout_env(ROOT, PINCITE_ROOTS=",".join(args.roots)),
     )
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in checkouts}
-    for round_no in range(args.rounds):
-        order = list(checkouts) if round_no % 2 == 0 else list(reversed(checkouts))
+    for round_no, order in alternate(list(checkouts), args.rounds):
         for name in order:
-            _log(f"round {round_no + 1}: {name} renders the site ...")
+            log(f"round {round_no + 1}: {name} renders the site ...")
             runs[name].append(render_once(checkouts[name], repo, work / f"site-{name}", args.roots))
     out: dict[str, Any] = {
         "corpus": described,
-        "machine": {
-            "cpu": platform.processor() or platform.machine(),
-            "cores": str(os.cpu_count()),
-            "python": platform.python_version(),
-            "load average at start": load_at_start,
-            "load average at end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-        },
         "runs": runs,
         "differing_files": differing_files(work / "site-baseline", work / "site-pincite"),
     }
@@ -142,26 +115,19 @@ def report(out: dict[str, Any]) -> str:
         )
     lines.append(f"own CPU, this checkout / baseline: {out['ratio_self_cpu']:.2f}x")
     lines.append(f"files that differ between the two sites (Pagefind's aside): {len(out['differing_files'])}")
-    lines.append(f"machine: {out['machine']}")
-    return "\n".join(lines)
+    return "```\n" + "\n".join(lines) + "\n```"
 
 
-def _log(message: str) -> None:
-    print(f"[site_cpu_bench] {message}", file=sys.stderr, flush=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--baseline", required=True, help="another pincite checkout (e.g. an export of main)")
+def arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)  # an existing clone (--repo) gets its index built in it
     parser.add_argument("--rounds", type=int, default=3, help="runs of each checkout; the fastest counts")
     parser.add_argument("--workdir", help="keep the corpus and the sites here (reused)")
-    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
-    args = parser.parse_args(argv)
-    out = run(args)
-    print(json.dumps(out, indent=2) if args.json else report(out))
-    return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def run(args: argparse.Namespace) -> Result:
+    if args.baseline is None:
+        raise SystemExit("site-cpu compares two checkouts: give --baseline CHECKOUT")
+    with tempfile.TemporaryDirectory(prefix="pincite-bench-") as tmp:
+        args.workdir = args.workdir or tmp  # without --workdir, nothing is left behind
+        out = measure_sides(args)
+    return Result(report(out), out, subject=repository_name(Path(args.repo)) if args.repo else None)

@@ -1,4 +1,4 @@
-"""Format benchmark: indexing 1,000 reStructuredText documents against the same corpus as Markdown and as plain text.
+"""Text formats: indexing reStructuredText documents against the same corpus as Markdown and as plain text.
 
 The same generated content (fixed seed) is written three ways, each committed to its own
 repository: Markdown (`#` headings, fenced code), reStructuredText (underlined titles,
@@ -8,9 +8,6 @@ order, best of several rounds. Reported: seconds per format and each structured 
 ratio to the plain floor.
 
 Target: reST's ratio to the floor is no more than Markdown's (x 1.1 for noise).
-
-    python bench/formats_bench.py                 # 1,000 documents, 3 rounds
-    python bench/formats_bench.py --docs 200      # quicker
 """
 
 from __future__ import annotations
@@ -19,16 +16,12 @@ import argparse
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from indexer.api import build  # noqa: E402
+from bench.harness import alternate
+from bench.scenarios import Result
 
 WORDS = [
     "record",
@@ -92,6 +85,8 @@ def make_repo(root: Path, fmt: str, docs: int) -> None:
 
 
 def time_build(root: Path) -> float:
+    from indexer.api import build
+
     shutil.rmtree(root / ".pincite", ignore_errors=True)
     started = time.perf_counter()
     summary = build(root, site=False)
@@ -100,30 +95,33 @@ def time_build(root: Path) -> float:
     return elapsed
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> Result:
     formats = ["txt", "md", "rst"]
     with tempfile.TemporaryDirectory(prefix="pincite-formats-") as tmp:
         repos = {fmt: Path(tmp, fmt) for fmt in formats}
         for fmt, root in repos.items():
             make_repo(root, fmt, args.docs)
         best = {fmt: float("inf") for fmt in formats}
-        for n in range(args.rounds):
-            order = formats if n % 2 == 0 else formats[::-1]
+        for _, order in alternate(formats, args.rounds):
             for fmt in order:
                 best[fmt] = min(best[fmt], time_build(repos[fmt]))
     floor = best["txt"]
-    print(f"{args.docs} documents, best of {args.rounds} rounds")
-    for fmt in formats:
-        print(f"  {fmt:4s} {best[fmt]:7.2f} s   ratio to plain floor {best[fmt] / floor:5.2f}")
     md_ratio, rst_ratio = best["md"] / floor, best["rst"] / floor
-    ok = rst_ratio <= md_ratio * 1.1
-    print(f"target: reST ratio {rst_ratio:.2f} <= Markdown ratio {md_ratio:.2f} x 1.1: {'met' if ok else 'MISSED'}")
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    met = "met" if rst_ratio <= md_ratio * 1.1 else "**missed**"
+    names = {"txt": "plain text (the floor)", "md": "Markdown", "rst": "reStructuredText"}
+    lines = [
+        f"{args.docs} documents of the same content in each format, `build(site=False)` from scratch, "
+        f"best of {args.rounds} rounds.",
+        "",
+        "| format | seconds | ratio to the plain floor |",
+        "|---|---|---|",
+        *[f"| {names[fmt]} | {best[fmt]:.2f} | {best[fmt] / floor:.2f} |" for fmt in formats],
+        "",
+        f"Target, reST's ratio {rst_ratio:.2f} <= Markdown's {md_ratio:.2f} x 1.1: {met}.",
+    ]
+    return Result("\n".join(lines), {"docs": args.docs, "rounds": args.rounds, "seconds": best})

@@ -1,4 +1,4 @@
-"""Drift-banner recovery benchmark: what the browser's search for moved text costs a reader.
+"""Drift banner recovery in the browser: what the search for moved text costs a reader.
 
 When a permalinked span drifted, its version page looks for the cited text at the site's
 HEAD: the path's own document page, and the document pages Pagefind names as holding the
@@ -14,8 +14,8 @@ The first lookup in the tab is cold (Pagefind's scripts, wasm and metadata load)
 Bytes are counted at a local server (text as a host's gzip would send it, Pagefind's files as
 they are). The same run measures a cold query on the search page as the baseline.
 
-    python bench/site_recovery_bench.py --site /tmp/sitebench10k/site-0   # a site that bench/site_bench.py --keep left
-    python bench/site_recovery_bench.py --docs 1000                     # build a small one first
+The site is one built before (`--site`, e.g. kept by the `site` scenario) or a small one built
+here (`--docs`).
 
 Static files are served from this checkout's site_templates/static, so a site built before
 a change to the scripts measures the current ones.
@@ -24,30 +24,23 @@ a change to the scripts measures the current ones.
 from __future__ import annotations
 
 import argparse
-import gzip
-import http.server
-import json
 import random
 import re
 import shutil
 import statistics
-import sys
 import tempfile
-import threading
 import time
 from html import unescape
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.browser import CountingServer, Request, launch
+from bench.harness import ROOT
+from bench.scenarios import Result
+from tests.synth_corpus import SynthParams, generate
 
-from bench.site_bench import ARGS
-from bench.synth_corpus import SynthParams, generate
-from indexer.api import build
-from indexer.site.serve import HOST, SiteRequestHandler
-
-STATIC = Path(__file__).resolve().parent.parent / "site_templates" / "static"
+STATIC = ROOT / "site_templates" / "static"
 # A lookup runs on the previous document's page, so the document holding the text is not
 # already in the browser's cache (as for a reader whose cited text moved to another file).
 LOOKUP = """async ([text, kind]) => {
@@ -71,47 +64,14 @@ def _passage(site: Path, path: str) -> str | None:
     return None
 
 
-class _Counter:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.raw = 0
-        self.wire = 0
-        self.requests = 0
-        self.pagefind = 0
-
-    def take(self) -> dict[str, int]:
-        """Bytes (as sent, text gzipped as a host would), requests and Pagefind's share since the last take."""
-        with self.lock:
-            seen = {"raw": self.raw, "wire": self.wire, "requests": self.requests, "pagefind": self.pagefind}
-            self.raw = self.wire = self.requests = self.pagefind = 0
-        return seen
-
-
-def _server(site: Path, counter: _Counter) -> http.server.ThreadingHTTPServer:
-    class Counting(SiteRequestHandler):
-        def translate_path(self, path: str) -> str:
-            rel = unquote(urlsplit(path).path)
-            if rel.startswith("/static/") and (STATIC / rel[len("/static/") :]).is_file():
-                return str(STATIC / rel[len("/static/") :])
-            return super().translate_path(path)
-
-        def copyfile(self, source: Any, outputfile: Any) -> None:
-            data = source.read()
-            outputfile.write(data)
-            text = self.path.split("?")[0].endswith((".html", ".js", ".css", ".json"))
-            sent = len(gzip.compress(data, 6)) if text else len(data)
-            with counter.lock:
-                counter.raw += len(data)
-                counter.wire += sent
-                counter.requests += 1
-                counter.pagefind += sent if self.path.startswith("/pagefind/") else 0
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer((HOST, 0), lambda *a: Counting(*a, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+def _sums(requests: list[Request]) -> dict[str, int]:
+    """Bytes (as sent, text gzipped as a host would), requests and Pagefind's share."""
+    return {
+        "raw": sum(r.raw for r in requests),
+        "wire": sum(r.wire for r in requests),
+        "requests": len(requests),
+        "pagefind": sum(r.wire for r in requests if r.path.startswith("/pagefind/")),
+    }
 
 
 def _documents(site: Path, count: int, seed: int) -> list[str]:
@@ -130,20 +90,18 @@ def _word(site: Path, path: str) -> str:
 def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    counter = _Counter()
-    server = _server(site, counter)
-    base = f"http://{HOST}:{server.server_address[1]}/"
     rows: list[dict[str, Any]] = []
     documents = _documents(site, lookups, seed)
-    try:
+    with CountingServer(site, static=STATIC) as server:
+        base = server.base
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = launch(p)
             # Baseline, same run: a reader's cold query on the search page.
             tab = browser.new_context().new_page()
             tab.goto(base + "search.html?q=" + _word(site, documents[0]))
             tab.wait_for_selector(".result-link", timeout=60_000)
             tab.wait_for_load_state("networkidle")
-            baseline = counter.take()
+            baseline = _sums(server.take())
             tab.context.close()
             tab = browser.new_context().new_page()
             previous = documents[-1]
@@ -154,13 +112,13 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
                 tab.goto(f"{base}doc/{quote(previous)}.html")
                 tab.wait_for_load_state("networkidle")
                 previous = path
-                counter.take()
+                server.take()
                 started = time.monotonic()
                 found = tab.evaluate(LOOKUP, [text, "lines"])
                 seconds = time.monotonic() - started
                 rows.append(
                     {
-                        **counter.take(),
+                        **_sums(server.take()),
                         "path": path,
                         "seconds": seconds,
                         "found_itself": path in found["places"],
@@ -169,9 +127,6 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
                     }
                 )
             browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
     if not rows:
         raise SystemExit("no document had a line of eight words or more")
     cold, warm = rows[0], rows[1:] or rows
@@ -213,13 +168,16 @@ def measure(site: Path, lookups: int, seed: int) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--site", type=Path, help="a built site (e.g. kept by bench/site_bench.py --keep)")
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--site", type=Path, help="a built site (e.g. kept by the `site` scenario's --keep)")
     parser.add_argument("--docs", type=int, default=1000, help="without --site: documents of the corpus to build")
     parser.add_argument("--lookups", type=int, default=25, help="passages searched for (the first is cold)")
     parser.add_argument("--seed", type=int, default=8)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> Result:
+    from indexer.api import build
+
     workdir: Path | None = None
     site = args.site
     if site is None:
@@ -228,12 +186,28 @@ def main(argv: list[str] | None = None) -> int:
         build(workdir / "repo", index_path=workdir / "index.sqlite", out=workdir / "site")
         site = workdir / "site"
     try:
-        print(json.dumps(measure(site, args.lookups, args.seed), indent=2))
+        f = measure(site, args.lookups, args.seed)
     finally:
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    cold, warm = f["cold_lookup"], f["warm_lookup_median"]
+    lines = [
+        f"A site of {f['documents']:,} document pages; {f['lookups']} lookups (the first cold). The site gains "
+        f"`static/quote.js` ({f['site_bytes_added']['static/quote.js']:,} bytes) and no data file.",
+        "",
+        "| lookup | bytes as sent | Pagefind's | document pages' | requests | seconds |",
+        "|---|---|---|---|---|---|",
+        *[
+            f"| {label} | {r['bytes_gzipped_text'] / 1e3:.0f} KB | {r['pagefind_bytes'] / 1e3:.0f} KB | "
+            f"{r['document_pages_bytes_gzipped'] / 1e3:.0f} KB | {r['requests']:.0f} | {r['seconds']} |"
+            for label, r in (("cold", cold), ("warm (median)", warm))
+        ],
+        "",
+        "Baseline in the same run, a cold query on the search page: "
+        f"{f['baseline_cold_query_pagefind_bytes'] / 1e3:.0f} KB of Pagefind files; the cold lookup's Pagefind "
+        f"bytes are x{f['cold_lookup_pagefind_over_baseline']} of it.",
+        "",
+        f"Found its own line: {f['found_its_own_line']}; a unique place {f['unique_place']}, several places "
+        f"{f['several_places']}, an incomplete search {len(f['incomplete_search'])}.",
+    ]
+    return Result("\n".join(lines), f)

@@ -1,7 +1,7 @@
-"""MCP benchmark: `check_answer` on a draft with 20 quoted citations, on a warm `pincite mcp` server.
+"""Agents: `check_answer` over MCP on a draft of 20 quoted citations, on a warm `pincite mcp` server.
 
 A private clone of this repository (the sample corpus, its history), indexed at HEAD; one
-`pincite mcp` process talks to the official SDK's client over stdio (bench/mcp_client.py).
+`pincite mcp` process talks to the official SDK's client over stdio (tests/mcp_client.py).
 Two drafts of 20 citations, each with its quote, spread over the corpus's documents:
 
 - clean: every quote stands in its cited span (the final check before an answer is shown);
@@ -11,37 +11,25 @@ Two drafts of 20 citations, each with its quote, spread over the corpus's docume
 For each: the first (cold) call, then the round trip of `WARM_CALLS` calls to the warm server
 as the client sees it (p50 / p95 / max), and the same check in-process (`AgentTools`, no
 protocol) for comparison. Target: clean, warm p50 <= 100 ms.
-
-    python bench/mcp_bench.py            # run and print
-    python bench/mcp_bench.py --record   # also write the figures into BENCHMARKS.md
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
-import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.scenarios import Result
 
-from bench.build_bench import record
-from bench.mcp_client import McpSession, clone_sample
-from indexer import build
-from indexer.integrations.agent_tools import AgentTools
-
-SECTION = "## Agents: check_answer over MCP (bench/mcp_bench.py)"
 WARM_CALLS = 50
 TARGET_MS = 100.0
 QUERIES = ("retention", "incident", "travel", "security", "on-call", "office", "board", "glossary", "remote", "logs")
 
 
-def drafts(tools: AgentTools) -> dict[str, str]:
+def drafts(tools: Any) -> dict[str, str]:
     """Two drafts of 20 quoted citations over many documents: clean, and with 4 wrong quotes."""
     hits: list[dict[str, object]] = []
     seen: set[str] = set()
@@ -68,16 +56,16 @@ def drafts(tools: AgentTools) -> dict[str, str]:
 
 
 def measure(tmp: Path) -> dict[str, object]:
+    from indexer import build
+    from indexer.integrations.agent_tools import AgentTools
+    from tests.mcp_client import McpSession, clone_sample
+
     root = clone_sample(tmp / "repo")
     index = tmp / "index.sqlite"
     build(root, site=False, index_path=index)
     tools = AgentTools(root, index_path=index)
     texts = drafts(tools)
-    load = os.getloadavg()[0]
-    results: dict[str, object] = {
-        "machine": f"{platform.machine()}, CPython {platform.python_version()}, {os.cpu_count()} CPUs, "
-        f"load average {load:.1f} at the start"
-    }
+    results: dict[str, object] = {}
     with McpSession(root, index) as session:
         for name, draft in texts.items():
             started = time.perf_counter()
@@ -112,8 +100,7 @@ def measure(tmp: Path) -> dict[str, object]:
 
 def markdown(result: dict[str, object]) -> str:
     lines = [
-        "Corpus: the sample corpus (a private clone of this repository at HEAD, indexed). "
-        f"Machine: {result['machine']}.",
+        "Corpus: the sample corpus (a private clone of this repository at HEAD, indexed).",
         f"Each draft: 20 citations with quotes over many documents; {WARM_CALLS} calls to the warm server, "
         "timed by the client (a round trip over stdio through the official SDK).",
         "",
@@ -134,25 +121,15 @@ def markdown(result: dict[str, object]) -> str:
     lines += [
         "",
         f"Target (clean draft, warm p50 <= {TARGET_MS:.0f} ms): **{verdict}**.",
-        "",
-        "Command: `python bench/mcp_bench.py --record`",
     ]
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--record", action="store_true", help="write the figures into BENCHMARKS.md")
-    args = parser.parse_args(argv)
+def arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def run(args: argparse.Namespace) -> Result:
     with tempfile.TemporaryDirectory(prefix="pincite-mcp-bench-") as tmp:
         result = measure(Path(tmp))
-    text = markdown(result)
-    print(text)
-    if args.record:
-        when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-        record(text, Path(__file__).resolve().parents[1] / "BENCHMARKS.md", when, SECTION, "bench/mcp_bench.py")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return Result(markdown(result), result)

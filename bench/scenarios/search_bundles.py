@@ -1,4 +1,4 @@
-"""What a delta search bundle costs Pagefind and a reader, by its size, against the whole base.
+"""Search bundles: what a delta bundle costs Pagefind and a reader, by its size, against the whole base.
 
 On a built site, delta bundles of N document pages (spread over the corpus) are indexed the
 way a build indexes them (`indexer.site.search_bundles.index_bundles`: hard links in a staging
@@ -8,35 +8,28 @@ delta). Rounds alternate the sizes, so a busy minute on a shared machine hits th
 fastest round of each counts, as a ratio to the base of the same run. For each bundle, the bytes
 of its word index (what a query word's chunk comes from), its metadata and its chunk count.
 
-    python bench/site_bench.py --docs 10000 --commits 20 --keep /tmp/sb10k
-    python bench/search_bundles_bench.py /tmp/sb10k/site --sizes 1,10,100,500,1000 --rounds 3
+The site is one built before (`--site`, e.g. kept by the `site` scenario's --keep) or one
+built here of a synthetic corpus (`--docs`).
 
 With `--part-mb`, the base instead, made as a build makes it with each `site_search_part_mb`
 (0: one bundle): the parts, Pagefind's CPU, the peak summed RSS of this process and its Pagefind
 runs, and what a query word's chunks from all the parts come to (the parts' mean chunk sizes,
-added up).
-
-    python bench/search_bundles_bench.py /tmp/sb10k/site --part-mb 0,20 --rounds 1
+added up). That run's section is its own (`search-bundles — the base in parts`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import resource
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.build_bench import TreeWatch
-from indexer.site.search_bundles import Bundle, base_parts, index_bundles, make_bundle
+from bench.harness import TreeWatch, alternate, children_cpu
+from bench.scenarios import Result
+from tests.synth_corpus import SynthParams, generate
 
 
 def document_pages(site: Path) -> dict[str, str]:
@@ -45,8 +38,10 @@ def document_pages(site: Path) -> dict[str, str]:
     return {p.relative_to(doc).as_posix()[: -len(".html")]: "bench" for p in doc.rglob("*.html")}
 
 
-def bundle_of(pages: dict[str, str], size: int) -> Bundle:
+def bundle_of(pages: dict[str, str], size: int) -> Any:
     """The base over every page for size 0, else a delta of `size` pages spread over the corpus."""
+    from indexer.site.search_bundles import make_bundle
+
     if size == 0:
         return make_bundle("base", pages, "bench")
     paths = sorted(pages)
@@ -65,12 +60,14 @@ def bundle_bytes(folder: Path) -> dict[str, int]:
     }
 
 
-def run(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[str, Any]:
+def run_sizes(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[str, Any]:
+    from indexer.site.search_bundles import index_bundles
+
     pages = document_pages(site)
     times: dict[int, list[float]] = {size: [] for size in sizes}
     made: dict[int, dict[str, int]] = {}
-    for round_number in range(rounds):
-        for size in sizes if round_number % 2 == 0 else list(reversed(sizes)):
+    for _, order in alternate(sizes, rounds):
+        for size in order:
             target = workdir / f"out-{size}"
             shutil.rmtree(target, ignore_errors=True)
             bundle = bundle_of(pages, size)
@@ -81,11 +78,6 @@ def run(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[str, A
         "site": str(site),
         "pages": len(pages),
         "rounds": rounds,
-        "machine": {
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_end": os.getloadavg(),
-        },
         "by_size": [
             {
                 "bundle": "base (every page)" if size == 0 else f"delta of {size}",
@@ -102,27 +94,29 @@ def run(site: Path, sizes: list[int], rounds: int, workdir: Path) -> dict[str, A
 
 def run_parts(site: Path, part_mbs: list[float], rounds: int, workdir: Path) -> dict[str, Any]:
     """The base made in parts of each size in `part_mbs`, indexed as a build indexes it."""
+    from indexer.site.search_bundles import base_parts, index_bundles
+
     pages = document_pages(site)
     found: dict[float, list[dict[str, Any]]] = {mb: [] for mb in part_mbs}
-    for round_number in range(rounds):
-        for mb in part_mbs if round_number % 2 == 0 else list(reversed(part_mbs)):
+    for _, order in alternate(part_mbs, rounds):
+        for mb in order:
             target = workdir / f"parts-{mb}"
             shutil.rmtree(target, ignore_errors=True)
             parts = base_parts(
                 pages, "bench", lambda path: (site / "doc" / f"{path}.html").stat().st_size, int(mb * 1e6)
             )
-            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = children_cpu()
             watch = TreeWatch(os.getpid())
             seconds = index_bundles(site, parts, target, workdir / "stage")
-            peak = watch.stop()
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            peak, _ = watch.stop()
+            after = children_cpu()
             made = [bundle_bytes(target / part.folder) for part in parts]
             found[mb].append(
                 {
                     "parts": len(parts),
                     "chunk_size": parts[0].chunk_size,
                     "seconds": round(seconds, 2),
-                    "pagefind_cpu_seconds": round(after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime, 2),
+                    "pagefind_cpu_seconds": round(after - cpu, 2),
                     "peak_rss_mb": round(peak, 1),
                     "index_chunks": sum(m["index_chunks"] for m in made),
                     "index_bytes": sum(m["index_bytes"] for m in made),
@@ -133,24 +127,55 @@ def run_parts(site: Path, part_mbs: list[float], rounds: int, workdir: Path) -> 
     return {"site": str(site), "pages": len(pages), "by_part_mb": {str(mb): runs for mb, runs in found.items()}}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("site", type=Path, help="a built pincite site (e.g. kept by bench/site_bench.py --keep)")
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--site", type=Path, help="a built pincite site (e.g. kept by the `site` scenario)")
+    parser.add_argument("--docs", type=int, default=1000, help="without --site: documents of the corpus to build")
     parser.add_argument("--sizes", default="1,10,100,500,1000", help="delta sizes in pages; the base is added")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--part-mb", help="site_search_part_mb values (0: one bundle): measure the base in parts")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> Result:
+    from indexer.api import build
+
     started = time.monotonic()
-    sizes = [0, *(int(n) for n in args.sizes.split(",") if int(n) > 0)]
-    with tempfile.TemporaryDirectory(prefix="pincite-bundles-bench-", dir=args.site.parent) as work:
+    with tempfile.TemporaryDirectory(prefix="pincite-bundles-bench-") as work:
+        site = args.site
+        if site is None:
+            generate(Path(work) / "repo", SynthParams(docs=args.docs, commits=20, target_bytes=args.docs * 5_000))
+            build(Path(work) / "repo", index_path=Path(work) / "index.sqlite", out=Path(work) / "site")
+            site = Path(work) / "site"
         if args.part_mb:
-            figures = run_parts(args.site, [float(mb) for mb in args.part_mb.split(",")], args.rounds, Path(work))
+            figures = run_parts(site, [float(mb) for mb in args.part_mb.split(",")], args.rounds, Path(work))
         else:
-            figures = run(args.site, sizes, args.rounds, Path(work))
+            sizes = [0, *(int(n) for n in args.sizes.split(",") if int(n) > 0)]
+            figures = run_sizes(site, sizes, args.rounds, Path(work))
     figures["wall_seconds"] = round(time.monotonic() - started, 1)
-    print(json.dumps(figures, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    described = f"{figures['pages']:,} document pages"
+    if args.part_mb:
+        lines = [
+            f"The base over {described}, made in parts as a build makes it; {args.rounds} rounds.",
+            "",
+            "| part MB | parts | seconds | Pagefind CPU | peak RSS | index chunks | index bytes | a word's chunks |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for mb, runs in figures["by_part_mb"].items():
+            r = min(runs, key=lambda x: x["seconds"])
+            lines.append(
+                f"| {mb} | {r['parts']} | {r['seconds']} s | {r['pagefind_cpu_seconds']} s | {r['peak_rss_mb']} MB "
+                f"| {r['index_chunks']} | {r['index_bytes'] / 1e6:.1f} MB | {r['a_words_chunks_bytes'] / 1e3:.0f} KB |"
+            )
+        return Result("\n".join(lines), figures, subject="the base in parts")
+    lines = [
+        f"Bundles of a site of {described}, indexed as a build indexes them; best of {args.rounds} rounds.",
+        "",
+        "| bundle | pages | seconds | ÷ base | word index | chunks | largest chunk | metadata |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in figures["by_size"]:
+        lines.append(
+            f"| {r['bundle']} | {r['pages_indexed']:,} | {r['best_seconds']} s | {r['ratio_to_base']} "
+            f"| {r['index_bytes'] / 1e3:.0f} KB | {r['index_chunks']} | {r['largest_chunk_bytes'] / 1e3:.0f} KB "
+            f"| {r['meta_bytes'] / 1e3:.0f} KB |"
+        )
+    return Result("\n".join(lines), figures)

@@ -1,4 +1,4 @@
-"""A synthetic corpus repository for pincite benchmarks, generated from a fixed seed.
+"""A synthetic corpus repository for pincite's tests and benchmarks, generated from a fixed seed.
 
 The same parameters always give the same repository, commit SHAs included, so figures
 from different runs and machines describe the same input. Documents are Markdown with
@@ -11,15 +11,15 @@ few documents (replaces, inserts or deletes a block, sometimes renames the file)
 whole history is written with one `git fast-import` process, which is what makes 10,000
 documents and hundreds of commits take seconds rather than minutes.
 
-Library use (other benchmarks import this)::
+Library use (tests and the benchmark scenarios in bench/ import this)::
 
-    from bench.synth_corpus import SynthParams, generate
+    from tests.synth_corpus import SynthParams, generate
     corpus = generate(Path("/tmp/synth"), SynthParams(docs=2000, commits=500, files_per_commit=2))
     corpus.head, corpus.paths            # the tip commit and the document paths at it
 
 Command line::
 
-    python bench/synth_corpus.py /tmp/synth --docs 10000 --commits 200 --seed 1
+    python -m tests.synth_corpus /tmp/synth --docs 10000 --commits 200 --seed 1
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Extraction benchmark: pincite's PDF and HTML extractors beside the raw libraries, same files, same run.
+"""PDF and HTML extraction: pincite's extractors beside the raw libraries (pypdf, readability), same files, same run.
 
 Generates documents from a fixed seed (PDFs with fpdf2, HTML pages with navigation, scripts,
 styles and an article), then times each document with both sides back to back, alternating which goes first,
@@ -13,34 +13,21 @@ and keeps each side's best of several rounds (robust on a shared machine):
 - a warm extraction cache (`extract_cache.extract_bytes` hits) for both, as documents/s.
 
 Target: our overhead ratio <= 1.2 for both.
-
-    python bench/extract_bench.py                  # 10 PDFs x 20 pages, 40 HTML pages
-    python bench/extract_bench.py --scale 0.3      # quicker
-    python bench/extract_bench.py --record         # also write the figures to BENCHMARKS.md
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import os
-import platform
 import random
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.scenarios import Result
 
-from indexer.extract import cache as extract_cache  # noqa: E402
-from indexer.extract.html import HtmlExtractor  # noqa: E402
-from indexer.extract.pdf import PdfExtractor  # noqa: E402
-
-SECTION = "## Extraction (PDF and HTML)"
 TARGET_RATIO = 1.2
 _WORD_TEXT = """
 retention schedule volunteer roster incident report access review storage share link steward deletion
@@ -128,7 +115,11 @@ def paired_minimum(
     return sum(best_raw), sum(best_ours)
 
 
-def run(scale: float, rounds: int) -> dict[str, float]:
+def measure(scale: float, rounds: int) -> dict[str, Any]:
+    from indexer.extract import cache as extract_cache
+    from indexer.extract.html import HtmlExtractor
+    from indexer.extract.pdf import PdfExtractor
+
     rng = random.Random(20251006)
     pdfs = [make_pdf(rng, 20) for _ in range(max(1, round(10 * scale)))]
     pages = 20 * len(pdfs)
@@ -161,17 +152,13 @@ def run(scale: float, rounds: int) -> dict[str, float]:
     }
 
 
-def report(figures: dict[str, float]) -> str:
+def report(figures: dict[str, Any]) -> str:
     f = figures
     verdict = "meets" if max(f["pdf_ratio"], f["html_ratio"]) <= TARGET_RATIO else "MISSES"
     return "\n".join(
         [
-            SECTION,
-            "",
-            f"Measured by `python bench/extract_bench.py` on {platform.machine()} / "
-            f"Python {platform.python_version()}, best of {f['rounds']} rounds per document, "
-            "both sides of each document timed back to back on the same generated files; "
-            f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
+            f"Best of {f['rounds']} rounds per document, both sides of each document timed back to back on "
+            "the same generated files.",
             "",
             "| | raw library | pincite | overhead (pincite / raw) |",
             "|---|---|---|---|",
@@ -189,34 +176,15 @@ def report(figures: dict[str, float]) -> str:
             "readability's summary about 1%, cutting scripts and comments under 1%; handing readability the "
             "characters decoded by pincite's charset policy (a str) instead of the raw bytes costs readability "
             "itself about 6% more. On a shared machine single runs scatter by +-0.1 around these figures.",
-            "",
         ]
     )
 
 
-def record(text: str) -> None:
-    path = ROOT / "BENCHMARKS.md"
-    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    if SECTION in current:
-        start = current.index(SECTION)
-        following = current.find("\n## ", start + len(SECTION))
-        current = current[:start] + text + (current[following + 1 :] if following != -1 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    path.write_text(current, encoding="utf-8")
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scale", type=float, default=1.0, help="document count multiplier (1: 10 PDFs, 40 pages)")
+    parser.add_argument("--rounds", type=int, default=3, help="timing rounds per document (the best is kept)")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=float, default=1.0, help="Document count multiplier (default 1.0).")
-    parser.add_argument("--rounds", type=int, default=3, help="Timing rounds per document (the best is kept).")
-    parser.add_argument("--record", action="store_true", help="Write the section into BENCHMARKS.md.")
-    args = parser.parse_args()
-    text = report(run(args.scale, args.rounds))
-    print(text)
-    if args.record:
-        record(text)
-
-
-if __name__ == "__main__":
-    main()
+def run(args: argparse.Namespace) -> Result:
+    figures = measure(args.scale, args.rounds)
+    return Result(report(figures), figures)

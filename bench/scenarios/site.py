@@ -1,4 +1,4 @@
-"""Site benchmark: render the static site of the synthetic corpus, then search it in chromium.
+"""Static site: the cold and incremental site build of a synthetic corpus, and what a reader downloads to search it.
 
 One run reports, on the same machine and input:
 - the cold site build (pincite's rendering, and Pagefind's own indexing of the same document
@@ -9,46 +9,26 @@ One run reports, on the same machine and input:
 - after each step, the bytes a reader downloads for a cold query and for a warm one (a second
   query in the same tab), counted at a local server, beside the page's own HTML/CSS/JS.
 
-    python bench/site_bench.py                              # 10,000 documents, 200 commits (minutes)
-    python bench/site_bench.py --docs 2000 --commits 40 --changed 1,100
-    python bench/site_bench.py --docs 1000 --json           # a quick run
-    python bench/site_bench.py --measure SITE --repo REPO   # only the queries, on a built site
+With `--measure SITE --repo REPO`, only the queries, on a site built before.
 
-Targets (issues 6 and 14): incremental site work proportional to changed documents; cold query
-<= 300 KB, warm <= 100 KB.
+Targets: incremental site work proportional to changed documents; cold query <= 300 KB, warm
+<= 100 KB.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
-import http.server
 import json
-import os
-import platform
 import shutil
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.synth_corpus import SynthParams, generate, git
-from indexer.api import build
-from indexer.config import Config
-from indexer.site.serve import HOST, SiteRequestHandler
-
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from bench.browser import CountingServer, launch
+from bench.corpora import heading_words
+from bench.scenarios import Result
+from tests.synth_corpus import SynthParams, generate, git
 
 
 def _size(folder: Path) -> tuple[int, int]:
@@ -67,52 +47,9 @@ def _site_sizes(site: Path) -> dict[str, dict[str, int]]:
     return parts
 
 
-class _Counter:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.bytes = 0
-        self.requests: list[tuple[str, int, int]] = []
-
-    def reset(self) -> tuple[int, list[tuple[str, int, int]]]:
-        with self.lock:
-            seen = (self.bytes, self.requests)
-            self.bytes, self.requests = 0, []
-        return seen
-
-
-def _counting_server(site: Path, counter: _Counter) -> http.server.ThreadingHTTPServer:
-    class Counting(SiteRequestHandler):
-        def copyfile(self, source: Any, outputfile: Any) -> None:
-            data = source.read()
-            outputfile.write(data)
-            # What a host that gzips text (as most static hosts do) would send; Pagefind's
-            # own files are compressed already and go as they are.
-            text = self.path.split("?")[0].endswith((".html", ".js", ".css", ".json"))
-            wire = len(gzip.compress(data, 6)) if text else len(data)
-            with counter.lock:
-                counter.bytes += len(data)
-                counter.requests.append((self.path, len(data), wire))
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer((HOST, 0), lambda *a: Counting(*a, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-def _heading_words(root: Path, paths: list[str], documents: int) -> list[str]:
-    """The longer words of the headings of `documents` documents spread over the corpus, in order."""
-    words: list[str] = []
-    for path in paths[:: max(1, len(paths) // (documents + 1))][:documents]:
-        heading = (root / path).read_text(encoding="utf-8").splitlines()[0]
-        words += [w for w in heading.lstrip("# ").lower().split() if len(w) > 4]
-    return words
-
-
 def _query_words(root: Path, paths: list[str]) -> tuple[str, str]:
     """Two words from document headings: real vocabulary, found in some documents, not all."""
-    words = _heading_words(root, paths, 6)
+    words = heading_words(root, paths, 6)
     return words[0], words[-1]
 
 
@@ -120,48 +57,38 @@ def measure_queries(site: Path, first: str, second: str, more: list[str] | None 
     """What a reader downloads for a cold query (`first`), then a warm one (`second`), then each of `more`."""
     from playwright.sync_api import sync_playwright
 
-    counter = _Counter()
-    server = _counting_server(site, counter)
-    base = f"http://{HOST}:{server.server_address[1]}/"
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = browser.new_context().new_page()
-            counter.reset()
-            started = time.monotonic()
-            # A reader arrives with a query (as from the search box on any page).
-            page.goto(base + "search.html?q=" + first)
-            page.wait_for_selector(".result-link", timeout=60_000)
-            page.wait_for_load_state("networkidle")
-            cold_seconds = time.monotonic() - started
-            _, cold_requests = counter.reset()
-            shell = sum(n for path, n, _ in cold_requests if not _is_search_file(path))
-            cold = sum(n for path, n, _ in cold_requests if _is_search_file(path))
-            cold_wire = sum(w for path, _, w in cold_requests if _is_search_file(path))
-            started = time.monotonic()
-            _search_again(page, second)
-            warm_seconds = time.monotonic() - started
-            warm, warm_requests = counter.reset()
-            warm_wire = sum(w for _, _, w in warm_requests)
-            results = page.locator(".result-link").count()
-            more_bytes = {}
-            for word in more or []:
-                _search_again(page, word)
-                more_bytes[word] = counter.reset()[0]
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with CountingServer(site) as server, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_context().new_page()
+        server.take()
+        started = time.monotonic()
+        # A reader arrives with a query (as from the search box on any page).
+        page.goto(server.base + "search.html?q=" + first)
+        page.wait_for_selector(".result-link", timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        cold_seconds = time.monotonic() - started
+        cold_requests = server.take()
+        searched = [r for r in cold_requests if _is_search_file(r.path)]
+        started = time.monotonic()
+        _search_again(page, second)
+        warm_seconds = time.monotonic() - started
+        warm_requests = server.take()
+        results = page.locator(".result-link").count()
+        more_bytes = {}
+        for word in more or []:
+            _search_again(page, word)
+            more_bytes[word] = sum(r.raw for r in server.take())
+        browser.close()
     return {
         "queries": [first, second],
-        "page_bytes_html_css_js": shell,
-        "cold_query_bytes": cold,
-        "cold_query_bytes_text_gzipped": cold_wire,
+        "page_bytes_html_css_js": sum(r.raw for r in cold_requests if not _is_search_file(r.path)),
+        "cold_query_bytes": sum(r.raw for r in searched),
+        "cold_query_bytes_text_gzipped": sum(r.wire for r in searched),
         "cold_query_requests": len(cold_requests),
-        "cold_query_files": sorted((path.split("?")[0], n) for path, n, _ in cold_requests if _is_search_file(path)),
+        "cold_query_files": sorted((r.path.split("?")[0], r.raw) for r in searched),
         "cold_first_results_seconds": round(cold_seconds, 2),
-        "warm_query_bytes": warm,
-        "warm_query_bytes_text_gzipped": warm_wire,
+        "warm_query_bytes": sum(r.raw for r in warm_requests),
+        "warm_query_bytes_text_gzipped": sum(r.wire for r in warm_requests),
         "warm_query_requests": len(warm_requests),
         "warm_results_seconds": round(warm_seconds, 2),
         "warm_results_shown": results,
@@ -203,14 +130,16 @@ def _stage(total: float, figures: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _timed_build(repo_dir: Path, index: Path, site: Path, config: Config) -> dict[str, Any]:
+def _timed_build(repo_dir: Path, index: Path, site: Path, config: Any) -> dict[str, Any]:
+    from indexer.api import build
+
     started = time.monotonic()
     summary = build(repo_dir, index_path=index, out=site, config=config)
     return _stage(time.monotonic() - started, dict(summary.site or {}))
 
 
 def run_site(
-    repo_dir: Path, index: Path, site: Path, paths: list[str], steps: list[int], config: Config, words: tuple[str, str]
+    repo_dir: Path, index: Path, site: Path, paths: list[str], steps: list[int], config: Any, words: tuple[str, str]
 ) -> dict[str, Any]:
     """Cold site build, then for each step the changed files, the incremental build and the queries."""
     figures: dict[str, Any] = {"cold": _timed_build(repo_dir, index, site, config), "steps": []}
@@ -229,9 +158,11 @@ def run_site(
     return figures
 
 
-def run(docs: int, commits: int, workdir: Path, steps: list[int], config: Config) -> dict[str, Any]:
+def measure(docs: int, commits: int, target_mb: float, workdir: Path, steps: list[int], config: Any) -> dict[str, Any]:
+    from indexer.api import build
+
     repo_dir = workdir / "repo"
-    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits))
+    corpus = generate(repo_dir, SynthParams(docs=docs, commits=commits, target_bytes=int(target_mb * 1e6)))
     index = workdir / "index.sqlite"
     started = time.monotonic()
     build(repo_dir, index_path=index, site=False)
@@ -239,13 +170,7 @@ def run(docs: int, commits: int, workdir: Path, steps: list[int], config: Config
     words = _query_words(repo_dir, corpus.paths)
     figures = run_site(repo_dir, index, workdir / "site", sorted(corpus.paths), steps, config, words)
     return {
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-            "load_average_at_end": os.getloadavg(),
-        },
-        "corpus": {"docs": docs, "commits": commits},
+        "corpus": {"docs": docs, "commits": commits, "target_mb": target_mb},
         "delta_share": config.site_search_delta_share,
         "index_only_build_seconds": round(index_seconds, 2),
         "index_file_bytes": index.stat().st_size,
@@ -253,40 +178,81 @@ def run(docs: int, commits: int, workdir: Path, steps: list[int], config: Config
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=10_000, help="documents in the synthetic corpus")
     parser.add_argument("--commits", type=int, default=200, help="edit commits after the first")
     parser.add_argument(
+        "--target-mb", type=float, default=50.0, help="the documents' total size (50 MB whatever --docs: give less)"
+    )
+    parser.add_argument(
         "--keep", type=Path, default=None, help="work in this new folder and keep it (repo, index.sqlite, site)"
     )
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
     parser.add_argument(
         "--changed", default="1", help="comma-separated cumulative counts of changed documents, one build each"
     )
-    parser.add_argument("--delta-share", type=float, default=Config().site_search_delta_share)
+    parser.add_argument("--delta-share", type=float, help="site_search_delta_share (default: pincite's)")
     parser.add_argument("--measure", type=Path, default=None, help="only measure the queries on this built site")
     parser.add_argument("--repo", type=Path, default=None, help="with --measure: the repository the site is of")
     parser.add_argument("--more-words", type=int, default=0, help="with --measure: this many more warm queries")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> Result:
+    from indexer.config import Config
+
     if args.measure is not None:
         if args.repo is None:
-            parser.error("--measure needs --repo (the query words come from its documents)")
+            raise SystemExit("--measure needs --repo (the query words come from its documents)")
         paths = sorted(p.relative_to(args.repo).as_posix() for p in (args.repo / "corpus").rglob("*.md"))
-        more = list(dict.fromkeys(_heading_words(args.repo, paths, 40)))[-args.more_words :] if args.more_words else []
-        print(json.dumps(measure_queries(args.measure, *_query_words(args.repo, paths), more), indent=2))
-        return 0
+        more = list(dict.fromkeys(heading_words(args.repo, paths, 40)))[-args.more_words :] if args.more_words else []
+        found = measure_queries(args.measure, *_query_words(args.repo, paths), more)
+        return Result(_query_markdown(found), found, subject="queries on a built site")
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="pincite-site-bench-"))
     try:
         steps = [int(n) for n in args.changed.split(",")]
-        config = Config(site_search_delta_share=args.delta_share)
-        figures = run(args.docs, args.commits, workdir, steps, config)
+        share = Config().site_search_delta_share if args.delta_share is None else args.delta_share
+        config = Config(site_search_delta_share=share)
+        figures = measure(args.docs, args.commits, args.target_mb, workdir, steps, config)
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(json.dumps(figures, indent=2))
-    return 0
+    return Result(markdown(figures), figures)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _query_markdown(q: dict[str, Any]) -> str:
+    return (
+        f"cold query `{q['queries'][0]}`: {q['cold_query_bytes'] / 1e3:.0f} KB of search files "
+        f"({q['cold_query_bytes_text_gzipped'] / 1e3:.0f} KB as sent, {q['cold_query_requests']} requests, first "
+        f"results in {q['cold_first_results_seconds']} s); warm query `{q['queries'][1]}`: "
+        f"{q['warm_query_bytes'] / 1e3:.0f} KB ({q['warm_query_bytes_text_gzipped'] / 1e3:.0f} KB as sent, "
+        f"{q['warm_query_requests']} requests, {q['warm_results_seconds']} s); the page itself "
+        f"{q['page_bytes_html_css_js'] / 1e3:.0f} KB"
+    )
+
+
+def markdown(f: dict[str, Any]) -> str:
+    site, cold = f["site"], f["site"]["cold"]
+    size = site["site_size"]
+    parts = ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB/{v['files']:,}" for k, v in size.items() if k != "total")
+    lines = [
+        f"Synthetic corpus: {f['corpus']['docs']:,} documents ({f['corpus']['target_mb']} MB), "
+        f"{f['corpus']['commits']} commits; search delta "
+        f"share {f['delta_share']}. Index-only build {f['index_only_build_seconds']} s, index file "
+        f"{f['index_file_bytes'] / 1e6:.0f} MB.",
+        "",
+        f"Cold site build: {cold['build_seconds']} s (pincite's rendering {cold['pincite_render_seconds']} s, "
+        f"Pagefind {cold['pagefind_seconds']} s); {cold['pages_rendered']:,} pages. Site "
+        f"{size['total']['bytes'] / 1e6:.1f} MB in {size['total']['files']:,} files ({parts}).",
+        "",
+        "| changed documents | build | rendering | Pagefind | pages rendered / reused | search pages indexed "
+        "| cold query | warm query |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in site["steps"]:
+        b, q = s["build"], s["query"]
+        lines.append(
+            f"| {s['changed_documents']} | {b['build_seconds']} s | {b['pincite_render_seconds']} s | "
+            f"{b['pagefind_seconds']} s | {b['pages_rendered']} / {b['pages_reused']} | {b['search_pages_indexed']} "
+            f"| {q['cold_query_bytes'] / 1e3:.0f} KB | {q['warm_query_bytes'] / 1e3:.0f} KB |"
+        )
+    lines += ["", "Queries after the last step: " + _query_markdown(site["steps"][-1]["query"]) + "."]
+    return "\n".join(lines)

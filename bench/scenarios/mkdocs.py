@@ -1,4 +1,4 @@
-"""pincite against MkDocs + Pagefind: cold build cost and site size on the same documents (issue 14).
+"""Against MkDocs + Pagefind: cold build cost and site size on the same documents.
 
 One run measures, side by side, the best and the median of N runs (the runs alternate, so both
 sides see the same neighbours on a shared machine):
@@ -9,25 +9,21 @@ sides see the same neighbours on a shared machine):
   sides) followed by `python -m pagefind --site <mkdocs site>`, over a copy of the files under
   the roots at HEAD (`--roots`, default `corpus`: what pincite indexes); one root is the
   docs_dir itself, so its pages are the site's top level, in the theme's navigation;
-- wall time and CPU time (user + system of the child processes, from `getrusage(RUSAGE_CHILDREN)`
-  deltas, so pincite's process pool and git and Pagefind count too);
+- wall time and CPU time of each side's whole process tree (`bench.harness.measure`: pincite's
+  process pool, git and Pagefind count too);
 - each site's size: the sum of file sizes, the blocks in use (as `du` counts them, hard links
   once) and the files, and pincite's site by part (`v/` version pages, `doc/` document pages,
   ...), with the versions pincite publishes (one page per distinct version in the history).
 
-`--baseline DIR` also measures the pincite of another checkout (e.g. an export of main) in the
-same run, for before/after figures.
-
-    python bench/mkdocs_bench.py --workdir /tmp/mkdocs-bench              # 2,000 documents, ~4 versions each
-    python bench/mkdocs_bench.py --workdir /tmp/mkdocs-bench --baseline /tmp/pincite-main --json
-    python bench/mkdocs_bench.py --repo ~/src/some-clone --roots docs    # an existing clone's docs/
+`--baseline CHECKOUT` also measures the pincite of another checkout in the same run, for
+before/after figures; `--repo CLONE --roots docs` measures an existing clone's documents.
 
 MkDocs is not a dependency of pincite: when `import mkdocs` fails in the running interpreter, the
 benchmark makes a virtual environment at `<workdir>/mkdocs-venv` and installs MkDocs there with
 pip (this needs the network; CI never runs benchmarks). Pagefind runs from the running
 interpreter, where pincite's own `pagefind[bin]` dependency is installed.
 
-Targets (issue 14): pincite's cold build <= 1x the CPU and wall of MkDocs + Pagefind; pincite's
+Targets: pincite's cold build <= 1x the CPU and wall of MkDocs + Pagefind; pincite's
 site <= 1.2x the bytes of MkDocs' site + Pagefind's files.
 """
 
@@ -35,25 +31,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.corpora import add_corpus_arguments, corpus
+from bench.harness import alternate, checkout_env, checkouts, log, measure, pincite, repository_name
+from bench.scenarios import Result
 
-from bench.synth_corpus import SynthParams, generate  # noqa: E402
-
+BASELINE = True
 TARGET_CPU_RATIO = 1.0
 TARGET_SIZE_RATIO = 1.2
 MARKDOWN = (".md", ".markdown")
@@ -99,16 +90,9 @@ def site_parts(site: Path) -> dict[str, dict[str, int]]:
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[Timing, str]:
-    """Run `cmd` to its end; its wall time and the CPU time of it and everything it waited for."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu), proc.stdout
+    """Run `cmd` to its end; its wall time and the CPU time of its whole process tree."""
+    run = measure(cmd, cwd=cwd, env=env)
+    return Timing(run.wall_s, run.cpu_s), run.stdout
 
 
 # -- the two sides ------------------------------------------------------------------------
@@ -118,8 +102,8 @@ def pincite_build(repo: Path, roots: list[str], checkout: Path, out: Path) -> tu
     """A cold `pincite build` of `roots` in `repo` by the pincite in `checkout` (no index, no cache, no site)."""
     shutil.rmtree(repo / ".pincite", ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(checkout), "PINCITE_ROOTS": ",".join(roots)}
-    cmd = [sys.executable, "-m", "indexer.cli.main", "build", "--repo", str(repo), "--out", str(out), "--json"]
+    env = checkout_env(checkout, PINCITE_ROOTS=",".join(roots))
+    cmd = pincite("build", "--repo", str(repo), "--out", str(out), "--json")
     # Run from the checkout: `python -m` puts the working folder first on the path, and a clone of
     # pincite itself (as --repo) would otherwise lend its own `indexer` package to both sides.
     timing, stdout = timed(cmd, checkout, env)
@@ -155,7 +139,7 @@ def mkdocs_command(workdir: Path) -> list[str]:
     venv = workdir / "mkdocs-venv"
     python = venv / "bin" / "python"
     if not python.exists() or subprocess.run([str(python), "-c", "import mkdocs"], capture_output=True).returncode:
-        _log(f"installing MkDocs into {venv} ...")
+        log(f"installing MkDocs into {venv} ...")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "mkdocs"], check=True, capture_output=True)
     return [str(python), "-m", "mkdocs"]
@@ -180,26 +164,7 @@ def version_text_bytes(repo: Path, site: Path) -> int:
 # -- the run ------------------------------------------------------------------------------
 
 
-def corpus(args: argparse.Namespace, work: Path) -> tuple[Path, dict[str, Any]]:
-    if args.repo:
-        return Path(args.repo).resolve(), {"repo": str(Path(args.repo).resolve())}
-    params = SynthParams(
-        docs=args.docs,
-        commits=args.commits if args.commits is not None else args.docs,
-        files_per_commit=3,
-        seed=args.seed,
-        target_bytes=args.docs * 5000,
-    )
-    repo = work / f"synth-{params.docs}-{params.commits}-{params.seed}"
-    if not (repo / ".git").is_dir():
-        shutil.rmtree(repo, ignore_errors=True)
-        _log(f"generating {params.docs} documents, {params.commits} commits in {repo} ...")
-        generate(repo, params)
-    return repo, {"synthetic": asdict(params)}
-
-
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    started = machine()
+def measure_sides(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.workdir or tempfile.mkdtemp(prefix="pincite-mkdocs-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
     repo, described = corpus(args, work)
@@ -207,17 +172,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     version = subprocess.run([*mkdocs, "--version"], capture_output=True, text=True).stdout.strip()
     project = work / "mkdocs"
     pages = mkdocs_project(repo, args.roots, project)
-    sides = {"pincite": ROOT} | ({"baseline": Path(args.baseline).resolve()} if args.baseline else {})
+    sides = {"pincite" if c.name == "this" else c.name: c.path for c in checkouts(args.baseline)}
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in [*sides, "mkdocs"]}
     summaries: dict[str, dict[str, Any]] = {}
-    for n in range(1, args.rounds + 1):
-        # The order turns each round, so no side always runs just after MkDocs' disk writes.
-        order = list(sides.items()) if n % 2 else list(reversed(sides.items()))
+    # The order turns each round, so no side always runs just after MkDocs' disk writes.
+    for n, order in alternate(list(sides.items()), args.rounds):
         for name, checkout in order:
-            _log(f"round {n}: pincite build ({name}, {checkout}) ...")
+            log(f"round {n + 1}: pincite build ({name}, {checkout}) ...")
             timing, summaries[name] = pincite_build(repo, args.roots, checkout, work / f"site-{name}")
             runs[name].append(asdict(timing))
-        _log(f"round {n}: mkdocs build + pagefind ...")
+        log(f"round {n + 1}: mkdocs build + pagefind ...")
         build, search = mkdocs_build(project, mkdocs)
         runs["mkdocs"].append(
             {
@@ -229,7 +193,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
     out: dict[str, Any] = {"corpus": described, "mkdocs_version": version, "markdown_pages": pages}
     out["markdown_bytes"] = site_size(project / "docs").bytes
-    out["machine"] = started
     for name, measured in runs.items():
         site = project / "site" if name == "mkdocs" else work / f"site-{name}"
         out[name] = {
@@ -246,7 +209,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out[name]["version_text_bytes"] = version_text_bytes(repo, site)
             out[name]["summary"] = summaries[name]
     out["ratios"] = ratios(out)
-    out["machine"]["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return out
 
 
@@ -262,15 +224,6 @@ def ratios(out: dict[str, Any]) -> dict[str, float]:
             result[f"{name}_bytes"] = side["size"]["bytes"] / ref["size"]["bytes"]
             result[f"{name}_blocks"] = side["size"]["blocks_bytes"] / ref["size"]["blocks_bytes"]
     return {k: round(v, 3) for k, v in result.items()}
-
-
-def machine() -> dict[str, str]:
-    return {
-        "cpu": platform.processor() or platform.machine(),
-        "cores": str(os.cpu_count()),
-        "python": platform.python_version(),
-        "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-    }
 
 
 def report(out: dict[str, Any]) -> str:
@@ -304,37 +257,18 @@ def report(out: dict[str, Any]) -> str:
             )
         parts = ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB/{v['files']}" for k, v in side["parts"].items())
         lines.append(f"          parts: {parts}")
-    lines.append(f"machine: {out['machine']}")
-    return "\n".join(lines)
+    return "```\n" + "\n".join(lines) + "\n```"
 
 
-def _log(message: str) -> None:
-    print(f"[mkdocs_bench] {message}", file=sys.stderr, flush=True)
-
-
-def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options `corpus` reads: an existing clone, or the synthetic corpus's size and seed."""
-    parser.add_argument("--repo", help="measure an existing clone instead of the synthetic corpus")
-    parser.add_argument("--docs", type=int, default=2000, help="synthetic documents (about 5 kB each)")
-    parser.add_argument("--commits", type=int, help="edit commits of 3 files (default: --docs, ~4 versions each)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--roots", nargs="+", default=["corpus"], help="folders both sides publish (pincite's roots, MkDocs' docs)"
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+def arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side; the fastest counts")
-    parser.add_argument("--baseline", help="another pincite checkout to measure in the same run (before/after)")
     parser.add_argument("--workdir", help="keep the corpus, the MkDocs venv and the sites here (reused)")
-    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
-    args = parser.parse_args(argv)
-    out = run(args)
-    print(json.dumps(out, indent=2) if args.json else report(out))
-    return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def run(args: argparse.Namespace) -> Result:
+    with tempfile.TemporaryDirectory(prefix="pincite-bench-") as tmp:
+        args.workdir = args.workdir or tmp  # without --workdir, nothing is left behind
+        out = measure_sides(args)
+    subject = repository_name(Path(args.repo)) if args.repo else None
+    return Result(report(out), out, subject=subject)

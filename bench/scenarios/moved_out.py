@@ -1,4 +1,4 @@
-"""Documents moved out of the roots: the cold build and a one-file build, by one or two checkouts.
+"""Documents moved out of the roots: the cold build and a one-file build, by this checkout and the baseline.
 
 A generated repository holds `--docs` Markdown documents under `corpus/`; after `--edits`
 commits that edit them, one commit moves the folder to `old/corpus/` (out of the roots, `corpus`
@@ -6,25 +6,24 @@ keeps one document), and `--later` commits edit the moved documents. Every docum
 then ends in a rename out of the roots, which the site follows through git's log (as rust-lang/book
 moved `src/` to `second-edition/src/`). Each checkout builds its own copy (index and site) cold,
 then once more after a commit that changes one document; each build runs in a fresh process with
-the checkout first on `sys.path`.
-
-    python bench/moved_out_bench.py --docs 3000 --work /tmp/moveout-bench --baseline /path/to/other/checkout
+its checkout's pincite.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
 import subprocess
-import sys
-import time
+import tempfile
 from pathlib import Path
 from typing import Any
 
-THIS_CHECKOUT = Path(__file__).resolve().parent.parent
+from bench.harness import checkout_env, checkouts, measure, pincite
+from bench.scenarios import Result
+
+BASELINE = True
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org"}
 GIT_ENV |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org"}
 
@@ -60,48 +59,50 @@ def make_repository(repo: Path, docs: int, edits: int, later: int) -> None:
 
 
 def timed_build(checkout: Path, work: Path) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(checkout), "PINCITE_ROOTS": "corpus"}
-    env |= {"PINCITE_INDEX_PATH": str(work / "index.sqlite"), "PINCITE_SITE_DIR": str(work / "site")}
-    started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-c", "from indexer.cli.main import main; main()", "build", "--json"],
-        cwd=work / "repo",
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"build by {checkout} failed:\n{proc.stderr}")
-    site = json.loads(proc.stdout).get("site") or {}
+    settings = {"PINCITE_ROOTS": "corpus", "PINCITE_INDEX_PATH": str(work / "index.sqlite")}
+    env = checkout_env(checkout, **settings, PINCITE_SITE_DIR=str(work / "site"))
+    run = measure(pincite("build", "--json"), cwd=work / "repo", env=env)
+    site = run.json().get("site") or {}
     kept = {k: site.get(k) for k in ("pages_rendered", "pages_reused", "history_written", "history_reused")}
-    return {"seconds": round(time.monotonic() - started, 2), **kept}
+    return {"seconds": round(run.wall_s, 2), "cpu_seconds": round(run.cpu_s, 2), **kept}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=3000)
     parser.add_argument("--edits", type=int, default=50, help="commits before the move")
     parser.add_argument("--later", type=int, default=200, help="commits after the move")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/moved-out-bench"))
-    parser.add_argument("--baseline", type=Path, help="another pincite checkout to measure in the same run")
-    args = parser.parse_args()
-    source = args.work / "source"
-    if not source.is_dir():
-        make_repository(source, args.docs, args.edits, args.later)
-    results: dict[str, Any] = {"docs": args.docs, "edits": args.edits, "later": args.later}
-    checkouts = {"pincite": THIS_CHECKOUT} | ({"baseline": args.baseline} if args.baseline else {})
-    for name, checkout in checkouts.items():
-        work = args.work / name
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-        shutil.copytree(source, work / "repo", symlinks=True)
-        cold = timed_build(checkout, work)
-        with (work / "repo" / "corpus" / "keep.md").open("a", encoding="utf-8") as f:
-            f.write("One more line.\n")
-        git(work / "repo", "commit", "-qam", "one file")
-        results[name] = {"cold": cold, "one_file": timed_build(checkout, work)}
-    print(json.dumps(results, indent=2))
+    parser.add_argument("--work", type=Path, help="keep the repository and the builds here (reused)")
 
 
-if __name__ == "__main__":
-    main()
+def run(args: argparse.Namespace) -> Result:
+    with tempfile.TemporaryDirectory(prefix="pincite-moved-out-") as tmp:
+        work_root = args.work or Path(tmp)
+        source = work_root / "source"
+        if not source.is_dir():
+            make_repository(source, args.docs, args.edits, args.later)
+        results: dict[str, Any] = {"docs": args.docs, "edits": args.edits, "later": args.later}
+        for side in checkouts(args.baseline):
+            work = work_root / side.name
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            shutil.copytree(source, work / "repo", symlinks=True)
+            cold = timed_build(side.path, work)
+            with (work / "repo" / "corpus" / "keep.md").open("a", encoding="utf-8") as f:
+                f.write("One more line.\n")
+            git(work / "repo", "commit", "-qam", "one file")
+            results[side.name] = {"cold": cold, "one_file": timed_build(side.path, work)}
+    lines = [
+        f"{args.docs:,} documents, {args.edits} edit commits, the move, then {args.later} edit commits of the "
+        "moved documents.",
+        "",
+        "| checkout | build | wall | CPU | pages rendered | reused | history files written | reused |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for side in checkouts(args.baseline):
+        for label, key in (("cold", "cold"), ("one file", "one_file")):
+            r = results[side.name][key]
+            lines.append(
+                f"| {side.name} | {label} | {r['seconds']} s | {r['cpu_seconds']} s | {r['pages_rendered']} "
+                f"| {r['pages_reused']} | {r['history_written']} | {r['history_reused']} |"
+            )
+    return Result("\n".join(lines), results)

@@ -2,7 +2,7 @@
 
 The client lives in one task on an event loop in a background thread (the SDK's task groups
 must be entered and left in the same task); `call`, `list_tools` and the others hand it
-requests and wait for the answers. The tests and bench/mcp_bench.py share it.
+requests and wait for the answers. The tests and the `mcp` benchmark scenario share it.
 
     with McpSession(repo, index) as session:
         result = session.call("search", {"query": "retention"})

@@ -1,7 +1,7 @@
-"""Recovery benchmark: locate quotes across a long history, beside `git log -S`.
+"""Recovery: locating quotes across a 500-commit history, beside `git log -S` in the same run.
 
 One run generates (or reuses) a synthetic corpus with a 500-commit history
-(`bench/synth_corpus.py`), builds pincite's index, picks quotes from old versions of
+(tests/synth_corpus.py), builds pincite's index, picks quotes from old versions of
 documents the history edited (some still stand at HEAD, some were removed), and for each
 quote, in the same run:
 
@@ -15,33 +15,24 @@ quote, in the same run:
 The target is pincite's total time at most 0.5x git log -S's. The removing commit pincite
 reports is compared with the newest commit git's pickaxe names for that path (agreement
 is reported, so a fast wrong answer cannot pass unnoticed).
-
-    python bench/recovery_bench.py                    # 1,000 documents, 500 commits, 100 quotes
-    python bench/recovery_bench.py --record           # also write the figures to BENCHMARKS.md
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.scenarios import Result
+from tests.synth_corpus import SynthParams, generate, git
 
-from bench.synth_corpus import SynthParams, generate, git  # noqa: E402
-
-SECTION = "## Recovery"
 TARGET_RATIO = 0.5
 
 
@@ -127,7 +118,7 @@ def time_git_pickaxe(repo: Path, quotes: list[Quote], per_path: bool) -> dict[st
     return {"seconds": sum(times), "times": times, "newest": newest}
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def measure(args: argparse.Namespace) -> dict[str, Any]:
     from indexer.api import build
 
     params = SynthParams(
@@ -167,7 +158,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "pincite": pincite,
         "git_log_S": pickaxe,
         "git_log_S_path": pickaxe_path,
-        "machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
     }
 
 
@@ -195,13 +185,11 @@ def figures(res: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def report(res: dict[str, Any], command: str) -> str:
+def report(res: dict[str, Any]) -> str:
     f = figures(res)
     verdict = "met" if f["ratio"] <= TARGET_RATIO else "NOT met"
     return "\n".join(
         [
-            f"Command: `{command}`. Machine: {res['machine']}, {_cpus()} CPUs (shared).",
-            "",
             f"Corpus: {res['documents']} documents at HEAD, {res['versions']} versions, {res['commits']} commits "
             f"(`pincite build` brought the index up to date in {res['build_seconds']:.1f} s; not part of the "
             "comparison).",
@@ -228,49 +216,17 @@ def report(res: dict[str, Any], command: str) -> str:
     )
 
 
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 1
-
-
-def record(markdown: str, target: Path, when: str) -> None:
-    """Write (or replace) this benchmark's own section of BENCHMARKS.md; others stay untouched."""
-    section = f"{SECTION}\n\nMeasured {when} by `bench/recovery_bench.py`.\n\n{markdown}\n"
-    text = target.read_text(encoding="utf-8") if target.exists() else "# Benchmarks\n"
-    if SECTION in text:
-        head, rest = text.split(SECTION, 1)
-        nxt = rest.find("\n## ")
-        tail = rest[nxt + 1 :] if nxt != -1 else ""
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    target.write_text(text, encoding="utf-8")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=1000, help="documents (about 5 kB each)")
     parser.add_argument("--commits", type=int, default=500, help="edit commits after the first")
     parser.add_argument("--files-per-commit", type=int, default=3)
     parser.add_argument("--quotes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", help="keep the generated repository here and reuse it on the next run")
-    parser.add_argument("--record", action="store_true", help="write the figures to BENCHMARKS.md")
-    parser.add_argument("--json", action="store_true", help="print every raw figure as JSON")
-    args = parser.parse_args(argv)
-    command = "python bench/recovery_bench.py" + "".join(
-        f" --{name.replace('_', '-')} {getattr(args, name)}"
-        for name in ("docs", "commits", "files_per_commit", "quotes", "seed")
-        if getattr(args, name) != parser.get_default(name)
-    )
-    res = run(args)
-    text = report(res, command)
-    print(json.dumps(res | {"figures": figures(res)}, indent=2) if args.json else text)
-    if args.record:
-        record(text, ROOT / "BENCHMARKS.md", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
-    return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def run(args: argparse.Namespace) -> Result:
+    with tempfile.TemporaryDirectory(prefix="pincite-bench-") as tmp:
+        args.workdir = args.workdir or tmp  # without --workdir, nothing is left behind
+        res = measure(args)
+    return Result(report(res), res | {"figures": figures(res)})

@@ -1,0 +1,69 @@
+"""Start-up: whole-process time of `pincite --version` and `pincite textconv FILE`, against `python -c pass`.
+
+Each checkout's commands run with it on PYTHONPATH, interleaved with the bare interpreter so
+that machine noise hits both alike: the median wall time of each, its ratio to the bare
+interpreter, and which heavy libraries the command imported (httpx, jinja2, pypdf, lxml,
+markdown_it). With --baseline, the other checkout is measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.harness import checkout_env, checkouts, pincite
+from bench.scenarios import Result
+
+BASELINE = True
+HEAVY = ("httpx", "jinja2", "pypdf", "lxml", "markdown_it")
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runs", type=int, default=30)
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, capture_output=True, cwd=tempfile.gettempdir())
+    return time.perf_counter() - started
+
+
+def heavy_imports(argv: list[str], env: dict[str, str]) -> list[str]:
+    """The heavy libraries a command imported, read from `python -X importtime`."""
+    command = [argv[0], "-X", "importtime", *argv[1:]]
+    out = subprocess.run(command, env=env, check=False, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in out.stderr.splitlines() if "|" in line}
+    return [name for name in HEAVY if name in loaded]
+
+
+def run(args: argparse.Namespace) -> Result:
+    rows = ["| checkout | command | median ms | × `python -c pass` | heavy imports |", "|---|---|---|---|---|"]
+    figures: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = Path(tmp) / "page.html"
+        sample.write_text("<html><body><p>Hello</p></body></html>", encoding="utf-8")
+        for checkout in checkouts(args.baseline):
+            env = checkout_env(checkout.path)
+            commands = {"--version": pincite("--version"), "textconv FILE": pincite("textconv", str(sample))}
+            base: list[float] = []
+            samples: dict[str, list[float]] = {name: [] for name in commands}
+            for _ in range(args.runs):
+                base.append(timed([sys.executable, "-c", "pass"], env))
+                for name, argv in commands.items():
+                    samples[name].append(timed(argv, env))
+            floor = statistics.median(base)
+            figures[checkout.name] = {"python -c pass": floor}
+            for name, values in samples.items():
+                heavy = ", ".join(heavy_imports(commands[name], env)) or "none"
+                median = statistics.median(values)
+                figures[checkout.name][name] = median
+                rows.append(
+                    f"| {checkout.name} | `pincite {name}` | {median * 1000:.0f} | {median / floor:.1f} | {heavy} |"
+                )
+            rows.append(f"| {checkout.name} | `python -c pass` | {floor * 1000:.0f} | 1.0 | — |")
+    return Result(f"Median of {args.runs} runs of each, interleaved.\n\n" + "\n".join(rows), figures)
