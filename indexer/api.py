@@ -11,6 +11,7 @@ The CLI is a thin shell over these functions; each returns a typed record whose
     check(paths, repo)                  -> CheckReport      every citation in documents, quotes included
     check_text(text, repo)              -> CheckReport      the same for a draft held in memory
     locate(quote, repo)                 -> Located          where a quote stands now, and what moved it
+    impact(base, repo, head="HEAD")     -> ImpactReport     the citations a change breaks (verdict differences)
 
 `repo` is any folder inside the corpus repository (default: the current one). A caller
 that makes many calls (a server) passes one `resolver` to share its caches, and may pass
@@ -32,6 +33,8 @@ from indexer.citations.discovery import DiscoveryResult
 from indexer.citations.drift import Verdict
 from indexer.citations.drift import verify as _verify
 from indexer.citations.history import QuoteSearch
+from indexer.citations.impact import ImpactRecord, ImpactReport
+from indexer.citations.impact import impact as _impact
 from indexer.citations.quote import cite_quote
 from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
@@ -313,6 +316,23 @@ def locate(
     return Located(found, None if found.places else recoverer.discover(quote, None))
 
 
+def impact(
+    base: str,
+    repo: RepoPath = ".",
+    *,
+    head: str = "HEAD",
+    paths: list[str] | tuple[str, ...] = (),
+    resolver: Resolver | None = None,
+) -> ImpactReport:
+    """Every citation in the documents at `head` whose verdict or quote verdict the change base...head alters.
+
+    `paths` are repository paths (files or folders) at `head`; none means the whole tree. Only the
+    citations of the paths the change touched are verified again (DESIGN decision 19).
+    """
+    resolver = resolver or _resolver(repo)
+    return _impact(resolver.repo, base, head, paths, resolver=resolver)
+
+
 def _resolver(repo: RepoPath) -> Resolver:
     return Resolver(GitRepo(repo))
 
@@ -340,6 +360,8 @@ __all__ = [
     "CheckReport",
     "Checked",
     "Cited",
+    "ImpactRecord",
+    "ImpactReport",
     "Located",
     "ResolvedText",
     "SearchHit",
@@ -347,6 +369,7 @@ __all__ = [
     "check",
     "check_text",
     "cite",
+    "impact",
     "locate",
     "markdown_snippet",
     "parse_range",

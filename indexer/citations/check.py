@@ -159,9 +159,19 @@ def document_files(paths: list[Path]) -> list[Path]:
             files.append(path)
             continue
         for root, dirs, names in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            dirs[:] = sorted(d for d in dirs if not skipped_folder(d))
             files += [Path(root) / n for n in sorted(names) if is_prose_path(n)]
     return files
+
+
+def skipped_folder(name: str) -> bool:
+    """Whether a folder walk for documents passes over this folder (hidden, build output, dependencies)."""
+    return name.startswith(".") or name in SKIPPED_FOLDERS
+
+
+def citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
+    """The citations of a document `check` reads: GitHub URLs only into the repository's own origin."""
+    return [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
 
 
 def read_document(path: Path) -> str:
@@ -234,8 +244,7 @@ def _check_documents(
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:
-        found = [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
-        scanned.append((file, text, found))
+        scanned.append((file, text, citations_in(text, own_github)))
     resolver.prefetch_hunks((f.citation for _, _, fs in scanned for f in fs if f.citation), target)
     for file, text, found in scanned:
         report.files.append(str(file))

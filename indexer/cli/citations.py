@@ -14,6 +14,7 @@ from indexer.citations.drift import DRIFTED, UNRESOLVABLE
 from indexer.citations.resolve import Resolver
 from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
 from indexer.errors import CheckFailed, UsageError
+from indexer.integrations.annotations import escape_data, escape_property
 from indexer.text.citation import parse_citation
 from indexer.vcs.pins import pin_commits
 from indexer.vcs.repo import GitRepo
@@ -280,25 +281,17 @@ def _short(raw: str, width: int = 100) -> str:
     return raw if len(raw) <= width else raw[: width - 1] + "…"
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _print_github(report: CheckReport) -> None:
     for record in report.records:
         if record.severity == "ok":
             continue
         level = "error" if record.severity == "error" else "warning"
-        title = _escape_property(f"citation {record.status}")
-        where = f"file={_escape_property(record.file)},line={record.line}"
-        click.echo(f"::{level} {where},title={title}::{_escape_data(record.found.raw + ': ' + record.details)}")
+        title = escape_property(f"citation {record.status}")
+        where = f"file={escape_property(record.file)},line={record.line}"
+        click.echo(f"::{level} {where},title={title}::{escape_data(record.found.raw + ': ' + record.details)}")
     for file in report.changed_meanwhile:
         message = "changed while check ran; nothing written, run `pincite check --fix` again"
-        click.echo(f"::warning file={_escape_property(file)},title=not fixed::{_escape_data(message)}")
+        click.echo(f"::warning file={escape_property(file)},title=not fixed::{escape_data(message)}")
     summary = github_summary(report)
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:
