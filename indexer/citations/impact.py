@@ -250,7 +250,8 @@ def _citations_at_head(
     own_github = github_repo(repo.origin_url())
     touched = set(report.touched)
     cited: list[_Cited] = []
-    for entry_path, text in _documents(resolver, report, paths):
+    documents, report.skipped = committed_documents(repo, report.head, paths)
+    for entry_path, text in documents:
         found = [f for f in citations_in(text, own_github) if f.citation is not None]
         report.files.append(entry_path)
         edited = entry_path in touched
@@ -267,27 +268,28 @@ def _citations_at_head(
     return cited
 
 
-def _documents(resolver: Resolver, report: ImpactReport, paths: list[str]) -> list[tuple[str, str]]:
-    """(path, text) of the documents at the head: named files, and the prose files under named folders."""
-    repo = resolver.repo
+def committed_documents(repo: GitRepo, commit: str, paths: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(path, text) of the documents at `commit`: named files, and the prose files under named folders
+    (no PATH: the whole tree), as `check` walks a folder; and the documents not read, with why."""
     wanted = [p for p in paths if p not in (".", "")]
-    entries = repo.tree_entries(report.head, tuple(wanted), literal=True)
+    entries = repo.tree_entries(commit, tuple(wanted), literal=True)
     named = set(wanted)
     for path in wanted:
         if not any(e.path == path or e.path.startswith(path + "/") for e in entries):
             raise UsageError(
-                f"{path}: not in the tree of {report.head[:12]}",
+                f"{path}: not in the tree of {commit[:12]}",
                 hint="name documents or folders as committed at --head (paths from the repository's root)",
             )
     chosen = [e for e in entries if e.mode in MODE_FILE and (e.path in named or _walked(e.path, wanted))]
     documents: list[tuple[str, str]] = []
+    skipped: list[str] = []
     for entry, (_sha, _size, data) in zip(chosen, repo.iter_blobs([e.sha for e in chosen]), strict=True):
         text = _decoded(data or b"")
         if text is None:
-            report.skipped.append(f"{entry.path}: not UTF-8 text")
+            skipped.append(f"{entry.path}: not UTF-8 text")
         else:
             documents.append((entry.path, text))
-    return documents
+    return documents, skipped
 
 
 def _walked(path: str, folders: list[str]) -> bool:
