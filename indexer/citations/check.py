@@ -19,7 +19,7 @@ from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, ve
 from indexer.citations.quote import FAILED, WRONG_REF, QuoteVerdict, check_quote
 from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
-from indexer.citations.scan import Found, scan
+from indexer.citations.scan import CITATION_HINT, Found, scan
 from indexer.errors import UsageError
 from indexer.files import atomic_write_if_unchanged
 from indexer.text.citation import Citation, github_repo, github_url, permalink
@@ -170,8 +170,17 @@ def skipped_folder(name: str) -> bool:
 
 
 def citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
-    """The citations of a document `check` reads: GitHub URLs only into the repository's own origin."""
+    """The citations of a document `check` reads (near-misses included): GitHub URLs only into the
+    repository's own origin."""
     return [f for f in scan(text) if f.kind != "github" or _same_repo(f.github_repo, own_github)]
+
+
+def parsed_citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
+    """The well-formed citations of a document, for a reader of many documents (`impact`, the site):
+    a text without a citation's hint is not scanned at all."""
+    if not CITATION_HINT.search(text):
+        return []
+    return [f for f in citations_in(text, own_github) if f.citation is not None]
 
 
 def read_document(path: Path) -> str:

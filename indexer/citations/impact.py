@@ -32,7 +32,7 @@ import posixpath
 from collections import Counter
 from dataclasses import dataclass, field
 
-from indexer.citations.check import citations_in, skipped_folder
+from indexer.citations.check import parsed_citations_in, skipped_folder
 from indexer.citations.drift import DRIFTED, UNRESOLVABLE, VERIFIED, Verdict, verify
 from indexer.citations.lineage import RENAMED, Step, prefetch_renames
 from indexer.citations.quote import MATCHED, check_quote
@@ -252,7 +252,7 @@ def _citations_at_head(
     cited: list[_Cited] = []
     documents, report.skipped = committed_documents(repo, report.head, paths)
     for entry_path, text in documents:
-        found = [f for f in citations_in(text, own_github) if f.citation is not None]
+        found = parsed_citations_in(text, own_github)
         report.files.append(entry_path)
         edited = entry_path in touched
         old_path = renamed_from.get(entry_path, entry_path)
@@ -318,7 +318,7 @@ def _quotes_at(
     entry = resolver.repo.blob_at(commit, path)
     text = _decoded(resolver.repo.read_blob(entry.sha)) if entry is not None and entry.mode in MODE_FILE else None
     quotes: dict[str, list[str | None]] = {}
-    for f in citations_in(text or "", own_github):
+    for f in parsed_citations_in(text or "", own_github):
         quotes.setdefault(f.raw, []).append(f.quote)
     return quotes
 

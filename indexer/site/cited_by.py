@@ -21,7 +21,7 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from indexer.citations.check import citations_in
+from indexer.citations.check import parsed_citations_in
 from indexer.citations.drift import DRIFTED, VERIFIED, Verdict, verify
 from indexer.citations.impact import committed_documents
 from indexer.citations.quote import check_quote
@@ -105,7 +105,7 @@ def collect(repo: GitRepo, config: Config, index_path: Path, head: str, pages: s
     try:
         documents, _skipped = committed_documents(repo, head, [])
         own = github_repo(repo.origin_url())
-        cited = [(path, f) for path, text in documents for f in citations_in(text, own) if f.citation is not None]
+        cited = [(path, f) for path, text in documents for f in parsed_citations_in(text, own)]
         resolver.prefetch_hunks((f.citation for _p, f in cited if f.citation is not None), head)
         for path, f in cited:
             assert f.citation is not None

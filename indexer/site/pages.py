@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -11,6 +10,7 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
+from indexer.citations.scan import CITATION_HINT
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
@@ -21,9 +21,6 @@ from indexer.site.render import PageWriter, doc_page_path, human_size, root_pref
 from indexer.text import asciidoc
 from indexer.text.kinds import is_text_path, text_format
 from indexer.vcs.repo import CommitInfo, GitRepo
-
-# Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
-CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/\S+/blob/")
 
 CSP = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
