@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass
 
 import pytest
@@ -249,3 +250,13 @@ def test_bad_input_is_a_clear_message(change: Change) -> None:
     unknown = run(change.repo, "--base", "no-such-branch")
     assert unknown.exit_code != 0 and "'no-such-branch' is not a commit in this repository" in unknown.output
     assert "Traceback" not in missing.output + unknown.output
+
+
+def test_a_shallow_clone_is_told_to_fetch_the_history(change: Change, tmp_path_factory: pytest.TempPathFactory) -> None:
+    clone = tmp_path_factory.mktemp("shallow") / "clone"
+    source = f"file://{change.repo.root}"
+    subprocess.run(["git", "clone", "-q", "--depth=1", "--no-single-branch", source, str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", "pr"], cwd=clone, check=True)
+    result = CliRunner().invoke(main, ["impact", "--base", "origin/main", "--repo", str(clone)])
+    assert result.exit_code == 3, result.output
+    assert "shallow" in result.output and "fetch-depth: 0" in result.output

@@ -38,7 +38,7 @@ from indexer.citations.lineage import RENAMED, Step, prefetch_renames
 from indexer.citations.quote import MATCHED, check_quote
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found
-from indexer.errors import PinciteError, UsageError
+from indexer.errors import PinciteError, ShallowHistoryError, UsageError
 from indexer.text.citation import Citation, github_repo
 from indexer.text.kinds import is_prose_path
 from indexer.vcs.repo import MODE_FILE, CommitInfo, GitRepo, Hunk, safe_repo_path
@@ -209,6 +209,8 @@ def impact(
     resolver = resolver or Resolver(repo)
     base_sha, head_sha = resolver.commit(base), resolver.commit(head)
     start = repo.merge_base(base_sha, head_sha)
+    if start is None and repo.is_shallow():
+        raise ShallowHistoryError(f"{base} and {head} meet below the shallow clone's history")
     if start is None:
         raise UsageError(
             f"{base} and {head} share no history", hint="compare a branch with the branch it was made from"
