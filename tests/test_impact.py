@@ -260,3 +260,17 @@ def test_a_shallow_clone_is_told_to_fetch_the_history(change: Change, tmp_path_f
     result = CliRunner().invoke(main, ["impact", "--base", "origin/main", "--repo", str(clone)])
     assert result.exit_code == 3, result.output
     assert "shallow" in result.output and "fetch-depth: 0" in result.output
+
+
+def test_a_path_renamed_before_the_change_is_followed_to_the_base(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({".gitignore": ".pincite/\n", "corpus/old.md": text_of("a")})
+    corpus_repo.move("corpus/old.md", "corpus/new.md")
+    corpus_repo.commit({"docs/memo.md": f"corpus/old.md@{pinned[:12]}#L2\n"})
+    corpus_repo.git("checkout", "-q", "-b", "pr")
+    edit = corpus_repo.commit({"corpus/new.md": text_of("a").replace("line 2", "line two")}, message="edit")
+    api.build(corpus_repo.root, site=False)
+    report = api.impact("main", corpus_repo.root)
+    assert report.touched == ["corpus/new.md"]  # the cited path itself is not: its lineage is
+    (record,) = report.records
+    assert record.kind == "drifted" and record.changed_by is not None and record.changed_by.sha == edit
+    assert record.source_path == "corpus/new.md" and record.citation.commit == pinned

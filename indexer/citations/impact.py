@@ -221,13 +221,14 @@ def impact(
     report.touched = sorted({old for _s, old, _n in changes} | {new for _s, _o, new in changes})
     cited = _citations_at_head(resolver, report, [safe_repo_path(p) for p in paths], renamed_from)
     report.citations = len(cited)
-    references = _reference_commits(resolver, cited, start, head_sha)
+    pinned = _pinned_commits(resolver, cited)
+    references = _reference_commits(resolver, pinned, start, head_sha)
     history = resolver.history()
     if history is None or not (history.holds(head_sha) and history.holds(start)):
         report.notes.append(NO_INDEX_NOTE)
-    if history is not None:  # every walk to the base in a few git processes
-        walks = [(references[c.citation.commit], c.citation.path, start) for c in cited]
-        prefetch_renames(history, repo, [(c, p, t) for c, p, t in walks if c != t])
+    if history is not None:  # every walk from a pinned commit to the base, in a few git processes
+        walks = {(pinned[c.citation.commit], c.citation.path, references[c.citation.commit]) for c in cited}
+        prefetch_renames(history, repo, sorted(w for w in walks if w[0] and w[0] != w[2]))
     touched = set(report.touched)
     for one in cited:
         reference = references[one.citation.commit]
@@ -325,7 +326,19 @@ def _quotes_at(
     return quotes
 
 
-def _reference_commits(resolver: Resolver, cited: list[_Cited], start: str, head: str) -> dict[str, str]:
+def _pinned_commits(resolver: Resolver, cited: list[_Cited]) -> dict[str, str]:
+    """The full SHA of each pinned commit as written ("" for one that does not resolve)."""
+    full: dict[str, str] = {}
+    for one in cited:
+        if one.citation.commit not in full:
+            try:
+                full[one.citation.commit] = resolver.commit(one.citation.commit)
+            except PinciteError:
+                full[one.citation.commit] = ""
+    return full
+
+
+def _reference_commits(resolver: Resolver, pinned: dict[str, str], start: str, head: str) -> dict[str, str]:
     """Per pinned commit as written, the commit its base verdict is taken at.
 
     The change's start when the pinned commit is in its history; the pinned commit itself when it
@@ -333,16 +346,10 @@ def _reference_commits(resolver: Resolver, cited: list[_Cited], start: str, head
     otherwise, as `verify` would judge it. A commit that does not resolve maps to the start: its
     verdict is unresolvable at both ends.
     """
-    full: dict[str, str] = {}
-    for one in cited:
-        try:
-            full[one.citation.commit] = resolver.commit(one.citation.commit)
-        except PinciteError:
-            full[one.citation.commit] = ""
-    known = sorted({sha for sha in full.values() if sha})
+    known = sorted({sha for sha in pinned.values() if sha})
     before = resolver.repo.ancestors_among(known, start)
     inside = resolver.repo.ancestors_among(sorted(set(known) - before), head)
-    return {written: sha if sha in inside else start for written, sha in full.items()}
+    return {written: sha if sha in inside else start for written, sha in pinned.items()}
 
 
 def _path_at(resolver: Resolver, citation: Citation, commit: str) -> str | None:
