@@ -274,3 +274,13 @@ def test_a_path_renamed_before_the_change_is_followed_to_the_base(corpus_repo: C
     (record,) = report.records
     assert record.kind == "drifted" and record.changed_by is not None and record.changed_by.sha == edit
     assert record.source_path == "corpus/new.md" and record.citation.commit == pinned
+
+
+def test_a_rewritten_quote_is_annotated_where_it_is_cited_only(corpus_repo: CorpusRepo) -> None:
+    pinned = corpus_repo.commit({".gitignore": ".pincite/\n", "corpus/a.md": text_of("a")})
+    corpus_repo.commit({"docs/memo.md": f'"line 2 of a" corpus/a.md@{pinned}#L2\n'})
+    corpus_repo.git("checkout", "-q", "-b", "pr")
+    corpus_repo.commit({"docs/memo.md": f'"line 2 of z" corpus/a.md@{pinned}#L2\n'})
+    (line,) = impact_annotations(api.impact("main", corpus_repo.root))
+    assert line.startswith("::error file=docs/memo.md,line=1,title=citation quote::")
+    assert "(quote matched → failed)" in line

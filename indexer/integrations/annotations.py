@@ -13,7 +13,12 @@ from collections import defaultdict
 from indexer.citations.impact import MENDED_KIND, MOVED_KIND, ImpactRecord, ImpactReport
 
 LISTED_PLACES = 5  # citing places a source annotation names before "and N more"
-_VERBS = {"drifted": "drifts", "unresolvable": "makes unresolvable", "quote": "breaks the quote of", "moved": "moves"}
+# What the edit did, per kind of record ({edit} is "edit", "deletion" or "rename", {count} "3 citations").
+_MESSAGES = {
+    "drifted": "this {edit} drifts {count}",
+    "unresolvable": "this {edit} leaves {count} unresolvable",
+    "moved": "this {edit} moves {count}",
+}
 
 
 def escape_data(text: str) -> str:
@@ -37,7 +42,7 @@ def impact_annotations(report: ImpactReport, *, strict: bool = False) -> list[st
     lines: list[str] = []
     by_source: dict[tuple[str, tuple[int, int] | None, str], list[ImpactRecord]] = defaultdict(list)
     for record in report.records:
-        if record.kind != MENDED_KIND:
+        if record.kind in _MESSAGES:  # a quote the change rewrote was edited where it is cited, not at the source
             by_source[(record.source_path, record.source_lines(), record.kind)].append(record)
     for (path, span, kind), records in by_source.items():
         places = [r.place for r in records]
@@ -48,7 +53,7 @@ def impact_annotations(report: ImpactReport, *, strict: bool = False) -> list[st
         if kind == MOVED_KIND:
             edit = "rename"
         count = f"{len(records)} citation{'s' if len(records) != 1 else ''}"
-        message = f"this {edit} {_VERBS[kind]} {count}: {listed}"
+        message = _MESSAGES[kind].format(edit=edit, count=count) + f": {listed}"
         lines.append(annotation(_level(kind, strict), path, message, title=f"pincite impact: {kind}", lines=span))
     for record in report.records:
         message = f"{record.raw}: {describe(record)}"
