@@ -5,7 +5,7 @@ here too, loaded on first use so that `import indexer` stays cheap:
 
     indexer.build(repo, rev)           -> BuildSummary
     indexer.search(query, repo)        -> list[SearchHit]
-    indexer.cite / resolve / verify / check / check_text / locate
+    indexer.cite / resolve / verify / check / check_text / locate / impact
 """
 
 from __future__ import annotations
@@ -14,7 +14,19 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_API = ("build", "search", "cite", "resolve", "verify", "check", "check_text", "locate", "BuildSummary", "SearchHit")
+_API = (
+    "build",
+    "search",
+    "cite",
+    "resolve",
+    "verify",
+    "check",
+    "check_text",
+    "locate",
+    "impact",
+    "BuildSummary",
+    "SearchHit",
+)
 
 
 def __getattr__(name: str) -> Any:

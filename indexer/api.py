@@ -15,6 +15,7 @@ The CLI is a thin shell over these functions; each returns a typed record whose
     snapshot(urls, repo)                -> list[SnapshotResult]  fetch pages and commit them (or refresh them)
     export_warc(out, repo)              -> WarcExport       the committed snapshots as a WARC file
     serve(repo)                         -> Preview          a loopback server for the built site
+    impact(base, repo, head="HEAD")     -> ImpactReport     the citations a change breaks (verdict differences)
 
 `repo` is any folder inside the corpus repository (default: the current one). A caller
 that makes many calls (a server) passes one `resolver` to share its caches, and may pass
@@ -36,6 +37,8 @@ from indexer.citations.check import check_text as _check_text
 from indexer.citations.discovery import DiscoveryResult
 from indexer.citations.drift import Verdict, prefetch_hunks
 from indexer.citations.drift import verify as _verify
+from indexer.citations.impact import ImpactRecord, ImpactReport
+from indexer.citations.impact import impact as _impact
 from indexer.citations.quote import cite_quote
 from indexer.citations.quote_search import QuoteSearchResult
 from indexer.citations.recovery import Recoverer, RecoveryAttempt
@@ -432,6 +435,23 @@ def _resolving(repo: RepoPath, resolver: Resolver | None) -> Iterator[Resolver]:
         yield Resolver(git)
 
 
+def impact(
+    base: str,
+    repo: RepoPath = ".",
+    *,
+    head: str = "HEAD",
+    paths: list[str] | tuple[str, ...] = (),
+    resolver: Resolver | None = None,
+) -> ImpactReport:
+    """Every citation in the documents at `head` whose verdict or quote verdict the change base...head alters.
+
+    `paths` are repository paths (files or folders) at `head`; none means the whole tree. Only the
+    citations of the paths the change touched are verified again (docs/design.md#d19).
+    """
+    with _resolving(repo, resolver) as resolver:
+        return _impact(resolver.repo, base, head, paths, resolver=resolver)
+
+
 def _parsed(citation: str | Citation) -> Citation:
     return citation if isinstance(citation, Citation) else parse_citation(citation)
 
@@ -457,6 +477,8 @@ __all__ = [
     "Checked",
     "Cited",
     "Detail",
+    "ImpactRecord",
+    "ImpactReport",
     "Located",
     "Outcome",
     "Pinned",
@@ -471,6 +493,7 @@ __all__ = [
     "check_text",
     "cite",
     "export_warc",
+    "impact",
     "locate",
     "markdown_snippet",
     "nothing_indexed",

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 from conftest import CorpusRepo
-from workflow_steps import expand, read_outputs, run_bash
+from workflow_steps import condition_holds, expand, read_outputs, run_bash
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
@@ -28,14 +28,15 @@ class ActionRun:
     log: str
 
 
-def run_action(clone: Path, workdir: Path, inputs: dict[str, str]) -> ActionRun:
+def run_action(clone: Path, workdir: Path, inputs: dict[str, str], base_ref: str = "") -> ActionRun:
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     given = {name: inputs.get(name, str(spec.get("default", ""))) for name, spec in action["inputs"].items()}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True, text=True)
-    contexts: dict[str, Any] = {"inputs": given, "steps": {}, "github": {"sha": head.stdout.strip()}}
+    github = {"sha": head.stdout.strip(), "base_ref": base_ref}
+    contexts: dict[str, Any] = {"inputs": given, "steps": {}, "github": github}
     log = []
     for step in action["runs"]["steps"]:
-        if "uses" in step or step.get("name") == "Install pincite":
+        if "uses" in step or step.get("name") == "Install pincite" or not condition_holds(step, contexts):
             continue
         env = {key: expand(str(value), contexts) for key, value in step.get("env", {}).items()}
         env["GITHUB_ACTION_PATH"] = str(ROOT)
@@ -45,7 +46,11 @@ def run_action(clone: Path, workdir: Path, inputs: dict[str, str]) -> ActionRun:
             contexts["steps"][step["id"]] = {"outputs": read_outputs(workdir)}
         if result.returncode != 0:
             return ActionRun(False, {}, "\n".join(log))
-    outputs = {name: expand(spec["value"], contexts) for name, spec in action["outputs"].items()}
+    outputs = {
+        name: expand(spec["value"], contexts)
+        for name, spec in action["outputs"].items()
+        if spec["value"].split(".")[1] in contexts["steps"]  # a skipped step's outputs are empty
+    }
     return ActionRun(True, outputs, "\n".join(log))
 
 
@@ -101,3 +106,32 @@ def test_action_refuses_a_shallow_clone_with_the_fix(corpus_repo: CorpusRepo, tm
     run = run_action(clone, tmp_path / "runner", {"roots": "notes", "documents": "pages"})
     assert not run.ok
     assert "fetch-depth: 0" in run.log
+
+
+def test_impact_mode_reports_what_a_pull_request_breaks(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_with_citations(corpus_repo, "kept for seven years")
+    corpus_repo.git("checkout", "-q", "-b", "pr")
+    corpus_repo.commit({"notes/handbook.md": HANDBOOK.replace("seven", "ten")}, message="ten years")
+    clone = clone_of(corpus_repo, tmp_path / "clone")
+    subprocess.run(["git", "checkout", "-q", "pr"], cwd=clone, check=True, capture_output=True)
+    inputs = {"mode": "impact", "roots": "notes"}
+    failing = run_action(clone, tmp_path / "runner1", inputs, base_ref="main")
+    assert not failing.ok
+    assert "::error file=notes/handbook.md,line=3,title=pincite impact%3A drifted::" in failing.log
+    assert "::error file=pages/memo.md,line=3," in failing.log
+    assert "pincite check" not in failing.log and "citation(s) in" not in failing.log  # check did not run
+    reporting = run_action(clone, tmp_path / "runner2", {**inputs, "strictness": "report"}, base_ref="main")
+    assert reporting.ok, reporting.log
+    assert (reporting.outputs["broken"], reporting.outputs["moved"], reporting.outputs["mended"]) == ("1", "0", "0")
+    assert "citations" not in reporting.outputs  # the check step's outputs: it was skipped
+    explicit = run_action(clone, tmp_path / "runner3", {**inputs, "base": "origin/main", "strictness": "report"})
+    assert explicit.ok and explicit.outputs["broken"] == "1", explicit.log
+    wrong = run_action(clone, tmp_path / "runner4", {**inputs, "base": "no-such-branch", "strictness": "report"})
+    assert not wrong.ok and "'no-such-branch' is not a commit" in wrong.log
+
+
+def test_impact_mode_without_a_base_says_what_to_set(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_with_citations(corpus_repo, "kept for seven years")
+    clone = clone_of(corpus_repo, tmp_path / "clone")
+    run = run_action(clone, tmp_path / "runner", {"mode": "impact", "roots": "notes"})
+    assert not run.ok and "set the 'base' input" in run.log

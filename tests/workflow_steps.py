@@ -33,6 +33,21 @@ def expand(text: str, contexts: dict[str, Any]) -> str:
     return EXPRESSION.sub(value, text)
 
 
+CONDITION = re.compile(r"^inputs\.([\w-]+) (==|!=) '([^']*)'$")
+
+
+def condition_holds(step: dict[str, Any], contexts: dict[str, Any]) -> bool:
+    """Whether a step's `if:` holds; only `inputs.NAME == 'value'` (or `!=`) is known here."""
+    condition = str(step.get("if", "")).strip()
+    if not condition:
+        return True
+    found = CONDITION.match(condition)
+    if not found:
+        raise AssertionError(f"condition {condition!r} has no local meaning: keep steps locally runnable")
+    name, operator, value = found.groups()
+    return (str(contexts["inputs"][name]) == value) == (operator == "==")
+
+
 def run_bash(command: str, cwd: Path, env: dict[str, str], workdir: Path) -> subprocess.CompletedProcess[str]:
     """Run a step the way GitHub's Linux runners do, with the runner's files in `workdir`."""
     runner_temp = workdir / "runner-temp"

@@ -19,7 +19,7 @@ from indexer.citations.drift import Verdict, prefetch_hunks, verify
 from indexer.citations.quote import QuoteVerdict, check_quote
 from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
-from indexer.citations.scan import Found, scan
+from indexer.citations.scan import CITATION_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
 from indexer.errors import UsageError
 from indexer.files import atomic_write_if_unchanged
@@ -167,9 +167,28 @@ def document_files(paths: list[Path]) -> list[Path]:
             files.append(path)
             continue
         for root, dirs, names in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            dirs[:] = sorted(d for d in dirs if not skipped_folder(d))
             files += [Path(root) / n for n in sorted(names) if is_prose_path(n)]
     return files
+
+
+def skipped_folder(name: str) -> bool:
+    """Whether a folder walk for documents passes over this folder (hidden, build output, dependencies)."""
+    return name.startswith(".") or name in SKIPPED_FOLDERS
+
+
+def citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
+    """The citations of a document `check` reads (near-misses included): GitHub URLs only into the
+    repository's own origin."""
+    return [f for f in scan(text) if f.kind != CitationForm.GITHUB or _same_repo(f.github_repo, own_github)]
+
+
+def parsed_citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
+    """The well-formed citations of a document, for a reader of many documents (`impact`, the site):
+    a text without a citation's hint is not scanned at all."""
+    if not CITATION_HINT.search(text):
+        return []
+    return [f for f in citations_in(text, own_github) if f.citation is not None]
 
 
 def read_document(path: Path) -> str:
@@ -242,8 +261,7 @@ def _check_documents(
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:
-        found = [f for f in scan(text) if f.kind != CitationForm.GITHUB or _same_repo(f.github_repo, own_github)]
-        scanned.append((file, text, found))
+        scanned.append((file, text, citations_in(text, own_github)))
     prefetch_hunks(resolver, (f.citation for _, _, fs in scanned for f in fs if f.citation), target)
     for file, text, found in scanned:
         report.files.append(str(file))

@@ -132,3 +132,13 @@ class CiteOutcome(StrEnum):
 
     CITED = "cited"
     AMBIGUOUS = "ambiguous"  # the quote stands at several places; every candidate is returned
+
+
+class ImpactKind(StrEnum):
+    """What a change did to a citation (`pincite impact`): the first three break it."""
+
+    DRIFTED = "drifted"  # verified at the base, drifted at the head
+    UNRESOLVABLE = "unresolvable"  # checkable at the base, not at the head
+    QUOTE = "quote"  # its quote matched at the base and does not at the head
+    MOVED = "moved"  # still verified, but its lines now stand at another path (a rename)
+    MENDED = "mended"  # broken at the base, whole at the head

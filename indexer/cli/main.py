@@ -28,6 +28,7 @@ COMMANDS = {
     "verify": "indexer.cli.citations:verify_command",
     "check": "indexer.cli.citations:check_command",
     "pin": "indexer.cli.citations:pin_command",
+    "impact": "indexer.cli.impact:impact_command",
     "locate": "indexer.cli.recovery:locate_command",
     "snapshot": "indexer.cli.snapshot:snapshot_command",
     "serve": "indexer.cli.site:serve_command",

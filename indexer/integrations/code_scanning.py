@@ -13,6 +13,8 @@ from typing import Any
 
 from indexer import __version__
 from indexer.citations.check import CheckRecord, CheckReport
+from indexer.citations.verdicts import QuoteStatus, Severity
+from indexer.integrations.annotations import annotation
 from indexer.vcs.repo import GitRepo
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -41,10 +43,10 @@ PROBLEMS = {
 
 def problem(record: CheckRecord) -> Problem | None:
     """What is wrong with a record, the quote first (a false quote is the worst answer); None when nothing is."""
-    if record.severity == "ok":
+    if record.severity == Severity.OK:
         return None
     quote = record.quote_verdict.status if record.quote_verdict else None
-    if quote in ("failed", "wrong_ref"):
+    if quote in (QuoteStatus.FAILED, QuoteStatus.WRONG_REF):
         return PROBLEMS[f"quote-{quote.replace('_', '-')}"]
     return PROBLEMS[f"citation-{record.status}"]
 
@@ -75,14 +77,12 @@ def github_annotations(report: CheckReport, repo_root: Path) -> list[str]:
         found = problem(record)
         if found is None:
             continue
-        level = "error" if record.severity == "error" else "warning"
-        where = f"file={_escape_property(repo_relative(record.file, repo_root))},line={record.line}"
-        message = _escape_data(f"{record.found.raw}: {record.details}")
-        lines.append(f"::{level} {where},title={_escape_property(found.title)}::{message}")
+        file = repo_relative(record.file, repo_root)
+        message = f"{record.found.raw}: {record.details}"
+        lines.append(annotation(record.severity, file, message, title=found.title, lines=(record.line, record.line)))
     for file in report.changed_meanwhile:
         message = "changed while check ran; nothing written, run `pincite check --fix` again"
-        where = _escape_property(repo_relative(file, repo_root))
-        lines.append(f"::warning file={where},title=not fixed::{_escape_data(message)}")
+        lines.append(annotation("warning", repo_relative(file, repo_root), message, title="not fixed"))
     return lines
 
 
@@ -97,7 +97,7 @@ def sarif_log(report: CheckReport, repo_root: Path) -> dict[str, Any]:
             {
                 "ruleId": found.rule_id,
                 "ruleIndex": list(PROBLEMS).index(found.rule_id),
-                "level": "error" if record.severity == "error" else "warning",
+                "level": str(record.severity),  # error or warning: SARIF's words too
                 "message": {"text": f"{record.found.raw}: {record.details}"},
                 "locations": [
                     {
@@ -124,11 +124,3 @@ def sarif_log(report: CheckReport, repo_root: Path) -> dict[str, Any]:
             }
         ],
     }
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,6 +1,6 @@
-"""Turn `pincite build --json` / `pincite check --json` into GitHub Actions step outputs.
+"""Turn `pincite build --json` / `check --json` / `impact --json` into GitHub Actions step outputs.
 
-The composite action (`action.yml`) runs `python -m indexer.integrations.github build|check FILE`
+The composite action (`action.yml`) runs `python -m indexer.integrations.github build|check|impact FILE`
 and appends what this prints to `$GITHUB_OUTPUT`: one `name=value` line per output, the
 names the action declares.
 """
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from indexer.citations.verdicts import CheckStatus, QuoteStatus
+from indexer.citations.verdicts import CheckStatus, ImpactKind, QuoteStatus
 
 # action output name -> key of `summary` in `pincite check --json`
 CHECK_OUTPUTS = {
@@ -27,6 +27,10 @@ CHECK_OUTPUTS = {
 }
 
 
+# action output name -> key of `summary` in `pincite impact --json`
+IMPACT_OUTPUTS = {"broken": "breaks", "moved": ImpactKind.MOVED, "mended": ImpactKind.MENDED}
+
+
 def build_outputs(summary: dict[str, Any]) -> dict[str, str]:
     return {"site-path": str(summary.get("site_dir") or ""), "index-path": str(summary.get("index_path") or "")}
 
@@ -36,14 +40,22 @@ def check_outputs(report: dict[str, Any]) -> dict[str, str]:
     return {name: str(int(summary.get(key, 0))) for name, key in CHECK_OUTPUTS.items()}
 
 
+def impact_outputs(report: dict[str, Any]) -> dict[str, str]:
+    summary = report.get("summary", {})
+    return {name: str(int(summary.get(key, 0))) for name, key in IMPACT_OUTPUTS.items()}
+
+
 def format_outputs(outputs: dict[str, str]) -> str:
     # One line per output: a newline inside a value would start a new output.
     return "".join(f"{name}={value.replace(chr(10), ' ')}\n" for name, value in outputs.items())
 
 
+OUTPUTS_OF = {"build": build_outputs, "check": check_outputs, "impact": impact_outputs}
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("build", "check"):
-        print("usage: python -m indexer.integrations.github build|check FILE.json", file=sys.stderr)
+    if len(argv) != 2 or argv[0] not in OUTPUTS_OF:
+        print("usage: python -m indexer.integrations.github build|check|impact FILE.json", file=sys.stderr)
         return 2
     kind, path = argv
     try:
@@ -52,7 +64,7 @@ def main(argv: list[str]) -> int:
         # No outputs rather than zero counts: a missing report must not read as "all clear".
         print(f"ci_outputs: {path}: cannot read pincite's JSON ({exc})", file=sys.stderr)
         return 1
-    outputs = build_outputs(data) if kind == "build" else check_outputs(data)
+    outputs = OUTPUTS_OF[kind](data)
     sys.stdout.write(format_outputs(outputs))
     return 0
 

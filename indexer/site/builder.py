@@ -37,6 +37,7 @@ from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.site.banner_data import BannerDataBuilder
+from indexer.site.cited_by import CitedBy, collect
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
     Step,
@@ -372,6 +373,7 @@ class _SiteBuilder:
             self._static()
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
+            ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
             self._documents(ctx, heads, metas)
             with ThreadPoolExecutor(max_workers=1) as pool:
                 # Pagefind reads the document pages alone, all written by now: it runs (in processes
@@ -468,7 +470,8 @@ class _SiteBuilder:
             extra = ctx.snapshot_key(path)
             # A page is its version's text and the statuses of its link targets (a linked
             # document can appear or go without the page's own text changing).
-            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|"
+            cited = ctx.cited_by.key(path) if ctx.cited_by else ""
+            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|"
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept))
@@ -481,6 +484,13 @@ class _SiteBuilder:
         for (job, base), records in zip(jobs, rendered, strict=True):
             self._links_of(job.path, records, targets, base + targets.state(job.path, records))
             self.stats.pages_rendered += 1
+
+    def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
+        """Who cites each document at the built commit (its page shows them), and citations.json."""
+        pages = {p for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+        found = collect(self.repo, self.config, self.index_path, head, pages)
+        found.write(self.out)
+        return found
 
     def _targets(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> SiteTargets:
         """What links can reach: the document pages, and every file under the roots at the built commit."""

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer.citations.scan import CITATION_HINT
 from indexer.index.store import VersionMeta
-from indexer.site.pages import CITATION_HINT
 from indexer.site.vocabulary import WORD, word_counts
 
 TEXTS_FILE = ".pincite-texts.json"

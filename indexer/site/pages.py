@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -11,18 +10,17 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
+from indexer.citations.scan import CITATION_HINT
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
+from indexer.site.cited_by import CitedBy, citing_link, gutter_marks
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
 from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
 from indexer.text import asciidoc
 from indexer.text.kinds import is_text_path, text_format
 from indexer.vcs.repo import CommitInfo, GitRepo
-
-# Text forms (`@<hex>#`), site permalinks (`/v/<blob>.html`) and GitHub blob URLs.
-CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/\S+/blob/")
 
 CSP = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
@@ -40,6 +38,7 @@ class PageContext:
     reader: IndexReader
     _snapshot_blobs: dict[str, str] | None = field(default=None)
     pages: PageWriter = field(default_factory=PageWriter)
+    cited_by: CitedBy | None = None  # who cites each document at the built commit
 
     def site_values(self, rel: str) -> dict[str, Any]:
         return {
@@ -147,7 +146,9 @@ def render_doc_page(
     text, anchors = _text_and_anchors(ctx, meta)
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
-    view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
+    cited_by = ctx.cited_by.of(pv.path) if ctx.cited_by else []
+    marks = gutter_marks(cited_by, root, meta.line_count)
+    view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original), marks)
     rendered, headings = _rendered_view(meta, pv.path, text, links)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
@@ -168,6 +169,8 @@ def render_doc_page(
         top_folder=parts[0],
         permalink_path=url_path(pv.path),
         pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
+        cited_by=[(place, citing_link(place, root)) for place in cited_by],
+        cited_by_head=ctx.commits[-1].sha,
     )
     ctx.pages.write(target, html)
 

@@ -171,8 +171,10 @@ def source_view(
     passages: Sequence[PassageAnchor] = (),
     page_starts: Sequence[int] = (),
     page_href: str | None = None,
+    extra_marks: dict[int, str] | None = None,
 ) -> Markup:
-    """The document text as lines with anchors `L{n}`, passage anchors `p{n}` and page markers."""
+    """The document text as lines with anchors `L{n}`, passage anchors `p{n}` and page markers
+    (and `extra_marks`, empty elements that open their lines: the gutter marks of cited lines)."""
     lines = _escape_text(text).split("\n")
     trailing_newline = len(lines) > 1 and lines[-1] == ""
     if trailing_newline:
@@ -181,6 +183,8 @@ def source_view(
     # Most lines carry no mark: each is one f-string, and the few marked lines are written again.
     out = [f"<li id=L{n}>{line}\n" for n, line in enumerate(lines, start=1)]
     marks = _line_marks(text, last, passages, page_starts, page_href)
+    for n, mark in (extra_marks or {}).items():
+        marks[n] = mark + marks.get(n, "")
     for n, mark in marks.items():
         out[n - 1] = f"<li id=L{n}>{mark}{lines[n - 1]}\n"
     if not trailing_newline:

@@ -388,6 +388,22 @@ class GitRepo:
         parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
         return parents[0] if parents else None
 
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The best common ancestor of two commits (git's three-dot base), None when they share none."""
+        return self.run("merge-base", a, b, check=False).decode().strip() or None
+
+    def ancestors_among(self, commits: list[str], tip: str) -> set[str]:
+        """The commits among `commits` that `tip` reaches (itself included), in one git process."""
+        if not commits:
+            return set()
+        listing = "".join(f"{sha}\n" for sha in commits).encode()
+        outside = set(self.run("rev-list", "--stdin", "--not", tip, input_bytes=listing).decode().split())
+        return set(commits) - outside
+
+    def count_commits(self, start: str, tip: str) -> int:
+        """How many commits `tip` reaches that `start` does not (git's `start..tip`)."""
+        return int(self.run_text("rev-list", "--count", f"{start}..{tip}").strip() or 0)
+
     def unreachable_from_refs(self, commits: list[str]) -> set[str]:
         """The commits among `commits` that no branch or tag reaches, in one git process."""
         if not commits:
@@ -639,6 +655,21 @@ class GitRepo:
         if key not in self._rename_cache:
             self._rename_cache[key] = self._changes_between(old_commit, new_commit)
         return self._rename_cache[key]
+
+    def touched_paths(self, old_commit: str, new_commit: str) -> list[tuple[str, str, str]]:
+        """(status letter, old path, new path) of every path that differs between two commits, renames
+        detected as `changes_between` detects them, additions included: one `git diff --name-status`."""
+        out = self.run("diff", "--name-status", "-z", RENAME_THRESHOLD, *DIFF_FLAGS, old_commit, new_commit)
+        tokens = [t.decode("utf-8", errors="surrogateescape") for t in out.split(b"\0")]
+        found: list[tuple[str, str, str]] = []
+        i = 0
+        while i < len(tokens) and tokens[i]:
+            status = tokens[i][0]
+            count = 2 if status in "RC" else 1
+            paths = tokens[i + 1 : i + 1 + count]
+            found.append((status, paths[0], paths[-1]))
+            i += 1 + count
+        return found
 
     def cached_changes(self, old_commit: str, new_commit: str) -> dict[str, PathChange] | None:
         """What `changes_between` would answer without starting git, or None when it would have to."""

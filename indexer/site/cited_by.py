@@ -1,0 +1,200 @@
+"""Who cites a document: "Cited by" on its page, marks in its source view's gutter, `citations.json`.
+
+Every citation in the repository's documents at the built commit (the documents `pincite impact`
+reads: the prose files of the whole tree, as committed) is verified against that commit, its quote
+checked, and filed under the document its cited lines stand in now (followed through renames).
+A document page lists the citations filed under it — the citing document and line, the lines they
+cite there and the verdict at this build — and its source view marks the cited line ranges in the
+gutter, each mark a link to the citing place: plain HTML, no script needed. Marks are empty
+elements, so the source view's text stays exactly the document's text.
+
+`citations.json` lists every citation found (citing place, citation, verdict, quote verdict, where
+it stands now), so another site or repository can read what cites what.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from markupsafe import escape
+
+from indexer.citations.check import parsed_citations_in
+from indexer.citations.drift import Verdict, prefetch_hunks, verify
+from indexer.citations.impact import committed_documents
+from indexer.citations.quote import check_quote
+from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import VerdictStatus
+from indexer.config import Config
+from indexer.errors import PinciteError
+from indexer.site.render import doc_page_path, url_path
+from indexer.text.citation import Citation, github_repo, github_url
+from indexer.vcs.repo import GitRepo
+
+CITATIONS_JSON = "citations.json"
+MARKS_PER_LINE = 6  # citing places marked on one line; the list on the page names them all
+
+
+@dataclass(frozen=True)
+class CitingPlace:
+    """One citation in a document, as the cited document's page shows it."""
+
+    file: str
+    line: int
+    href: str | None  # the citing place: its document page in this site (relative to the root), or GitHub
+    citation: str  # as written
+    parsed: str
+    verdict: str
+    quote_verdict: str | None
+    cited_path: str
+    cited_lines: tuple[int, int] | None
+    cited_href: str | None  # the pinned version's page in this site, at the cited lines
+    path: str | None  # where the cited lines stand at the built commit (None: deleted, unresolvable)
+    lines: tuple[int, int] | None  # and which lines they are there
+
+    @property
+    def place(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        for key in ("cited_lines", "lines"):
+            data[key] = list(data[key]) if data[key] else None
+        return data
+
+
+@dataclass
+class CitedBy:
+    """Every citation found at the built commit, and those whose cited lines stand in each document."""
+
+    head: str
+    places: list[CitingPlace] = field(default_factory=list)
+    problem: str | None = None  # why the citations could not be read, if they could not
+
+    _by_path: dict[str, list[CitingPlace]] | None = field(default=None, repr=False)
+
+    def of(self, path: str) -> list[CitingPlace]:
+        if self._by_path is None:
+            self._by_path = {}
+            for place in self.places:
+                if place.path is not None:
+                    self._by_path.setdefault(place.path, []).append(place)
+        return self._by_path.get(path, [])
+
+    def key(self, path: str) -> str:
+        """What a document page shows of its citing places: a change means the page is rendered again."""
+        shown = json.dumps([p.to_json() for p in self.of(path)], sort_keys=True)
+        return hashlib.sha256(shown.encode("utf-8")).hexdigest()[:16] if shown != "[]" else ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "head": self.head,
+            "problem": self.problem,
+            "citations": [p.to_json() for p in self.places],
+        }
+
+    def write(self, site: Path) -> None:
+        (site / CITATIONS_JSON).write_text(json.dumps(self.to_json(), ensure_ascii=False), encoding="utf-8")
+
+
+def collect(repo: GitRepo, config: Config, index_path: Path, head: str, pages: set[str]) -> CitedBy:
+    """Verify every citation in the repository's documents at `head`; `pages` are the document pages built."""
+    found = CitedBy(head)
+    resolver = Resolver(repo, config, index_path)
+    try:
+        documents, _skipped = committed_documents(repo, head, [])
+        own = github_repo(repo.origin_url())
+        cited = [(path, f) for path, text in documents for f in parsed_citations_in(text, own)]
+        prefetch_hunks(resolver, (f.citation for _p, f in cited if f.citation is not None), head)
+        for path, f in cited:
+            assert f.citation is not None
+            verdict = verify(f.citation, repo, head, resolver=resolver)
+            quote = check_quote(f.quote, verdict.resolved, resolver, verdict.reason).status if f.quote else None
+            href = _citing_href(path, f.line, head, pages, repo)
+            found.places.append(_place(path, f.line, href, f.raw, verdict, quote, resolver))
+    except PinciteError as exc:
+        found.problem, found.places = str(exc), []
+    finally:
+        resolver.close()
+    return found
+
+
+def _citing_href(path: str, line: int, head: str, pages: set[str], repo: GitRepo) -> str | None:
+    if path in pages:
+        return f"{doc_page_path(path)}#L{line}"
+    return github_url(Citation(head, path, lines=(line, line)), repo.origin_url(), (line, line))
+
+
+def _place(
+    file: str, line: int, href: str | None, raw: str, verdict: Verdict, quote: str | None, resolver: Resolver
+) -> CitingPlace:
+    resolved = verdict.resolved
+    cited = resolved.citation if resolved else verdict.citation
+    lines: tuple[int, int] | None = None
+    if verdict.status == VerdictStatus.VERIFIED and verdict.relocated is not None:
+        lines = verdict.relocated.lines
+    elif verdict.status == VerdictStatus.DRIFTED and verdict.new_path is not None and verdict.hunks:
+        lines = _drifted_lines(verdict)
+    cited_href = None
+    if resolved is not None:
+        first, last = resolved.lines
+        anchor = cited.selector if cited.lines is None else (f"L{first}" if first == last else f"L{first}-L{last}")
+        cited_href = f"v/{resolved.blob}.html?commit={resolved.commit}&path={url_path(resolved.path)}#{anchor}"
+    return CitingPlace(
+        file=file,
+        line=line,
+        href=href,
+        citation=raw,
+        parsed=cited.text_form(),
+        verdict=verdict.status,
+        quote_verdict=quote,
+        cited_path=cited.path,
+        cited_lines=resolved.lines if resolved else cited.lines,
+        cited_href=cited_href,
+        path=verdict.new_path if verdict.status in (VerdictStatus.VERIFIED, VerdictStatus.DRIFTED) else None,
+        lines=lines,
+    )
+
+
+def _drifted_lines(verdict: Verdict) -> tuple[int, int]:
+    """The lines at the built commit that git's hunks put where the cited ones were."""
+    first = min(h.new_start for h in verdict.hunks)
+    last = max(h.new_start + max(h.new_count, 1) - 1 for h in verdict.hunks)
+    return max(1, first), max(1, first, last)
+
+
+def gutter_marks(places: list[CitingPlace], root: str, line_count: int) -> dict[int, str]:
+    """The marks that open each cited line of the source view: links to the citing places on a
+    range's first line, a bar on the lines after it. Every mark is an empty element."""
+    links: dict[int, list[str]] = {}
+    bars: dict[int, set[str]] = {}
+    for number, place in enumerate(places, start=1):
+        if place.lines is None:
+            continue
+        first, last = place.lines[0], min(place.lines[1], line_count)
+        if first > line_count:
+            continue
+        label = escape(f"cited by {place.place} ({place.verdict})")
+        href = citing_link(place, root) or f"#cited-by-{number}"  # no page to go to: its entry in the list
+        links.setdefault(first, []).append(
+            f'<a class="cite-mark cite-{place.verdict}" href="{escape(href)}" title="{label}" aria-label="{label}"></a>'
+        )
+        for n in range(first + 1, last + 1):
+            bars.setdefault(n, set()).add(place.verdict)
+    marks: dict[int, str] = {}
+    for n, anchors in links.items():
+        marks[n] = f'<i class="cite-marks">{"".join(anchors[:MARKS_PER_LINE])}</i>'
+    for n, verdicts in bars.items():
+        if n not in marks:
+            verdict = VerdictStatus.DRIFTED if VerdictStatus.DRIFTED in verdicts else sorted(verdicts)[0]
+            marks[n] = f'<i class="cite-bar cite-{verdict}"></i>'
+    return marks
+
+
+def citing_link(place: CitingPlace, root: str) -> str | None:
+    """Where a reader goes to read the citing place, from a page `root` levels below the site's root."""
+    if place.href is None or place.href.startswith("https://"):
+        return place.href
+    return root + place.href
