@@ -97,6 +97,19 @@ class SiteTargets:
                 folders.add(parent)
                 parent = posixpath.dirname(parent)
         self.folders = frozenset(folders)
+        self._by_name: dict[str, list[str]] | None = None
+
+    def named(self, name: str) -> list[str]:
+        """The documents whose path ends with `/name` (or is `name`), in path order."""
+        if self._by_name is None:
+            by_name: dict[str, list[str]] = {}
+            for path in sorted(self.documents):
+                parts = path.split("/")
+                for n in (1, 2):  # `pep-0008.rst` and `pep-0008/index.rst`
+                    if len(parts) >= n:
+                        by_name.setdefault("/".join(parts[-n:]), []).append(path)
+            self._by_name = by_name
+        return self._by_name.get(name, [])
 
     def status(self, target: str) -> str:
         if not target:
@@ -214,6 +227,30 @@ class DocumentLinks:
             data = base64.b64encode(self.read_blob(result.svg_blob)).decode("ascii")
             return "data:image/svg+xml;base64," + data
         return result.href
+
+    def resolve_first(self, candidates: Iterable[str], fragment: str = "") -> str | None:
+        """The href of the first relative link among `candidates` whose target is a document, if any
+        (a Sphinx `:doc:` target has no suffix: `intro` may be `intro.rst` or `intro.md`)."""
+        for url in candidates:
+            if url and self.targets.status(target_of(self.document, url)[0]) == "doc":
+                return self.resolve(url + fragment, LINK)
+        return None
+
+    def resolve_named(self, names: Iterable[str], fragment: str = "") -> str | None:
+        """The href of the first published document with one of these names (nearest folder first),
+        for a role that names a document by number (`:pep:`8`` is `pep-0008.rst`)."""
+        here = posixpath.dirname(self.document)
+        for name in names:
+            found = self.targets.named(name)
+            if found:
+                nearest = min(found, key=lambda path: (posixpath.dirname(path) != here, path))
+                return self.resolve(relative_url(self.document, nearest) + fragment, LINK)
+        return None
+
+
+def relative_url(document: str, target: str) -> str:
+    """The relative link from `document` to the repository path `target`, as a writer would put it."""
+    return posixpath.relpath(target, posixpath.dirname(document) or ".")
 
 
 def link_report(

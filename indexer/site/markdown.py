@@ -542,8 +542,13 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     blocks = renderer.blocks
     if blocks:
         clean = re.sub(re.escape(marker) + r"block~(\d+)~", lambda m: blocks[int(m.group(1))], clean)
-    if "<table" in clean:
-        # A table wider than the screen scrolls in its own box (focusable, so from the keyboard too).
-        clean = TABLE_OPEN.sub('<div class="table-wrap" tabindex="0" role="region" aria-label="Table"><table', clean)
-        clean = clean.replace("</table>", "</table></div>")
-    return Markup(clean), renderer.headings
+    return Markup(wrap_tables(clean)), renderer.headings
+
+
+def wrap_tables(html: str) -> str:
+    """Each table in a scrolling box: a table wider than the screen scrolls in it (focusable, so
+    from the keyboard too). `html` is the site's own output, where `<table` starts only a table."""
+    if "<table" not in html:
+        return html
+    html = TABLE_OPEN.sub('<div class="table-wrap" tabindex="0" role="region" aria-label="Table"><table', html)
+    return html.replace("</table>", "</table></div>")

@@ -148,7 +148,7 @@ def render_doc_page(
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
-    rendered, headings = _rendered_view(meta, pv.path, text, links)
+    rendered, headings = _rendered_view(meta, pv.path, text, links, ctx.config)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -173,7 +173,7 @@ def render_doc_page(
 
 
 def _rendered_view(
-    meta: VersionMeta, path: str, text: str, links: DocumentLinks | None
+    meta: VersionMeta, path: str, text: str, links: DocumentLinks | None, config: Config | None = None
 ) -> tuple[Any, list[tuple[int, str, str]]]:
     """The rendered view of a Markdown or reST text document; (None, []) shows the source alone."""
     if meta.source_class != "text":
@@ -182,9 +182,10 @@ def _rendered_view(
     if fmt == "markdown" and meta.is_markdown:
         return markdown_view(text, links)
     if fmt == "rst":
-        from indexer.site.rst_view import rst_view  # docutils loads only for a corpus that has reST
+        from indexer.config import role_urls
+        from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view  # docutils loads only for a corpus with reST
 
-        return rst_view(text)
+        return rst_view(text, links, role_urls(config or Config(), DEFAULT_ROLE_URLS))
     return None, []
 
 
