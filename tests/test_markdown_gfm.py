@@ -51,7 +51,9 @@ def test_footnotes_are_numbered_links_both_ways() -> None:
     assert "[^perf]" not in html
     assert html.count('<a href="#h-fn-perf"') == 2
     assert 'id="h-fnref-perf"' in html and 'id="h-fnref-perf-1"' in html
-    assert re.search(r'<div class="footnote" id="h-fn-perf"[^>]*>\s*<a class="footnote-label" href="#h-fnref-perf"', html)
+    assert re.search(
+        r'<div class="footnote" id="h-fn-perf"[^>]*>\s*<a class="footnote-label" href="#h-fnref-perf"', html
+    )
     assert "The performance footnote." in html
 
 

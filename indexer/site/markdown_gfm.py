@@ -68,10 +68,7 @@ def container_start(marker: str, kind: str, title: str, lines: str) -> str:
     label = f'<span class="{marker}directive-name">{escape(kind)}</span>'
     if title:
         label += f" {escape(title)}"
-    return (
-        f'<div class="{marker}directive container-{name}">\n'
-        f'<p class="{marker}directive-label"{lines}>{label}</p>\n'
-    )
+    return f'<div class="{marker}directive container-{name}">\n<p class="{marker}directive-label"{lines}>{label}</p>\n'
 
 
 def alert_start(marker: str, kind: str) -> str:
@@ -87,9 +84,7 @@ def footnote_ident(name: str) -> str:
 def footnote_reference(marker: str, name: str, number: int, repeat: int) -> str:
     ident = footnote_ident(name)
     back = f"h-fnref-{ident}" + (f"-{repeat}" if repeat else "")
-    return (
-        f'<sup class="{marker}footnote-ref"><a href="{marker}#h-fn-{ident}" id="{marker}{back}">{number}</a></sup>'
-    )
+    return f'<sup class="{marker}footnote-ref"><a href="{marker}#h-fn-{ident}" id="{marker}{back}">{number}</a></sup>'
 
 
 def footnote_start(marker: str, name: str, number: int) -> str:
