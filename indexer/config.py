@@ -45,6 +45,7 @@ class Config:
     fetch_max_bytes: int = 10_000_000
     fetch_timeout_seconds: float = 30.0
     rst_role_urls: tuple[str, ...] = ()
+    site_docs_roots: tuple[str, ...] = ()
 
 
 SETTINGS_HELP: dict[str, str] = {
@@ -69,6 +70,10 @@ SETTINGS_HELP: dict[str, str] = {
     "discovery_indexes": "Other pincite index files searched by the local discovery provider.",
     "fetch_max_bytes": "Largest response body `pincite snapshot` accepts.",
     "fetch_timeout_seconds": "Total time limit for one snapshot fetch.",
+    "site_docs_roots": "Folders whose documents are a documentation site's pages (VitePress, MkDocs, Docusaurus): "
+    "there a link starting with `/` starts at the folder, not at the repository's root. Empty: found from "
+    "`.vitepress/config.*` (its parent folder), `mkdocs.yml` (the `docs` folder beside it) and "
+    "`docusaurus.config.*` (its folder) under the roots.",
     "rst_role_urls": "Where a reStructuredText role's target points when no document of the site is that "
     "target, as `role=URL pattern` entries: `{target}` is the target as written, `{number}` (or `{number:04d}`, "
     "zero-padded) its number; e.g. `pep=https://peps.python.org/pep-{number:04d}/` (the default for `pep`; "

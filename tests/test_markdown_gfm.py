@@ -111,3 +111,36 @@ def test_the_table_of_contents_shows_titles_without_attributes(corpus_repo: Corp
     page = (site / "doc/corpus/rfc.md.html").read_text(encoding="utf-8")
     shown = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", page) + re.findall(r'<a href="#h-part-\d">(.*?)</a>', page)
     assert "Part 1" in shown and not [title for title in shown if "{#" in title], shown
+
+
+# -- links as VitePress, MkDocs and Docusaurus resolve them -------------------------------------------
+
+
+def test_docs_framework_links_land_on_their_pages(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/site/.vitepress/config.mts": "export default { title: 'Docs' }\n",
+            "corpus/site/guide/intro.md": "# Intro\n\nSee [components](./built-in-components), "
+            "[the API](/api/) and [setup](/guide/setup.html#install) and [nothing](/guide/nothing).\n",
+            "corpus/site/guide/built-in-components.md": "# Components\n",
+            "corpus/site/guide/setup.md": "# Setup\n\n## Install\n",
+            "corpus/site/api/index.md": "# API\n",
+            "corpus/mk/mkdocs.yml": "site_name: Mk\n",
+            "corpus/mk/docs/page.md": "# Page\n\n[Other](/other/) and [up](../other.md)\n",
+            "corpus/mk/docs/other.md": "# Other\n",
+            "corpus/plain/readme.md": "# Plain\n\n[root-relative](/corpus/plain/b.md) stays the repository's\n",
+            "corpus/plain/b.md": "# B\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site)
+    intro = (site / "doc/corpus/site/guide/intro.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../../doc/corpus/site/guide/built-in-components.md.html"' in intro
+    assert 'href="../../../../doc/corpus/site/api/index.md.html"' in intro
+    assert 'href="../../../../doc/corpus/site/guide/setup.md.html#h-install"' in intro
+    page = (site / "doc/corpus/mk/docs/page.md.html").read_text(encoding="utf-8")
+    assert page.count('href="../../../../doc/corpus/mk/docs/other.md.html"') == 1  # `/other/` from docs/
+    plain = (site / "doc/corpus/plain/readme.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../doc/corpus/plain/b.md.html"' in plain
+    broken = [w for w in summary.warnings if "broken link" in w]
+    assert len(broken) == 2 and any("/guide/nothing" in w for w in broken), broken  # and mkdocs' ../other.md

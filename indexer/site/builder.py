@@ -486,7 +486,8 @@ class _SiteBuilder:
         """What links can reach: the document pages, and every file under the roots at the built commit."""
         documents = [p for p, pv in heads.items() if metas[pv.version_id].status == "ok"]
         entries = self.repo.tree_entries(ctx.commits[-1].sha, self.config.roots)
-        return SiteTargets(documents, {e.path: e.sha for e in entries if e.mode in ("100644", "100755")})
+        files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
+        return SiteTargets(documents, files, self.config.site_docs_roots)
 
     def _links_of(self, path: str, records: list[tuple[str, str]], targets: SiteTargets, key: str) -> None:
         self.new.docs[path] = key
