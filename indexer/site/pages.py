@@ -161,6 +161,8 @@ def render_doc_page(
         outline=None if rendered else source_outline(meta, pv.path, text),
         toc=table_of_contents(headings, meta.line_count),
         intro=intro,
+        # The version was there when the indexed history starts: when it came is not known.
+        history_cut=pv.first_seq == 0 and bool(ctx.config.history_start),
         original=original,
         download_name=parts[-1],
         provenance=ctx.provenance(pv.path),
