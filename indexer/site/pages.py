@@ -39,6 +39,7 @@ class PageContext:
     env: Environment
     reader: IndexReader
     _snapshot_blobs: dict[str, str] | None = field(default=None)
+    _before_start: str | None = field(default=None)  # the parent of the first indexed commit ("" for none)
     pages: PageWriter = field(default_factory=PageWriter)
 
     def site_values(self, rel: str) -> dict[str, Any]:
@@ -50,6 +51,18 @@ class PageContext:
             "csp": Markup(CSP),  # a constant: written as it is, not with its quotes escaped on every page
             "human_size": human_size,
         }
+
+    def before_history(self, path: str) -> bool:
+        """Whether `path` was there before the indexed history starts (`history_start` set): its
+        version's first indexed commit is then not when it came, which is not known."""
+        if not self.config.history_start:
+            return False
+        if self._before_start is None:
+            try:
+                self._before_start = self.repo.resolve_commit(self.commits[0].sha + "^")
+            except PinciteError:
+                self._before_start = ""  # the history starts at the repository's first commit
+        return bool(self._before_start) and self.repo.blob_at(self._before_start, path) is not None
 
     def _snapshot_meta_blob(self, path: str) -> str | None:
         """The blob of the metadata beside snapshot `path` at the built commit, from one tree listing."""
@@ -161,8 +174,7 @@ def render_doc_page(
         outline=None if rendered else source_outline(meta, pv.path, text),
         toc=table_of_contents(headings, meta.line_count),
         intro=intro,
-        # The version was there when the indexed history starts: when it came is not known.
-        history_cut=pv.first_seq == 0 and bool(ctx.config.history_start),
+        history_cut=pv.first_seq == 0 and ctx.before_history(pv.path),
         original=original,
         download_name=parts[-1],
         provenance=ctx.provenance(pv.path),
