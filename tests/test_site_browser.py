@@ -1107,8 +1107,12 @@ ADOC = (
 
 @pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
 def test_the_asciidoc_outline_lands_on_the_heading_line(
-    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from indexer.site import asciidoc_view
+
+    # The outline is the page's view where Asciidoctor is not installed (tests/test_asciidoc_view.py renders).
+    monkeypatch.setattr(asciidoc_view, "available", lambda: False)
     corpus_repo.commit({"corpus/release.adoc": ADOC})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)

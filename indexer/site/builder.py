@@ -36,6 +36,7 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
+from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.changes import (
     Step,
     changes_key,
@@ -349,7 +350,11 @@ class _SiteBuilder:
         self.stats = SiteStats()
         self.folders = template_folders(repo.root, config.template_dir)
         self.env: Environment = make_environment(self.folders, sandboxed=config.template_dir is not None)
-        self.fp = fingerprint(self.folders, config.site_title, config.site_url, str(config.site_publish_index))
+        # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
+        renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
+        self.fp = fingerprint(
+            self.folders, config.site_title, config.site_url, str(config.site_publish_index), *renders
+        )
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
         self.adopt_versions: Path | None = None

@@ -72,6 +72,7 @@ URL_SCHEMES = frozenset({"http", "https", "mailto", "tel", "data"})
 SITE_ONLY = frozenset({"class", "data-line-start", "data-line-end"})
 RASTER_DATA = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*", re.IGNORECASE)
 TABLE_OPEN = re.compile(r"<table(?=[\s>])")
+IMAGE_WITHOUT_SOURCE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 # Elements whose text runs to their end tag: one left open would take the rest of the page with it.
 RAW_TEXT = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript")
 RAW_OPEN = re.compile(r"<(" + "|".join(RAW_TEXT) + r")(?=[\s/>])", re.IGNORECASE)
@@ -559,7 +560,8 @@ class _Filter:
 
 
 def sanitize(html: str, marker: str, links: DocumentLinks | None, ids: frozenset[str] = frozenset()) -> str:
-    return nh3.clean(
+    """The allowlisted HTML; an image left without a source (from elsewhere, or broken) shows its alt text."""
+    clean = nh3.clean(
         html,
         tags=set(TAGS),
         attributes={"*": set(GLOBAL_ATTRIBUTES), **{tag: set(names) for tag, names in TAG_ATTRIBUTES.items()}},
@@ -568,6 +570,12 @@ def sanitize(html: str, marker: str, links: DocumentLinks | None, ids: frozenset
         link_rel="nofollow noopener noreferrer",
         url_schemes=set(URL_SCHEMES),
     )
+    return IMAGE_WITHOUT_SOURCE.sub(_alt_text, clean) if "<img" in clean else clean
+
+
+def _alt_text(found: re.Match[str]) -> str:
+    alt = re.search(r'\salt="([^"]*)"', found.group(0))  # nh3 writes attributes quoted and escaped
+    return f'<span class="broken-image">[image: {alt.group(1) if alt and alt.group(1) else "image"}]</span>'
 
 
 def _left_open(html: str, counts: dict[str, int]) -> None:

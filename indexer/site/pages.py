@@ -189,7 +189,7 @@ def render_doc_page(
 def _rendered_view(
     meta: VersionMeta, path: str, text: str, links: DocumentLinks | None, config: Config | None = None
 ) -> tuple[Any, list[tuple[int, str, str]]]:
-    """The rendered view of a Markdown or reST text document; (None, []) shows the source alone."""
+    """The rendered view of a Markdown, reST or AsciiDoc text document; (None, []) shows the source alone."""
     if meta.source_class != "text":
         return None, []
     fmt = text_format(path)
@@ -200,6 +200,10 @@ def _rendered_view(
         from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view  # docutils loads only for a corpus with reST
 
         return rst_view(text, links, role_urls(config or Config(), DEFAULT_ROLE_URLS))
+    if fmt == "asciidoc":
+        from indexer.site.asciidoc_view import asciidoc_view  # without Asciidoctor: the source view
+
+        return asciidoc_view(text, links) or (None, [])
     return None, []
 
 

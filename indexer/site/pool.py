@@ -51,7 +51,7 @@ def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Recor
         render_version_page(ctx, job.meta, job.path, job.target)
         return []
     links = None
-    if targets is not None and (job.meta.is_markdown or text_format(job.path) == "rst"):
+    if targets is not None and (job.meta.is_markdown or text_format(job.path) in ("rst", "asciidoc")):
         links = DocumentLinks(job.path, targets, ctx.repo.read_blob)
     render_doc_page(ctx, job.meta, job.pv, job.target, links)
     return links.records if links else []
