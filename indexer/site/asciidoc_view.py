@@ -75,6 +75,8 @@ while (header = $stdin.gets)
 end
 """
 
+# What Ruby needs to find a gem-installed Asciidoctor; nothing else of the environment is passed on.
+RUBY_ENV = frozenset({"PATH", "HOME", "GEM_HOME", "GEM_PATH", "RUBYLIB", "BUNDLE_GEMFILE"})
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|```.*)\s*$")
 _HEADING = re.compile(r'<h([2-6]) id="(h-[^"]+)">(.*?)</h\1>', re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
@@ -91,18 +93,25 @@ class _Converter:
 
     proc: subprocess.Popen[bytes] | None = None
     owner: int = 0
+    broken: bool = False  # Ruby could not load Asciidoctor: not tried again in this process
+    answered: int = 0  # documents the current process converted
 
     def convert(self, text: str, role: str) -> str | None:
         """Asciidoctor's HTML for `text`; None when it fails (the page shows the source)."""
+        if self.broken and self.owner == os.getpid():
+            return None
         try:
             proc = self._process()
             data = text.encode("utf-8")
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(f"{role} {len(data)}\n".encode("ascii") + data)
             proc.stdin.flush()
-            size = int(proc.stdout.readline() or b"-1")
-            if size < 0:
+            header = proc.stdout.readline()
+            if not header:  # Ruby stopped: it could not load Asciidoctor, or a document crashed it
+                self.broken = proc.wait() != 0 and self.answered == 0
                 raise OSError("asciidoctor stopped")
+            size = int(header)
+            self.answered += 1
             status, _, body = proc.stdout.read(size).decode("utf-8", "replace").partition("\n")
         except (OSError, ValueError):
             self.proc = None  # started again for the next document
@@ -117,9 +126,9 @@ class _Converter:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env={"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"},
+                env={"LANG": "C.UTF-8", **{name: value for name, value in os.environ.items() if name in RUBY_ENV}},
             )
-            self.owner = os.getpid()
+            self.owner, self.answered, self.broken = os.getpid(), 0, False
         return self.proc
 
 
