@@ -240,8 +240,14 @@ def _prose_words(source: str) -> set[str]:
 @given(document())
 def test_no_prose_word_of_the_source_is_lost(source: str) -> None:
     html, _ = rst_view(source)
-    shown = set(re.findall(r"\bw[a-z]{4,9}\b", " ".join(_read(html).parts)))
+    reader = _read(html)
+    shown = set(re.findall(r"\bw[a-z]{4,9}\b", " ".join(reader.parts)))
     assert _prose_words(source) <= shown, (_prose_words(source) - shown, source)
+    # And a block's source lines hold its words: a citation made from the rendered view is right.
+    lines = source.split("\n")
+    for first, last, collected in reader.lined:
+        held = " ".join(lines[first - 1 : last])
+        assert set(re.findall(r"\bw[a-z]{4,9}\b", " ".join(collected))) <= set(re.findall(r"\bw[a-z]{4,9}\b", held))
 
 
 # -- select-to-cite from the rendered view, in chromium ---------------------------------------------
