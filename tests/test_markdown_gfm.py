@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from indexer.api import build
 from indexer.site.markdown import markdown_view
 from tests.conftest import CorpusRepo
@@ -144,3 +147,41 @@ def test_docs_framework_links_land_on_their_pages(corpus_repo: CorpusRepo, tmp_p
     assert 'href="../../../doc/corpus/plain/b.md.html"' in plain
     broken = [w for w in summary.warnings if "broken link" in w]
     assert len(broken) == 2 and any("/guide/nothing" in w for w in broken), broken  # and mkdocs' ../other.md
+
+
+# -- the property: no word of a GitHub or VitePress document is lost, no raw markup is left ------------
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).map(lambda w: "w" + w)
+PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
+
+
+@st.composite
+def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
+    kind = draw(st.integers(0, 5 if depth == 0 else 2))
+    words = draw(PHRASE)
+    if kind == 0:
+        return f"{words}[^{draw(st.sampled_from(['a', 'b', 'note']))}]\n"
+    if kind == 1:
+        return f"## {words} {{#{draw(WORD)}}}\n"
+    if kind == 2:
+        return f"> [!{draw(st.sampled_from(['NOTE', 'TIP', 'WARNING', 'CAUTION', 'IMPORTANT']))}]\n> {words}\n"
+    if kind == 3:
+        inner = "\n".join(draw(st.lists(gfm_block(depth + 1), min_size=1, max_size=3)))
+        return f"::: {draw(st.sampled_from(['tip', 'warning', 'details']))} {words}\n{inner}\n:::\n"
+    if kind == 4:
+        return f"```mermaid\ngraph TD; {words}\n```\n"
+    return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(gfm_block(), min_size=1, max_size=6).map("\n".join))
+def test_no_word_is_lost_and_no_raw_markup_is_left(source: str) -> None:
+    html, _ = markdown_view(source)
+    text = re.sub(r"<[^>]+>", " ", html)
+    wanted = set(re.findall(r"\bw[a-z]{4,9}\b", re.sub(r"\{#[^}]*\}", "", source)))
+    assert wanted <= set(re.findall(r"\bw[a-z]{4,9}\b", text)), (wanted, source)
+    assert "[!" not in text and "{#" not in text, text
+    for label in ("a", "b", "note"):  # a reference with no definition stays text, as on GitHub
+        if f"[^{label}]:" in source:
+            assert f"[^{label}]" not in text, text
+    assert not re.search(r"^:::", text, re.MULTILINE), text
