@@ -132,3 +132,12 @@ def test_a_ruby_that_cannot_load_asciidoctor_is_not_started_for_every_page(monke
     assert converter.convert("= Title\n", "plx") is None and converter.broken
     first = converter.proc
     assert converter.convert("= Title\n", "plx") is None and converter.proc is first  # not started again
+
+
+@needs_asciidoctor
+def test_list_items_carry_the_lines_of_their_text() -> None:
+    source = "= Steps\n\n. Open a release issue\n  and name its owner.\n. Freeze the branch.\n+\nA continuation.\n"
+    view = asciidoc_view.asciidoc_view(source)
+    assert view is not None
+    items = re.findall(r'<p data-line-start="(\d+)" data-line-end="(\d+)">([^<]*)</p>', view[0])
+    assert [(int(a), int(b), text.split()[0]) for a, b, text in items][:2] == [(3, 4, "Open"), (5, 5, "Freeze")]

@@ -49,6 +49,11 @@ class PinciteLines < Asciidoctor::Extensions::Treeprocessor
       next unless where && where.lineno && block.content_model != :compound
       block.add_role("#{marker}-#{where.lineno}-#{where.lineno + [block.lines.size, 1].max - 1}")
     end
+    # A list item's text starts on its marker's line; where it ends is found from the source.
+    document.find_by(context: :list_item).each do |item|
+      where = item.source_location
+      item.add_role("#{marker}-#{where.lineno}-#{where.lineno}") if where && where.lineno
+    end
     nil
   end
 end
@@ -77,6 +82,7 @@ end
 
 # What Ruby needs to find a gem-installed Asciidoctor; nothing else of the environment is passed on.
 RUBY_ENV = frozenset({"PATH", "HOME", "GEM_HOME", "GEM_PATH", "RUBYLIB", "BUNDLE_GEMFILE"})
+_LIST_ITEM = re.compile(r"^\s*(?:[*\-.]+|\d+\.|[a-zA-Z]\.|<\d+>)\s+\S")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|```.*)\s*$")
 _HEADING = re.compile(r'<h([2-6]) id="(h-[^"]+)">(.*?)</h\1>', re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
@@ -172,6 +178,8 @@ def _lines(html: str, role: str, marker: str, source: list[str]) -> str:
         # A delimited block's line is its opening delimiter: its content starts on the next one.
         if 0 < first <= len(source) and _DELIMITER.match(source[first - 1]):
             first, last = first + 1, last + 1
+        elif first == last and 0 < first <= len(source) and _LIST_ITEM.match(source[first - 1]):
+            last = _item_end(source, first)
         attributes = f' data-line-start="{marker}{first}" data-line-end="{marker}{last}"'
         classes = (found.group(1) + found.group(4)).strip()
         if found.group(6):
@@ -179,3 +187,15 @@ def _lines(html: str, role: str, marker: str, source: list[str]) -> str:
         return f'class="{classes}"{attributes}>{found.group(5)}'
 
     return pattern.sub(lines, html)
+
+
+def _item_end(source: list[str], first: int) -> int:
+    """The last line of a list item's text: the lines after its marker's, up to a blank line, the
+    next item, a list continuation (`+`) or a delimiter."""
+    last = first
+    while last < len(source):
+        line = source[last]
+        if not line.strip() or _LIST_ITEM.match(line) or line.strip() == "+" or _DELIMITER.match(line):
+            break
+        last += 1
+    return last
