@@ -44,6 +44,8 @@ class Config:
     discovery_indexes: tuple[str, ...] = ()
     fetch_max_bytes: int = 10_000_000
     fetch_timeout_seconds: float = 30.0
+    rst_role_urls: tuple[str, ...] = ()
+    site_docs_roots: tuple[str, ...] = ()
 
 
 SETTINGS_HELP: dict[str, str] = {
@@ -68,6 +70,14 @@ SETTINGS_HELP: dict[str, str] = {
     "discovery_indexes": "Other pincite index files searched by the local discovery provider.",
     "fetch_max_bytes": "Largest response body `pincite snapshot` accepts.",
     "fetch_timeout_seconds": "Total time limit for one snapshot fetch.",
+    "site_docs_roots": "Folders whose documents are a documentation site's pages (VitePress, MkDocs, Docusaurus): "
+    "there a link starting with `/` starts at the folder, not at the repository's root. Empty: found from "
+    "`.vitepress/config.*` (its parent folder), `mkdocs.yml` (the `docs` folder beside it) and "
+    "`docusaurus.config.*` (its folder) under the roots.",
+    "rst_role_urls": "Where a reStructuredText role's target points when no document of the site is that "
+    "target, as `role=URL pattern` entries: `{target}` is the target as written, `{number}` (or `{number:04d}`, "
+    "zero-padded) its number; e.g. `pep=https://peps.python.org/pep-{number:04d}/` (the default for `pep`; "
+    "`rfc` points at the IETF's RFC pages). `role=` with no URL shows the role's text without a link.",
 }
 
 
@@ -169,6 +179,9 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
+        if name == "rst_role_urls":
+            for entry in value:
+                _role_url_entry(entry, source)
         return tuple(_root(v, source) for v in value) if name == "roots" else tuple(value)
     if isinstance(expected, bool):
         return _bool(name, value, source)
@@ -209,6 +222,30 @@ def _root(value: str, source: Path) -> str:
     if root == ".." or root.startswith("../"):
         raise ConfigError(f"{source}: root {value!r} in `roots` leads out of the repository", hint=hint)
     return root
+
+
+def _role_url_entry(entry: str, source: Path) -> tuple[str, str]:
+    """(role, URL pattern) of one `rst_role_urls` entry; the pattern is http(s) or empty."""
+    role, sign, pattern = entry.partition("=")
+    role, pattern = role.strip().lower(), pattern.strip()
+    if not sign or not re.fullmatch(r"[a-z][a-z0-9:+.-]*", role) or (pattern and not re.match(r"https?://", pattern)):
+        raise ConfigError(
+            f"{source}: rst_role_urls entry {entry!r} is not `role=URL pattern`",
+            hint="write e.g. pep=https://peps.python.org/pep-{number:04d}/ (an http or https URL), or pep= for no link",
+        )
+    return role, pattern
+
+
+def role_urls(config: Config, defaults: Mapping[str, str]) -> dict[str, str]:
+    """The outside URL patterns of reST roles: the defaults, with the configured entries over them."""
+    patterns = dict(defaults)
+    for entry in config.rst_role_urls:
+        role, pattern = _role_url_entry(entry, Path("rst_role_urls"))
+        if pattern:
+            patterns[role] = pattern
+        else:
+            patterns.pop(role, None)
+    return patterns
 
 
 def config_fields() -> list[tuple[str, Any, str]]:

@@ -865,7 +865,9 @@ def test_raw_html_renders_through_the_allowlist_and_stays_inert(served: Any, pag
         })"""
     )
     assert report["pwned"] == 0 and report["handlers"] == [] and report["active"] == 0, report
-    assert report["jsLinks"] == 0 and report["srcs"] == [None], report
+    # The SVG data: image lost its source, so it is its alt text (no broken-image icon).
+    assert report["jsLinks"] == 0 and report["srcs"] == [], report
+    assert rendered.locator(".broken-image:text('[image: svg data]')").count() == 1
     assert report["sourceView"] == "OL" and all(i.startswith("h-") for i in report["ids"]), report
     assert page.errors == []
 
@@ -1148,8 +1150,12 @@ ADOC = (
 
 @pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
 def test_the_asciidoc_outline_lands_on_the_heading_line(
-    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from indexer.site import asciidoc_view
+
+    # The outline is the page's view where Asciidoctor is not installed (tests/test_asciidoc_view.py renders).
+    monkeypatch.setattr(asciidoc_view, "available", lambda: False)
     corpus_repo.commit({"corpus/release.adoc": ADOC})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)

@@ -148,7 +148,13 @@ def test_the_asciidoc_outline_lists_section_titles_outside_delimited_blocks() ->
     ]
 
 
-def test_only_asciidoc_source_views_carry_an_outline(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+def test_only_asciidoc_source_views_carry_an_outline(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexer.site import asciidoc_view
+
+    # Without Asciidoctor (tests/test_asciidoc_view.py renders with it): the source view and its outline.
+    monkeypatch.setattr(asciidoc_view, "available", lambda: False)
     titled = "= Guide\n\n== Install\n\nRun it.\n"
     corpus_repo.commit({"corpus/guide.adoc": titled, "corpus/guide.txt": titled + "\n", "corpus/guide.md": "# Guide\n"})
     site = tmp_path / "site"

@@ -37,7 +37,7 @@ class TextExtractor:
         text = decode_text_blob(data, path, self.encoding)
         fmt = text_format(path)
         return ExtractedText(
-            text, "text", self.identity(), title=document_title(text, fmt), is_markdown=fmt == "markdown"
+            text, "text", self.identity(), title=document_title(text, fmt, path), is_markdown=fmt == "markdown"
         )
 
 

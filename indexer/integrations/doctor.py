@@ -56,7 +56,8 @@ class Report:
 
 def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) -> Report:
     """Run every check against the repository at `repo_path` (which need not be one)."""
-    checks = [_check_pincite(), _check_git(), _check_text_readers(), *_check_extras(), _check_pagefind()]
+    checks = [_check_pincite(), _check_git(), _check_text_readers(), _check_asciidoctor(), *_check_extras()]
+    checks.append(_check_pagefind())
     try:
         repo = GitRepo(repo_path)
     except PinciteError as exc:
@@ -95,10 +96,20 @@ def _check_text_readers() -> Check:
     readers = [
         "Markdown (blocks, rendered)",
         rst,
-        "AsciiDoc (sections, delimited blocks; source view with outline)",
+        "AsciiDoc (sections, delimited blocks; rendered by Asciidoctor when installed, else source view with outline)",
         "any other non-binary file (paragraphs; source view)",
     ]
     return Check("readers", OK, "text: " + "; ".join(readers) + "; encodings declared in .gitattributes")
+
+
+def _check_asciidoctor() -> Check:
+    """AsciiDoc's rendered view needs Asciidoctor (docs/design.md#d18); without it pages show the source."""
+    from indexer.site import asciidoc_view
+
+    if not asciidoc_view.available():
+        detail = "AsciiDoc pages show their source (with an outline) only: Asciidoctor is not installed"
+        return Check("asciidoctor", WARN, detail, asciidoc_view.INSTALL_HINT)
+    return Check("asciidoctor", OK, "AsciiDoc pages are rendered by Asciidoctor, in its secure safe mode")
 
 
 def _check_extras() -> list[Check]:

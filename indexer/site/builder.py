@@ -36,6 +36,7 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
+from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.cited_by import CitedBy, collect
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
@@ -350,7 +351,11 @@ class _SiteBuilder:
         self.stats = SiteStats()
         self.folders = template_folders(repo.root, config.template_dir)
         self.env: Environment = make_environment(self.folders, sandboxed=config.template_dir is not None)
-        self.fp = fingerprint(self.folders, config.site_title, config.site_url, str(config.site_publish_index))
+        # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
+        renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
+        self.fp = fingerprint(
+            self.folders, config.site_title, config.site_url, str(config.site_publish_index), *renders
+        )
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
         self.adopt_versions: Path | None = None
@@ -496,7 +501,8 @@ class _SiteBuilder:
         """What links can reach: the document pages, and every file under the roots at the built commit."""
         documents = [p for p, pv in heads.items() if metas[pv.version_id].status == "ok"]
         entries = self.repo.tree_entries(ctx.commits[-1].sha, self.config.roots)
-        return SiteTargets(documents, {e.path: e.sha for e in entries if e.mode in ("100644", "100755")})
+        files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
+        return SiteTargets(documents, files, self.config.site_docs_roots)
 
     def _links_of(self, path: str, records: list[tuple[str, str]], targets: SiteTargets, key: str) -> None:
         self.new.docs[path] = key

@@ -11,6 +11,15 @@ the built commit (a document, a file of some blob, a folder, nothing). The build
 links of every document page in its manifest, so a reused page is checked again, and is
 rendered again when the status of one of its targets changed, without parsing it.
 
+Documentation sites write links as their framework resolves them, not as a repository
+browser does. Under a *docs root* — a folder set in `site_docs_roots`, or found from the
+framework's own file: the folder holding `.vitepress/`, the `docs/` folder beside
+`mkdocs.yml`, the folder of `docusaurus.config.*` — a link starting with `/` starts at the
+docs root (VitePress' `/guide/x` is `<root>/guide/x.md`), not at the repository's root. And
+everywhere, a link to nothing that names a page the way these frameworks do — without its
+suffix (`./built-in-components`), with `.html` for `.md`, or a folder for its `index.md` —
+lands on that page.
+
 Nothing here makes a URL with a scheme: an external link is passed through as written (the
 sanitizer has already refused `javascript:` and the like), and a corpus file is either a
 path inside the site or, for SVG, a `data:` URL that only an `<img>` element gets (an SVG
@@ -41,6 +50,9 @@ ACTIVE_SUFFIXES = frozenset(
     | {".js", ".mjs", ".swf", ".hta"}
 )
 FOLDER_PAGES = ("README.md", "readme.md", "index.md")
+# How a docs framework names a page without its file's suffix: the suffixes tried, in order.
+PAGE_SUFFIXES = (".md", ".mdx", ".rst", ".adoc")
+MKDOCS_FILES = frozenset({"mkdocs.yml", "mkdocs.yaml"})
 # The selectors a document page answers itself (`#L12`, `#c3-9`, `#L2C1-L3C4`): never headings.
 SELECTOR = re.compile(r"L\d+(?:-L\d+)?|c\d+-\d+|L\d+C\d+-L\d+C\d+|p\d+|page-\d+")
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -87,9 +99,13 @@ class Outcome:
 class SiteTargets:
     """What a link can reach at the built commit: document pages, corpus files and folders."""
 
-    def __init__(self, documents: Iterable[str], files: Mapping[str, str]):
+    def __init__(self, documents: Iterable[str], files: Mapping[str, str], docs_roots: Iterable[str] = ()):
         self.documents = frozenset(documents)
         self.files = dict(files)
+        roots = tuple(docs_roots) or detect_docs_roots(self.files)
+        # Longest first: a document belongs to the innermost docs root that holds it.
+        normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
+        self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
         folders: set[str] = set()
         for path in self.files:
             parent = posixpath.dirname(path)
@@ -97,6 +113,19 @@ class SiteTargets:
                 folders.add(parent)
                 parent = posixpath.dirname(parent)
         self.folders = frozenset(folders)
+        self._by_name: dict[str, list[str]] | None = None
+
+    def named(self, name: str) -> list[str]:
+        """The documents whose path ends with `/name` (or is `name`), in path order."""
+        if self._by_name is None:
+            by_name: dict[str, list[str]] = {}
+            for path in sorted(self.documents):
+                parts = path.split("/")
+                for n in (1, 2):  # `pep-0008.rst` and `pep-0008/index.rst`
+                    if len(parts) >= n:
+                        by_name.setdefault("/".join(parts[-n:]), []).append(path)
+            self._by_name = by_name
+        return self._by_name.get(name, [])
 
     def status(self, target: str) -> str:
         if not target:
@@ -112,10 +141,52 @@ class SiteTargets:
             return "dir"
         return "missing"
 
+    def docs_root(self, document: str) -> str | None:
+        """The docs root that holds `document` ("" for the repository's root), if any."""
+        for root in self.docs_roots:
+            if not root or document.startswith(root + "/"):
+                return root
+        return None
+
+    def locate(self, document: str, url: str) -> tuple[str, str, str]:
+        """The repository path the relative link `url` in `document` names, with its query and fragment.
+
+        As `target_of`, but a `/` link starts at the document's docs root, and a link to nothing
+        that names a page as docs frameworks do (no suffix, `.html`, a folder) names that page.
+        """
+        root = self.docs_root(document)
+        if root and url.startswith("/") and not url.startswith("//"):
+            url = "/" + root + url
+        target, query, fragment = target_of(document, url)
+        if target and self.status(target) == "missing":
+            target = self._page_named(target) or target
+        return target, query, fragment
+
+    def _page_named(self, target: str) -> str | None:
+        stem = target[: -len(".html")] if target.endswith(".html") else target
+        for candidate in [stem + suffix for suffix in PAGE_SUFFIXES] + [f"{stem}/{name}" for name in FOLDER_PAGES]:
+            if candidate in self.documents:
+                return candidate
+        return None
+
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
-        statuses = [self.status(target_of(document, url)[0]) for url, _kind in records]
+        statuses = [self.status(self.locate(document, url)[0]) for url, _kind in records]
         return hashlib.sha256(json.dumps(statuses).encode()).hexdigest()[:16]
+
+
+def detect_docs_roots(files: Iterable[str]) -> tuple[str, ...]:
+    """The docs roots the frameworks' own files name: VitePress, MkDocs (default `docs_dir`), Docusaurus."""
+    found: set[str] = set()
+    for path in files:
+        folder, name = posixpath.split(path)
+        if posixpath.basename(folder) == ".vitepress" and name.startswith("config."):
+            found.add(posixpath.dirname(folder))
+        elif name in MKDOCS_FILES:
+            found.add(posixpath.join(folder, "docs"))
+        elif name.startswith("docusaurus.config."):
+            found.add(folder)
+    return tuple(sorted(found))
 
 
 def is_external(url: str) -> bool:
@@ -153,7 +224,7 @@ def publish_path(target: str, blob: str, kind: str) -> tuple[str, str | None]:
 def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome:
     """What the relative link `url` in `document` becomes (pure: the same inputs, the same page)."""
     root = root_prefix(doc_page_path(document))
-    target, query, fragment = target_of(document, url)
+    target, query, fragment = targets.locate(document, url)
     status = targets.status(target)
     if status == "outside":
         return Outcome(None, "it points outside the repository")
@@ -214,6 +285,30 @@ class DocumentLinks:
             data = base64.b64encode(self.read_blob(result.svg_blob)).decode("ascii")
             return "data:image/svg+xml;base64," + data
         return result.href
+
+    def resolve_first(self, candidates: Iterable[str], fragment: str = "") -> str | None:
+        """The href of the first relative link among `candidates` whose target is a document, if any
+        (a Sphinx `:doc:` target has no suffix: `intro` may be `intro.rst` or `intro.md`)."""
+        for url in candidates:
+            if url and self.targets.status(self.targets.locate(self.document, url)[0]) == "doc":
+                return self.resolve(url + fragment, LINK)
+        return None
+
+    def resolve_named(self, names: Iterable[str], fragment: str = "") -> str | None:
+        """The href of the first published document with one of these names (nearest folder first),
+        for a role that names a document by number (`:pep:`8`` is `pep-0008.rst`)."""
+        here = posixpath.dirname(self.document)
+        for name in names:
+            found = self.targets.named(name)
+            if found:
+                nearest = min(found, key=lambda path: (posixpath.dirname(path) != here, path))
+                return self.resolve(relative_url(self.document, nearest) + fragment, LINK)
+        return None
+
+
+def relative_url(document: str, target: str) -> str:
+    """The relative link from `document` to the repository path `target`, as a writer would put it."""
+    return posixpath.relpath(target, posixpath.dirname(document) or ".")
 
 
 def link_report(

@@ -36,11 +36,19 @@ import nh3
 import pyromark
 from markupsafe import Markup, escape
 
+from indexer.site import markdown_gfm
 from indexer.site.links import IMAGE, LINK, DocumentLinks, heading_fragment, is_external
 from indexer.text.chunk import byte_line_starts
 
-# CommonMark with raw HTML, GFM tables and strikethrough; no typographer, no linkify.
-_OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
+# CommonMark with raw HTML, and GitHub's tables, strikethrough, footnotes, alerts and heading
+# attributes (`{#id}`); no typographer, no linkify.
+_OPTIONS = (
+    pyromark.Options.ENABLE_TABLES
+    | pyromark.Options.ENABLE_STRIKETHROUGH
+    | pyromark.Options.ENABLE_FOOTNOTES
+    | pyromark.Options.ENABLE_GFM
+    | pyromark.Options.ENABLE_HEADING_ATTRIBUTES
+)
 
 TAGS = frozenset(
     {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong"}
@@ -52,7 +60,7 @@ TAGS = frozenset(
 # except `id` (made `h-<id>`) and `title`.
 GLOBAL_ATTRIBUTES = frozenset({"id", "class", "title", "data-line-start", "data-line-end"})
 TAG_ATTRIBUTES = {
-    "a": {"href"},
+    "a": {"href", "name"},
     "img": {"src", "alt", "width", "height"},
     "ol": {"start", "reversed"},
     "li": {"value"},
@@ -64,6 +72,7 @@ URL_SCHEMES = frozenset({"http", "https", "mailto", "tel", "data"})
 SITE_ONLY = frozenset({"class", "data-line-start", "data-line-end"})
 RASTER_DATA = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*", re.IGNORECASE)
 TABLE_OPEN = re.compile(r"<table(?=[\s>])")
+IMAGE_WITHOUT_SOURCE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 # Elements whose text runs to their end tag: one left open would take the rest of the page with it.
 RAW_TEXT = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript")
 RAW_OPEN = re.compile(r"<(" + "|".join(RAW_TEXT) + r")(?=[\s/>])", re.IGNORECASE)
@@ -200,8 +209,18 @@ class _Renderer:
     own range can take in blank lines and link reference definitions after it).
     """
 
-    def __init__(self, source: bytes, marker: str, links: DocumentLinks | None):
+    def __init__(
+        self,
+        source: bytes,
+        marker: str,
+        links: DocumentLinks | None,
+        containers: dict[int, tuple[str, str]] | None = None,
+    ):
         self.source = source
+        self.containers = containers or {}  # VitePress containers: (kind, title) by number
+        self.footnotes: dict[str, int] = {}  # footnote name → its number, in order of first mention
+        self.footnote_refs: dict[str, int] = {}  # how often each footnote was referred to so far
+        self.heading_id = ""  # the open heading's `{#id}`
         self.marker = marker
         self.links = links
         self.line_starts = byte_line_starts(source)
@@ -275,6 +294,7 @@ class _Renderer:
             self.title = []
             self.close_raw()
             level = value["level"][1:]
+            self.heading_id = value.get("id") or ""
             self.open.append(_Open("heading", level, len(self.out), "", first, last))
             self.out.append("")  # its start tag, once the heading's text gives its id
         elif kind == "CodeBlock":
@@ -288,7 +308,13 @@ class _Renderer:
             start = f' start="{value}"' if value is not None and value != 1 else ""
             self.container(f"<{name}{{}}{start}>\n", f"</{name}>\n", where)
         elif kind == "BlockQuote":
-            self.container("<blockquote{}>\n", "</blockquote>\n", where)
+            if value in markdown_gfm.ALERTS:  # GitHub's `> [!NOTE]`
+                self.container(markdown_gfm.alert_start(self.marker, value), "</blockquote>\n", where)
+            else:
+                self.container("<blockquote{}>\n", "</blockquote>\n", where)
+        elif kind == "FootnoteDefinition":
+            number = self.footnotes.setdefault(value, len(self.footnotes) + 1)
+            self.container(markdown_gfm.footnote_start(self.marker, value, number), "</div>\n", where)
         elif kind == "Table":
             self.aligns = tuple(value)
             self.container("<table{}>\n", "</table>\n", where)
@@ -363,7 +389,10 @@ class _Renderer:
             return
         if kind == "code":
             lines = self.attributes(element.first, element.last, "")
-            self.out.append(self.placeholder(_code_block("".join(self.text or ()), element.end, lines)))
+            block = _code_block("".join(self.text or ()), element.end, lines)
+            if element.end.lower() in markdown_gfm.DIAGRAMS:
+                block = markdown_gfm.diagram(element.end, block)
+            self.out.append(self.placeholder(block))
             self.text = None
         elif kind == "heading":
             self.close_heading(element)
@@ -378,10 +407,13 @@ class _Renderer:
 
     def close_heading(self, element: _Open) -> None:
         title = "".join(self.title or ()).strip()
-        slug = _slug(title)
-        count = self.used.get(slug, 0)
-        self.used[slug] = count + 1
-        anchor = f"h-{slug}" if count == 0 else f"h-{slug}-{count}"
+        if self.heading_id:  # `# Title {#id}`: the id as written
+            anchor, self.heading_id = "h-" + self.heading_id, ""
+        else:
+            slug = _slug(title)
+            count = self.used.get(slug, 0)
+            self.used[slug] = count + 1
+            anchor = f"h-{slug}" if count == 0 else f"h-{slug}-{count}"
         level = element.end
         lines = self.attributes(element.first, element.last)
         self.out[element.at] = f'<h{level}{lines} id="{self.marker}{anchor}">'
@@ -404,6 +436,13 @@ class _Renderer:
             self.out.append(text if kind == "Text" else f"<code>{text}</code>")
             if self.title is not None:
                 self.title.append(value)
+        elif kind == "FootnoteReference":
+            number = self.footnotes.setdefault(value, len(self.footnotes) + 1)
+            repeat = self.footnote_refs.get(value, 0)
+            self.footnote_refs[value] = repeat + 1
+            self.out.append(markdown_gfm.footnote_reference(self.marker, value, number, repeat))
+        elif kind == "Html" and value.startswith("<!--" + self.marker):
+            self.container_fence(value, where)
         elif kind == "Html" or kind == "InlineHtml":
             # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
             # closed at the end of its block. `<plaintext>` can never be closed: it is dropped.
@@ -412,6 +451,16 @@ class _Renderer:
             self.out.append(html)
         else:
             self.out.append(str(escape(value)))
+
+    def container_fence(self, comment: str, where: dict[str, int]) -> None:
+        """A VitePress container's fence line, marked before the parse: its box opens or closes."""
+        what, _, number = comment[4 + len(self.marker) :].split("--", 1)[0].partition("-")
+        if what == "close":
+            self.out.append("</div>\n")
+            return
+        kind, title = self.containers[int(number)]
+        first, _last = self.span(where)
+        self.out.append(markdown_gfm.container_start(self.marker, kind, title, self.attributes(first, first)))
 
     def close_raw(self) -> None:
         """End tags for the raw-text elements (`<script>`, `<iframe>`…) the block so far left open."""
@@ -473,17 +522,19 @@ _URL_SAFE = ";/?:@&=+$,-_.!~*'()#%[]"
 class _Filter:
     """nh3's attribute filter for one document: site attributes carry `marker`; the rest are corpus text."""
 
-    def __init__(self, marker: str, links: DocumentLinks | None):
+    def __init__(self, marker: str, links: DocumentLinks | None, ids: frozenset[str] = frozenset()):
         self.marker = marker
         self.links = links
+        self.ids = ids  # the page's heading ids: `#Some-Title` finds `h-some-title`, as on GitHub
 
     def __call__(self, tag: str, attr: str, value: str) -> str | None:
         if value.startswith(self.marker):
             return value[len(self.marker) :]
         if attr in SITE_ONLY:
             return None
-        if attr == "id":
-            # Never an id of the page itself (`src`, `L12`): ids from a document start with h-.
+        if attr == "id" or attr == "name":
+            # Never an id of the page itself (`src`, `L12`): ids from a document start with h-
+            # (and so do `<a name>` anchors, which a fragment finds as it finds an id).
             return "h-" + value.strip() if value.strip() else None
         if attr in ("href", "src"):
             return self._url(tag, attr, value)
@@ -497,7 +548,10 @@ class _Filter:
         if tag == "img" and is_external(url):
             return None  # no request leaves the site: the alt text stands in for it
         if url.startswith("#"):
-            return "#" + heading_fragment(url[1:])
+            fragment = heading_fragment(url[1:])
+            if fragment not in self.ids and fragment.lower() in self.ids:
+                fragment = fragment.lower()
+            return "#" + fragment
         if is_external(url):
             return url
         if self.links is None:
@@ -505,16 +559,23 @@ class _Filter:
         return self.links.resolve(url, IMAGE if tag == "img" else LINK)
 
 
-def sanitize(html: str, marker: str, links: DocumentLinks | None) -> str:
-    return nh3.clean(
+def sanitize(html: str, marker: str, links: DocumentLinks | None, ids: frozenset[str] = frozenset()) -> str:
+    """The allowlisted HTML; an image left without a source (from elsewhere, or broken) shows its alt text."""
+    clean = nh3.clean(
         html,
         tags=set(TAGS),
         attributes={"*": set(GLOBAL_ATTRIBUTES), **{tag: set(names) for tag, names in TAG_ATTRIBUTES.items()}},
-        attribute_filter=_Filter(marker, links),
+        attribute_filter=_Filter(marker, links, ids),
         strip_comments=True,
         link_rel="nofollow noopener noreferrer",
         url_schemes=set(URL_SCHEMES),
     )
+    return IMAGE_WITHOUT_SOURCE.sub(_alt_text, clean) if "<img" in clean else clean
+
+
+def _alt_text(found: re.Match[str]) -> str:
+    alt = re.search(r'\salt="([^"]*)"', found.group(0))  # nh3 writes attributes quoted and escaped
+    return f'<span class="broken-image">[image: {alt.group(1) if alt and alt.group(1) else "image"}]</span>'
 
 
 def _left_open(html: str, counts: dict[str, int]) -> None:
@@ -535,15 +596,21 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     they are left as written and images are links.
     """
     marker = "m" + secrets.token_hex(8) + "~"
-    renderer = _Renderer(text.encode("utf-8"), marker, links)
-    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_OPTIONS)
+    parsed, containers = markdown_gfm.mark_containers(text, marker)
+    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers)
+    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=_OPTIONS)
     html = renderer.render(events)
-    clean = sanitize(html, marker, links)
+    clean = sanitize(html, marker, links, frozenset(anchor for _level, anchor, _title in renderer.headings))
     blocks = renderer.blocks
     if blocks:
         clean = re.sub(re.escape(marker) + r"block~(\d+)~", lambda m: blocks[int(m.group(1))], clean)
-    if "<table" in clean:
-        # A table wider than the screen scrolls in its own box (focusable, so from the keyboard too).
-        clean = TABLE_OPEN.sub('<div class="table-wrap" tabindex="0" role="region" aria-label="Table"><table', clean)
-        clean = clean.replace("</table>", "</table></div>")
-    return Markup(clean), renderer.headings
+    return Markup(wrap_tables(clean)), renderer.headings
+
+
+def wrap_tables(html: str) -> str:
+    """Each table in a scrolling box: a table wider than the screen scrolls in it (focusable, so
+    from the keyboard too). `html` is the site's own output, where `<table` starts only a table."""
+    if "<table" not in html:
+        return html
+    html = TABLE_OPEN.sub('<div class="table-wrap" tabindex="0" role="region" aria-label="Table"><table', html)
+    return html.replace("</table>", "</table></div>")

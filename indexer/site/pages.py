@@ -37,6 +37,7 @@ class PageContext:
     env: Environment
     reader: IndexReader
     _snapshot_blobs: dict[str, str] | None = field(default=None)
+    _before_start: str | None = field(default=None)  # the parent of the first indexed commit ("" for none)
     pages: PageWriter = field(default_factory=PageWriter)
     cited_by: CitedBy | None = None  # who cites each document at the built commit
 
@@ -49,6 +50,18 @@ class PageContext:
             "csp": Markup(CSP),  # a constant: written as it is, not with its quotes escaped on every page
             "human_size": human_size,
         }
+
+    def before_history(self, path: str) -> bool:
+        """Whether `path` was there before the indexed history starts (`history_start` set): its
+        version's first indexed commit is then not when it came, which is not known."""
+        if not self.config.history_start:
+            return False
+        if self._before_start is None:
+            try:
+                self._before_start = self.repo.resolve_commit(self.commits[0].sha + "^")
+            except PinciteError:
+                self._before_start = ""  # the history starts at the repository's first commit
+        return bool(self._before_start) and self.repo.blob_at(self._before_start, path) is not None
 
     def _snapshot_meta_blob(self, path: str) -> str | None:
         """The blob of the metadata beside snapshot `path` at the built commit, from one tree listing."""
@@ -149,7 +162,7 @@ def render_doc_page(
     cited_by = ctx.cited_by.of(pv.path) if ctx.cited_by else []
     marks = gutter_marks(cited_by, root, meta.line_count)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original), marks)
-    rendered, headings = _rendered_view(meta, pv.path, text, links)
+    rendered, headings = _rendered_view(meta, pv.path, text, links, ctx.config)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -162,6 +175,7 @@ def render_doc_page(
         outline=None if rendered else source_outline(meta, pv.path, text),
         toc=table_of_contents(headings, meta.line_count),
         intro=intro,
+        history_cut=pv.first_seq == 0 and ctx.before_history(pv.path),
         original=original,
         download_name=parts[-1],
         provenance=ctx.provenance(pv.path),
@@ -176,18 +190,23 @@ def render_doc_page(
 
 
 def _rendered_view(
-    meta: VersionMeta, path: str, text: str, links: DocumentLinks | None
+    meta: VersionMeta, path: str, text: str, links: DocumentLinks | None, config: Config | None = None
 ) -> tuple[Any, list[tuple[int, str, str]]]:
-    """The rendered view of a Markdown or reST text document; (None, []) shows the source alone."""
+    """The rendered view of a Markdown, reST or AsciiDoc text document; (None, []) shows the source alone."""
     if meta.source_class != "text":
         return None, []
     fmt = text_format(path)
     if fmt == "markdown" and meta.is_markdown:
         return markdown_view(text, links)
     if fmt == "rst":
-        from indexer.site.rst_view import rst_view  # docutils loads only for a corpus that has reST
+        from indexer.config import role_urls
+        from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view  # docutils loads only for a corpus with reST
 
-        return rst_view(text)
+        return rst_view(text, links, role_urls(config or Config(), DEFAULT_ROLE_URLS))
+    if fmt == "asciidoc":
+        from indexer.site.asciidoc_view import asciidoc_view  # without Asciidoctor: the source view
+
+        return asciidoc_view(text, links) or (None, [])
     return None, []
 
 

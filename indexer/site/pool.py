@@ -25,6 +25,7 @@ from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.site.links import DocumentLinks, SiteTargets
 from indexer.site.pages import PageContext, render_doc_page, render_version_page
+from indexer.text.kinds import text_format
 from indexer.vcs.repo import GitRepo
 
 POOL_MIN_PAGES = 300  # fewer pages and forking the workers costs about what it saves
@@ -50,7 +51,7 @@ def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Recor
         render_version_page(ctx, job.meta, job.path, job.target)
         return []
     links = None
-    if targets is not None and job.meta.is_markdown:
+    if targets is not None and (job.meta.is_markdown or text_format(job.path) in ("rst", "asciidoc")):
         links = DocumentLinks(job.path, targets, ctx.repo.read_blob)
     render_doc_page(ctx, job.meta, job.pv, job.target, links)
     return links.records if links else []

@@ -33,7 +33,7 @@ from indexer.index.store import PassageAnchor
 from indexer.text.citation import identity_token
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
-RENDER_VERSION = 3
+RENDER_VERSION = 4
 
 
 def shipped_templates() -> Path:

@@ -1,0 +1,216 @@
+"""How faithfully the site renders a docs repository: words lost, raw markup left, titles, links.
+
+Builds the site of a repository (a clone, or a generated PEP-, RFC- or VitePress-style corpus) in
+a scratch folder and reports, per repository:
+
+- documents, and how many have a rendered view;
+- words of the source missing from its rendered view: each document's words (letters only,
+  three or more) that stand in its source outside link targets, URLs, comments and markup names,
+  and nowhere in the rendered view's text (a sample of them per document, to read by hand);
+- raw markup left in the rendered text (`:role:`, `[^x]`, `[!NOTE]`, `{#id}`, `:::`, `.. name::`);
+- titles that more than 1% (and at least two) of the documents share;
+- internal links resolved and broken (the build's warnings).
+
+    python -m bench render-fidelity --synthetic peps --synthetic rfcs --synthetic vitepress
+    python -m bench render-fidelity --repo /tmp/real/peps --roots peps
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.scenarios import Result
+
+RAW_MARKUP = {
+    "role": re.compile(r":[\w:.+-]+:`"),
+    "footnote": re.compile(r"\[\^[^\]]+\]"),
+    "alert": re.compile(r"\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]"),
+    "heading attribute": re.compile(r"\{#[\w-]+"),
+    "container": re.compile(r"^:::", re.MULTILINE),
+    "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
+}
+NOT_PROSE = (
+    re.compile(r"^\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
+    re.compile(r"~[\w.]+\."),  # `~pkg.name` shows `name`, as Sphinx shows it
+    re.compile(r"<[^>\n]*>"),  # link targets, raw tags
+    re.compile(r"\]\([^)]*\)"),  # Markdown link destinations
+    re.compile(r"https?://\S+"),
+    re.compile(r"^\.\. [^:\n]*$", re.MULTILINE),  # reST comments
+    re.compile(r"^\s*:[\w-]+:", re.MULTILINE),  # field and option names
+    re.compile(r":[\w:.+-]+:`"),  # role names
+    re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),  # directive names
+    re.compile(r"^\.\. _[^:]+:.*$", re.MULTILINE),  # targets
+    re.compile(r"<!--.*?-->", re.DOTALL),
+    re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
+    re.compile(r"\{#[^}]*\}"),  # heading attributes
+    re.compile(r"^```\w*", re.MULTILINE),  # a fence's language
+)
+RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def prose_words(source: str) -> set[str]:
+    for pattern in NOT_PROSE:
+        source = pattern.sub(" ", source)
+    return set(WORD.findall(source))
+
+
+def rendered_text(page: str) -> str | None:
+    found = RENDERED.search(page)
+    if not found:
+        return None
+    shown = re.sub(r'<img[^>]*\salt="([^"]*)"[^>]*>', r" \1 ", found.group(1))  # an image stands for its alt text
+    return html.unescape(re.sub(r"<[^>]+>", " ", shown))
+
+
+def measure(repo: Path, roots: tuple[str, ...]) -> dict[str, Any]:
+    from indexer.api import build
+    from indexer.config import Config
+
+    with tempfile.TemporaryDirectory(prefix="fidelity-") as scratch:
+        site = Path(scratch) / "site"
+        index = Path(scratch) / "index.sqlite"
+        summary = build(repo, out=site, index_path=index, config=Config(roots=roots))
+        titles: Counter[str] = Counter()
+        missing: dict[str, list[str]] = {}
+        raw: Counter[str] = Counter()
+        rendered_pages = 0
+        for page in sorted(site.glob("doc/**/*.html")):
+            path = page.relative_to(site / "doc").as_posix()[: -len(".html")]
+            text = page.read_text(encoding="utf-8")
+            title = re.search(r'data-pagefind-meta="title\[content\]" content="([^"]*)"', text)
+            titles[html.unescape(title.group(1)) if title else path] += 1
+            shown = rendered_text(text)
+            if shown is None:
+                continue
+            rendered_pages += 1
+            source = (repo / path).read_text(encoding="utf-8", errors="replace")
+            lost = sorted({w.lower() for w in prose_words(source)} - {w.lower() for w in WORD.findall(shown)})
+            if lost:
+                missing[path] = lost[:12]
+            for name, pattern in RAW_MARKUP.items():
+                raw[name] += len(pattern.findall(shown))
+        count = sum(titles.values())
+        shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
+        broken = [w for w in summary.warnings if "broken link" in w]
+        hrefs = sum(
+            len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', p.read_text(encoding="utf-8")))
+            for p in site.glob("doc/**/*.html")
+        )
+        return {
+            "documents": count,
+            "rendered": rendered_pages,
+            "documents_missing_words": len(missing),
+            "missing_sample": dict(list(missing.items())[:5]),
+            "raw_markup_left": dict(raw),
+            "titles_shared_by_over_1pct": shared,
+            "internal_links_resolved": hrefs,
+            "internal_links_broken": len(broken),
+        }
+
+
+# -- generated corpora, shaped like the real ones -----------------------------------------------
+
+
+# A 1x1 PNG, as an image a PEP-style document shows.
+_PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+    b"\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7V\x9f\x1d\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def _peps(root: Path, n: int) -> None:
+    for k in range(1, n + 1):
+        other = k % n + 1
+        body = (
+            f"PEP: {k}\nTitle: Proposal number {k}\nAuthor: Author {k} <a{k}@example.org>\nStatus: Rejected\n"
+            f"Type: Standards Track\nCreated: 01-Jan-2001\n\n\nAbstract\n========\n\n"
+            f"This PEP proposes :mod:`module{k}` and :func:`~pkg.function{k}`, after :pep:`{other}` and "
+            f":pep:`the earlier one <{other}>`; see :ref:`rationale-{k}`.\n\n"
+            f".. rejected:: Rejected at the sprint\n\n   The *steering* council declined proposal {k}.\n\n"
+            f".. c:function:: PyObject* Make{k}(int x)\n\n   Builds the object.\n\n"
+            f".. productionlist::\n   expr{k}: atom | expr{k} '+' atom\n\n"
+            f".. _rationale-{k}:\n\nRationale\n=========\n\n"
+            f"+--------+--------------------+\n| Name   | Meaning            |\n+========+====================+\n"
+            f"| alpha  | the first choice   |\n+--------+--------------------+\n\n"
+            f".. image:: pep-{k:04d}/figure.png\n   :alt: Figure of proposal {k}\n"
+        )
+        (root / f"peps/pep-{k:04d}.rst").write_text(body, encoding="utf-8")
+        (root / f"peps/pep-{k:04d}").mkdir(exist_ok=True)
+        (root / f"peps/pep-{k:04d}/figure.png").write_bytes(_PNG)
+
+
+def _rfcs(root: Path, n: int) -> None:
+    for k in range(1, n + 1):
+        name = ["const-generics", "async-await", "rfc-process", "try-blocks", "never-type"][k % 5] + f"-{k}"
+        body = (
+            f"- Feature Name: `{name.replace('-', '_')}`\n- Start Date: 2018-01-01\n\n# Summary\n\n"
+            f"Summary of {name} with a note[^why] and a [link](#Detailed-Design).\n\n"
+            f"# Detailed design {{#detailed-design}}\n\n> [!NOTE]\n> Readers should know this.\n\n"
+            f'<a name="legacy"></a>\n\nSee [the legacy anchor](#legacy).\n\n'
+            f"```mermaid\ngraph TD; A-->B\n```\n\n[^why]: Because of reasons for {name}.\n"
+        )
+        (root / f"text/{k:04d}-{name}.md").write_text(body, encoding="utf-8")
+
+
+def _vitepress(root: Path, n: int) -> None:
+    (root / "docs/.vitepress").mkdir(parents=True, exist_ok=True)
+    (root / "docs/.vitepress/config.mts").write_text("export default { title: 'Docs' }\n", encoding="utf-8")
+    for k in range(n):
+        body = (
+            f"# Page {k}\n\n::: tip Remember {k}\nA tip about page {k}.\n:::\n\n"
+            f"See [the next](./page-{(k + 1) % n}), [the guide](/guide/page-{k % n}) and [home](/).\n"
+        )
+        (root / f"docs/guide/page-{k}.md").write_text(body, encoding="utf-8")
+    (root / "docs/index.md").write_text("# Home\n", encoding="utf-8")
+
+
+SYNTHETIC = {"peps": _peps, "rfcs": _rfcs, "vitepress": _vitepress}
+
+
+def synthetic_repo(kind: str, folder: Path, n: int) -> Path:
+    repo = folder / kind
+    for sub in ("peps", "text", "docs/guide"):
+        (repo / sub).mkdir(parents=True, exist_ok=True)
+    SYNTHETIC[kind](repo, n)
+    env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.org", "GIT_COMMITTER_NAME": "b"}
+    env |= {"GIT_COMMITTER_EMAIL": "b@example.org", "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "corpus"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
+    return repo
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", type=Path, action="append", default=[], help="a clone to measure (repeatable)")
+    parser.add_argument("--roots", default=".", help="the clone's roots, comma-separated")
+    parser.add_argument("--synthetic", choices=sorted(SYNTHETIC), action="append", default=[])
+    parser.add_argument("--documents", type=int, default=60, help="documents per synthetic corpus")
+
+
+def run(args: argparse.Namespace) -> Result:
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="fidelity-repos-") as folder:
+        for kind in args.synthetic:
+            repo = synthetic_repo(kind, Path(folder), args.documents)
+            results[f"synthetic:{kind}"] = measure(repo, (".",))
+        for repo in args.repo:
+            results[str(repo)] = measure(repo, tuple(args.roots.split(",")))
+    rows = [
+        "| corpus | documents | rendered | words missing | raw markup | titles shared by > 1% | links ok / broken |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, found in results.items():
+        shared = ", ".join(f"{t!r} × {n}" for t, n in found["titles_shared_by_over_1pct"].items()) or "none"
+        raw = ", ".join(f"{k} {v}" for k, v in found["raw_markup_left"].items() if v) or "none"
+        rows.append(
+            f"| {name} | {found['documents']} | {found['rendered']} | {found['documents_missing_words']} | {raw} | "
+            f"{shared} | {found['internal_links_resolved']} / {found['internal_links_broken']} |"
+        )
+    return Result("\n".join(rows), results)

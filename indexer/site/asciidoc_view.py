@@ -1,0 +1,201 @@
+"""The rendered view of an AsciiDoc document, by Asciidoctor, the reference implementation (docs/design.md#d18).
+
+Asciidoctor is an optional system dependency (Debian's `asciidoctor` package, Ruby). One
+Ruby process per Python process converts every AsciiDoc page of a build: starting Ruby and
+loading Asciidoctor costs about a second, converting a page a few milliseconds. Documents go
+to it length-prefixed on stdin and come back the same way.
+
+Asciidoctor runs in its `secure` safe mode: it reads no file (an `include::` becomes a link,
+which the site resolves like any other), reads no URL, and ignores the document's attempts to
+raise the safe mode. Its HTML then goes through the Markdown view's sanitizer (nh3 with the same
+allowlist, ids made `h-…`, links and images through the page's link resolver), so a
+passthrough block (`++++`) is sanitized like raw HTML in Markdown.
+
+Source lines: Asciidoctor's source map gives each block its first line; a small tree
+processor gives each paragraph, literal, listing and admonition block a role named with a
+secret of the document (a document cannot guess it) holding its lines, which become the
+`data-line-start`/`data-line-end` attributes select-to-cite reads.
+
+Without Asciidoctor the page keeps the source view with its outline, and `pincite doctor`
+says how to get the rendered view.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import os
+import re
+import secrets
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from indexer.site.links import DocumentLinks
+from indexer.site.markdown import sanitize, wrap_tables
+
+INSTALL_HINT = "install Asciidoctor (Debian/Ubuntu: apt-get install asciidoctor; or gem install asciidoctor)"
+
+RUBY = r"""
+require 'asciidoctor'
+require 'asciidoctor/extensions'
+
+class PinciteLines < Asciidoctor::Extensions::Treeprocessor
+  def process(document)
+    marker = document.attr('pincite-marker')
+    document.find_by { |b| %i[paragraph listing literal admonition].include?(b.context) }.each do |block|
+      where = block.source_location
+      next unless where && where.lineno && block.content_model != :compound
+      block.add_role("#{marker}-#{where.lineno}-#{where.lineno + [block.lines.size, 1].max - 1}")
+    end
+    # A list item's text starts on its marker's line; where it ends is found from the source.
+    document.find_by(context: :list_item).each do |item|
+      where = item.source_location
+      item.add_role("#{marker}-#{where.lineno}-#{where.lineno}") if where && where.lineno
+    end
+    nil
+  end
+end
+
+$stdin.binmode
+$stdout.binmode
+while (header = $stdin.gets)
+  marker, size = header.split
+  source = $stdin.read(size.to_i).force_encoding('UTF-8')
+  begin
+    registry = Asciidoctor::Extensions.create { tree_processor PinciteLines }
+    html = Asciidoctor.convert(source, safe: :secure, standalone: false, sourcemap: true,
+      extension_registry: registry,
+      attributes: { 'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
+                    'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil })
+    out = "ok\n" + html
+  rescue StandardError, ScriptError => e
+    out = "error\n" + e.message
+  end
+  out = out.b
+  $stdout.write("#{out.bytesize}\n")
+  $stdout.write(out)
+  $stdout.flush
+end
+"""
+
+# What Ruby needs to find a gem-installed Asciidoctor; nothing else of the environment is passed on.
+RUBY_ENV = frozenset({"PATH", "HOME", "GEM_HOME", "GEM_PATH", "RUBYLIB", "BUNDLE_GEMFILE"})
+_LIST_ITEM = re.compile(r"^\s*(?:[*\-.]+|\d+\.|[a-zA-Z]\.|<\d+>)\s+\S")
+_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|```.*)\s*$")
+_HEADING = re.compile(r'<h([2-6]) id="(h-[^"]+)">(.*?)</h\1>', re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def available() -> bool:
+    """Whether Asciidoctor (and the Ruby it runs on) is installed."""
+    return shutil.which("asciidoctor") is not None and shutil.which("ruby") is not None
+
+
+@dataclass
+class _Converter:
+    """The Ruby process of this Python process (a forked worker starts its own)."""
+
+    proc: subprocess.Popen[bytes] | None = None
+    owner: int = 0
+    broken: bool = False  # Ruby could not load Asciidoctor: not tried again in this process
+    answered: int = 0  # documents the current process converted
+
+    def convert(self, text: str, role: str) -> str | None:
+        """Asciidoctor's HTML for `text`; None when it fails (the page shows the source)."""
+        if self.broken and self.owner == os.getpid():
+            return None
+        try:
+            proc = self._process()
+            data = text.encode("utf-8")
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(f"{role} {len(data)}\n".encode("ascii") + data)
+            proc.stdin.flush()
+            header = proc.stdout.readline()
+            if not header:  # Ruby stopped: it could not load Asciidoctor, or a document crashed it
+                self.broken = proc.wait() != 0 and self.answered == 0
+                raise OSError("asciidoctor stopped")
+            size = int(header)
+            self.answered += 1
+            status, _, body = proc.stdout.read(size).decode("utf-8", "replace").partition("\n")
+        except (OSError, ValueError):
+            self.proc = None  # started again for the next document
+            return None
+        return body if status == "ok" else None
+
+    def _process(self) -> subprocess.Popen[bytes]:
+        if self.proc is None or self.owner != os.getpid() or self.proc.poll() is not None:
+            ruby = shutil.which("ruby") or "ruby"
+            self.proc = subprocess.Popen(
+                [ruby, "-e", RUBY],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={"LANG": "C.UTF-8", **{name: value for name, value in os.environ.items() if name in RUBY_ENV}},
+            )
+            self.owner, self.answered, self.broken = os.getpid(), 0, False
+        return self.proc
+
+
+_CONVERTER = _Converter()
+
+
+def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup, list[tuple[int, str, str]]] | None:
+    """Rendered HTML of an AsciiDoc document and its (level, id, title) headings; None without Asciidoctor."""
+    if not available():
+        return None
+    role = "pl" + secrets.token_hex(8)
+    converted = _CONVERTER.convert(text, role)
+    if converted is None:
+        return None
+    marker = "m" + secrets.token_hex(8) + "~"
+    lined = _lines(converted, role, marker, text.split("\n"))
+    clean = sanitize(lined, marker, links, _ids(lined))
+    headings = [
+        (int(level), anchor, html_lib.unescape(_TAG.sub("", title)).strip())
+        for level, anchor, title in _HEADING.findall(clean)
+    ]
+    return Markup(wrap_tables(clean)), headings
+
+
+def _ids(html: str) -> frozenset[str]:
+    return frozenset("h-" + found for found in re.findall(r'<h[2-6] id="([^"]+)">', html))
+
+
+def _lines(html: str, role: str, marker: str, source: list[str]) -> str:
+    """Each block with the role `<role>-12-14` gets its source lines (marked, so the sanitizer keeps
+    them), on its paragraph or `<pre>` when it has one: the text select-to-cite aligns with the source
+    must start where the block's text does, not at the wrapper's line breaks."""
+    pattern = re.compile(
+        r'class="([^"]*?)\s*\b'
+        + role
+        + r'-(\d+)-(\d+)\b([^"]*)">(\s*(?:<div class="content">\s*)?)(<(?:p|pre)(?=[\s>]))?'
+    )
+
+    def lines(found: re.Match[str]) -> str:
+        first, last = int(found.group(2)), int(found.group(3))
+        # A delimited block's line is its opening delimiter: its content starts on the next one.
+        if 0 < first <= len(source) and _DELIMITER.match(source[first - 1]):
+            first, last = first + 1, last + 1
+        elif first == last and 0 < first <= len(source) and _LIST_ITEM.match(source[first - 1]):
+            last = _item_end(source, first)
+        attributes = f' data-line-start="{marker}{first}" data-line-end="{marker}{last}"'
+        classes = (found.group(1) + found.group(4)).strip()
+        if found.group(6):
+            return f'class="{classes}">{found.group(5)}{found.group(6)}{attributes}'
+        return f'class="{classes}"{attributes}>{found.group(5)}'
+
+    return pattern.sub(lines, html)
+
+
+def _item_end(source: list[str], first: int) -> int:
+    """The last line of a list item's text: the lines after its marker's, up to a blank line, the
+    next item, a list continuation (`+`) or a delimiter."""
+    last = first
+    while last < len(source):
+        line = source[last]
+        if not line.strip() or _LIST_ITEM.match(line) or line.strip() == "+" or _DELIMITER.match(line):
+            break
+        last += 1
+    return last

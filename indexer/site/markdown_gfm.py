@@ -1,0 +1,104 @@
+"""Markdown as GitHub and the documentation frameworks write it, beyond CommonMark.
+
+pulldown-cmark (through pyromark) parses GitHub's footnotes, alerts (`> [!NOTE]`) and
+heading attributes (`# Title {#id}`) itself; this module writes their HTML for the
+renderer in `indexer.site.markdown`. Two constructs have no parser option, so they are
+found here:
+
+- VitePress/markdown-it containers (`::: tip Title` … `:::`), a line-level construct: each
+  fence line of a balanced pair, outside fenced code, is replaced before the parse by an
+  HTML comment carrying the document's marker (one line for one line, so every block keeps
+  its source lines); the renderer turns the comments into a labelled block;
+- diagrams (` ```mermaid `): shown as their source in a labelled block, as nothing on the
+  site draws them.
+
+Every class and id written here carries the document's marker, which the sanitizer
+removes: raw HTML in the corpus cannot set them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import escape
+
+ALERTS = {"Note": "Note", "Tip": "Tip", "Important": "Important", "Warning": "Warning", "Caution": "Caution"}
+DIAGRAMS = frozenset({"mermaid", "plantuml", "graphviz", "dot", "d2"})
+_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
+_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, str]]]:
+    """`text` with the fence lines of balanced containers replaced by marked comments, and each
+    container's (kind, title) by its number. Other lines are left exactly as they are."""
+    lines = text.split("\n")
+    opened: list[tuple[int, int, str, str]] = []  # (line, colons, kind, title)
+    pairs: list[tuple[int, int, str, str]] = []  # (open line, close line, kind, title)
+    fence = ""
+    for n, line in enumerate(lines):
+        found_fence = _FENCE.match(line)
+        if fence:
+            if found_fence and found_fence.group(1)[0] == fence[0] and len(found_fence.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if found_fence:
+            fence = found_fence.group(1)
+            continue
+        close = _CLOSE.match(line)
+        if close and opened and len(close.group(1)) >= opened[-1][1]:
+            first, _colons, kind, title = opened.pop()
+            pairs.append((first, n, kind, title))
+            continue
+        start = _OPEN.match(line)
+        if start:
+            opened.append((n, len(start.group(1)), start.group(2), start.group(3)))
+    if not pairs:
+        return text, {}
+    found: dict[int, tuple[str, str]] = {}
+    for number, (first, last, kind, title) in enumerate(sorted(pairs)):
+        found[number] = (kind, title)
+        lines[first] = f"<!--{marker}open-{number}-->"
+        lines[last] = f"<!--{marker}close-{number}-->"
+    return "\n".join(lines), found
+
+
+def container_start(marker: str, kind: str, title: str, lines: str) -> str:
+    name = re.sub(r"[^a-z0-9-]", "-", kind.lower())
+    label = f'<span class="{marker}directive-name">{escape(kind)}</span>'
+    if title:
+        label += f" {escape(title)}"
+    return f'<div class="{marker}directive container-{name}">\n<p class="{marker}directive-label"{lines}>{label}</p>\n'
+
+
+def alert_start(marker: str, kind: str) -> str:
+    """A GitHub alert's opening: a quote with its kind as a title (lines filled in by the renderer)."""
+    name = kind.lower()
+    return f'<blockquote class="{marker}alert alert-{name}"{{}}>\n<p class="{marker}alert-title">{ALERTS[kind]}</p>\n'
+
+
+def footnote_ident(name: str) -> str:
+    return re.sub(r"[^\w-]", "-", name.strip().lower()) or "note"
+
+
+def footnote_reference(marker: str, name: str, number: int, repeat: int) -> str:
+    ident = footnote_ident(name)
+    back = f"h-fnref-{ident}" + (f"-{repeat}" if repeat else "")
+    return f'<sup class="{marker}footnote-ref"><a href="{marker}#h-fn-{ident}" id="{marker}{back}">{number}</a></sup>'
+
+
+def footnote_start(marker: str, name: str, number: int) -> str:
+    """A footnote's definition, where it is written, labelled with its number and a link back (lines to fill)."""
+    ident = footnote_ident(name)
+    return (
+        f'<div class="{marker}footnote" id="{marker}h-fn-{ident}"{{}}>\n'
+        f'<a class="{marker}footnote-label" href="{marker}#h-fnref-{ident}">{number}.</a>\n'
+    )
+
+
+def diagram(language: str, code_block: str) -> str:
+    """A diagram's source, labelled: the site draws no diagrams (no scripts from elsewhere)."""
+    return (
+        f'<div class="directive diagram"><p class="directive-label"><span class="directive-name">'
+        f"{escape(language)}</span> diagram, shown as its source</p>\n{code_block}</div>\n"
+    )

@@ -1,0 +1,200 @@
+"""What docutils does not know in a reStructuredText document, shown rather than dropped (docs/design.md#d17).
+
+Sphinx projects (python/peps, most Python documentation) write directives and roles that
+docutils alone does not define: `.. rejected::`, `.. c:function::`, `.. literalinclude::`,
+`:mod:`, `:ref:`, `` :pep:`title <7>` ``. Left to docutils, an unknown directive becomes an
+error message, which the page does not show, and its content is gone; an unknown role shows
+as raw markup. Here:
+
+- every directive name the document uses that docutils does not know is registered, before
+  the parse, as `ShownDirective`: a labelled box (class `directive`) with the name, its
+  argument and options, and its content parsed as reST when it parses cleanly, else as
+  literal text;
+- every role name it uses that docutils does not know, and Sphinx's common roles, render as
+  their text (`title <target>`: the title; `~a.b.c`: `c`, as Sphinx shows it); code-like
+  roles (`:mod:`, `:func:`, any `domain:role`) as code; `:pep:`, `:rfc:`, `:doc:` and `:ref:`
+  become references that `indexer.site.rst_view` resolves onto the site (or an outside URL
+  pattern, or plain text) once the page's links are known.
+
+docutils keeps directives and roles in module-wide registries, so registration is global to
+the process; a name is only ever registered as one of these two harmless handlers.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from docutils import nodes, utils
+from docutils.parsers.rst import Directive, directives, roles
+from docutils.parsers.rst.languages import en
+
+# Roles whose target is a name in code: shown as code, as Sphinx shows them.
+CODE_ROLES = frozenset(
+    {"mod", "class", "func", "meth", "attr", "data", "const", "exc", "obj", "envvar", "option", "program"}
+    | {"file", "samp", "command", "makevar", "keyword", "token", "any", "py", "cve", "cwe", "kbd", "regexp"}
+)
+# Roles that name a document or a place: references, resolved by the view once links are known.
+LINK_ROLES = frozenset({"pep", "rfc", "doc", "ref", "numref"})
+# Sphinx's other common roles: their text.
+TEXT_ROLES = frozenset(
+    {"term", "abbr", "dfn", "guilabel", "menuselection", "mimetype", "newsgroup", "manpage", "download"}
+    | {"sup", "sub", "issue", "gh", "pypi", "source", "user"}
+)
+# Directives whose content is not reST prose: always shown as literal text.
+LITERAL_DIRECTIVES = frozenset({"productionlist", "code-block", "sourcecode", "highlight", "graphviz", "mermaid"})
+ROLE_NAME = re.compile(r"(?<![\w\\`]):((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`|`:((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):")
+DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*)[ \t]?::", re.MULTILINE)
+TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
+
+_known_directives: dict[str, bool] = {}
+_known_roles: dict[str, bool] = {}
+
+
+def prepare(text: str) -> None:
+    """Register a handler for every directive and role name in `text` that docutils does not know."""
+    for found in DIRECTIVE_NAME.finditer(text):
+        name = found.group(1).lower()
+        if name not in _known_directives:
+            _known_directives[name] = _docutils_has_directive(name)
+            if not _known_directives[name]:
+                directives.register_directive(name, ShownDirective)
+    for found in ROLE_NAME.finditer(text):
+        name = (found.group(1) or found.group(2)).lower()
+        if name not in _known_roles:
+            _known_roles[name] = _docutils_has_role(name)
+            if not _known_roles[name]:
+                roles.register_local_role(name, shown_role)
+
+
+def _quiet_document() -> nodes.document:
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+
+    settings = get_default_settings(Parser)
+    settings.report_level = 5
+    settings.warning_stream = io.StringIO()
+    return utils.new_document("", settings)
+
+
+def _docutils_has_directive(name: str) -> bool:
+    found, _messages = directives.directive(name, en, _quiet_document())
+    return found is not None
+
+
+def _docutils_has_role(name: str) -> bool:
+    found, _messages = roles.role(name, en, 0, _quiet_document().reporter)
+    return found is not None
+
+
+# -- roles ----------------------------------------------------------------------------------
+
+
+def _split(text: str) -> tuple[str, str]:
+    """(title, target) of a role's text: `title <target>`, or the target alone (title "")."""
+    titled = TITLED.match(text)
+    if titled and titled.group(1):
+        return titled.group(1).strip(), titled.group(2).strip()
+    return "", text.strip()
+
+
+def _shown_target(role: str, target: str) -> str:
+    """What Sphinx shows for a target without a title: `~a.b.c` shows `c`; `!x` shows `x`."""
+    target = target.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    if role == "pep":
+        return f"PEP {target}"
+    if role == "rfc":
+        return f"RFC {target}"
+    return target
+
+
+def shown_role(
+    name: str,
+    rawtext: str,
+    text: str,
+    lineno: int,
+    inliner: Any,
+    options: dict[str, Any] | None = None,
+    content: list[str] | None = None,
+) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+    """A role docutils does not know, as its text; a linking role as a reference to resolve later."""
+    role = name.lower()
+    title, target = _split(utils.unescape(text))
+    shown = title or _shown_target(role, target)
+    classes = ["role", "role-" + re.sub(r"[^a-z0-9-]", "-", role)]
+    if role in LINK_ROLES:
+        node: nodes.Element = nodes.reference(rawtext, shown, classes=classes)
+        node["pincite-role"] = role
+        node["pincite-target"] = target.lstrip("!~")
+    elif role in CODE_ROLES or ":" in role:
+        node = nodes.literal(rawtext, shown, classes=classes)
+    else:
+        node = nodes.inline(rawtext, shown, classes=classes)
+    return [node], []
+
+
+for _name in CODE_ROLES | LINK_ROLES | TEXT_ROLES:
+    # Sphinx's meaning wins over docutils' (its `:pep:` refuses `title <7>`; its `:sup:` is the same text).
+    if _name not in ("sup", "sub"):
+        roles.register_local_role(_name, shown_role)
+        _known_roles[_name] = False
+
+
+# -- directives -----------------------------------------------------------------------------
+
+
+class _AnyOption(defaultdict[str, Callable[[str | None], str]]):
+    """An option spec that accepts every option: an unknown directive's options are shown as written."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda: directives.unchanged, {"class": directives.unchanged})
+
+
+class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
+    """A directive docutils does not know: a labelled box with its name, argument, options and content."""
+
+    has_content = True
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec = _AnyOption()
+
+    def run(self) -> list[nodes.Node]:
+        name = self.name.lower()
+        box = nodes.container(classes=["directive", "directive-" + re.sub(r"[^a-z0-9-]", "-", name)])
+        # Its raw source is the directive's first line: where select-to-cite finds it.
+        label = nodes.paragraph(self.block_text.split("\n", 1)[0].strip(), "", classes=["directive-label"])
+        label += nodes.inline(name, name, classes=["directive-name"])
+        if self.arguments:
+            label += nodes.Text(" ")
+            label += nodes.inline(self.arguments[0], self.arguments[0], classes=["directive-argument"])
+            if "\n" not in self.arguments[0]:
+                label["pincite-lines"] = (self.lineno, self.lineno)
+        elif not self.options:
+            label["pincite-lines"] = (self.lineno, self.lineno)
+        box += label
+        if self.options:
+            fields = nodes.field_list(classes=["directive-options"])
+            for key, value in self.options.items():
+                body = nodes.field_body("", nodes.paragraph(value, value))
+                fields += nodes.field("", nodes.field_name(key, key), body)
+            box += fields
+        if self.content:
+            box += self._content(name)
+        return [box]
+
+    def _content(self, name: str) -> list[nodes.Node]:
+        literal = nodes.literal_block("\n".join(self.content), "\n".join(self.content), classes=["directive-source"])
+        first = self.content_offset + 1  # 1-based line of the content's first line
+        literal["pincite-lines"] = (first, first + len(self.content) - 1)
+        if name in LITERAL_DIRECTIVES:
+            return [literal]
+        holder = nodes.container()
+        self.state.nested_parse(self.content, self.content_offset, holder)
+        if any(message["level"] >= 3 for message in holder.findall(nodes.system_message)):
+            return [literal]  # not clean reST: the reader sees the text as written
+        return list(holder.children)

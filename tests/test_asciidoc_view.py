@@ -1,0 +1,143 @@
+"""AsciiDoc pages rendered by Asciidoctor in its secure mode, sanitized, with source lines; the outline."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from indexer.api import build
+from indexer.integrations.doctor import diagnose
+from indexer.site import asciidoc_view
+from indexer.text import asciidoc
+from tests.conftest import CorpusRepo
+
+needs_asciidoctor = pytest.mark.skipif(not asciidoc_view.available(), reason="Asciidoctor is not installed")
+
+MAN_PAGE = """\
+git-add(1)
+==========
+:attr: replaced words
+
+NAME
+----
+git-add - Add file contents to the index
+
+SYNOPSIS
+--------
+[verse]
+'git add' [--verbose | -n]
+
+DESCRIPTION
+-----------
+This command updates the *index* using the current content
+found in the working tree, {attr}.
+
+include::/etc/passwd[]
+
+++++
+<script>window.__pwned = 1</script><b onclick="alert(1)">bold passthrough</b>
+++++
+
+image::https://tracker.invalid/pixel.png[Tracker pixel]
+
+NOTE: A note for readers.
+
+----
+listing line
+----
+"""
+
+
+def test_two_line_titles_are_sections_of_the_outline() -> None:
+    lines = MAN_PAGE.split("\n")
+    assert asciidoc.title(lines) == "git-add(1)"
+    assert asciidoc.outline(lines) == [(1, 1, "git-add(1)"), (5, 2, "NAME"), (9, 2, "SYNOPSIS"), (14, 2, "DESCRIPTION")]
+    # A delimiter under a line of another length is a listing, not a title.
+    assert asciidoc.outline(["Some words here", "----", "code", "----", ""]) == []
+
+
+@needs_asciidoctor
+def test_asciidoctor_renders_in_secure_mode_through_the_sanitizer() -> None:
+    view = asciidoc_view.asciidoc_view(MAN_PAGE)
+    assert view is not None
+    html, headings = view
+    assert [title for _level, _id, title in headings] == ["NAME", "SYNOPSIS", "DESCRIPTION"]
+    assert '<h2 id="h-name">NAME</h2>' in html
+    assert "<strong>index</strong>" in html and "replaced words" in html
+    assert "root:" not in html  # the include was not read
+    assert "<script" not in html and "onclick" not in html and "bold passthrough" in html
+    assert "tracker.invalid" not in html and "[image: Tracker pixel]" in html  # nothing loads from elsewhere
+    assert "A note for readers." in html and "listing line" in html
+
+
+@needs_asciidoctor
+def test_blocks_carry_the_source_lines_of_their_text() -> None:
+    view = asciidoc_view.asciidoc_view(MAN_PAGE)
+    assert view is not None
+    lines = MAN_PAGE.split("\n")
+    starts = [int(n) for n in re.findall(r'data-line-start="(\d+)"', view[0])]
+    ends = [int(n) for n in re.findall(r'data-line-end="(\d+)"', view[0])]
+    assert len(starts) == len(ends) >= 4
+    found = list(zip(ends, starts, strict=True))
+    for last, first in found:
+        block = " ".join(lines[int(first) - 1 : int(last)])
+        assert block.strip() and not block.startswith("----"), (first, last, block)
+    assert any(lines[int(first) - 1].startswith("This command updates") for _last, first in found)
+
+
+@needs_asciidoctor
+def test_a_selection_in_the_rendered_asciidoc_view_cites_exactly_its_source(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    from indexer.citations.resolve import resolve
+    from indexer.site.serve import serve_in_thread
+    from indexer.text.citation import parse_text_form
+    from indexer.vcs.repo import GitRepo
+    from tests.test_rst_view import SELECT_IN_RENDERED
+
+    corpus_repo.commit({"corpus/man/git-add.adoc": MAN_PAGE})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        tab.goto(base + "doc/corpus/man/git-add.adoc.html")
+        assert tab.locator("#rendered h2").first.inner_text() == "NAME"
+        tab.evaluate(SELECT_IN_RENDERED, ["updates the index using"])
+        tab.click("#cite-open")
+        citation = parse_text_form(tab.input_value("#cite-text"))
+        assert citation.chars is not None, tab.input_value("#cite-text")
+        assert resolve(citation, GitRepo(corpus_repo.root)).text == "updates the *index* using"
+    finally:
+        tab.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_doctor_says_whether_asciidoc_is_rendered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checks = {check.name: check for check in diagnose(tmp_path).checks}
+    assert checks["asciidoctor"].status == ("ok" if asciidoc_view.available() else "warn")
+    monkeypatch.setattr(asciidoc_view, "available", lambda: False)
+    missing = {check.name: check for check in diagnose(tmp_path).checks}["asciidoctor"]
+    assert missing.status == "warn" and "apt-get install asciidoctor" in missing.hint
+
+
+@needs_asciidoctor
+def test_a_ruby_that_cannot_load_asciidoctor_is_not_started_for_every_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(asciidoc_view, "RUBY", "require 'no_such_library_here'")
+    converter = asciidoc_view._Converter()
+    assert converter.convert("= Title\n", "plx") is None and converter.broken
+    first = converter.proc
+    assert converter.convert("= Title\n", "plx") is None and converter.proc is first  # not started again
+
+
+@needs_asciidoctor
+def test_list_items_carry_the_lines_of_their_text() -> None:
+    source = "= Steps\n\n. Open a release issue\n  and name its owner.\n. Freeze the branch.\n+\nA continuation.\n"
+    view = asciidoc_view.asciidoc_view(source)
+    assert view is not None
+    items = re.findall(r'<p data-line-start="(\d+)" data-line-end="(\d+)">([^<]*)</p>', view[0])
+    assert [(int(a), int(b), text.split()[0]) for a, b, text in items][:2] == [(3, 4, "Open"), (5, 5, "Freeze")]

@@ -1,0 +1,187 @@
+"""Markdown as GitHub and VitePress write it: footnotes, alerts, heading ids, anchors, containers, diagrams."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.api import build
+from indexer.site.markdown import markdown_view
+from tests.conftest import CorpusRepo
+
+RFC = """\
+# Const generics {#const-generics .title}
+
+Summary text with a note[^perf] and a link to [the design](#Detailed-Design), again[^perf].
+
+<a name="old-anchor"></a>
+
+## Detailed design {#detailed-design}
+
+> [!NOTE]
+> Useful *information* for readers.
+
+> [!WARNING]
+> Careful here.
+
+::: tip Remember this
+A tip **body**.
+
+Second paragraph of the tip.
+:::
+
+::: warning
+```js
+::: not a fence inside code
+```
+:::
+
+```mermaid
+graph TD; Start-->Stop
+```
+
+Back to [the old anchor](#old-anchor).
+
+[^perf]: The performance footnote.
+"""
+
+
+def test_footnotes_are_numbered_links_both_ways() -> None:
+    html, _ = markdown_view(RFC)
+    assert "[^perf]" not in html
+    assert html.count('<a href="#h-fn-perf"') == 2
+    assert 'id="h-fnref-perf"' in html and 'id="h-fnref-perf-1"' in html
+    assert re.search(
+        r'<div class="footnote" id="h-fn-perf"[^>]*>\s*<a class="footnote-label" href="#h-fnref-perf"', html
+    )
+    assert "The performance footnote." in html
+
+
+def test_alerts_are_labelled_quotes() -> None:
+    html, _ = markdown_view(RFC)
+    assert "[!NOTE]" not in html and "[!WARNING]" not in html
+    assert re.search(r'<blockquote class="alert alert-note"[^>]*>\s*<p class="alert-title">Note</p>', html)
+    assert '<blockquote class="alert alert-warning"' in html
+
+
+def test_heading_attributes_give_the_id_and_stay_out_of_titles() -> None:
+    html, headings = markdown_view(RFC)
+    assert "{#" not in html
+    assert headings == [(1, "h-const-generics", "Const generics"), (2, "h-detailed-design", "Detailed design")]
+    assert 'href="#h-detailed-design"' in html  # `#Detailed-Design` finds the lower-case id, as on GitHub
+    assert '<a name="h-old-anchor"' in html and 'href="#h-old-anchor"' in html
+
+
+def test_containers_are_labelled_blocks_and_diagrams_are_labelled_source() -> None:
+    html, _ = markdown_view(RFC)
+    assert ":::" not in html.replace("::: not a fence inside code", "")
+    tip = re.search(r'<div class="directive container-tip">(.*?)</div>', html, re.DOTALL)
+    assert tip and "Remember this" in tip.group(1) and "<strong>body</strong>" in tip.group(1)
+    assert "Second paragraph of the tip." in tip.group(1)
+    assert '<div class="directive container-warning">' in html and "::: not a fence inside code" in html
+    assert re.search(r'<div class="directive diagram">.*?mermaid.*?Start--&gt;Stop', html, re.DOTALL)
+
+
+def test_a_container_fence_keeps_its_source_line() -> None:
+    html, _ = markdown_view(RFC)
+    lines = RFC.split("\n")
+    label = re.search(r'<p class="directive-label" data-line-start="(\d+)" data-line-end="(\d+)">', html)
+    assert label and lines[int(label.group(1)) - 1] == "::: tip Remember this"
+    body = re.search(r'<p data-line-start="(\d+)" data-line-end="\d+">A tip', html)
+    assert body and lines[int(body.group(1)) - 1] == "A tip **body**."
+
+
+def test_raw_html_cannot_forge_a_container() -> None:
+    forged = "<!--m0000000000000000~open-0-->\n\nText.\n"
+    html, _ = markdown_view(forged)
+    assert "directive" not in html and "Text." in html
+
+
+def test_unbalanced_container_fences_stay_text() -> None:
+    html, _ = markdown_view("::: tip\nNo closing fence.\n")
+    assert "::: tip" in html and "directive" not in html
+
+
+def test_the_table_of_contents_shows_titles_without_attributes(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    filler = "".join(f"\nParagraph {n}.\n" for n in range(40))
+    doc = "# Top {#top}\n" + "".join(f"\n## Part {n} {{#part-{n}}}\n{filler}" for n in range(3))
+    corpus_repo.commit({"corpus/rfc.md": doc})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    page = (site / "doc/corpus/rfc.md.html").read_text(encoding="utf-8")
+    shown = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", page) + re.findall(r'<a href="#h-part-\d">(.*?)</a>', page)
+    assert "Part 1" in shown and not [title for title in shown if "{#" in title], shown
+
+
+# -- links as VitePress, MkDocs and Docusaurus resolve them -------------------------------------------
+
+
+def test_docs_framework_links_land_on_their_pages(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/site/.vitepress/config.mts": "export default { title: 'Docs' }\n",
+            "corpus/site/guide/intro.md": "# Intro\n\nSee [components](./built-in-components), "
+            "[the API](/api/) and [setup](/guide/setup.html#install) and [nothing](/guide/nothing).\n",
+            "corpus/site/guide/built-in-components.md": "# Components\n",
+            "corpus/site/guide/setup.md": "# Setup\n\n## Install\n",
+            "corpus/site/api/index.md": "# API\n",
+            "corpus/mk/mkdocs.yml": "site_name: Mk\n",
+            "corpus/mk/docs/page.md": "# Page\n\n[Other](/other/) and [up](../other.md)\n",
+            "corpus/mk/docs/other.md": "# Other\n",
+            "corpus/plain/readme.md": "# Plain\n\n[root-relative](/corpus/plain/b.md) stays the repository's\n",
+            "corpus/plain/b.md": "# B\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site)
+    intro = (site / "doc/corpus/site/guide/intro.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../../doc/corpus/site/guide/built-in-components.md.html"' in intro
+    assert 'href="../../../../doc/corpus/site/api/index.md.html"' in intro
+    assert 'href="../../../../doc/corpus/site/guide/setup.md.html#h-install"' in intro
+    page = (site / "doc/corpus/mk/docs/page.md.html").read_text(encoding="utf-8")
+    assert page.count('href="../../../../doc/corpus/mk/docs/other.md.html"') == 1  # `/other/` from docs/
+    plain = (site / "doc/corpus/plain/readme.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../doc/corpus/plain/b.md.html"' in plain
+    broken = [w for w in summary.warnings if "broken link" in w]
+    assert len(broken) == 2 and any("/guide/nothing" in w for w in broken), broken  # and mkdocs' ../other.md
+
+
+# -- the property: no word of a GitHub or VitePress document is lost, no raw markup is left ------------
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).map(lambda w: "w" + w)
+PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
+
+
+@st.composite
+def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
+    kind = draw(st.integers(0, 5 if depth == 0 else 2))
+    words = draw(PHRASE)
+    if kind == 0:
+        return f"{words}[^{draw(st.sampled_from(['a', 'b', 'note']))}]\n"
+    if kind == 1:
+        return f"## {words} {{#{draw(WORD)}}}\n"
+    if kind == 2:
+        return f"> [!{draw(st.sampled_from(['NOTE', 'TIP', 'WARNING', 'CAUTION', 'IMPORTANT']))}]\n> {words}\n"
+    if kind == 3:
+        inner = "\n".join(draw(st.lists(gfm_block(depth + 1), min_size=1, max_size=3)))
+        return f"::: {draw(st.sampled_from(['tip', 'warning', 'details']))} {words}\n{inner}\n:::\n"
+    if kind == 4:
+        return f"```mermaid\ngraph TD; {words}\n```\n"
+    return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(gfm_block(), min_size=1, max_size=6).map("\n".join))
+def test_no_word_is_lost_and_no_raw_markup_is_left(source: str) -> None:
+    html, _ = markdown_view(source)
+    text = re.sub(r"<[^>]+>", " ", html)
+    wanted = set(re.findall(r"\bw[a-z]{4,9}\b", re.sub(r"\{#[^}]*\}", "", source)))
+    assert wanted <= set(re.findall(r"\bw[a-z]{4,9}\b", text)), (wanted, source)
+    assert "[!" not in text and "{#" not in text, text
+    for label in ("a", "b", "note"):  # a reference with no definition stays text, as on GitHub
+        if f"[^{label}]:" in source:
+            assert f"[^{label}]" not in text, text
+    assert not re.search(r"^:::", text, re.MULTILINE), text

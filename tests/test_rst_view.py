@@ -1,0 +1,304 @@
+"""The reST rendered view hides no word of the source, links Sphinx's roles, and carries source lines."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from indexer.api import build
+from indexer.config import ConfigError, load_config, role_urls
+from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view
+from tests.conftest import CorpusRepo
+
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+    b"\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7V\x9f\x1d\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+class _Text(HTMLParser):
+    """The text a reader sees, and each element's source lines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.lined: list[tuple[int, int, list[str]]] = []
+        self._stack: list[list[str] | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag in ("img", "br", "hr", "col", "meta"):
+            return
+        if "data-line-start" in values:
+            collected: list[str] = []
+            self.lined.append((int(values["data-line-start"] or 0), int(values["data-line-end"] or 0), collected))
+            self._stack.append(collected)
+        else:
+            self._stack.append(None)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in ("img", "br", "hr", "col", "meta") and self._stack:
+            self._stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+        for collected in self._stack:
+            if collected is not None:
+                collected.append(data)
+
+
+def _read(html: str) -> _Text:
+    reader = _Text()
+    reader.feed(html)
+    return reader
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z]{3,}", text)
+
+
+PEP = """\
+PEP: 204
+Title: Range Literals
+Author: Thomas Wouters <thomas@python.org>
+Status: Rejected
+Post-History:
+
+
+Introduction
+============
+
+This PEP describes the ``range literal`` proposal; see :pep:`8`, :pep:`the style guide <7>`,
+:mod:`~os.path`, :func:`!open`, :class:`Widget` and :ref:`the rationale <rationale>`.
+
+.. rejected:: The proposal was rejected
+
+   Guido found the *syntax* confusing.
+
+.. c:function:: PyObject* PyRange_New(long start)
+
+   Makes a range object.
+
+.. literalinclude:: ../examples/ranges.py
+   :language: python
+
+.. raw:: html
+
+   <script>window.__pwned = 1</script>
+
+.. _rationale:
+
+Rationale
+=========
+
+Unknown :zzzrole:`gamma words` stay readable.
+"""
+
+
+def test_unknown_directives_and_roles_show_their_words() -> None:
+    html, headings = rst_view(PEP)
+    text = " ".join(_read(html).parts)
+    for words in (
+        "The proposal was rejected",
+        "Guido found the",
+        "syntax",
+        "PyObject* PyRange_New(long start)",
+        "Makes a range object.",
+        "../examples/ranges.py",
+        "window.__pwned = 1",  # refused raw HTML: shown as its source text, never as HTML
+        "gamma words",
+    ):
+        assert words in text, words
+    assert "<script>" not in html
+    assert ":mod:" not in text and ":pep:" not in text and ":zzzrole:" not in text
+    assert "path" in text and "open" in text and "the style guide" in text and "PEP 8" in text
+    assert 'href="https://peps.python.org/pep-0008/"' in html and 'href="https://peps.python.org/pep-0007/"' in html
+    assert 'href="#h-rationale"' in html  # a label of this document: an in-page link
+    assert ("directive directive-rejected" in html) and ("shown as source" in text)
+    assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
+
+
+def test_the_mail_header_is_a_table_of_fields() -> None:
+    html, _ = rst_view(PEP)
+    assert '<dl class="rfc2822 field-list' in html
+    assert re.search(r"<dt[^>]*>Status<span class=\"colon\">:</span></dt>\s*<dd><p[^>]*>Rejected</p>", html)
+
+
+def test_every_lined_block_holds_the_text_of_its_source_lines() -> None:
+    html, _ = rst_view(PEP)
+    lines = PEP.split("\n")
+    reader = _read(html)
+    assert len(reader.lined) >= 10
+    for first, last, collected in reader.lined:
+        source = " ".join(lines[first - 1 : last])
+        for word in _words(" ".join(collected)):
+            if word not in ("shown", "source"):
+                assert word in source, (first, last, word, collected)
+
+
+def test_role_urls_are_configurable(tmp_path: Path) -> None:
+    (tmp_path / "pincite.toml").write_text('rst_role_urls = ["rfc=", "pep=https://example.org/peps/{number}"]\n')
+    urls = role_urls(load_config(tmp_path), DEFAULT_ROLE_URLS)
+    assert urls == {"pep": "https://example.org/peps/{number}"}
+    html, _ = rst_view("See :pep:`8` and :rfc:`2822`.\n", None, urls)
+    assert 'href="https://example.org/peps/8"' in html and "RFC 2822" in html and "datatracker" not in html
+    (tmp_path / "pincite.toml").write_text('rst_role_urls = ["pep https://x"]\n')
+    try:
+        load_config(tmp_path)
+    except ConfigError as exc:
+        assert "rst_role_urls entry 'pep https://x'" in str(exc)
+    else:
+        raise AssertionError("a malformed entry was accepted")
+
+
+def test_peps_link_inside_the_site_and_images_are_published(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/peps/pep-0204.rst": PEP
+            + "\nA figure:\n\n.. image:: pep-0204/ranges.png\n   :alt: Range diagram\n\nSee :doc:`pep-0008`.\n",
+            "corpus/peps/pep-0008.rst": "PEP: 8\nTitle: Style Guide\n\nStyle\n=====\n\nWords.\n",
+            "corpus/peps/pep-0204/ranges.png": PNG,
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site)
+    page = (site / "doc/corpus/peps/pep-0204.rst.html").read_text(encoding="utf-8")
+    # :pep:`8` and :doc:`pep-0008`, onto the published page
+    assert page.count('href="../../../doc/corpus/peps/pep-0008.rst.html"') == 2
+    assert 'href="https://peps.python.org/pep-0007/"' in page  # PEP 7 is not published here
+    image = re.search(r'<img src="([^"]+)" alt="Range diagram">', page)
+    assert image, "the repository's image is shown"
+    published = (site / "doc/corpus/peps" / image.group(1)).resolve()
+    assert published.is_file() and published.read_bytes() == PNG
+    assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
+
+
+# -- the property: no prose word is lost ----------------------------------------------------------
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).map(lambda w: "w" + w)
+PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
+NAME = st.sampled_from(["rejected", "withdrawn", "canonical-doc", "c:function", "productionlist", "zzfancy"])
+ROLE = st.sampled_from(["mod", "class", "func", "ref", "doc", "pep", "term", "zzrole", "py:meth"])
+
+
+@st.composite
+def inline(draw: st.DrawFn) -> str:
+    words = draw(PHRASE)
+    kind = draw(st.integers(0, 4))
+    if kind == 0:
+        return words
+    if kind == 1:
+        return f":{draw(ROLE)}:`{words}`"
+    if kind == 2:
+        return f":{draw(ROLE)}:`{words} <{draw(WORD)}>`"
+    if kind == 3:
+        return f"*{words}*"
+    return f"``{words}``"
+
+
+@st.composite
+def paragraph(draw: st.DrawFn, indent: str) -> str:
+    parts = draw(st.lists(inline(), min_size=1, max_size=4))
+    return indent + " ".join(parts) + "\n"
+
+
+@st.composite
+def block(draw: st.DrawFn, indent: str = "", depth: int = 0) -> str:
+    kind = draw(st.integers(0, 3 if depth < 2 else 1))
+    if kind == 0:
+        return draw(paragraph(indent))
+    if kind == 1:
+        return "".join(f"{indent}* {draw(PHRASE)}\n" for _ in range(draw(st.integers(1, 3))))
+    inner = indent + "   "
+    body = "\n".join(draw(st.lists(block(inner, depth + 1), min_size=1, max_size=3)))
+    if kind == 2:
+        argument = draw(st.one_of(st.just(""), PHRASE))
+        head = f"{indent}.. {draw(NAME)}::" + (f" {argument}" if argument else "")
+        return f"{head}\n\n{body}"
+    return f"{indent}.. note::\n\n{body}"
+
+
+@st.composite
+def document(draw: st.DrawFn) -> str:
+    title = draw(PHRASE)
+    blocks = draw(st.lists(block(), min_size=1, max_size=6))
+    return f"{title}\n{'=' * len(title)}\n\n" + "\n".join(blocks)
+
+
+def _prose_words(source: str) -> set[str]:
+    """The source's words that a reader must see: generated words (roles' targets of `title <x>` aside)."""
+    without_targets = re.sub(r"<w[a-z]+>`", "`", source)
+    return set(re.findall(r"\bw[a-z]{4,9}\b", without_targets))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document())
+def test_no_prose_word_of_the_source_is_lost(source: str) -> None:
+    html, _ = rst_view(source)
+    reader = _read(html)
+    shown = set(re.findall(r"\bw[a-z]{4,9}\b", " ".join(reader.parts)))
+    assert _prose_words(source) <= shown, (_prose_words(source) - shown, source)
+    # And a block's source lines hold its words: a citation made from the rendered view is right.
+    lines = source.split("\n")
+    for first, last, collected in reader.lined:
+        held = " ".join(lines[first - 1 : last])
+        assert set(re.findall(r"\bw[a-z]{4,9}\b", " ".join(collected))) <= set(re.findall(r"\bw[a-z]{4,9}\b", held))
+
+
+# -- select-to-cite from the rendered view, in chromium ---------------------------------------------
+
+SELECT_IN_RENDERED = """([needle]) => {
+    const root = document.getElementById('rendered');
+    const block = Array.from(root.querySelectorAll('[data-line-start]')).find(el => el.textContent.includes(needle));
+    const at = block.textContent.indexOf(needle);
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    let seen = 0, node, start = null, end = null;
+    while ((node = walker.nextNode())) {
+        const len = node.data.length;
+        if (!start && at < seen + len) start = [node, at - seen];
+        if (at + needle.length <= seen + len) { end = [node, at + needle.length - seen]; break; }
+        seen += len;
+    }
+    const range = document.createRange();
+    range.setStart(...start);
+    range.setEnd(...end);
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+}"""
+
+
+def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    from indexer.citations.resolve import resolve
+    from indexer.site.serve import serve_in_thread
+    from indexer.text.citation import parse_text_form
+    from indexer.vcs.repo import GitRepo
+
+    corpus_repo.commit({"corpus/peps/pep-0204.rst": PEP})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    tab = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        tab.goto(base + "doc/corpus/peps/pep-0204.rst.html")
+        assert "Guido found the syntax confusing." in tab.locator("#rendered").inner_text()
+        for needle, source in (
+            ("found the syntax confusing", "found the *syntax* confusing"),
+            ("Makes a range object", "Makes a range object"),
+        ):
+            tab.evaluate(SELECT_IN_RENDERED, [needle])
+            tab.click("#cite-open")
+            citation = parse_text_form(tab.input_value("#cite-text"))
+            assert citation.chars is not None, tab.input_value("#cite-text")
+            assert resolve(citation, GitRepo(corpus_repo.root)).text == source
+            tab.keyboard.press("Escape")
+    finally:
+        tab.close()
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,59 @@
+"""Titles a reader would pick: no markup, no generic heading many documents share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.api import build
+from indexer.text.titles import document_title, name_title, plain
+from tests.conftest import CorpusRepo
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        ("**withdrawn** Range literals", "withdrawn Range literals"),
+        ("The `foo` option {#foo-option .cls}", "The foo option"),
+        ("[Linked](other.md) and ![an image](x.png)", "Linked and an image"),
+        ("Use :pep:`the style <8>` and ``code``", "Use the style and code"),
+        ("<code>raw</code> HTML", "raw HTML"),
+        ("snake_case_name stays", "snake_case_name stays"),
+        ("Escaped \\*stars\\*", "Escaped *stars*"),
+    ],
+)
+def test_titles_hold_no_markup(title: str, shown: str) -> None:
+    assert plain(title) == shown
+
+
+def test_a_generic_first_heading_gives_way_to_the_metadata() -> None:
+    rfc = "- Feature Name: `const_generics`\n- Start Date: 2017-05-01\n\n# Summary\n\nAllow constants.\n"
+    assert document_title(rfc, "markdown", "text/2000-const-generics.md") == "const_generics"
+
+
+def test_without_metadata_the_file_name_names_it_spelled_as_the_text_spells_it() -> None:
+    rfc = "- Feature Name: N/A\n- Start Date: 2014-03-11\n\n# Summary\n\nThe RFC process: an RFC is a process.\n"
+    assert document_title(rfc, "markdown", "text/0002-rfc-process.md") == "RFC process"
+    assert name_title("docs/guide/README.md") == "Guide"
+    assert document_title("Abstract\n========\n\nWords.\n", "rst", "peps/pep-0999.rst") == "Pep 0999"
+
+
+def test_a_heading_that_names_the_document_is_kept() -> None:
+    assert document_title("# Summary of the budget\n\nText.\n", "markdown", "a/0001-x.md") == "Summary of the budget"
+    assert document_title("PEP: 8\nTitle: Style Guide\n\nAbstract\n========\n", "rst", "pep-0008.rst") == "Style Guide"
+
+
+def test_the_home_page_lists_rfcs_by_their_names(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    files: dict[str, str | bytes | None] = {}
+    for n, name in enumerate(["rfc-process", "const-generics", "async-await"]):
+        files[f"corpus/text/{n:04d}-{name}.md"] = f"- Start Date: 2020-01-0{n + 1}\n\n# Summary\n\nWords of {name}.\n"
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    home = (site / "index.html").read_text(encoding="utf-8") + "".join(
+        p.read_text(encoding="utf-8") for p in site.glob("home/*.html")
+    )
+    for title in ("Rfc process", "Const generics", "Async await"):
+        assert f">{title}</a>" in home, title
+    assert ">Summary</a>" not in home
