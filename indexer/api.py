@@ -82,6 +82,7 @@ def build(
         stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
         summary.site, summary.site_dir = stats.to_json(), str(out_dir)
         summary.warnings.extend(link.message() for link in stats.broken_links)
+        summary.warnings.extend(f"{path}: shown as source only: {why}" for path, why in stats.shown_as_source.items())
         summary.seconds += stats.seconds
     return summary
 

@@ -85,6 +85,8 @@ class SiteStats:
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
     files_linked: int = 0
+    # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
+    shown_as_source: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -94,6 +96,7 @@ class SiteStats:
             "history_reused": self.history_reused,
             "files_linked": self.files_linked,
             "broken_links": [b.to_json() for b in self.broken_links],
+            "shown_as_source": [{"path": p, "reason": r} for p, r in sorted(self.shown_as_source.items())],
             "search_bundles_indexed": self.search_bundles_indexed,
             "search_bundles_reused": self.search_bundles_reused,
             "search_pages_indexed": self.search_pages_indexed,
@@ -115,6 +118,7 @@ class _Manifest:
     changes: dict[str, str] = field(default_factory=dict)  # history pages by path
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
     search_base: list[str] = field(default_factory=list)  # the base search bundle's part folders under pagefind/
+    over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
@@ -130,8 +134,9 @@ class _Manifest:
                 data.get("changes", {}),
                 data.get("diffs", {}),
                 _folders(data.get("search_base", [])),
+                {str(k): str(v) for k, v in dict(data.get("over_budget", {})).items()},
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return cls()
 
     def save(self, site: Path) -> None:
@@ -453,7 +458,7 @@ class _SiteBuilder:
                 self.stats.pages_reused += 1
                 continue
             jobs.append(PageJob(meta, path, self.out / rel))
-        for _records in render_all(ctx, jobs, self.index_path):
+        for _result in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
@@ -474,13 +479,20 @@ class _SiteBuilder:
                 key = base + targets.state(path, _records(kept))
                 if self._reuse(self.old.docs, path, key, rel):
                     self._links_of(path, _records(kept), targets, key)
+                    self._over_budget(path, self.old.over_budget.get(path))
                     self.stats.pages_reused += 1
                     continue
             jobs.append((PageJob(meta, path, self.out / rel, pv), base))
         rendered = render_all(ctx, [job for job, _base in jobs], self.index_path, targets)
-        for (job, base), records in zip(jobs, rendered, strict=True):
+        for (job, base), result in zip(jobs, rendered, strict=True):
+            records = result.records
             self._links_of(job.path, records, targets, base + targets.state(job.path, records))
+            self._over_budget(job.path, result.over_budget)
             self.stats.pages_rendered += 1
+
+    def _over_budget(self, path: str, reason: str | None) -> None:
+        if reason is not None:
+            self.new.over_budget[path] = self.stats.shown_as_source[path] = reason
 
     def _targets(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> SiteTargets:
         """What links can reach: the document pages, and every file under the roots at the built commit."""

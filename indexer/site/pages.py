@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -14,6 +16,7 @@ from markupsafe import Markup
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
+from indexer.site.budget import within_budget
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
 from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
@@ -141,14 +144,17 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
 
 def render_doc_page(
     ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path, links: DocumentLinks | None = None
-) -> None:
-    """The page of a document at the built commit; `links` resolves (and records) its Markdown links."""
+) -> str | None:
+    """The page of a document at the built commit; `links` resolves (and records) its Markdown links.
+
+    Returns why the document is shown as source alone when its rendered view was over budget.
+    """
     rel = doc_page_path(pv.path)
     text, anchors = _text_and_anchors(ctx, meta)
     original = original_file(meta, pv.path)
     root = root_prefix(rel)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
-    rendered, headings = _rendered_view(meta, pv.path, text, links)
+    rendered, headings, over_budget = _rendered_view(meta, pv.path, text, links)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -157,6 +163,7 @@ def render_doc_page(
         path=pv.path,
         source=view,
         rendered=rendered,
+        over_budget=over_budget,
         headings=headings,
         outline=None if rendered else source_outline(meta, pv.path, text),
         toc=table_of_contents(headings, meta.line_count),
@@ -170,22 +177,37 @@ def render_doc_page(
         pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
     )
     ctx.pages.write(target, html)
+    return over_budget
+
+
+View = tuple[Any, list[tuple[int, str, str]]]
 
 
 def _rendered_view(
     meta: VersionMeta, path: str, text: str, links: DocumentLinks | None
-) -> tuple[Any, list[tuple[int, str, str]]]:
-    """The rendered view of a Markdown or reST text document; (None, []) shows the source alone."""
+) -> tuple[Any, list[tuple[int, str, str]], str | None]:
+    """The rendered view of a Markdown or reST text document and its headings, within the budget.
+
+    (None, [], None) shows the source alone; (None, [], reason) shows it because the view was over budget.
+    """
     if meta.source_class != "text":
-        return None, []
+        return None, [], None
     fmt = text_format(path)
+    render: Callable[[], View]
     if fmt == "markdown" and meta.is_markdown:
-        return markdown_view(text, links)
-    if fmt == "rst":
+        render = partial(markdown_view, text, links)
+    elif fmt == "rst":
         from indexer.site.rst_view import rst_view  # docutils loads only for a corpus that has reST
 
-        return rst_view(text)
-    return None, []
+        render = partial(rst_view, text)
+    else:
+        return None, [], None
+    made = within_budget(fmt, path, text, render)
+    if made.value is None:
+        if links is not None:
+            links.records.clear()  # the source view links nowhere
+        return None, [], made.refused
+    return made.value[0], made.value[1], None
 
 
 def source_outline(meta: VersionMeta, path: str, text: str) -> list[tuple[int, int, str]]:
@@ -196,7 +218,7 @@ def source_outline(meta: VersionMeta, path: str, text: str) -> list[tuple[int, i
     """
     if meta.source_class != "text" or text_format(path) != "asciidoc":
         return []
-    headings = asciidoc.outline(text.split("\n"))
+    headings = within_budget("asciidoc", path, text, partial(asciidoc.outline, text.split("\n"))).value or []
     top = min((level for _, level, _ in headings), default=1)
     return [(line, level - top, title) for line, level, title in headings]
 
