@@ -8,9 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from indexer.api import build
+from indexer.cli.main import main
 from indexer.site import budget
+from indexer.text.charsets import git_encoding
 from tests.conftest import CorpusRepo
 
 # -- every renderer runs under a budget ------------------------------------------------------
@@ -62,3 +65,24 @@ def test_a_renderer_that_does_not_end_is_stopped(monkeypatch: pytest.MonkeyPatch
 
     made = budget.within_budget("rst", "corpus/x.rst", "x", endless)
     assert made.value is None and made.refused == "rendering took longer than 0.05 s"
+
+
+# -- .gitattributes: a bytes-to-bytes codec is no text encoding ------------------------------
+
+BYTES_CODECS = ("zlib", "base64", "hex", "bz2", "uu", "quopri", "rot13", "raw_unicode_escape", "hz")
+
+
+@pytest.mark.parametrize("label", BYTES_CODECS)
+def test_a_codec_that_is_not_a_text_encoding_is_an_unreadable_label(label: str) -> None:
+    assert git_encoding(label) is None
+
+
+def test_a_bytes_codec_in_gitattributes_skips_the_file_with_a_message(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({".gitattributes": "*.md encoding=zlib\n", "corpus/a.md": "# A\n\nText.\n"})
+    summary = build(corpus_repo.root, site=False)
+    reasons = {s.path: s.reason for s in summary.skipped}
+    assert "encoding=zlib" in reasons["corpus/a.md"] and "cannot read as text" in reasons["corpus/a.md"]
+    head = corpus_repo.head()
+    result = CliRunner().invoke(main, ["verify", f"corpus/a.md@{head}#L1", "--repo", str(corpus_repo.root)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
