@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +37,10 @@ from indexer.citations.quote import cite_quote
 from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
 from indexer.config import Config, load_config
-from indexer.errors import PinciteError, UsageError
+from indexer.errors import IndexDamaged, PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index
 from indexer.index.search import SearchHit, search
+from indexer.index.store import set_aside_damaged
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
 from indexer.vcs.repo import GitRepo, safe_repo_path
@@ -72,13 +74,38 @@ def build(
     config = config or load_config(git.root, explicit)
     out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
     if out_dir is not None:
-        from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
+        from indexer.site.builder import check_site_target  # Jinja loads only when a site is built
 
         check_site_target(out_dir, git.root, config.roots)
+    target = Path(index_path) if index_path else git.root / config.index_path
+    stages = partial(_build_stages, git, rev, index_path, config, out_dir, progress, retry_skipped)
+    try:
+        return stages()
+    except IndexDamaged as exc:
+        if Path(exc.path) != target:
+            raise
+        # The index is made from the repository alone: a damaged one is set aside and made again.
+        aside = set_aside_damaged(target)
+    summary = stages()
+    summary.warnings.insert(0, f"the index {target} was damaged: kept as {aside.name}, and rebuilt whole")
+    return summary
+
+
+def _build_stages(
+    git: GitRepo,
+    rev: str,
+    index_path: RepoPath | None,
+    config: Config,
+    out_dir: Path | None,
+    progress: Progress | None,
+    retry_skipped: bool,
+) -> BuildSummary:
     summary = build_index(
         git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
     )
     if out_dir is not None:
+        from indexer.site.builder import render_site
+
         stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
         summary.site, summary.site_dir = stats.to_json(), str(out_dir)
         summary.warnings.extend(link.message() for link in stats.broken_links)

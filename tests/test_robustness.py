@@ -5,6 +5,8 @@ Each bound has its regression test here; docs/reliability.md lists them.
 
 from __future__ import annotations
 
+import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,36 @@ def test_a_bytes_codec_in_gitattributes_skips_the_file_with_a_message(corpus_rep
     result = CliRunner().invoke(main, ["verify", f"corpus/a.md@{head}#L1", "--repo", str(corpus_repo.root)])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "Traceback" not in result.output
+
+
+# -- a damaged index is a message, and build makes it again ----------------------------------
+
+
+def _damage_table(index: Path, table: str) -> None:
+    """Overwrite the 4 KB root page of `table` with noise, as a bad disk sector would."""
+    conn = sqlite3.connect(index)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with open(index, "r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(random.Random(7).randbytes(size))
+
+
+def test_a_damaged_index_is_reported_and_rebuilt(corpus_repo: CorpusRepo) -> None:
+    head = corpus_repo.commit({f"corpus/d{n}.md": f"# Doc {n}\n\nRecords are kept {n} years.\n" for n in range(40)})
+    build(corpus_repo.root, site=False)
+    index = corpus_repo.root / ".pincite" / "index.sqlite"
+    _damage_table(index, "path_versions")
+    where = ["--repo", str(corpus_repo.root)]
+    # search fails (exit 4); verify says the citation could not be checked (unresolvable, exit 7), and why.
+    for args, code in ((["search", "records kept"], 4), (["verify", f"corpus/d5.md@{head}#L3"], 7)):
+        result = CliRunner().invoke(main, [*args, *where])
+        assert result.exit_code == code, (args, result.output)
+        assert f"the index {index} is damaged: move it away or delete it; `pincite build` rebuilds it" in result.output
+        assert not isinstance(result.exception, sqlite3.DatabaseError)
+    result = CliRunner().invoke(main, ["build", "--no-site", *where])
+    assert result.exit_code == 0, result.output
+    assert "was damaged: kept as index.sqlite.damaged-" in result.output
+    assert len(list(index.parent.glob("index.sqlite.damaged-*"))) == 1
+    assert CliRunner().invoke(main, ["verify", f"corpus/d5.md@{head}#L3", *where]).exit_code == 0
