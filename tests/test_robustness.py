@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from indexer.api import build
 from indexer.cli.main import main
 from indexer.site import budget
+from indexer.site.render import site_page, url_path
 from indexer.text.charsets import git_encoding
 from tests.conftest import CorpusRepo
 
@@ -121,3 +122,24 @@ def test_a_damaged_index_is_reported_and_rebuilt(corpus_repo: CorpusRepo) -> Non
     assert "was damaged: kept as index.sqlite.damaged-" in result.output
     assert len(list(index.parent.glob("index.sqlite.damaged-*"))) == 1
     assert CliRunner().invoke(main, ["verify", f"corpus/d5.md@{head}#L3", *where]).exit_code == 0
+
+
+# -- a long file name gets a hashed page; every published name fits the file system -----------
+
+
+def test_a_name_of_255_bytes_gets_a_hashed_page_and_the_listing_links_to_it(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    long_md, long_txt = "corpus/" + "a" * 252 + ".md", "corpus/" + "é" * 125 + ".txt"  # 255 and 254 bytes
+    corpus_repo.commit({long_md: "# Long\n\nA long name.\n", long_txt: "text\n", "corpus/short.md": "# Short\n"})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    for path in (long_md, long_txt):
+        rel = site_page("doc", path)
+        assert rel.startswith("doc/~long/") and (site / rel).is_file()
+        assert f'href="{url_path(rel)}"' in (site / "index.html").read_text(encoding="utf-8")
+        assert (site / site_page("changes", path)).is_file()
+    assert (site / "doc/corpus/short.md.html").is_file()
+    for file in site.rglob("*"):
+        assert len(file.name.encode()) <= 255, file
+        assert len(str(file.relative_to(site)).encode()) <= 1100, file

@@ -273,7 +273,8 @@ def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[
         for record in report.records:
             data = record.to_json()
             file = Path(str(data["file"])).relative_to(scratch).as_posix()
-            row: dict[str, Any] = {**data, "file": file, "file_href": f"doc/{url_path(file)}.html#L{data['line']}"}
+            href = f"{url_path(doc_page_path(file))}#L{data['line']}"
+            row: dict[str, Any] = {**data, "file": file, "file_href": href}
             for key, form in (("cited_href", data.get("parsed")), ("now_href", _relocated(data))):
                 row[key] = _version_href(ctx, parse_text_form(str(form))) if form else None
             rows.append(row)

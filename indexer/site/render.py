@@ -81,6 +81,7 @@ def make_environment(folders: Sequence[Path], *, sandboxed: bool = True) -> Envi
     env.filters["urlpath"] = url_path
     env.filters["utc"] = utc_time
     env.filters["breakable"] = breakable_path
+    env.filters["page_href"] = page_href  # {{ path|page_href("changes") }}
     env.filters["identity_token"] = identity_token  # what a citation of an extracted page names
     return env
 
@@ -126,9 +127,36 @@ def history_shard(path: str) -> str:
     return history_name(path)[:2]
 
 
+# File-system limits every published path keeps to: 255 bytes a name (ext4, APFS, NTFS), and a
+# whole path well under PATH_MAX once a site folder is put in front of it.
+MAX_NAME_BYTES = 255
+MAX_PAGE_PATH_BYTES = 1024
+LONG_FOLDER = "~long"
+
+
+def site_page(folder: str, path: str) -> str:
+    """Where the page of repository `path` lives under `folder` (`doc`, `changes`), relative to the root.
+
+    `folder/<path>.html`, unless a name in it would pass the file system's limits (git allows
+    a name of any length): then `folder/~long/<history name>.html`, a hash of the path. The
+    page's script finds a page by the same rule (`sitePage` in pincite.js).
+    """
+    parts = path.split("/")
+    sizes = [len(part.encode("utf-8", "surrogateescape")) for part in parts]
+    sizes[-1] += len(".html")
+    if max(sizes) > MAX_NAME_BYTES or sum(sizes) + len(parts) + len(folder) > MAX_PAGE_PATH_BYTES:
+        return f"{folder}/{LONG_FOLDER}/{history_name(path)}.html"
+    return f"{folder}/{path}.html"
+
+
+def page_href(path: str, folder: str) -> str:
+    """The link to `site_page(folder, path)` from the site's root (a template filter)."""
+    return url_path(site_page(folder, path))
+
+
 def doc_page_path(path: str) -> str:
     """Where a document's page lives in the site, relative to its root."""
-    return f"doc/{path}.html"
+    return site_page("doc", path)
 
 
 def root_prefix(page_path: str) -> str:

@@ -50,6 +50,17 @@ const Pincite = (() => {
     return h.toString(16).padStart(16, "0");
   }
 
+  // indexer.site.render.site_page: where the page of a repository path lives under `folder`.
+  // A name past the file system's 255 bytes (or a path past 1024) becomes the path's hash.
+  function sitePage(folder, path) {
+    const parts = path.split("/");
+    const sizes = parts.map((part) => new TextEncoder().encode(part).length);
+    sizes[sizes.length - 1] += ".html".length;
+    const total = sizes.reduce((a, b) => a + b, 0) + parts.length + folder.length;
+    if (Math.max(...sizes) > 255 || total > 1024) return `${folder}/~long/${historyName(path)}.html`;
+    return `${folder}/${quotePath(path)}.html`;
+  }
+
   // -- selectors -------------------------------------------------------------------------
   function parseSelector(hash) {
     const s = decodeURIComponent((hash || "").replace(/^#/, ""));
@@ -484,7 +495,7 @@ const Pincite = (() => {
   let pagefindModule = null;
 
   async function headDocument(root, path) {
-    const response = await fetch(`${root}doc/${quotePath(path)}.html`, { cache: "no-cache" });
+    const response = await fetch(`${root}${sitePage("doc", path)}`, { cache: "no-cache" });
     if (!response.ok) return null;
     const doc = new DOMParser().parseFromString(await response.text(), "text/html");
     const text = doc.getElementById("src"), info = doc.getElementById("content");
@@ -1021,7 +1032,7 @@ const Pincite = (() => {
     });
   }
 
-  return { start, codePoints, quotePath, encodePath, historyName, parseSelector, relocateLines, decide,
+  return { start, codePoints, quotePath, encodePath, historyName, sitePage, parseSelector, relocateLines, decide,
     changedBy, charShiftBefore, citationStrings, findCitedText, findText, identityMismatch };
 })();
 
