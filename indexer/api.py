@@ -41,6 +41,7 @@ from indexer.errors import IndexDamaged, PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index
 from indexer.index.search import SearchHit, search
 from indexer.index.store import set_aside_damaged
+from indexer.machine import terminated_as_exit
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
 from indexer.vcs.repo import GitRepo, safe_repo_path
@@ -80,7 +81,8 @@ def build(
     target = Path(index_path) if index_path else git.root / config.index_path
     stages = partial(_build_stages, git, rev, index_path, config, out_dir, progress, retry_skipped)
     try:
-        return stages()
+        with terminated_as_exit():  # a CI timeout's SIGTERM removes the build's temporary files on its way out
+            return stages()
     except IndexDamaged as exc:
         if Path(exc.path) != target:
             raise

@@ -5,8 +5,12 @@ Each bound has its regression test here; docs/reliability.md lists them.
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +147,57 @@ def test_a_name_of_255_bytes_gets_a_hashed_page_and_the_listing_links_to_it(
     for file in site.rglob("*"):
         assert len(file.name.encode()) <= 255, file
         assert len(str(file.relative_to(site)).encode()) <= 1100, file
+
+
+# -- a killed build leaves nothing in the repository ------------------------------------------
+
+# Runs a build whose site stage says it has started and then waits to be killed.
+KILLABLE_BUILD = """
+import sys, time
+from indexer.api import build
+from indexer.site import builder
+
+def run_until_killed(self):
+    print("rendering", flush=True)
+    while True:
+        time.sleep(1)
+
+builder._SiteBuilder.run = run_until_killed
+build(sys.argv[1])
+"""
+
+
+def _build_until(corpus_repo: CorpusRepo, sig: signal.Signals) -> int:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLABLE_BUILD, str(corpus_repo.root)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "rendering\n"  # the temporary site folder exists now
+    proc.send_signal(sig)
+    return proc.wait()
+
+
+def test_a_terminated_build_removes_its_temporary_site_and_git_status_stays_clean(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n", ".gitignore": "_site/\n"})
+    assert _build_until(corpus_repo, signal.SIGTERM) == 128 + signal.SIGTERM
+    assert corpus_repo.git("status", "--porcelain", "--untracked-files=all") == ""
+    work = corpus_repo.root / "._site.pincite"
+    assert not list(work.glob("*.tmp*")) and not list(corpus_repo.root.glob("._site.*.tmp*"))
+
+
+def test_a_build_removes_what_a_killed_build_left(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n", ".gitignore": "_site/\n"})
+    # An earlier pincite's leftovers beside the site, of a process that is gone.
+    legacy = corpus_repo.root / "._site.999999999.tmp"
+    (legacy / "doc").mkdir(parents=True)
+    (corpus_repo.root / "._site.999999999.tmp.search").mkdir()
+    (corpus_repo.root / "._site.lock").touch()
+    assert _build_until(corpus_repo, signal.SIGKILL) == -signal.SIGKILL
+    work = corpus_repo.root / "._site.pincite"
+    assert list(work.glob("*.tmp")), "kill -9 runs no cleanup"
+    build(corpus_repo.root)
+    assert not list(work.glob("*.tmp*"))
+    assert not legacy.exists() and not (corpus_repo.root / "._site.lock").exists()
+    assert corpus_repo.git("status", "--porcelain", "--untracked-files=all") == ""
+    assert (corpus_repo.root / "_site" / "index.html").is_file()

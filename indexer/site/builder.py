@@ -14,6 +14,7 @@ what each reused file was rendered from; a page is reused only when that key is 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import shutil
@@ -36,6 +37,7 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
+from indexer.machine import pid_alive, terminated_as_exit
 from indexer.site.changes import (
     Step,
     changes_key,
@@ -66,6 +68,7 @@ from indexer.site.search_bundles import (
     write_bundle_list,
 )
 from indexer.site.vocabulary import ranked, words_file
+from indexer.state import site_work_folder
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -156,7 +159,7 @@ def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, 
     out_dir = out_dir.absolute()
     with writing("the site", out_dir):
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        with _site_lock(out_dir):
+        with _site_lock(out_dir), terminated_as_exit():
             return _render_locked(repo, config, index_path, out_dir, summary)
 
 
@@ -167,16 +170,15 @@ def _site_lock(out_dir: Path) -> Iterator[None]:
         f"{out_dir}: another pincite build is writing this site",
         hint="wait for it to finish, or write this build's site elsewhere with --out",
     )
-    with exclusive_lock(out_dir.with_name(f".{out_dir.name}.lock"), busy):
+    with exclusive_lock(site_work_folder(out_dir) / "lock", busy):
         yield
 
 
 def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
     started = time.monotonic()
     _check_replaceable(out_dir)
-    temp = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.tmp")
-    if temp.exists():
-        shutil.rmtree(temp)
+    _remove_stale(out_dir)
+    temp = site_work_folder(out_dir) / f"{os.getpid()}.tmp"
     temp.mkdir(parents=True)
     try:
         builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary)
@@ -189,7 +191,9 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
             _prune(out_dir / "v", builder.needed_versions, discarded)
         if builder.live_search is not None:
             _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
-        _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
+        # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
+        legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
+        _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -202,6 +206,22 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
         raise
     stats.seconds = time.monotonic() - started
     return stats
+
+
+def _remove_stale(out_dir: Path) -> None:
+    """Remove what killed builds left: their temporary sites (this build holds the lock, so all are stale).
+
+    Earlier versions kept them beside the site as `.<name>.<pid>.tmp` (and `.tmp.search`) and
+    their lock as `.<name>.lock`; those of processes no longer running are removed too.
+    """
+    for stale in site_work_folder(out_dir).glob("*.tmp*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.tmp*"):
+        pid = stale.name[len(out_dir.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        out_dir.with_name(f".{out_dir.name}.lock").unlink()
 
 
 def check_site_target(out_dir: Path, repo_root: Path, roots: tuple[str, ...]) -> None:
@@ -277,7 +297,7 @@ def _discard_folder(out_dir: Path) -> Path:
 
     A folder of its own each time: the removal of an earlier build's may still be running.
     """
-    return Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    return Path(tempfile.mkdtemp(suffix=".old", dir=site_work_folder(out_dir)))
 
 
 def _discard(folders: list[Path]) -> None:

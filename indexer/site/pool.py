@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -105,6 +106,8 @@ def _start_worker() -> None:
     global _WORKER
     assert _PARENT is not None
     ctx, index_path, _targets = _PARENT
+    # The parent turns SIGTERM into its cleanup; a worker just stops (the parent removes its pages).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # SQLite connections and git's pipes must not be shared across a fork: the worker's own.
     _WORKER = dataclasses.replace(ctx, repo=GitRepo(ctx.repo.root), reader=IndexReader(index_path))
 
