@@ -18,6 +18,8 @@ from click.testing import CliRunner
 
 from indexer.api import build
 from indexer.cli.main import main
+from indexer.config import load_config
+from indexer.errors import ConfigError
 from indexer.site import budget
 from indexer.site.render import site_page, url_path
 from indexer.text.charsets import git_encoding
@@ -201,3 +203,49 @@ def test_a_build_removes_what_a_killed_build_left(corpus_repo: CorpusRepo) -> No
     assert not legacy.exists() and not (corpus_repo.root / "._site.lock").exists()
     assert corpus_repo.git("status", "--porcelain", "--untracked-files=all") == ""
     assert (corpus_repo.root / "_site" / "index.html").is_file()
+
+
+# -- settings are checked by kind and bounds, with the setting's name ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("fetch_max_bytes = 1e400", "setting 'fetch_max_bytes' must be a positive number"),
+        ("extract_timeout_seconds = nan", "setting 'extract_timeout_seconds' must be a positive number"),
+        ("extract_timeout_seconds = inf", "setting 'extract_timeout_seconds' must be a positive number"),
+        ("max_file_bytes = 2.5", "setting 'max_file_bytes' must be a whole number"),
+        ("site_search_delta_share = 2", "setting 'site_search_delta_share' is 2, over the most of 1"),
+        ("site_url = \"javascript:alert('x')//\"", "setting 'site_url' = .* is not an http.s. URL"),
+        ('site_url = "https://a.example/\\"onmouseover=x"', "is not an http.s. URL"),
+        ('site_url = "ftp://a.example/"', "is not an http.s. URL"),
+        ('history_start = "--upload-pack=touch x"', "setting 'history_start' = .* is not a revision"),
+        ('site_title = "a\\u0000b"', "setting 'site_title' must be one line"),
+    ],
+)
+def test_a_setting_out_of_bounds_is_refused_by_name(tmp_path: Path, line: str, message: str) -> None:
+    (tmp_path / "pincite.toml").write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(tmp_path)
+
+
+def test_settings_within_bounds_are_taken(tmp_path: Path) -> None:
+    (tmp_path / "pincite.toml").write_text(
+        'site_url = "https://example.org/corpus/"\nmax_file_bytes = 5e6\nextract_timeout_seconds = 0.5\n'
+    )
+    config = load_config(tmp_path)
+    assert (config.site_url, config.max_file_bytes, config.extract_timeout_seconds) == (
+        "https://example.org/corpus/",
+        5_000_000,
+        0.5,
+    )
+    assert isinstance(config.max_file_bytes, int)
+
+
+def test_a_variable_out_of_bounds_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PINCITE_EXTRACT_TIMEOUT_SECONDS", "nan")
+    with pytest.raises(ConfigError, match="extract_timeout_seconds"):
+        load_config(tmp_path)
+    monkeypatch.setenv("PINCITE_EXTRACT_TIMEOUT_SECONDS", "1e400")
+    with pytest.raises(ConfigError, match="extract_timeout_seconds"):
+        load_config(tmp_path)
