@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from indexer.snapshots.store import SnapshotMeta
 
 RepoPath = Path | str
-_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_RANGE = re.compile(r"^([0-9]{1,15})(?:-([0-9]{1,15}))?\Z")  # ASCII digits, never past any document
 
 
 def build(

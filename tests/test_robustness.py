@@ -5,6 +5,7 @@ Each bound has its regression test here; docs/reliability.md lists them.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -19,10 +20,11 @@ from click.testing import CliRunner
 from indexer.api import build
 from indexer.cli.main import main
 from indexer.config import load_config
-from indexer.errors import ConfigError
+from indexer.errors import CitationSyntaxError, ConfigError
 from indexer.site import budget
 from indexer.site.render import site_page, url_path
 from indexer.text.charsets import git_encoding
+from indexer.text.citation import parse_citation
 from tests.conftest import CorpusRepo
 
 # -- every renderer runs under a budget ------------------------------------------------------
@@ -249,3 +251,50 @@ def test_a_variable_out_of_bounds_is_refused_by_name(tmp_path: Path, monkeypatch
     monkeypatch.setenv("PINCITE_EXTRACT_TIMEOUT_SECONDS", "1e400")
     with pytest.raises(ConfigError, match="extract_timeout_seconds"):
         load_config(tmp_path)
+
+
+# -- citations: every string ends in a result or a one-line error -----------------------------
+
+SHA = "c" * 40
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (f"corpus/a.md@{SHA}#L{'9' * 5000}", "has a number of more than 15 digits"),
+        (f"http://[::1/v/{'a' * 40}.html?commit={SHA}&path=corpus/a.md#L1", "not a URL"),
+        (f"corpus/{'p' * 300_000}.md@{SHA}#L1", "the path is 300,010 bytes, longer than the 4,096"),
+        (f"corpus/a.md/.@{SHA}#L1", "did you mean 'corpus/a.md'"),
+        (f"corpus//a.md@{SHA}#L1", "did you mean 'corpus/a.md'"),
+        (f"http://x/v/{'a' * 40}.html?commit={SHA}&path=corpus/./a.md#L1", "did you mean 'corpus/a.md'"),
+        (f"../a.md@{SHA}#L1", "is not a repository path as git writes it"),
+    ],
+)
+def test_a_citation_past_the_grammars_bounds_is_a_syntax_error(text: str, message: str) -> None:
+    with pytest.raises(CitationSyntaxError, match=message):
+        parse_citation(text)
+
+
+def test_pathspec_magic_is_a_path_that_does_not_exist(corpus_repo: CorpusRepo) -> None:
+    head = corpus_repo.commit({"corpus/a.md": "# A\n\nline\n"})
+    result = CliRunner().invoke(main, ["verify", f":(icase)CORPUS/A.MD@{head}#L1", "--repo", str(corpus_repo.root)])
+    assert result.exit_code == 7 and ":(icase)CORPUS/A.MD does not exist" in result.output
+    result = CliRunner().invoke(main, ["verify", f"corpus/*.md@{head}#L1", "--repo", str(corpus_repo.root)])
+    assert result.exit_code == 7 and "does not exist" in result.output
+
+
+def test_check_reports_each_bad_citation_and_checks_the_rest(corpus_repo: CorpusRepo) -> None:
+    head = corpus_repo.commit({"corpus/a.md": "# A\n\nline two\nline three\n"})
+    bad = [
+        f"corpus/a.md@{head}#L{'9' * 5000}",
+        f"corpus/{'p' * 300_000}.md@{head}#L1",
+        f"corpus/a.md/.@{head}#L1",
+        f"http://x/v/{'a' * 40}.html?commit={head}&path=corpus//a.md#L1",
+    ]
+    doc = corpus_repo.root / "notes.md"
+    doc.write_text("\n\n".join([f"See {c}" for c in bad] + [f"Good corpus/a.md@{head}#L3"]) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", str(doc), "--repo", str(corpus_repo.root), "--json"])
+    assert result.exit_code == 7 and not isinstance(result.exception, (ValueError, OSError)), result.output
+    records = json.loads(result.output)["records"]
+    assert [r["verdict"] for r in records][-1] == "verified" and len(records) >= 4
+    assert any("did you mean 'corpus/a.md'" in json.dumps(r) for r in records)
