@@ -298,3 +298,31 @@ def test_check_reports_each_bad_citation_and_checks_the_rest(corpus_repo: Corpus
     records = json.loads(result.output)["records"]
     assert [r["verdict"] for r in records][-1] == "verified" and len(records) >= 4
     assert any("did you mean 'corpus/a.md'" in json.dumps(r) for r in records)
+
+
+# -- a repository's template that asks too much is a template error ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("{% for x in range(10**7) %}{{ x }}{% endfor %}", "home.html:1: OverflowError: Range too big"),
+        ("{{ 'x' * 10**9 }}", "a repetition of 1,000,000,000 items is more than a template may make"),
+        ("{{ 2 ** 100000000 }}", "an exponent of 100000000 is more than a template may use"),
+        ("{{ 1 / 0 }}", "ZeroDivisionError"),
+    ],
+)
+def test_a_template_that_asks_too_much_is_a_site_template_error(
+    corpus_repo: CorpusRepo, tmp_path: Path, expression: str, message: str
+) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/a.md": "# A\n",
+            "pincite.toml": 'template_dir = "templates"\n',
+            "templates/home.html": "{% extends 'base.html' %}{% block content %}" + expression + "{% endblock %}",
+        }
+    )
+    result = CliRunner().invoke(main, ["build", "--repo", str(corpus_repo.root), "--out", str(tmp_path / "site")])
+    assert result.exit_code == ConfigError.exit_code, result.output
+    assert "site template error" in result.output and message in result.output, result.output[:600]
+    assert not isinstance(result.exception, (OverflowError, ArithmeticError, MemoryError))
