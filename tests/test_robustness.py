@@ -8,11 +8,14 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -326,3 +329,52 @@ def test_a_template_that_asks_too_much_is_a_site_template_error(
     assert result.exit_code == ConfigError.exit_code, result.output
     assert "site template error" in result.output and message in result.output, result.output[:600]
     assert not isinstance(result.exception, (OverflowError, ArithmeticError, MemoryError))
+
+
+# -- the MCP server answers a request it cannot read ------------------------------------------
+
+
+def _mcp_answer(proc: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
+    """The server's answer to `request_id`; fails when none comes within a minute (it would hang)."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
+        if not ready:
+            break
+        line = proc.stdout.readline()
+        if not line:
+            break
+        message = json.loads(line)
+        if message.get("id") == request_id:
+            return dict(message)
+    raise AssertionError(f"no answer to request {request_id}")
+
+
+def test_an_mcp_request_with_params_not_an_object_is_answered(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n"})
+    build(corpus_repo.root, site=False)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "indexer.cli.main", "mcp", "--repo", str(corpus_repo.root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdin is not None
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "notadict"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+        ):
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        assert "result" in _mcp_answer(proc, 1)
+        assert _mcp_answer(proc, 2)["error"]["code"] == -32602
+        assert _mcp_answer(proc, 3)["result"]["tools"]  # and the server goes on serving
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
