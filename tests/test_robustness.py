@@ -14,6 +14,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from indexer.config import load_config
 from indexer.errors import CitationSyntaxError, ConfigError
 from indexer.site import budget
 from indexer.site.render import site_page, url_path
+from indexer.site.serve import serve_in_thread
 from indexer.text.charsets import git_encoding
 from indexer.text.citation import parse_citation
 from tests.conftest import CorpusRepo
@@ -378,3 +381,34 @@ def test_an_mcp_request_with_params_not_an_object_is_answered(corpus_repo: Corpu
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
+
+
+# -- serve: files of the site, nothing else ----------------------------------------------------
+
+
+def test_serve_lists_no_folder_and_follows_no_link_out_of_the_site(tmp_path: Path) -> None:
+    site, secret = tmp_path / "site", tmp_path / "secret.txt"
+    secret.write_text("private", encoding="utf-8")
+    (site / "v").mkdir(parents=True)
+    (site / "index.html").write_text("<h1>home</h1>", encoding="utf-8")
+    (site / "v" / "a.html").write_text("page", encoding="utf-8")
+    (site / "docs").mkdir()
+    (site / "docs" / "index.html").write_text("docs home", encoding="utf-8")
+    (site / "leak.txt").symlink_to(secret)
+    (site / "out").symlink_to(tmp_path)
+    server, base = serve_in_thread(site)
+    try:
+
+        def status(path: str) -> int:
+            try:
+                with urllib.request.urlopen(base + path) as response:
+                    return int(response.status)
+            except urllib.error.HTTPError as exc:
+                return exc.code
+
+        assert status("") == 200 and status("v/a.html") == 200 and status("docs/") == 200
+        assert status("v/") == 404  # a folder without index.html is not listed
+        assert status("leak.txt") == 404 and status("out/secret.txt") == 404 and status("out/") == 404
+    finally:
+        server.shutdown()
+        server.server_close()
