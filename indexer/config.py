@@ -77,7 +77,8 @@ class Number(Option):
         kind = "whole number" if self.whole else "number"
         least = f"from {_shown(self.minimum)}" if self.minimum > 0 else "above 0"
         bounds = f"a {kind} {least} to {_shown(self.maximum)}"
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (isinstance(value, float) and not math.isfinite(value)) or value <= 0:
             raise ConfigError(
                 f"{source}: setting {name!r} must be a positive number ({bounds}), not {_quoted(value)}",
                 hint=f"set {name} to {bounds}",
