@@ -29,6 +29,7 @@ import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +46,11 @@ from indexer.citations.recovery import Recoverer, RecoveryAttempt
 from indexer.citations.resolve import Resolved, Resolver, cite_span
 from indexer.citations.verdicts import CheckStatus, Detail, Outcome, QuoteStatus, Severity, VerdictStatus
 from indexer.config import Config, load_config
-from indexer.errors import PinciteError, UsageError
+from indexer.errors import IndexDamaged, PinciteError, UsageError
 from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
 from indexer.index.search import SearchHit, search
+from indexer.index.store import set_aside_damaged
+from indexer.machine import terminated_as_exit
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
 from indexer.vcs.pins import pin_commits
@@ -63,7 +66,7 @@ if TYPE_CHECKING:
     from indexer.snapshots.warc import WarcExport
 
 RepoPath = Path | str
-_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_RANGE = re.compile(r"^([0-9]{1,15})(?:-([0-9]{1,15}))?\Z")  # ASCII digits, never past any document
 
 
 def build(
@@ -87,18 +90,45 @@ def build(
         config = config or load_config(git.root, explicit)
         out_dir = (Path(out) if out else git.root / config.site_dir) if site else None
         if out_dir is not None:
-            from indexer.site.builder import check_site_target, render_site  # Jinja loads only when a site is built
+            from indexer.site.builder import check_site_target  # Jinja loads only when a site is built
 
             check_site_target(out_dir, git.root, config.roots)
-        summary = build_index(
-            git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
-        )
-        if out_dir is not None:
-            stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
-            summary.site, summary.site_dir = stats.to_json(), str(out_dir)
-            summary.warnings.extend(link.message() for link in stats.broken_links)
-            summary.seconds += stats.seconds
+        target = Path(index_path) if index_path else git.root / config.index_path
+        stages = partial(_build_stages, git, rev, index_path, config, out_dir, progress, retry_skipped)
+        try:
+            with terminated_as_exit():  # a CI timeout's SIGTERM removes the build's temporary files on its way out
+                return stages()
+        except IndexDamaged as exc:
+            if Path(exc.path) != target:
+                raise
+            # The index is made from the repository alone: a damaged one is set aside and made again.
+            aside = set_aside_damaged(target)
+        summary = stages()
+        summary.warnings.insert(0, f"the index {target} was damaged: kept as {aside.name}, and rebuilt whole")
         return summary
+
+
+def _build_stages(
+    git: GitRepo,
+    rev: str,
+    index_path: RepoPath | None,
+    config: Config,
+    out_dir: Path | None,
+    progress: Progress | None,
+    retry_skipped: bool,
+) -> BuildSummary:
+    summary = build_index(
+        git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
+    )
+    if out_dir is not None:
+        from indexer.site.builder import render_site
+
+        stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
+        summary.site, summary.site_dir = stats.to_json(), str(out_dir)
+        summary.warnings.extend(link.message() for link in stats.broken_links)
+        summary.warnings.extend(f"{path}: shown as source only: {why}" for path, why in stats.shown_as_source.items())
+        summary.seconds += stats.seconds
+    return summary
 
 
 @dataclass(frozen=True)

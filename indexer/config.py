@@ -3,13 +3,14 @@
 Settings come from `[tool.pincite]` in the repository's `pyproject.toml` or from a
 `pincite.toml` at its root (the latter wins when both exist), then from `PINCITE_<NAME>`
 environment variables (so a CI job can set one per run). Every field of `Config`
-is a setting; its docstring-like comment in `SETTINGS_HELP` is the documentation that
-`docs/configuration.md` is generated from.
+is a setting; its `Option` in `OPTIONS` checks a value by its kind and bounds, and carries
+the help text that `docs/configuration.md` is generated from.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import posixpath
 import re
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from indexer.errors import ConfigError
 
@@ -48,37 +50,223 @@ class Config:
     site_docs_roots: tuple[str, ...] = ()
 
 
-SETTINGS_HELP: dict[str, str] = {
-    "roots": "Folders (relative to the repository root) whose files are indexed; `.` is the whole repository.",
-    "history_start": "First commit (any rev) of the first-parent history to index; empty means the whole history.",
-    "max_file_bytes": "Files larger than this are skipped with a message.",
-    "passage_max_chars": f"Upper bound on a passage's length in code points (at least {MIN_PASSAGE_CHARS}).",
-    "index_path": "Where the SQLite index lives, relative to the repository root.",
-    "site_dir": "Output folder of the static site, relative to the repository root.",
-    "site_url": "Public base URL of the site; permalinks start with it.",
-    "site_title": "Title shown on the site's pages.",
-    "site_publish_index": "Also publish the index file in the site, as `pincite.sqlite` (it is larger than the site).",
-    "site_search_delta_share": "Share of the document pages that may change (be added, edited or removed) after "
-    "the base search bundle was made before a build indexes every page into a new base; until then a build "
-    "indexes only the changed pages, into the delta bundle.",
-    "site_search_part_mb": "Megabytes of document pages one Pagefind run indexes at most: Pagefind holds its "
-    "whole index in memory, some 11–15 bytes per byte of page, so a larger base search bundle is made in parts "
-    "of about this size, one after another, that the browser searches as one (a search downloads a little more).",
-    "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
-    "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
-    "extract_timeout_seconds": "Time limit for extracting one document.",
-    "discovery_indexes": "Other pincite index files searched by the local discovery provider.",
-    "fetch_max_bytes": "Largest response body `pincite snapshot` accepts.",
-    "fetch_timeout_seconds": "Total time limit for one snapshot fetch.",
-    "site_docs_roots": "Folders whose documents are a documentation site's pages (VitePress, MkDocs, Docusaurus): "
-    "there a link starting with `/` starts at the folder, not at the repository's root. Empty: found from "
-    "`.vitepress/config.*` (its parent folder), `mkdocs.yml` (the `docs` folder beside it) and "
-    "`docusaurus.config.*` (its folder) under the roots.",
-    "rst_role_urls": "Where a reStructuredText role's target points when no document of the site is that "
-    "target, as `role=URL pattern` entries: `{target}` is the target as written, `{number}` (or `{number:04d}`, "
-    "zero-padded) its number; e.g. `pep=https://peps.python.org/pep-{number:04d}/` (the default for `pep`; "
-    "`rfc` points at the IETF's RFC pages). `role=` with no URL shows the role's text without a link.",
+class Option:
+    """One kind of setting: how a value from a settings file or the environment is checked (mkdocs' model).
+
+    Each setting of `Config` has one, with its help text; the rule for a kind of value is
+    written once here, and a setting names its bounds rather than being a special case.
+    """
+
+    def __init__(self, help: str) -> None:
+        self.help = help
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        raise NotImplementedError
+
+    def from_env(self, variable: str, raw: str) -> Any:
+        """The value of `PINCITE_<NAME>=raw` before `check` (a string unless the kind says otherwise)."""
+        return raw
+
+
+class Number(Option):
+    """A finite number in [minimum, maximum]; `whole` for a count (bytes, pages, characters)."""
+
+    def __init__(self, help: str, *, minimum: float, maximum: float, whole: bool = False) -> None:
+        super().__init__(help)
+        self.minimum, self.maximum, self.whole = minimum, maximum, whole
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        kind = "whole number" if self.whole else "number"
+        least = f"from {_shown(self.minimum)}" if self.minimum > 0 else "above 0"
+        bounds = f"a {kind} {least} to {_shown(self.maximum)}"
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (isinstance(value, float) and not math.isfinite(value)) or value <= 0:
+            raise ConfigError(
+                f"{source}: setting {name!r} must be a positive number ({bounds}), not {_quoted(value)}",
+                hint=f"set {name} to {bounds}",
+            )
+        if self.whole and value != int(value):
+            raise ConfigError(f"{source}: setting {name!r} must be a whole number, not {value!r}", hint=bounds)
+        if value < self.minimum:
+            raise ConfigError(
+                f"{source}: setting {name!r} is {value}, under the least of {_shown(self.minimum)}",
+                hint=f"set {name} to {_shown(self.minimum)} or more",
+            )
+        if value > self.maximum:
+            raise ConfigError(
+                f"{source}: setting {name!r} is {value}, over the most of {_shown(self.maximum)}",
+                hint=f"set {name} to {_shown(self.maximum)} or less",
+            )
+        return int(value) if self.whole else float(value)
+
+    def from_env(self, variable: str, raw: str) -> Any:
+        try:
+            return int(raw) if self.whole else float(raw)
+        except ValueError as exc:
+            raise ConfigError(
+                f"environment variable {variable}={raw[:100]!r} is not a number", hint=f"set {variable} to a number"
+            ) from exc
+
+
+class Flag(Option):
+    """True or false: a TOML boolean, or (from the environment) true/false, yes/no, on/off, 1/0."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ConfigError(f"{source}: setting {name!r} must be true or false", hint=f"set {name} = true or false")
+
+
+class Text(Option):
+    """A string without control characters; `optional` ones may be left out (None)."""
+
+    def __init__(self, help: str, *, optional: bool = False, max_chars: int = 4096) -> None:
+        super().__init__(help)
+        self.optional, self.max_chars = optional, max_chars
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        if value is None and self.optional:
+            return None
+        if not isinstance(value, str):
+            raise ConfigError(f"{source}: setting {name!r} must be a string", hint=f'set {name} = "..."')
+        if len(value) > self.max_chars or any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+            raise ConfigError(
+                f"{source}: setting {name!r} must be one line of at most {self.max_chars:,} characters "
+                "without control characters",
+                hint=f"correct {name} in the settings",
+            )
+        return value
+
+
+class Revision(Text):
+    """A git revision (a commit, tag or branch name): never one git could read as an option."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        value = super().check(name, value, source)
+        if value is not None and (value.startswith("-") or not value.strip() or any(c.isspace() for c in value)):
+            raise ConfigError(
+                f"{source}: setting {name!r} = {value!r} is not a revision", hint=f"set {name} to a commit or tag"
+            )
+        return value
+
+
+class SiteUrl(Text):
+    """Empty, or an absolute http(s) URL: it starts every permalink a page prints."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        value = super().check(name, value, source)
+        if value:
+            parts = urlsplit(value) if _URL_CHARS.fullmatch(value) else None
+            if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+                raise ConfigError(
+                    f"{source}: setting {name!r} = {value!r} is not an http(s) URL",
+                    hint=f"set {name} to the site's address, e.g. https://example.org/corpus/, or leave it empty",
+                )
+        return value
+
+
+class Strings(Option):
+    """A list of strings (one string is a list of one); from the environment, split at commas or spaces."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and "\0" not in v for v in value):
+            raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
+        return tuple(value)
+
+    def from_env(self, variable: str, raw: str) -> Any:
+        return [item for item in re.split(r"[,\s]+", raw) if item]
+
+
+class Roots(Strings):
+    """Corpus roots: folders relative to the repository root."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        return tuple(_root(v, source) for v in super().check(name, value, source))
+
+
+class RoleUrls(Strings):
+    """`role=URL pattern` entries: the pattern an http(s) URL, or empty for no link."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        entries = super().check(name, value, source)
+        for entry in entries:
+            _role_url_entry(entry, source)
+        return entries
+
+
+OPTIONS: dict[str, Option] = {
+    "roots": Roots("Folders (relative to the repository root) whose files are indexed; `.` is the whole repository."),
+    "history_start": Revision(
+        "First commit (any rev) of the first-parent history to index; empty means the whole history.", optional=True
+    ),
+    "max_file_bytes": Number(
+        "Files larger than this are skipped with a message.", minimum=1, maximum=10**12, whole=True
+    ),
+    "passage_max_chars": Number(
+        f"Upper bound on a passage's length in code points (at least {MIN_PASSAGE_CHARS}).",
+        minimum=MIN_PASSAGE_CHARS,
+        maximum=10**7,
+        whole=True,
+    ),
+    "index_path": Text("Where the SQLite index lives, relative to the repository root."),
+    "site_dir": Text("Output folder of the static site, relative to the repository root."),
+    "site_url": SiteUrl("Public base URL of the site; permalinks start with it."),
+    "site_title": Text("Title shown on the site's pages."),
+    "site_publish_index": Flag(
+        "Also publish the index file in the site, as `pincite.sqlite` (it is larger than the site)."
+    ),
+    "site_search_delta_share": Number(
+        "Share of the document pages that may change (be added, edited or removed) after "
+        "the base search bundle was made before a build indexes every page into a new base; until then a build "
+        "indexes only the changed pages, into the delta bundle.",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    "site_search_part_mb": Number(
+        "Megabytes of document pages one Pagefind run indexes at most: Pagefind holds its "
+        "whole index in memory, some 11–15 bytes per byte of page, so a larger base search bundle is made in parts "
+        "of about this size, one after another, that the browser searches as one (a search downloads a little more).",
+        minimum=0.0,
+        maximum=100_000.0,
+    ),
+    "template_dir": Text("A folder of Jinja2 templates that override the shipped ones.", optional=True),
+    "pdf_max_pages": Number("PDFs with more pages are skipped as oversized.", minimum=1, maximum=10**7, whole=True),
+    "extract_timeout_seconds": Number("Time limit for extracting one document.", minimum=0.0, maximum=86_400.0),
+    "discovery_indexes": Strings("Other pincite index files searched by the local discovery provider."),
+    "fetch_max_bytes": Number(
+        "Largest response body `pincite snapshot` accepts.", minimum=1, maximum=10**12, whole=True
+    ),
+    "fetch_timeout_seconds": Number("Total time limit for one snapshot fetch.", minimum=0.0, maximum=86_400.0),
+    "rst_role_urls": RoleUrls(
+        "Where a reStructuredText role's target points when no document of the site is that "
+        "target, as `role=URL pattern` entries: `{target}` is the target as written, `{number}` (or `{number:04d}`, "
+        "zero-padded) its number; e.g. `pep=https://peps.python.org/pep-{number:04d}/` (the default for `pep`; "
+        "`rfc` points at the IETF's RFC pages). `role=` with no URL shows the role's text without a link."
+    ),
+    "site_docs_roots": Strings(
+        "Folders whose documents are a documentation site's pages (VitePress, MkDocs, Docusaurus): "
+        "there a link starting with `/` starts at the folder, not at the repository's root. Empty: found from "
+        "`.vitepress/config.*` (its parent folder), `mkdocs.yml` (the `docs` folder beside it) and "
+        "`docusaurus.config.*` (its folder) under the roots."
+    ),
 }
+SETTINGS_HELP: dict[str, str] = {name: option.help for name, option in OPTIONS.items()}
+
+# What a URL setting may hold: printable ASCII but for quotes, angle brackets and backslashes.
+_URL_CHARS = re.compile(r"[!#-&(-;=?-\[\]-~]+")
+
+
+def _shown(bound: float) -> str:
+    return f"{int(bound):,}" if float(bound).is_integer() else f"{bound:g}"
+
+
+def _quoted(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # Paths pincite writes to (or loads templates from). A committed settings file must keep them
@@ -131,22 +319,11 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     An empty variable counts as unset, because CI expressions expand to "" when a value is absent.
     """
     values: dict[str, Any] = {}
-    for name, expected, _help in config_fields():
+    for name, option in OPTIONS.items():
         variable = ENV_PREFIX + name.upper()
         raw = environ.get(variable, "").strip()
-        if not raw:
-            continue
-        if isinstance(expected, tuple):
-            values[name] = [item for item in re.split(r"[,\s]+", raw) if item]
-        elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
-            try:
-                values[name] = type(expected)(raw)
-            except ValueError as exc:
-                raise ConfigError(
-                    f"environment variable {variable}={raw!r} is not a number", hint=f"set {variable} to a number"
-                ) from exc
-        else:
-            values[name] = raw
+        if raw:
+            values[name] = option.from_env(variable, raw)
     return values
 
 
@@ -165,52 +342,11 @@ def _coerce(values: dict[str, Any], source: Path) -> Config:
             f"{source}: unknown pincite setting(s): {', '.join(unknown)}",
             hint=f"known settings: {', '.join(known)}",
         )
-    defaults = Config()
-    clean: dict[str, Any] = {}
-    for name, value in values.items():
-        expected = getattr(defaults, name)
-        clean[name] = _coerce_one(name, value, expected, source)
-    return dataclasses.replace(defaults, **clean)
-
-
-def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
-    if isinstance(expected, tuple):
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{source}: setting {name!r} must be a list of strings")
-        if name == "rst_role_urls":
-            for entry in value:
-                _role_url_entry(entry, source)
-        return tuple(_root(v, source) for v in value) if name == "roots" else tuple(value)
-    if isinstance(expected, bool):
-        return _bool(name, value, source)
-    if expected is None or isinstance(expected, str):
-        if value is not None and not isinstance(value, str):
-            raise ConfigError(f"{source}: setting {name!r} must be a string")
-        return value
-    if isinstance(expected, (int, float)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(f"{source}: setting {name!r} must be a positive number")
-        if name == "passage_max_chars" and value < MIN_PASSAGE_CHARS:
-            raise ConfigError(
-                f"{source}: setting 'passage_max_chars' is {value}, under the least of {MIN_PASSAGE_CHARS}",
-                hint=f"set passage_max_chars to {MIN_PASSAGE_CHARS} or more (default {Config.passage_max_chars})",
-            )
-        return type(expected)(value)
-    return value  # pragma: no cover - every field type is handled above
+    clean = {name: OPTIONS[name].check(name, value, source) for name, value in values.items()}
+    return dataclasses.replace(Config(), **clean)
 
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
-
-
-def _bool(name: str, value: Any, source: Path) -> bool:
-    """A true/false setting: a TOML boolean, or (from the environment) true/false, yes/no, on/off, 1/0."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
-        return value.strip().lower() in _TRUE
-    raise ConfigError(f"{source}: setting {name!r} must be true or false", hint=f"set {name} = true or false")
 
 
 def _root(value: str, source: Path) -> str:
@@ -222,6 +358,12 @@ def _root(value: str, source: Path) -> str:
     if root == ".." or root.startswith("../"):
         raise ConfigError(f"{source}: root {value!r} in `roots` leads out of the repository", hint=hint)
     return root
+
+
+def config_fields() -> list[tuple[str, Any, str]]:
+    """(name, default, help) for every setting, in declaration order."""
+    defaults = Config()
+    return [(f.name, getattr(defaults, f.name), SETTINGS_HELP[f.name]) for f in dataclasses.fields(Config)]
 
 
 def _role_url_entry(entry: str, source: Path) -> tuple[str, str]:
@@ -246,9 +388,3 @@ def role_urls(config: Config, defaults: Mapping[str, str]) -> dict[str, str]:
         else:
             patterns.pop(role, None)
     return patterns
-
-
-def config_fields() -> list[tuple[str, Any, str]]:
-    """(name, default, help) for every setting, in declaration order."""
-    defaults = Config()
-    return [(f.name, getattr(defaults, f.name), SETTINGS_HELP[f.name]) for f in dataclasses.fields(Config)]

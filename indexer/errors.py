@@ -77,6 +77,17 @@ class IndexError_(PinciteError):  # noqa: N801 - builtin IndexError is unrelated
     exit_code = 4
 
 
+class IndexDamaged(IndexError_):
+    """SQLite found the index file corrupt (a damaged page): `build` sets it aside and rebuilds."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"the index {path} is damaged: move it away or delete it; `pincite build` rebuilds it",
+            hint="`pincite build` keeps the damaged file beside the new one, named .damaged-<time>",
+        )
+        self.path = path
+
+
 class ExtractionError(PinciteError):
     """Messages start with the path the bytes were read as: `<path>: <reason>`."""
 

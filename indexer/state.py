@@ -10,6 +10,7 @@ from pathlib import Path
 
 STATE_FOLDER = ".pincite"
 IGNORE_ALL = "# pincite's local state (index, caches): rebuilt on demand, never committed\n*\n"
+IGNORE_WORK = "# a pincite build's temporary site folders and lock, beside the site: never committed\n*\n"
 
 
 def make_parent(path: Path) -> None:
@@ -21,9 +22,20 @@ def make_parent(path: Path) -> None:
             break
 
 
-def ensure_ignored(folder: Path) -> None:
+def ensure_ignored(folder: Path, text: str = IGNORE_ALL) -> None:
     """Write `folder/.gitignore` (`*`) unless the folder already has one."""
     marker = folder / ".gitignore"
     if not marker.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        marker.write_text(IGNORE_ALL, encoding="utf-8")
+        marker.write_text(text, encoding="utf-8")
+
+
+def site_work_folder(out_dir: Path) -> Path:
+    """Where a build of the site `out_dir` keeps its lock and temporary folders: `.<name>.pincite/` beside it.
+
+    Beside the site, so that a finished site is renamed into place on the same file system;
+    ignoring itself in git, so that nothing but the site the user chose shows in `git status`.
+    """
+    work = out_dir.with_name(f".{out_dir.name}.pincite")
+    ensure_ignored(work, IGNORE_WORK)
+    return work

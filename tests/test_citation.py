@@ -28,7 +28,8 @@ BLOB = "fedcba9876543210fedcba9876543210fedcba98"
 _path_segment = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\0"), min_size=1, max_size=12
 ).filter(lambda s: s not in (".", ".."))
-paths = st.lists(_path_segment, min_size=1, max_size=4).map("/".join)
+# git writes no "." or ".." part (a citation refuses them: one spelling per document).
+paths = st.lists(_path_segment.filter(lambda part: part not in (".", "..")), min_size=1, max_size=4).map("/".join)
 shas = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
 tokens = st.none() | st.text(alphabet="0123456789abcdef", min_size=8, max_size=64)
 

@@ -463,7 +463,10 @@ def test_the_replaced_site_is_removed_after_the_build_returns(corpus_repo, tmp_p
     deadline = time.monotonic() + 60
     while [p for p in tmp_path.iterdir() if p.name.endswith(".old")] and time.monotonic() < deadline:
         time.sleep(0.05)  # a detached process removes them; the build did not wait for it
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [".site.lock"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [".site.pincite"]
+    while list((tmp_path / ".site.pincite").glob("*.old")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert {p.name for p in (tmp_path / ".site.pincite").iterdir()} == {".gitignore", "lock"}
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_site(corpus_repo, tmp_path: Path) -> None:
@@ -619,7 +622,7 @@ def test_two_builds_do_not_write_one_site_at_once(corpus_repo, tmp_path: Path) -
     corpus_repo.commit({"corpus/a.md": "# A\n"})
     site = tmp_path / "site"
     _build(corpus_repo, site)
-    with open(tmp_path / ".site.lock", "w") as held:
+    with open(tmp_path / ".site.pincite" / "lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         with pytest.raises(UsageError, match="another pincite build is writing this site"):
             build(corpus_repo.root, out=site)

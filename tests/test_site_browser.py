@@ -23,7 +23,7 @@ from indexer.citations.quote import _end_offset
 from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
 from indexer.citations.verdicts import Detail
-from indexer.site.render import history_name, history_shard
+from indexer.site.render import history_name, history_shard, site_page, url_path
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
 from indexer.text.model import LineIndex, Span
@@ -390,6 +390,9 @@ def test_relocation_in_javascript_matches_python(scripts_page: Any) -> None:
         assert tuple(got) == want, (first, last, hunks)
     names = page.evaluate("names => names.map(paths.historyName)", ["corpus/a.md", "中文/🎉 b.md"])
     assert names == [history_name("corpus/a.md"), history_name("中文/🎉 b.md")]
+    paths = ["corpus/a b.md", "corpus/" + "é" * 124 + ".md", "corpus/" + "a" * 251 + ".md", "d/" * 400 + "x.md"]
+    pages = page.evaluate("paths_ => paths_.map(p => paths.sitePage('doc', p))", paths)
+    assert pages == [url_path(site_page("doc", p)) for p in paths]
 
 
 def test_xss_payloads_are_inert(corpus_repo: Any, tmp_path: Path, page: Any) -> None:

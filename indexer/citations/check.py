@@ -21,7 +21,7 @@ from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAtt
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import CITATION_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
-from indexer.errors import UsageError
+from indexer.errors import CitationSyntaxError, UsageError
 from indexer.files import atomic_write_if_unchanged
 from indexer.text.citation import Citation, github_repo, github_url, permalink
 from indexer.text.kinds import is_prose_path
@@ -302,7 +302,10 @@ def _same_repo(found: tuple[str, str] | None, own: tuple[str, str] | None) -> bo
 def _check_one(file: str, found: Found, resolver: Resolver, target: str, recoverer: Recoverer) -> CheckRecord:
     if found.citation is None:
         return CheckRecord(file, found.line, found, None, None)
-    verdict = verify(found.citation, resolver.repo, target, resolver=resolver)
+    try:
+        verdict = verify(found.citation, resolver.repo, target, resolver=resolver)
+    except CitationSyntaxError as exc:  # reported as this citation's problem; the document's others are checked
+        return CheckRecord(file, found.line, replace(found, citation=None, error=exc.message), None, None)
     quote_verdict = None
     if found.quote:
         quote_verdict = check_quote(found.quote, verdict.resolved, resolver, verdict.reason)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.errors import IndexError_, UsageError, output_error, writing
+from indexer.errors import IndexDamaged, IndexError_, UsageError, output_error, writing
 from indexer.extract.base import ExtractedText
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
@@ -215,8 +215,102 @@ def _passage(row: Sequence[Any]) -> Passage:
     return Passage(**dict(zip(_PASSAGE_FIELDS, row, strict=True)))
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None)
+# SQLite's primary result codes for a damaged file (extended codes add bits above the low byte).
+_DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def _damage(exc: sqlite3.DatabaseError, index: str) -> IndexDamaged | None:
+    """IndexDamaged for an error SQLite gives on a corrupt file; None for any other error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return IndexDamaged(index) if code is not None and code & 0xFF in _DAMAGED else None
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose reads report a damaged index as IndexDamaged (rows are read lazily)."""
+
+    index = ""
+
+    def execute(self, *args: Any) -> _Cursor:
+        with _damage_reported(self.index):
+            super().execute(*args)
+        return self
+
+    def executemany(self, *args: Any) -> _Cursor:
+        with _damage_reported(self.index):
+            super().executemany(*args)
+        return self
+
+    def fetchone(self) -> Any:
+        with _damage_reported(self.index):
+            return super().fetchone()
+
+    def fetchall(self) -> list[Any]:
+        with _damage_reported(self.index):
+            return super().fetchall()
+
+    def fetchmany(self, size: int | None = None) -> list[Any]:
+        with _damage_reported(self.index):
+            return super().fetchmany(self.arraysize if size is None else size)
+
+    def __next__(self) -> Any:
+        with _damage_reported(self.index):
+            return super().__next__()
+
+
+class _Connection(sqlite3.Connection):
+    """The index's one connection class: every statement and read goes through `_Cursor`.
+
+    A damaged page can surface in any statement or any row, so the check is made here, at
+    the store's boundary, once, and not around each query.
+    """
+
+    index = ""  # the index file whose damage is reported (the live path, also for a writer's copy)
+
+    def cursor(self, factory: Any = None) -> _Cursor:  # type: ignore[override]
+        made = super().cursor(_Cursor)
+        made.index = self.index
+        return made
+
+    def execute(self, *args: Any) -> _Cursor:
+        return self.cursor().execute(*args)
+
+    def executemany(self, *args: Any) -> _Cursor:
+        return self.cursor().executemany(*args)
+
+    def executescript(self, script: str) -> _Cursor:
+        with _damage_reported(self.index):
+            return super().executescript(script)  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def _damage_reported(index: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        damage = _damage(exc, index)
+        if damage is None:
+            raise
+        raise damage from exc
+
+
+def open_index(target: str, index: Path, **options: Any) -> _Connection:
+    """A connection to `target` (a path or a `file:` URI) that reports damage as IndexDamaged for `index`."""
+    with _damage_reported(str(index)):
+        conn = sqlite3.connect(target, factory=_Connection, **options)
+    assert isinstance(conn, _Connection)
+    conn.index = str(index)
+    return conn
+
+
+def set_aside_damaged(index: Path) -> Path:
+    """Rename a damaged index out of the way (kept, for whoever wants to look at it); its new name."""
+    aside = index.with_name(f"{index.name}.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+    os.replace(index, aside)
+    return aside
+
+
+def _connect(path: Path, index: Path) -> sqlite3.Connection:
+    conn = open_index(str(path), index, isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
@@ -251,7 +345,7 @@ class IndexWriter:
         elif self.temp_path.exists():
             self.temp_path.unlink()
         self.timings["copy_previous"] = time.monotonic() - started
-        self.conn = _connect(self.temp_path)
+        self.conn = _connect(self.temp_path, index_path)
         self.conn.execute("PRAGMA journal_mode = OFF")
         self.conn.execute("PRAGMA synchronous = OFF")
         # The file is private to this build until the rename: no other reader or writer.
@@ -469,9 +563,9 @@ def _schema_of(path: Path) -> int | None:
 def _schema_on(conn: sqlite3.Connection) -> int | None:
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.DatabaseError:
+        return int(row[0]) if row else None
+    except (sqlite3.DatabaseError, ValueError, TypeError):  # a damaged value is no schema
         return None
-    return int(row[0]) if row else None
 
 
 class IndexReader:
@@ -494,7 +588,7 @@ class IndexReader:
                 hint="pass the file `pincite build` wrote (default: .pincite/index.sqlite), or run `pincite build`",
             )
         # One connection both checks the schema and serves the reads (a search opens a reader per call).
-        self.conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True, check_same_thread=False)
+        self.conn = open_index(f"file:{index_path}?mode=ro", index_path, uri=True, check_same_thread=False)
         schema = _schema_on(self.conn)
         if schema != SCHEMA_VERSION:
             self.conn.close()

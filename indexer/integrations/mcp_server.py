@@ -15,7 +15,9 @@ corpus (search -> cite -> draft -> check_answer), as a user message to start fro
 
 A `PinciteError` (a bad argument, an unknown path, a malformed citation) becomes an MCP
 tool error (or resource error) whose text is the message the CLI prints for it; anything
-else is the SDK's generic tool error. Either way the server goes on serving.
+else is the SDK's generic tool error. Either way the server goes on serving. A request the
+SDK cannot read (`"params": "notadict"`) is answered with JSON-RPC's invalid-params or
+invalid-request error, so that its client does not wait for ever.
 
 Every call runs on one worker thread of the server's own, in the order the calls came: the
 event loop stays free to read and answer messages, and the git processes and the SQLite
@@ -37,10 +39,23 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import quote
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, ListResourcesResult, PaginatedRequestParams, Resource, ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    ErrorData,
+    JSONRPCError,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    Resource,
+    ToolAnnotations,
+)
+from pydantic import ValidationError
 
 from indexer import __version__
 from indexer.errors import PinciteError
@@ -100,6 +115,13 @@ class PinciteServer(MCPServer[Any]):
             return await asyncio.wrap_future(self.worker.submit(method, *args, **kwargs))
 
         return call
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop (as `MCPServer.run_stdio_async`), with unreadable requests answered."""
+        async with stdio_server() as (read_stream, write_stream):
+            lowlevel = self._lowlevel_server
+            answered = _UnreadableAnswered(read_stream, write_stream)
+            await lowlevel.run(answered, write_stream, lowlevel.create_initialization_options())
 
     async def _handle_list_resources(self, ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
         try:
@@ -219,6 +241,70 @@ def _cursor_offset(cursor: str | None, commit: str, total: int) -> int:
     if made_at != commit or not isinstance(offset, int) or not 0 <= offset <= total:
         raise MCPError(INVALID_PARAMS, "the cursor is from another build of the index: list resources again")
     return offset
+
+
+class _UnreadableAnswered:
+    """The transport's read stream, where a request the SDK could not read is answered, not dropped.
+
+    The SDK hands the server an exception for a line that is not a valid message and the server
+    logs it; a request among them (it has an id and a method) would never get its answer.
+    """
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self.inner, self.write = inner, write
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)  # `last_context`, read after each message
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self.inner.receive()
+            answer = _answer_unreadable(item) if isinstance(item, ValidationError) else None
+            if answer is None:
+                return item
+            await self.write.send(SessionMessage(answer))
+
+    def __aiter__(self) -> _UnreadableAnswered:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _UnreadableAnswered:
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self.inner.__aexit__(*exc)
+        return result
+
+
+def _answer_unreadable(error: ValidationError) -> JSONRPCError | None:
+    """The JSON-RPC error answering the request `error` could not read; None when it was no request."""
+    for problem in error.errors():
+        message = problem.get("input")
+        if not isinstance(message, dict) or "method" not in message:
+            continue
+        request_id = message.get("id")
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+            return None  # a notification (or an id JSON-RPC does not allow): nothing to answer
+        params = message.get("params")
+        if "params" in message and not isinstance(params, (dict, list)):
+            return JSONRPCError(
+                jsonrpc="2.0",
+                id=request_id,
+                error=ErrorData(code=INVALID_PARAMS, message="params must be an object"),
+            )
+        return JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=ErrorData(code=INVALID_REQUEST, message="not a valid request")
+        )
+    return None
 
 
 def _mime_type(path: str) -> str:

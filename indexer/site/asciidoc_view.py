@@ -122,7 +122,16 @@ class _Converter:
         except (OSError, ValueError):
             self.proc = None  # started again for the next document
             return None
+        except BaseException:
+            self._discard()  # interrupted mid-answer (the render budget's time limit): the stream is out of step
+            raise
         return body if status == "ok" else None
+
+    def _discard(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
 
     def _process(self) -> subprocess.Popen[bytes]:
         if self.proc is None or self.owner != os.getpid() or self.proc.poll() is not None:

@@ -14,6 +14,7 @@ what each reused file was rendered from; a page is reused only when that key is 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import shutil
@@ -36,6 +37,7 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
+from indexer.machine import pid_alive, terminated_as_exit
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.cited_by import CitedBy, collect
@@ -68,6 +70,7 @@ from indexer.site.search_bundles import (
     write_bundle_list,
 )
 from indexer.site.vocabulary import ranked, words_file
+from indexer.state import site_work_folder
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -87,6 +90,8 @@ class SiteStats:
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
     files_linked: int = 0
+    # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
+    shown_as_source: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -96,6 +101,7 @@ class SiteStats:
             "history_reused": self.history_reused,
             "files_linked": self.files_linked,
             "broken_links": [b.to_json() for b in self.broken_links],
+            "shown_as_source": [{"path": p, "reason": r} for p, r in sorted(self.shown_as_source.items())],
             "search_bundles_indexed": self.search_bundles_indexed,
             "search_bundles_reused": self.search_bundles_reused,
             "search_pages_indexed": self.search_pages_indexed,
@@ -117,6 +123,7 @@ class _Manifest:
     changes: dict[str, str] = field(default_factory=dict)  # history pages by path
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
     search_base: list[str] = field(default_factory=list)  # the base search bundle's part folders under pagefind/
+    over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
 
     @classmethod
     def load(cls, site: Path) -> _Manifest:
@@ -132,8 +139,9 @@ class _Manifest:
                 data.get("changes", {}),
                 data.get("diffs", {}),
                 _folders(data.get("search_base", [])),
+                {str(k): str(v) for k, v in dict(data.get("over_budget", {})).items()},
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return cls()
 
     def save(self, site: Path) -> None:
@@ -153,7 +161,7 @@ def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, 
     out_dir = out_dir.absolute()
     with writing("the site", out_dir):
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        with _site_lock(out_dir):
+        with _site_lock(out_dir), terminated_as_exit():
             return _render_locked(repo, config, index_path, out_dir, summary)
 
 
@@ -164,16 +172,15 @@ def _site_lock(out_dir: Path) -> Iterator[None]:
         f"{out_dir}: another pincite build is writing this site",
         hint="wait for it to finish, or write this build's site elsewhere with --out",
     )
-    with exclusive_lock(out_dir.with_name(f".{out_dir.name}.lock"), busy):
+    with exclusive_lock(site_work_folder(out_dir) / "lock", busy):
         yield
 
 
 def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
     started = time.monotonic()
     _check_replaceable(out_dir)
-    temp = out_dir.with_name(f".{out_dir.name}.{os.getpid()}.tmp")
-    if temp.exists():
-        shutil.rmtree(temp)
+    _remove_stale(out_dir)
+    temp = site_work_folder(out_dir) / f"{os.getpid()}.tmp"
     temp.mkdir(parents=True)
     try:
         builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary)
@@ -186,7 +193,9 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
             _prune(out_dir / "v", builder.needed_versions, discarded)
         if builder.live_search is not None:
             _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
-        _discard(sorted(out_dir.parent.glob(f".{out_dir.name}.*.old")))
+        # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
+        legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
+        _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -199,6 +208,22 @@ def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Pat
         raise
     stats.seconds = time.monotonic() - started
     return stats
+
+
+def _remove_stale(out_dir: Path) -> None:
+    """Remove what killed builds left: their temporary sites (this build holds the lock, so all are stale).
+
+    Earlier versions kept them beside the site as `.<name>.<pid>.tmp` (and `.tmp.search`) and
+    their lock as `.<name>.lock`; those of processes no longer running are removed too.
+    """
+    for stale in site_work_folder(out_dir).glob("*.tmp*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.tmp*"):
+        pid = stale.name[len(out_dir.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        out_dir.with_name(f".{out_dir.name}.lock").unlink()
 
 
 def check_site_target(out_dir: Path, repo_root: Path, roots: tuple[str, ...]) -> None:
@@ -274,7 +299,7 @@ def _discard_folder(out_dir: Path) -> Path:
 
     A folder of its own each time: the removal of an earlier build's may still be running.
     """
-    return Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    return Path(tempfile.mkdtemp(suffix=".old", dir=site_work_folder(out_dir)))
 
 
 def _discard(folders: list[Path]) -> None:
@@ -460,7 +485,7 @@ class _SiteBuilder:
                 self.stats.pages_reused += 1
                 continue
             jobs.append(PageJob(meta, path, self.out / rel))
-        for _records in render_all(ctx, jobs, self.index_path):
+        for _result in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
@@ -482,12 +507,15 @@ class _SiteBuilder:
                 key = base + targets.state(path, _records(kept))
                 if self._reuse(self.old.docs, path, key, rel):
                     self._links_of(path, _records(kept), targets, key)
+                    self._over_budget(path, self.old.over_budget.get(path))
                     self.stats.pages_reused += 1
                     continue
             jobs.append((PageJob(meta, path, self.out / rel, pv), base))
         rendered = render_all(ctx, [job for job, _base in jobs], self.index_path, targets)
-        for (job, base), records in zip(jobs, rendered, strict=True):
+        for (job, base), result in zip(jobs, rendered, strict=True):
+            records = result.records
             self._links_of(job.path, records, targets, base + targets.state(job.path, records))
+            self._over_budget(job.path, result.over_budget)
             self.stats.pages_rendered += 1
 
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
@@ -496,6 +524,10 @@ class _SiteBuilder:
         found = collect(self.repo, self.config, self.index_path, head, pages)
         found.write(self.out)
         return found
+
+    def _over_budget(self, path: str, reason: str | None) -> None:
+        if reason is not None:
+            self.new.over_budget[path] = self.stats.shown_as_source[path] = reason
 
     def _targets(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> SiteTargets:
         """What links can reach: the document pages, and every file under the roots at the built commit."""

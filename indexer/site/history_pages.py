@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 from indexer.index.store import PathVersion, VersionMeta
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.pages import PageContext
-from indexer.site.render import doc_page_path, root_prefix, url_path
+from indexer.site.render import doc_page_path, root_prefix, site_page, url_path
 from indexer.vcs.repo import CommitInfo, Hunk
 
 MAX_DIFF_LINES = 5000
@@ -31,7 +31,7 @@ LINE_KINDS = {"+": "add", "-": "del"}  # any other line of a hunk is a note ("\\
 
 
 def changes_page_path(path: str) -> str:
-    return f"changes/{path}.html"
+    return site_page("changes", path)
 
 
 def diff_page_path(old_blob: str, new_blob: str) -> str:

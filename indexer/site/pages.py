@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -14,6 +16,7 @@ from indexer.citations.scan import CITATION_HINT
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
+from indexer.site.budget import within_budget
 from indexer.site.cited_by import CitedBy, citing_link, gutter_marks
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
@@ -153,8 +156,11 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
 
 def render_doc_page(
     ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path, links: DocumentLinks | None = None
-) -> None:
-    """The page of a document at the built commit; `links` resolves (and records) its Markdown links."""
+) -> str | None:
+    """The page of a document at the built commit; `links` resolves (and records) its Markdown links.
+
+    Returns why the document is shown as source alone when its rendered view was over budget.
+    """
     rel = doc_page_path(pv.path)
     text, anchors = _text_and_anchors(ctx, meta)
     original = original_file(meta, pv.path)
@@ -162,7 +168,7 @@ def render_doc_page(
     cited_by = ctx.cited_by.of(pv.path) if ctx.cited_by else []
     marks = gutter_marks(cited_by, root, meta.line_count)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original), marks)
-    rendered, headings = _rendered_view(meta, pv.path, text, links, ctx.config)
+    rendered, headings, over_budget = _rendered_view(meta, pv.path, text, links, ctx.config)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -171,6 +177,7 @@ def render_doc_page(
         path=pv.path,
         source=view,
         rendered=rendered,
+        over_budget=over_budget,
         headings=headings,
         outline=None if rendered else source_outline(meta, pv.path, text),
         toc=table_of_contents(headings, meta.line_count),
@@ -187,27 +194,45 @@ def render_doc_page(
         cited_by_head=ctx.commits[-1].sha,
     )
     ctx.pages.write(target, html)
+    return over_budget
+
+
+View = tuple[Any, list[tuple[int, str, str]]]
 
 
 def _rendered_view(
     meta: VersionMeta, path: str, text: str, links: DocumentLinks | None, config: Config | None = None
-) -> tuple[Any, list[tuple[int, str, str]]]:
-    """The rendered view of a Markdown, reST or AsciiDoc text document; (None, []) shows the source alone."""
+) -> tuple[Any, list[tuple[int, str, str]], str | None]:
+    """The rendered view of a Markdown, reST or AsciiDoc text document and its headings, within the budget.
+
+    (None, [], None) shows the source alone; (None, [], reason) shows it because the view was over budget.
+    """
     if meta.source_class != "text":
-        return None, []
+        return None, [], None
     fmt = text_format(path)
+    render: Callable[[], View]
     if fmt == "markdown" and meta.is_markdown:
-        return markdown_view(text, links)
-    if fmt == "rst":
+        render = partial(markdown_view, text, links)
+    elif fmt == "rst":
         from indexer.config import role_urls
         from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view  # docutils loads only for a corpus with reST
 
-        return rst_view(text, links, role_urls(config or Config(), DEFAULT_ROLE_URLS))
-    if fmt == "asciidoc":
+        render = partial(rst_view, text, links, role_urls(config or Config(), DEFAULT_ROLE_URLS))
+    elif fmt == "asciidoc":
         from indexer.site.asciidoc_view import asciidoc_view  # without Asciidoctor: the source view
 
-        return asciidoc_view(text, links) or (None, [])
-    return None, []
+        render = partial(_asciidoc_or_source, asciidoc_view, text, links)
+    else:
+        return None, [], None
+    made = within_budget(fmt, path, text, render)
+    view, headings = made.value if made.value is not None else (None, [])
+    if view is None and links is not None:
+        links.records.clear()  # the source view links nowhere
+    return view, headings, made.refused
+
+
+def _asciidoc_or_source(view: Any, text: str, links: DocumentLinks | None) -> tuple[Any, list[tuple[int, str, str]]]:
+    return view(text, links) or (None, [])
 
 
 def source_outline(meta: VersionMeta, path: str, text: str) -> list[tuple[int, int, str]]:
@@ -218,7 +243,7 @@ def source_outline(meta: VersionMeta, path: str, text: str) -> list[tuple[int, i
     """
     if meta.source_class != "text" or text_format(path) != "asciidoc":
         return []
-    headings = asciidoc.outline(text.split("\n"))
+    headings = within_budget("asciidoc", path, text, partial(asciidoc.outline, text.split("\n"))).value or []
     top = min((level for _, level, _ in headings), default=1)
     return [(line, level - top, title) for line, level, title in headings]
 
@@ -273,7 +298,8 @@ def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[
         for record in report.records:
             data = record.to_json()
             file = Path(str(data["file"])).relative_to(scratch).as_posix()
-            row: dict[str, Any] = {**data, "file": file, "file_href": f"doc/{url_path(file)}.html#L{data['line']}"}
+            href = f"{url_path(doc_page_path(file))}#L{data['line']}"
+            row: dict[str, Any] = {**data, "file": file, "file_href": href}
             for key, form in (("cited_href", data.get("parsed")), ("now_href", _relocated(data))):
                 row[key] = _version_href(ctx, parse_text_form(str(form))) if form else None
             rows.append(row)

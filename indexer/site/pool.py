@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -36,6 +37,14 @@ Records = list[tuple[str, str]]  # a document page's relative links as written, 
 
 
 @dataclass(frozen=True)
+class PageResult:
+    """What a written page sends back: its relative links, and why it shows source alone (over budget)."""
+
+    records: Records
+    over_budget: str | None = None
+
+
+@dataclass(frozen=True)
 class PageJob:
     """One page to render: a version page (`pv` None) or the document page of `pv`."""
 
@@ -45,22 +54,22 @@ class PageJob:
     pv: PathVersion | None = None
 
 
-def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> Records:
+def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> PageResult:
     """Write one page; a document page's link records (none for a version page)."""
     if job.pv is None:
         render_version_page(ctx, job.meta, job.path, job.target)
-        return []
+        return PageResult([])
     links = None
     if targets is not None and (job.meta.is_markdown or text_format(job.path) in ("rst", "asciidoc")):
         links = DocumentLinks(job.path, targets, ctx.repo.read_blob)
-    render_doc_page(ctx, job.meta, job.pv, job.target, links)
-    return links.records if links else []
+    over_budget = render_doc_page(ctx, job.meta, job.pv, job.target, links)
+    return PageResult(links.records if links else [], over_budget)
 
 
 def render_all(
     ctx: PageContext, jobs: list[PageJob], index_path: Path, targets: SiteTargets | None = None
-) -> Iterator[Records]:
-    """The link records of each job, in order, its page written: in worker processes when it pays.
+) -> Iterator[PageResult]:
+    """What each job's page sent back, in order, its page written: in worker processes when it pays.
 
     `targets` are what document pages' links can reach; `index_path` is where a worker opens the index.
     """
@@ -98,10 +107,12 @@ def _start_worker() -> None:
     global _WORKER
     assert _PARENT is not None
     ctx, index_path, _targets = _PARENT
+    # The parent turns SIGTERM into its cleanup; a worker just stops (the parent removes its pages).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # SQLite connections and git's pipes must not be shared across a fork: the worker's own.
     _WORKER = dataclasses.replace(ctx, repo=GitRepo(ctx.repo.root), reader=IndexReader(index_path))
 
 
-def _render_batch(jobs: list[PageJob]) -> list[Records]:
+def _render_batch(jobs: list[PageJob]) -> list[PageResult]:
     assert _WORKER is not None and _PARENT is not None
     return [render(_WORKER, _PARENT[2], job) for job in jobs]

@@ -22,9 +22,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
+from jinja2.exceptions import SecurityError, TemplateError, TemplateRuntimeError
+from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup, escape
 
@@ -67,7 +70,7 @@ def make_environment(folders: Sequence[Path], *, sandboxed: bool = True) -> Envi
     The shipped templates alone are pincite's own code: the sandbox's check of every attribute
     access is a sixth of a page's rendering, and the site renders a page per version.
     """
-    kind = SandboxedEnvironment if sandboxed else Environment
+    kind = _BoundedSandbox if sandboxed else Environment
     env = kind(
         loader=ChoiceLoader([FileSystemLoader(str(f)) for f in folders]),
         autoescape=select_autoescape(["html", "xml"], default=True, default_for_string=True),
@@ -81,8 +84,61 @@ def make_environment(folders: Sequence[Path], *, sandboxed: bool = True) -> Envi
     env.filters["urlpath"] = url_path
     env.filters["utc"] = utc_time
     env.filters["breakable"] = breakable_path
+    env.filters["page_href"] = page_href  # {{ path|page_href("changes") }}
     env.filters["identity_token"] = identity_token  # what a citation of an extracted page names
     return env
+
+
+# What one expression of a repository's template may make: a string or list this long, a power this large.
+MAX_TEMPLATE_ITEMS = 1_000_000
+MAX_TEMPLATE_EXPONENT = 10_000
+
+
+class _BoundedTemplate(Template):
+    """A repository template: whatever it raises while rendering is a template error naming its line.
+
+    The sandbox refuses what is unsafe with its own errors (`range(10**7)` is an OverflowError,
+    `1/0` a ZeroDivisionError); they are the template's fault, reported as such, never a traceback.
+    """
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        try:
+            return super().render(*args, **kwargs)
+        except TemplateError:
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError) as exc:
+            raise TemplateRuntimeError(f"{_template_line(exc)}{type(exc).__name__}: {exc}") from None
+
+
+def _template_line(exc: BaseException) -> str:
+    """`file:line: ` of the innermost template frame of a traceback (Jinja rewrites them to the template)."""
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.endswith((".html", ".xml", ".txt", ".j2", ".jinja")):
+            where = f"{name}:{tb.tb_lineno}: "
+        tb = tb.tb_next
+    return where
+
+
+class _BoundedSandbox(SandboxedEnvironment):
+    """The sandbox, and a bound on what one `*` or `**` may make: a template cannot fill the memory."""
+
+    template_class = _BoundedTemplate
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, int) and abs(right) > MAX_TEMPLATE_EXPONENT:
+            raise SecurityError(f"an exponent of {right} is more than a template may use ({MAX_TEMPLATE_EXPONENT:,})")
+        if operator == "*":
+            for items, count in ((left, right), (right, left)):
+                made = len(items) * count if isinstance(items, (str, list, tuple)) and isinstance(count, int) else 0
+                if made > MAX_TEMPLATE_ITEMS:
+                    raise SecurityError(
+                        f"a repetition of {made:,} items is more than a template may make ({MAX_TEMPLATE_ITEMS:,})"
+                    )
+        return super().call_binop(context, operator, left, right)
 
 
 def breakable_path(path: str) -> Markup:
@@ -126,9 +182,36 @@ def history_shard(path: str) -> str:
     return history_name(path)[:2]
 
 
+# File-system limits every published path keeps to: 255 bytes a name (ext4, APFS, NTFS), and a
+# whole path well under PATH_MAX once a site folder is put in front of it.
+MAX_NAME_BYTES = 255
+MAX_PAGE_PATH_BYTES = 1024
+LONG_FOLDER = "~long"
+
+
+def site_page(folder: str, path: str) -> str:
+    """Where the page of repository `path` lives under `folder` (`doc`, `changes`), relative to the root.
+
+    `folder/<path>.html`, unless a name in it would pass the file system's limits (git allows
+    a name of any length): then `folder/~long/<history name>.html`, a hash of the path. The
+    page's script finds a page by the same rule (`sitePage` in static/paths.js).
+    """
+    parts = path.split("/")
+    sizes = [len(part.encode("utf-8", "surrogateescape")) for part in parts]
+    sizes[-1] += len(".html")
+    if max(sizes) > MAX_NAME_BYTES or sum(sizes) + len(parts) + len(folder) > MAX_PAGE_PATH_BYTES:
+        return f"{folder}/{LONG_FOLDER}/{history_name(path)}.html"
+    return f"{folder}/{path}.html"
+
+
+def page_href(path: str, folder: str) -> str:
+    """The link to `site_page(folder, path)` from the site's root (a template filter)."""
+    return url_path(site_page(folder, path))
+
+
 def doc_page_path(path: str) -> str:
     """Where a document's page lives in the site, relative to its root."""
-    return f"doc/{path}.html"
+    return site_page("doc", path)
 
 
 def root_prefix(page_path: str) -> str:

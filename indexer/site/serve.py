@@ -2,7 +2,9 @@
 
 The standard library's file server, bound to the loopback address only, with the MIME
 types Pagefind's files need and headers that keep the preview as strict as a good host:
-`nosniff`, so a `.txt` original is never guessed to be HTML.
+`nosniff`, so a `.txt` original is never guessed to be HTML. It serves files of the site and
+nothing else: no folder listings (a folder without `index.html` is 404), and no file a
+symbolic link leads to outside the site folder.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import functools
 import http.server
 import os
 import threading
+from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 
 from indexer.errors import UsageError
 
@@ -34,6 +38,18 @@ MIME_TYPES = {
 
 
 class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
+    def send_head(self) -> Any:
+        path = self.translate_path(self.path)
+        served = os.path.join(path, "index.html") if os.path.isdir(path) else path
+        if not _inside(served, self.directory):
+            self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+            return None
+        return super().send_head()
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        self.send_error(HTTPStatus.NOT_FOUND, "File not found")  # a static host lists no folders
+        return None
+
     def guess_type(self, path: str | os.PathLike[str]) -> str:
         suffix = os.path.splitext(str(path))[1].lower()
         return MIME_TYPES.get(suffix) or super().guess_type(path)
@@ -47,6 +63,12 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
         if getattr(self.server, "quiet", False):
             return
         super().log_message(format, *args)
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether `path`, its symbolic links followed, is a file inside the folder `root`."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real.startswith(top + os.sep) and os.path.isfile(real)
 
 
 def make_server(site_dir: Path, port: int = 8000, *, quiet: bool = False) -> http.server.ThreadingHTTPServer:

@@ -17,7 +17,9 @@ import re
 Block = tuple[int, int, int, str]  # (first line, last line, heading level or 0, heading text), 1-based
 Heading = tuple[int, int, str]  # (line, level 1 to 6, title), 1-based
 
-_TITLE = re.compile(r"^(={1,6})\s+(\S.*?)\s*$")
+# The title ends at its last non-space: `.*\S` finds it in one pass (a lazy `.*?\s*$` tried every
+# position of a long line against the spaces after it, quadratic in the line).
+_TITLE = re.compile(r"^(={1,6})\s+(\S(?:.*\S)?)\s*$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|\|={3,}|--|```.*)\s*$")
 _UNDERLINE = re.compile(r"^([=\-~^+])\1+\s*$")
 _UNDERLINE_LEVEL = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}  # as many `=` as a one-line title has

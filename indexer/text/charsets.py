@@ -53,11 +53,20 @@ def git_encoding(label: str) -> str | None:
     """
     try:
         codec = codecs.lookup(label.strip())
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a label with a NUL in it
         return None
-    probe = "\n\r\t azAZ09#.-"
+    # Bytes-to-bytes codecs (zlib, base64, hex, bz2, uu, quopri) and rot13 are not text
+    # encodings: Python marks them so (`bytes.decode` refuses them the same way).
+    if not getattr(codec, "_is_text_encoding", True):
+        return None
+    # ASCII both ways: `hz` reads `~{` as a shift and `raw_unicode_escape` reads `\u0041` as "A".
+    probe = "\n\r\t azAZ09#.-~{\\u0041\\x41"
     try:
-        ascii_safe = codec.encode(probe)[0] == probe.encode("ascii") and codec.name != "utf-7"
-    except UnicodeError:
+        ascii_safe = (
+            codec.encode(probe)[0] == probe.encode("ascii")
+            and codec.decode(probe.encode("ascii"))[0] == probe
+            and codec.name != "utf-7"
+        )
+    except (UnicodeError, TypeError):
         return None
     return codec.name if ascii_safe else None

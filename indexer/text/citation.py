@@ -15,6 +15,9 @@ whose text its offsets count (docs/design.md#d13) with `;x=TOKEN` after the sele
 is the first 8 hex digits of the SHA-256 of the identity string (`identity_token`; 8 to 64
 lowercase hex digits are read, as a prefix). A citation without one still parses.
 
+PATH is a repository path as git writes it: no empty, `.` or `..` part, no leading or
+trailing `/`, at most 4,096 bytes; a number in a span has at most 15 digits.
+
 COMMIT is the full 40-hex SHA when emitted; parsing accepts 4..40 hex digits and the
 caller resolves abbreviations against the repository. In PATH, the characters
 `%`, `@`, `#`, `()<>[]`, quotes, whitespace, control and format characters are percent-encoded (UTF-8), so
@@ -31,6 +34,7 @@ when the repository's origin is on GitHub, a `blob/<sha>/<path>?plain=1#L12-L18`
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -50,6 +54,10 @@ _TOKEN = re.compile(r"^[0-9a-f]{8,64}\Z")
 _LINES = re.compile(r"^L([0-9]+)(?:-L([0-9]+))?\Z")
 _CHARS = re.compile(r"^c([0-9]+)-([0-9]+)\Z")
 _LINECOL = re.compile(r"^L([0-9]+)C([0-9]+)-L([0-9]+)C([0-9]+)\Z")
+# Bounds that keep every citation cheap to read: a path git could check out (PATH_MAX), and
+# numbers far past any document's size (Python refuses to read ints of over 4,300 digits).
+MAX_PATH_BYTES = 4096
+MAX_NUMBER_DIGITS = 15
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class Citation:
     identity_token: str | None = None
 
     def __post_init__(self) -> None:
+        check_path(self.path)
         if self.identity_token is not None and not _TOKEN.match(self.identity_token):
             raise CitationSyntaxError(
                 f"extractor identity token {self.identity_token!r} is not 8 to 64 lowercase hex digits"
@@ -122,6 +131,39 @@ class Citation:
             "prefix": self.prefix,
             "suffix": self.suffix,
         }
+
+
+def check_path(path: str) -> None:
+    """Refuse a path that is not a repository path as git writes it (one spelling per document)."""
+    size = len(path.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        raise CitationSyntaxError(
+            f"the path is {size:,} bytes, longer than the {MAX_PATH_BYTES:,} a repository path may be"
+        )
+    parts = path.split("/")
+    what = (
+        "a NUL character"
+        if "\0" in path
+        else "'..'"
+        if ".." in parts
+        else "'.'"
+        if "." in parts
+        else "an empty part (a leading, trailing or doubled '/')"
+        if "" in parts
+        else None
+    )
+    if what is not None:
+        canonical = posixpath.normpath(path.replace("\0", "")).lstrip("/")
+        suggestion = "" if canonical in (".", "") or canonical.startswith("..") else f"; did you mean {canonical!r}"
+        if path.startswith("/") and what.startswith("an empty"):
+            raise CitationSyntaxError(f"path {_shortened(path)!r} is absolute: a repository path has no leading '/'")
+        raise CitationSyntaxError(
+            f"path {_shortened(path)!r} is not a repository path as git writes it: {what} is not allowed{suggestion}"
+        )
+
+
+def _shortened(text: str, most: int = 120) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def identity_token(identity: str) -> str:
@@ -186,6 +228,13 @@ def decode_path(encoded: str) -> str:
 
 
 def parse_selector(selector: str, source: str) -> dict[str, tuple[int, ...]]:
+    if len(selector) > 4 * (MAX_NUMBER_DIGITS + 2) or any(
+        len(digits) > MAX_NUMBER_DIGITS for digits in re.findall(r"[0-9]+", selector)
+    ):
+        raise CitationSyntaxError(
+            f"{_shortened(source)!r}: span {_shortened(selector, 40)!r} has a number of more than "
+            f"{MAX_NUMBER_DIGITS} digits, past any document's end",
+        )
     if m := _LINES.match(selector):
         first = int(m.group(1))
         last = int(m.group(2)) if m.group(2) else first
@@ -246,7 +295,10 @@ def permalink(citation: Citation, site_url: str, blob: str) -> str:
 
 def parse_permalink(url: str) -> tuple[Citation, str]:
     """(citation with its blob, site base URL) of a pincite permalink."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:  # an unclosed IPv6 bracket, say
+        raise CitationSyntaxError(f"{_shortened(url)!r}: not a URL ({exc})") from exc
     found = _PERMALINK_PATH.match(parts.path)
     if parts.scheme not in ("http", "https", "file") or not found:
         raise CitationSyntaxError(f"{url!r}: not a pincite permalink (expected .../v/BLOB.html?commit=...&path=...)")

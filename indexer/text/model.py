@@ -65,10 +65,10 @@ def _decode_declared(data: bytes, path: str, encoding: str) -> str:
             )
     try:
         text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
+    except UnicodeError as exc:  # a stateful codec may raise the base class, without a position
+        start = getattr(exc, "start", 0)
         raise ExtractionError(
-            f"{path}: not valid {encoding} as declared in .gitattributes "
-            f"(byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
+            f"{path}: not valid {encoding} as declared in .gitattributes (byte {start}: {data[start : start + 1]!r})",
             hint="correct the `encoding` attribute for this path, or re-save the file in the declared encoding",
         ) from exc
     return text[1:] if text.startswith(BOM) else text

@@ -544,7 +544,8 @@ class GitRepo:
             answers.close()
 
     def blob_at(self, commit: str, path: str) -> TreeEntry | None:
-        out = self.run("ls-tree", "-z", "--full-tree", commit, "--", path)
+        # A cited path is a path, never a pathspec: `:(icase)X` or `*.md` must not match other files.
+        out = self.run(*_literal(True), "ls-tree", "-z", "--full-tree", commit, "--", path)
         for record in out.split(b"\0"):
             if not record:
                 continue

@@ -35,3 +35,16 @@ export function historyName(path) {
   }
   return h.toString(16).padStart(16, "0");
 }
+
+/**
+ * Where the page of a repository path lives under `folder` (indexer.site.render.site_page): a name
+ * past the file system's 255 bytes, or a path past 1024, becomes the path's hash.
+ */
+export function sitePage(folder, path) {
+  const parts = path.split("/");
+  const sizes = parts.map((part) => new TextEncoder().encode(part).length);
+  sizes[sizes.length - 1] += ".html".length;
+  const total = sizes.reduce((a, b) => a + b, 0) + parts.length + folder.length;
+  if (Math.max(...sizes) > 255 || total > 1024) return `${folder}/~long/${historyName(path)}.html`;
+  return `${folder}/${quotePath(path)}.html`;
+}

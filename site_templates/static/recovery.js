@@ -2,7 +2,7 @@
 // cited text is searched, exactly after normalization (quote.js), in the built commit's text of
 // the path (its document page holds it) and in the other documents Pagefind names as holding its
 // words. Only exact places are reported: a fuzzy match is never shown as where the text went.
-import { quotePath } from "./paths.js";
+import { sitePage } from "./paths.js";
 import { normalizeQuote, quotePlaces, searchWords } from "./quote.js";
 import { load as loadIndex } from "./search-index.js";
 import { spanSelector } from "./selectors.js";
@@ -12,7 +12,7 @@ const MAX_CANDIDATES = 12;
 
 // The text and blob of `path`'s document page at the site's built commit, or null.
 async function headDocument(root, path) {
-  const response = await fetch(`${root}doc/${quotePath(path)}.html`, { cache: "no-cache" });
+  const response = await fetch(`${root}${sitePage("doc", path)}`, { cache: "no-cache" });
   if (!response.ok) return null;
   const doc = new DOMParser().parseFromString(await response.text(), "text/html");
   const text = doc.getElementById("src"), info = doc.getElementById("content");

@@ -1,0 +1,82 @@
+"""The budget every view of a document runs under (docs/design.md#d17): size, nesting and time.
+
+One committed file must not hang or crash the site build. Before a document is rendered, its
+size is checked against the renderer's cap and, for Markdown, its nesting is measured from the
+parser's events (pulldown-cmark is linear; the sanitizer's HTML tree builder is not, on deep
+nesting); then the renderer runs under a time limit, in the main thread a real-time alarm that
+stops pure-Python work (docutils, Pygments, the AsciiDoc outline) where it stands. A document
+over budget gets no rendered view: its page shows the source and says why, and the build
+summary lists it. The limits are fixed, so every build of a commit decides alike (short of
+the time limit, which is generous and only meant to stop the pathological).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import pyromark
+
+from indexer.errors import ExtractionError
+from indexer.extract.base import time_limit
+from indexer.site.markdown import _OPTIONS  # the options the Markdown view parses with
+
+# A rendered view (Markdown, reST) of more text than this is not made: the source view shows it.
+MAX_RENDER_BYTES = 1_000_000
+# The AsciiDoc outline is a line scan: it may read more.
+MAX_OUTLINE_BYTES = 5_000_000
+# Nested blocks and inline elements; a real document rarely passes 15.
+MAX_NESTING = 100
+# One document's rendering, end to end.
+RENDER_SECONDS = 20.0
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Budgeted(Generic[T]):
+    """What a renderer gave within the budget (`value`), or why it gave nothing (`refused`)."""
+
+    value: T | None
+    refused: str | None = None
+
+
+def markdown_nesting(text: str) -> int:
+    """The deepest nesting of the Markdown's blocks and inline elements, from pulldown-cmark's events."""
+    depth = deepest = 0
+    for event in pyromark.events(text, options=_OPTIONS):
+        if isinstance(event, dict):
+            if "Start" in event:
+                depth += 1
+                deepest = max(deepest, depth)
+            elif "End" in event:
+                depth -= 1
+    return deepest
+
+
+def refusal(fmt: str, text: str) -> str | None:
+    """Why `text` in format `fmt` gets no rendered view; None when it is within the budget."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    cap = MAX_OUTLINE_BYTES if fmt == "asciidoc" else MAX_RENDER_BYTES
+    if size > cap:
+        return f"{size:,} bytes is more than the {cap:,} a {fmt} view renders"
+    if fmt == "markdown":
+        nesting = markdown_nesting(text)
+        if nesting > MAX_NESTING:
+            return f"nested {nesting:,} deep, more than the {MAX_NESTING} a markdown view renders"
+    return None
+
+
+def within_budget(fmt: str, path: str, text: str, render: Callable[[], T]) -> Budgeted[T]:
+    """`render()` when `text` is within the budget and it finishes in time; otherwise the reason."""
+    reason = refusal(fmt, text)
+    if reason is not None:
+        return Budgeted(None, reason)
+    try:
+        with time_limit(RENDER_SECONDS, path):
+            return Budgeted(render())
+    except ExtractionError:
+        return Budgeted(None, f"rendering took longer than {RENDER_SECONDS:g} s")
+    except RecursionError:
+        return Budgeted(None, "nested too deep to render")
