@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -77,3 +78,17 @@ def test_the_schema_check_can_fail() -> None:
 def test_json_and_another_format_at_once_is_a_usage_error(memo_in_a_subfolder: CorpusRepo) -> None:
     code, output = check("--json", "--format", "github", "notes/memo.md")
     assert code == 2 and "--json and --format github are two output formats" in output
+
+
+def test_report_writes_the_json_beside_the_annotations(memo_in_a_subfolder: CorpusRepo, tmp_path: Path) -> None:
+    report = tmp_path / "check.json"
+    code, output = check("--format", "github", "--report", str(report), "notes/memo.md")
+    assert code == 7 and output.startswith("::error file=docs/notes/memo.md,line=4,")
+    written = json.loads(report.read_text())
+    _code, printed = check("--json", "notes/memo.md")
+    assert written["records"] == json.loads(printed)["records"]
+    assert [r["quote_verdict"] for r in written["records"]] == ["matched", "failed", "wrong_ref", "matched"]
+    assert written["summary"]["citations"] == 4
+    text_report = tmp_path / "text.json"
+    code, output = check("--report", str(text_report), "notes/memo.md")  # records streamed as text, kept too
+    assert "4 citation(s)" in output and json.loads(text_report.read_text())["records"] == written["records"]

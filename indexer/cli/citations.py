@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from indexer import api
 from indexer.api import CheckRecord, CheckReport, Detail, Severity
-from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option
+from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option, report_option, write_json
 from indexer.errors import CheckFailed, UsageError
 from indexer.integrations.code_scanning import github_annotations, repository_root, sarif_log
 
@@ -184,6 +186,7 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
 @site_url_option
 @repo_option
 @json_option
+@report_option
 def check_command(
     paths: tuple[Path, ...],
     against: str,
@@ -196,6 +199,7 @@ def check_command(
     site_url: str | None,
     repo: Path,
     as_json: bool,
+    report_file: Path | None,
 ) -> None:
     """Check every citation in the Markdown and text documents at PATHS.
 
@@ -204,6 +208,7 @@ def check_command(
       pincite check docs/ README.md
       pincite check --format github docs/        (in CI)
       pincite check --format sarif docs/ > pincite.sarif
+      pincite check --format github --report check.json docs/
       pincite check --fix docs/report.md         (re-pin verified citations to HEAD)
       pincite check --fix --accept-moved --recovery-log audit.jsonl docs/
 
@@ -222,6 +227,9 @@ def check_command(
     # summary, written last, needs them all).
     stream = JsonRecordStream() if as_json else None
     on_record = (lambda r: stream(r.to_json())) if stream else (_print_record if fmt == "text" else None)
+    kept: list[dict[str, Any]] = []
+    if report_file is not None and on_record is not None:
+        on_record = _also_kept(on_record, kept)
     report = api.check(
         list(paths),
         repo,
@@ -233,6 +241,12 @@ def check_command(
         on_record=on_record,
     )
     pinned = list(api.pin(repo=repo, commits=sorted(report.cited_commits)).created) if pin else []
+    if report_file is not None:
+        records = kept or [r.to_json() for r in report.records]
+        write_json(
+            report_file,
+            {"records": records, "target_commit": report.target_commit, **report.tail_json(), "pinned": pinned},
+        )
     if stream:
         stream.close({"target_commit": report.target_commit, **report.tail_json(), "pinned": pinned})
     elif fmt == "github":
@@ -243,6 +257,16 @@ def check_command(
         _print_report(report, pinned)
     if report.failed(strict):
         sys.exit(CheckFailed.exit_code)
+
+
+def _also_kept(sink: Callable[[CheckRecord], None], kept: list[dict[str, Any]]) -> Callable[[CheckRecord], None]:
+    """`sink`, which also keeps each record's JSON (for --report while the records stream)."""
+
+    def both(record: CheckRecord) -> None:
+        kept.append(record.to_json())
+        sink(record)
+
+    return both
 
 
 def _print_record(record: CheckRecord) -> None:

@@ -29,8 +29,23 @@ index_option = click.option(
 )
 
 
+report_option = click.option(
+    "--report",
+    "report_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write the whole report as JSON (what --json prints) to this file, whatever the output "
+    "format: annotations and a script's figures from one run.",
+)
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def write_json(path: Path, data: Any) -> None:
+    """`data` as `emit_json` prints it, into the file `path` (replaced whole)."""
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 class JsonRecordStream:

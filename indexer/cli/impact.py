@@ -10,7 +10,7 @@ import click
 
 from indexer import api
 from indexer.api import ImpactRecord, ImpactReport
-from indexer.cli.common import emit_json, json_option, repo_option
+from indexer.cli.common import emit_json, json_option, repo_option, report_option, write_json
 from indexer.errors import CheckFailed
 from indexer.integrations.annotations import describe, impact_annotations, impact_summary
 from indexer.integrations.code_scanning import repository_root
@@ -32,8 +32,16 @@ from indexer.integrations.code_scanning import repository_root
 @click.option("--strict", is_flag=True, help="Fail on citations the change moves to another file too.")
 @repo_option
 @json_option
+@report_option
 def impact_command(
-    paths: tuple[Path, ...], base: str, head: str, fmt: str, strict: bool, repo: Path, as_json: bool
+    paths: tuple[Path, ...],
+    base: str,
+    head: str,
+    fmt: str,
+    strict: bool,
+    repo: Path,
+    as_json: bool,
+    report_file: Path | None,
 ) -> None:
     """Report every citation whose verdict the change --base...--head alters.
 
@@ -42,6 +50,7 @@ def impact_command(
       pincite impact --base origin/main
       pincite impact --base origin/main --format github docs/
       pincite impact --base v1.2 --head my-branch --json
+      pincite impact --base origin/main --format github --report impact.json
 
     Reads the citations of the documents committed at --head (PATHS, files or folders, default:
     the whole tree) and judges each at the start of the change (the merge base of --base and
@@ -51,6 +60,8 @@ def impact_command(
     """
     root = repository_root(repo)
     report = api.impact(base, repo, head=head, paths=[_repo_path(p, root) for p in paths])
+    if report_file is not None:
+        write_json(report_file, report.to_json())
     if as_json:
         emit_json(report.to_json())
     elif fmt == "github":
