@@ -29,6 +29,8 @@ MIN_PASSAGE_CHARS = 100
 
 @dataclass(frozen=True)
 class Config:
+    """Every setting of a repository, typed, at its default unless the settings files or PINCITE_* say otherwise."""
+
     roots: tuple[str, ...] = ("corpus", "snapshots")
     history_start: str | None = None
     max_file_bytes: int = 20_000_000

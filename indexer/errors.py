@@ -43,23 +43,29 @@ class PinciteError(Exception):
 
 
 class UsageError(PinciteError):
+    """A mistake in what the user asked for: an option, an argument, a path (exit 2)."""
+
     exit_code = 2
 
 
 class CitationSyntaxError(UsageError):
-    pass
+    """A citation (text form, permalink or GitHub URL) that does not parse; the message quotes it."""
 
 
 class ConfigError(PinciteError):
+    """A setting that cannot be used: its name, where it was read and why (exit 2)."""
+
     exit_code = 2
 
 
 class RepositoryError(PinciteError):
+    """The git repository cannot answer: not a repository, a bare one, a missing object (exit 3)."""
+
     exit_code = 3
 
 
 class UnknownRevision(RepositoryError):
-    pass
+    """A commit, branch or tag that the repository does not have."""
 
 
 SHALLOW_HINT = (
@@ -69,11 +75,15 @@ SHALLOW_HINT = (
 
 
 class ShallowHistoryError(RepositoryError):
+    """The history pincite needs is cut off by a shallow clone; the hint says how to fetch it."""
+
     def __init__(self, message: str) -> None:
         super().__init__(message, hint=SHALLOW_HINT)
 
 
 class IndexError_(PinciteError):  # noqa: N801 - builtin IndexError is unrelated
+    """The index file is missing, not an index, of another schema or unusable (exit 4)."""
+
     exit_code = 4
 
 
@@ -108,18 +118,24 @@ class BinaryFileError(ExtractionError):
 
 
 class FetchError(PinciteError):
+    """A snapshot fetch that failed: network, status, size, time or content type (exit 6)."""
+
     exit_code = 6
 
 
 class GuardRefusal(FetchError):
-    pass
+    """A URL the network guard refuses (a private address, a redirect, another scheme)."""
 
 
 class CheckFailed(PinciteError):
+    """A check or verify that found citations failing (exit 7); the report says which."""
+
     exit_code = 7
 
 
 class OutputError(PinciteError):
+    """An output that cannot be written: no space, no permission, a read-only folder (exit 8)."""
+
     exit_code = 8
 
 

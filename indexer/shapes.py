@@ -30,11 +30,15 @@ def view(data: Mapping[str, Any], shape: type[Shape]) -> Shape:
 
 # -- git ----------------------------------------------------------------------------------
 class HunkOut(TypedDict):
+    """A hunk of git's zero-context diff: old start and count, new start and count."""
+
     header: str
     lines: list[str]
 
 
 class CommitJson(TypedDict):
+    """A commit: SHA, time and subject."""
+
     commit: str
     subject: str
     time: int
@@ -42,6 +46,8 @@ class CommitJson(TypedDict):
 
 # -- a span of a document, resolved -----------------------------------------------------
 class PinnedText(TypedDict):
+    """A span of a document at a commit and exactly its text."""
+
     # The fields every place in the corpus carries: the citation and exactly the text it pins.
     citation: str
     text: str
@@ -60,6 +66,8 @@ class CitedText(PinnedText):
 
 
 class ResolvedJson(PinnedText):
+    """A resolved citation: the pinned text with its source class and extractor identity."""
+
     # citations.resolve.Resolved
     source_class: str
     identity: str
@@ -67,6 +75,8 @@ class ResolvedJson(PinnedText):
 
 
 class CitedJson(ResolvedJson):
+    """A new citation in every form (the permalink, GitHub URL, SWHID beside the text form)."""
+
     # api.Cited: a new citation in every form
     permalink: str | None
     github_url: str | None
@@ -75,6 +85,8 @@ class CitedJson(ResolvedJson):
 
 # -- snapshots ----------------------------------------------------------------------------
 class Snapshot(TypedDict):
+    """A committed snapshot's metadata: the URL, when it was fetched, status and type."""
+
     url: str
     final_url: str
     fetched_at: str
@@ -84,6 +96,8 @@ class Snapshot(TypedDict):
 
 
 class SnapshotJson(Snapshot):
+    """A snapshot's metadata as its `.meta.json` records it."""
+
     # snapshots.store.SnapshotMeta, as stored beside the page (the `.meta.json` file)
     charset: str | None
     size: int
@@ -96,6 +110,8 @@ class SnapshotJson(Snapshot):
 
 
 class ResolvedTextJson(ResolvedJson):
+    """The text a citation pins, with the lines around it."""
+
     # api.ResolvedText
     before: str
     after: str
@@ -104,6 +120,8 @@ class ResolvedTextJson(ResolvedJson):
 
 # -- verdicts and quote search ----------------------------------------------------------
 class VerdictJson(TypedDict):
+    """A verdict against a target commit: status, reason, relocation, hunks and the changing commit."""
+
     # citations.drift.Verdict
     citation: str
     status: str
@@ -119,6 +137,8 @@ class VerdictJson(TypedDict):
 
 
 class NearOut(TypedDict):
+    """A near match of a quote: a suggestion with its similarity, never a verified citation."""
+
     citation: str
     text: str
     path: str
@@ -129,12 +149,16 @@ class NearOut(TypedDict):
 
 
 class NearMatchJson(NearOut):
+    """A near match with the passage it was found in."""
+
     # citations.history.NearMatch: a suggestion, never a verified citation
     span: list[int]
     exact: bool
 
 
 class LastSeenOut(TypedDict):
+    """The last commit a quote stood at its cited path, and the commit that removed or changed it."""
+
     path: str
     last_commit: str
     removed_by: str
@@ -145,11 +169,15 @@ class LastSeenOut(TypedDict):
 
 
 class LastSeenJson(LastSeenOut):
+    """Where a quote was last seen, with the hunks that touched it."""
+
     # citations.history.LastSeen
     message: str
 
 
 class QuoteSearchJson(TypedDict):
+    """What a quote search found: exact places, near matches, and where it was last seen."""
+
     # citations.history.QuoteSearch
     quote: str
     target: str
@@ -160,6 +188,8 @@ class QuoteSearchJson(TypedDict):
 
 # -- builds -------------------------------------------------------------------------------
 class BuildResult(TypedDict):
+    """What a build did, in the agent's words."""
+
     commit: str
     commits: int
     documents: int
@@ -172,6 +202,8 @@ class BuildResult(TypedDict):
 
 
 class BuildSummaryJson(BuildResult):
+    """What a build did: commit, counts, skipped files, warnings, the index and site."""
+
     # index.build.BuildSummary
     extracted: int
     reused: int

@@ -70,14 +70,14 @@ def rendered_text(page: str) -> str | None:
     return html.unescape(re.sub(r"<[^>]+>", " ", shown))
 
 
-def measure(repo: Path, roots: tuple[str, ...]) -> dict[str, Any]:
+def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None) -> dict[str, Any]:
     from indexer.api import build
     from indexer.config import Config
 
     with tempfile.TemporaryDirectory(prefix="fidelity-") as scratch:
         site = Path(scratch) / "site"
         index = Path(scratch) / "index.sqlite"
-        summary = build(repo, out=site, index_path=index, config=Config(roots=roots))
+        summary = build(repo, out=site, index_path=index, config=Config(roots=roots, history_start=history_start))
         titles: Counter[str] = Counter()
         missing: dict[str, list[str]] = {}
         raw: Counter[str] = Counter()
@@ -192,6 +192,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--roots", default=".", help="the clone's roots, comma-separated")
     parser.add_argument("--synthetic", choices=sorted(SYNTHETIC), action="append", default=[])
     parser.add_argument("--documents", type=int, default=60, help="documents per synthetic corpus")
+    parser.add_argument("--history-start", default=None, help="index a clone from this commit (HEAD: HEAD only)")
 
 
 def run(args: argparse.Namespace) -> Result:
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> Result:
             repo = synthetic_repo(kind, Path(folder), args.documents)
             results[f"synthetic:{kind}"] = measure(repo, (".",))
         for repo in args.repo:
-            results[str(repo)] = measure(repo, tuple(args.roots.split(",")))
+            results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start)
     rows = [
         "| corpus | documents | rendered | words missing | raw markup | titles shared by > 1% | links ok / broken |",
         "|---|---|---|---|---|---|---|",

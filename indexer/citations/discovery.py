@@ -110,6 +110,8 @@ class DiscoveryProvider(Protocol):
 
 @dataclass(frozen=True)
 class ProviderFailure:
+    """A discovery provider that could not answer, and why (the others still did)."""
+
     provider: str
     message: str
 
@@ -119,6 +121,8 @@ class ProviderFailure:
 
 @dataclass(frozen=True)
 class DiscoveryResult:
+    """What the discovery providers suggest as a quote's source, and the providers that failed."""
+
     candidates: tuple[Candidate, ...] = ()
     failures: tuple[ProviderFailure, ...] = ()
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ExtractedText:
+    """A blob's text as one extractor identity reads it: what citations count code points in."""
+
     text: str
     source_class: str  # "text", "extracted" or "snapshot"
     identity: str
@@ -73,6 +75,8 @@ class Limits:
 
 
 class Extractor(Protocol):
+    """What every extractor declares: its name, the file names it takes, its source class and identity."""
+
     name: str
     extensions: tuple[str, ...]
     source_class: str
@@ -91,6 +95,8 @@ class _Expired(BaseException):
 
 @dataclass(frozen=True)
 class Deadline:
+    """The time one extraction may take; `check()` raises once it has passed."""
+
     path: str
     seconds: float
     at: float

@@ -174,6 +174,8 @@ def _is_utf8_beyond_ascii(data: bytes) -> bool:
 
 
 class HtmlExtractor:
+    """HTML pages and snapshots: the readable article's text, by readability-lxml (the html extra)."""
+
     name = "html"
     extensions: tuple[str, ...] = HTML_EXTENSIONS
     source_class = "extracted"

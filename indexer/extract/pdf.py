@@ -88,6 +88,8 @@ def join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
 
 
 class PdfExtractor:
+    """PDF files: each page's text by pypdf (the pdf extra), pages parted by a form feed line."""
+
     name = "pdf"
     extensions: tuple[str, ...] = PDF_EXTENSIONS
     source_class = "extracted"

@@ -17,6 +17,8 @@ ENCODING_MARK = ";encoding="
 
 
 class TextExtractor:
+    """Every other file: its bytes decoded by the text policy are its text, cited as they stand."""
+
     name = "text"
     extensions: tuple[str, ...] = ()  # the fallback: chosen when no other extractor claims the name
     source_class = "text"

@@ -77,6 +77,8 @@ def _repo_root(directory: Path) -> Path | None:
 
 @dataclass(frozen=True)
 class InitResult:
+    """What `pincite init` did for `git diff`: the attribute lines it added and the textconv command set."""
+
     attributes_file: Path
     added_lines: tuple[str, ...]
     textconv: str

@@ -38,6 +38,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class Skipped:
+    """A file the build did not index, why, and what would let it."""
+
     path: str
     reason: str
     hint: str = ""
@@ -45,6 +47,8 @@ class Skipped:
 
 @dataclass
 class BuildSummary:
+    """What a build did: the commit, counts of commits, documents, versions and passages, what it skipped."""
+
     commit: str
     commits: int = 0
     documents: int = 0

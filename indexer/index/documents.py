@@ -21,6 +21,8 @@ from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
 
 @dataclass(frozen=True)
 class VersionText:
+    """One version of a document with its text (from the index, the cache or a fresh extraction)."""
+
     path: str
     blob: str
     extracted: ExtractedText

@@ -146,6 +146,8 @@ def trigram_match(substrings: Sequence[str]) -> str | None:
 
 @dataclass(frozen=True)
 class VersionRow:
+    """A version's row in the index: its blob, extractor identity, source class and status."""
+
     id: int
     blob: str
     identity: str
@@ -175,6 +177,8 @@ class PassageAnchor:
 
 @dataclass(frozen=True)
 class PathVersion:
+    """An interval of the history: `path` held version `version_id` from commit `first_seq` to `last_seq`."""
+
     path: str
     version_id: int
     first_seq: int

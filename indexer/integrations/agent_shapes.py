@@ -41,6 +41,8 @@ from indexer.vcs.repo import Hunk
 
 
 class SearchHit(TypedDict):
+    """A passage `search` found: its citation and exactly the text that citation pins."""
+
     citation: str
     text: str
     path: str
@@ -55,17 +57,23 @@ class SearchHit(TypedDict):
 
 
 class SearchResult(TypedDict):
+    """The passages `search` found, best first."""
+
     commit: str
     hits: list[SearchHit]
 
 
 class Cited(CitedText):
+    """A new citation in every form: text form, permalink, GitHub URL, SWHID, Markdown."""
+
     github_url: str | None
     swhid: str
     markdown: str
 
 
 class CiteResult(TypedDict):
+    """What `cite` made: one citation, or every candidate when the quote stands at several places."""
+
     status: str
     cited: Cited | None
     candidates: list[CitedText]
@@ -74,6 +82,8 @@ class CiteResult(TypedDict):
 
 
 class ResolveResult(CitedText):
+    """Exactly the text a citation pins, with the lines around it when asked."""
+
     linecol: list[int]
     before: str
     after: str
@@ -83,6 +93,8 @@ class ResolveResult(CitedText):
 
 
 class ChangedBy(TypedDict):
+    """The commit that first changed, moved or removed a citation's lines."""
+
     commit: str
     subject: str
     status: str
@@ -91,6 +103,8 @@ class ChangedBy(TypedDict):
 
 
 class RecoveryOut(TypedDict):
+    """Where a broken citation's words went: the outcome and, when exact, the corrected citation."""
+
     outcome: str
     detail: str
     summary: str
@@ -102,6 +116,8 @@ class RecoveryOut(TypedDict):
 
 
 class VerifyItem(TypedDict):
+    """One citation's verdict at the target commit, with what changed it and where its words went."""
+
     citation: str
     status: str
     reason: str
@@ -117,11 +133,15 @@ class VerifyItem(TypedDict):
 
 
 class VerifyResult(TypedDict):
+    """The verdict of every citation `verify` was given, in order."""
+
     target_commit: str
     results: list[VerifyItem]
 
 
 class Correction(TypedDict):
+    """The citation a wrong_ref quote should carry: where the quoted words stand."""
+
     citation: str
     text: str
     why: str
@@ -130,6 +150,8 @@ class Correction(TypedDict):
 
 
 class AnswerCitation(TypedDict):
+    """One citation of a draft: its verdict, its quote's verdict and the correction when there is one."""
+
     line: int
     citation: str
     parsed: str | None
@@ -147,6 +169,8 @@ class AnswerCitation(TypedDict):
 
 
 class AnswerCheck(TypedDict):
+    """Every citation of a draft answer and its quote, checked."""
+
     target_commit: str
     ok: bool
     summary: dict[str, int]
@@ -155,6 +179,8 @@ class AnswerCheck(TypedDict):
 
 
 class LocateResult(TypedDict):
+    """Where a quote stands at a commit, its near matches, and when it last stood where it was cited."""
+
     quote: str
     target_commit: str
     found: bool

@@ -33,6 +33,8 @@ EXTRA_PROBES = (("pdf", "probe.pdf"), ("html", "probe.html"))
 
 @dataclass(frozen=True)
 class Check:
+    """One thing `pincite doctor` looked at: ok, warning or error, with the fix."""
+
     name: str
     status: str
     detail: str
@@ -44,6 +46,8 @@ class Check:
 
 @dataclass(frozen=True)
 class Report:
+    """Everything `pincite doctor` looked at."""
+
     checks: tuple[Check, ...]
 
     @property

@@ -78,6 +78,8 @@ MANIFEST = ".pincite-site.json"
 
 @dataclass
 class SiteStats:
+    """What a site build rendered, reused and indexed, and the broken links and over-budget views it found."""
+
     pages_rendered: int = 0
     pages_reused: int = 0
     history_written: int = 0

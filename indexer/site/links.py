@@ -75,6 +75,8 @@ def heading_fragment(fragment: str) -> str:
 
 @dataclass(frozen=True)
 class BrokenLink:
+    """A link in a document whose target the site does not publish, reported as a build warning."""
+
     document: str
     link: str
     reason: str

@@ -34,6 +34,8 @@ CSP = (
 
 @dataclass
 class PageContext:
+    """What every page of one build needs: the settings, the history, the repository, the templates, the index."""
+
     config: Config
     commits: list[CommitInfo]
     repo: GitRepo

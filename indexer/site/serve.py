@@ -38,6 +38,8 @@ MIME_TYPES = {
 
 
 class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site folder on loopback: no directory listings, nothing outside the folder."""
+
     def send_head(self) -> Any:
         path = self.translate_path(self.path)
         served = os.path.join(path, "index.html") if os.path.isdir(path) else path

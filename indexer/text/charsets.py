@@ -17,6 +17,8 @@ import webencodings
 
 @dataclass(frozen=True)
 class Charset:
+    """A charset label as written, the WHATWG encoding it names, and the codec that decodes it."""
+
     label: str  # as the document or server wrote it
     name: str  # the WHATWG name, e.g. "windows-1252"
     codec: codecs.CodecInfo

@@ -32,6 +32,8 @@ WORD_KEPT_WHOLE = 32
 
 @dataclass(frozen=True)
 class Passage:
+    """A piece of a document for search: `text == document_text[start:end]` exactly, with its lines."""
+
     ordinal: int
     start: int
     end: int

@@ -85,6 +85,8 @@ _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 @dataclass(frozen=True)
 class CommitInfo:
+    """A commit of the first-parent line: its SHA, commit time and subject."""
+
     sha: str
     time: int
     subject: str
@@ -92,6 +94,8 @@ class CommitInfo:
 
 @dataclass(frozen=True)
 class TreeEntry:
+    """A file of a commit's tree: its path, mode and blob."""
+
     path: str
     mode: str
     sha: str
