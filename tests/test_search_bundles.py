@@ -6,7 +6,6 @@ runs; the searches run in Debian chromium against the built site.
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from indexer.config import Config
 from indexer.site.search_bundles import (
     CHUNK_SIZE_VARIABLE,
     DELTA_SAMPLE_PAGES,
-    FRAGMENT_SIGNATURE,
     PAGEFIND_CHUNK_POSITIONS,
     PAGEFIND_UNUSED,
     UNINDEXED_END,
@@ -31,6 +29,7 @@ from indexer.site.search_bundles import (
     SearchPlan,
     base_parts,
     dropped_ids,
+    fragment_records,
     fresh_plan,
     ids_clash,
     make_bundle,
@@ -534,10 +533,7 @@ def test_only_the_last_unindexed_section_is_left_out(before: str, section: str, 
 
 
 def _fragments(bundle: Path) -> dict[str, Any]:
-    records = (
-        json.loads(gzip.decompress(f.read_bytes()).removeprefix(FRAGMENT_SIGNATURE)) for f in bundle.glob("fragment/*")
-    )
-    return {record["url"]: record for record in records}
+    return {record["url"]: record for _id, record in fragment_records(bundle)}
 
 
 def test_a_bundle_is_what_pagefind_makes_of_the_whole_pages(corpus_repo: CorpusRepo, tmp_path: Path) -> None:

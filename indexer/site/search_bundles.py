@@ -62,12 +62,12 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from indexer.errors import PinciteError
 from indexer.site.render import doc_page_path
@@ -362,15 +362,21 @@ def _write_page_ids(output: Path, bundle: Bundle) -> None:
     (output / PAGE_IDS).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
 
 
+def fragment_records(output: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(Pagefind id, record) of each page in a Pagefind bundle, read from its fragment files.
+
+    The one reader of Pagefind's own file format (a gzipped JSON record behind a signature, one
+    file per page, named by its id): pyproject.toml bounds the Pagefind versions it was written for.
+    """
+    folder = output / "fragment"
+    for fragment in sorted(folder.iterdir()) if folder.is_dir() else ():
+        data = gzip.decompress(fragment.read_bytes())
+        yield fragment.name.removesuffix(".pf_fragment"), json.loads(data.removeprefix(FRAGMENT_SIGNATURE))
+
+
 def fragment_ids(output: Path) -> dict[str, str]:
     """Each page's URL in a Pagefind bundle → its id (the name of its fragment file)."""
-    found: dict[str, str] = {}
-    folder = output / "fragment"
-    for fragment in folder.iterdir() if folder.is_dir() else ():
-        data = gzip.decompress(fragment.read_bytes())
-        record = json.loads(data.removeprefix(FRAGMENT_SIGNATURE))
-        found[str(record["url"])] = fragment.name.removesuffix(".pf_fragment")
-    return found
+    return {str(record["url"]): page_id for page_id, record in fragment_records(output)}
 
 
 def run_pagefind(pages: Path, output: Path, chunk_size: int = 0) -> None:
