@@ -16,7 +16,7 @@ from indexer.index.store import IndexReader
 from indexer.text.chunk import WORD_KEPT_WHOLE
 from indexer.text.citation import Citation
 from indexer.text.model import Span
-from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
+from indexer.text.normalize import QUOTE_FOLD, WORD_HYPHENS, normalize, normalize_for_match, normalize_spelling
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
 # -- quote check ------------------------------------------------------------------
@@ -99,14 +99,14 @@ def exact_places(
         return ()
     unit = unit or (near.citation.unit if near else "lines")
     hits: list[tuple[int, int, Citation]] = []
-    for rank, (path, blob) in enumerate(_candidates(wanted, commit, resolver, near)):
+    for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
             version = resolver.text(blob, path, commit)
         except PinciteError:
             continue
         normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
-        for span in match_spans(wanted, normalized, offsets, len(version.text)):
+        for span in match_spans(wanted, normalized, offsets, version.text):
             if len(hits) >= MAX_LOCATIONS * 4:
                 break
             cite = span_citation(commit, path, span, index, unit, quote=quote, identity_token=token_of(version))
@@ -120,36 +120,39 @@ def exact_places(
 def quote_spans(wanted: str, text: str, most: int) -> list[Span]:
     """Exact spans of `text` where the normalized quote `wanted` stands (at most `most`)."""
     normalized, offsets = normalize_for_match(text)
-    return list(islice(match_spans(wanted, normalized, offsets, len(text)), most))
+    return list(islice(match_spans(wanted, normalized, offsets, text), most))
 
 
-def match_spans(wanted: str, normalized: str, offsets: list[int], text_length: int) -> Iterator[Span]:
-    """The spans of the original text where `wanted` stands in its normalized form, in order."""
+def match_spans(wanted: str, normalized: str, offsets: list[int], text: str) -> Iterator[Span]:
+    """The spans of the original `text` where `wanted` stands in its normalized form, in order."""
     at = normalized.find(wanted)
     while at != -1:
-        yield Span(offsets[at], source_end(offsets, at + len(wanted), text_length))
+        yield Span(offsets[at], source_end(offsets, at + len(wanted), text))
         at = normalized.find(wanted, at + 1)
 
 
-def source_end(offsets: list[int], end: int, text_length: int) -> int:
+def source_end(offsets: list[int], end: int, text: str) -> int:
     """Where in the original text a match ending before normalized position `end` ends.
 
-    Several normalized code points can come from one NFC segment (they share its start
-    offset), so the end is the next source offset greater than the last matched one's.
+    Several normalized code points can come from one NFC segment or ligature (they share its
+    start offset), so the end is the next source offset greater than the last matched one's;
+    a hyphen left out between two letters (and the whitespace after it) that stands before
+    that offset is not part of the match, so the span stops before it.
     """
     last = offsets[end - 1]
-    for k in range(end, len(offsets)):
-        if offsets[k] > last:
-            return offsets[k]
-    return text_length
+    after = next((offsets[k] for k in range(end, len(offsets)) if offsets[k] > last), len(text))
+    cut = after
+    while cut - 1 > last and text[cut - 1].isspace():
+        cut -= 1
+    return cut - 1 if cut - 1 > last and text[cut - 1] in WORD_HYPHENS else after
 
 
 def _end_offset(offsets: list[int], end: int, text: str) -> int:
     # The site's browser test checks the page's script against this form.
-    return source_end(offsets, end, len(text))
+    return source_end(offsets, end, text)
 
 
-def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | None) -> list[tuple[str, str]]:
+def _candidates(quote: str, commit: str, resolver: Resolver, near: Resolved | None) -> list[tuple[str, str]]:
     """(path, blob) of the documents at `commit` that may hold the quote, the cited one first."""
     found: dict[str, str] = {}
     if near is not None:
@@ -157,7 +160,7 @@ def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | N
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
     if reader is not None and seq is not None:
-        for path, version_id in versions_holding(reader, wanted, seq):
+        for path, version_id in versions_holding(reader, quote, seq):
             blob = reader.version_blob(version_id)
             if blob:
                 found.setdefault(path, blob)
@@ -193,9 +196,15 @@ def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
     return sorted(dict.fromkeys(p for p in pieces if p), key=len, reverse=True)[:most]
 
 
-def versions_holding(reader: IndexReader, normalized_quote: str, seq: int | None) -> list[tuple[str, int]]:
-    """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote."""
-    words, pieces = quote_words(normalized_quote), quote_pieces(normalized_quote)
+def versions_holding(reader: IndexReader, quote: str, seq: int | None) -> list[tuple[str, int]]:
+    """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote.
+
+    The words and pieces looked up are the quote's as written (`normalize_spelling`): matching
+    also leaves out hyphens inside words and folds ligatures, but the word index and the stored
+    text hold the document's own spelling, which a quote copied from it shares.
+    """
+    spelled = normalize_spelling(quote)
+    words, pieces = quote_words(spelled), quote_pieces(spelled)
     if words or pieces:
         return reader.versions_matching(words, pieces, seq)
     if seq is None:
@@ -213,12 +222,13 @@ def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = 
     version = resolver.text_at(commit, clean)
     index = resolver.line_index(version)
     normalized, offsets = resolver.normalized(version)
-    spans = list(match_spans(wanted, normalized, offsets, len(version.text)))
+    spans = list(match_spans(wanted, normalized, offsets, version.text))
     where = f"{clean} at {commit[:12]}"
     if not spans:
         raise UsageError(
             f"the quote {quote!r} does not stand in {where}",
-            hint="check the wording (matching folds whitespace, quotes and dashes only), or search first",
+            hint="check the wording (matching folds whitespace, quotes, dashes, ligatures and hyphens inside "
+            "words only), or search first",
         )
     if len(spans) > 1:
         listed = ", ".join(f"L{index.line_of(s.start)} (c{s.start}-{s.end})" for s in spans[:10])
