@@ -10,10 +10,13 @@ from extract_samples import pdf_of_pages
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer import build
+from indexer import api, build
 from indexer.citations.quote import check_quote, cite_quote
 from indexer.citations.resolve import Resolved, Resolver
 from indexer.citations.verdicts import QuoteStatus
+from indexer.extract import registry
+from indexer.extract.base import ExtractedText, Limits
+from indexer.extract.pdf import PdfExtractor
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
@@ -136,3 +139,46 @@ def test_the_index_text_is_what_citations_count(indexed: tuple[Resolver, list[Re
     _resolver, cited = indexed
     for sentence, resolved in zip(SENTENCES, cited, strict=True):
         assert normalize(resolved.text) == normalize(sentence)
+
+
+class CountingPdf(PdfExtractor):
+    """The PDF extractor, counting the extractions it performs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.performed = 0
+
+    def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
+        self.performed += 1
+        return super().extract(data, path, limits)
+
+
+@pytest.fixture
+def counting() -> Iterator[CountingPdf]:
+    extractor = CountingPdf()
+    registry.register(extractor)
+    try:
+        yield extractor
+    finally:
+        registry.unregister(extractor)
+
+
+def test_after_a_build_citing_a_pdf_extracts_nothing(corpus_repo: CorpusRepo, counting: CountingPdf) -> None:
+    corpus_repo.commit({PATH: pdf_of_pages(PAGES)})
+    build(corpus_repo.root, site=False)
+    assert counting.performed == 1
+    first = api.cite(PATH, corpus_repo.root, quote=SENTENCES[0])
+    assert counting.performed == 1  # the index's text, as verify reads it: the first cite costs no extraction
+    api.cite(PATH, corpus_repo.root, quote=SENTENCES[1])
+    api.resolve(first.resolved.citation, corpus_repo.root)
+    assert counting.performed == 1
+
+
+def test_without_an_index_the_first_cite_extracts_once_and_the_cache_serves_the_rest(
+    corpus_repo: CorpusRepo, counting: CountingPdf
+) -> None:
+    corpus_repo.commit({PATH: pdf_of_pages(PAGES)})
+    api.cite(PATH, corpus_repo.root, quote=SENTENCES[0])
+    assert counting.performed == 1
+    api.cite(PATH, corpus_repo.root, quote=SENTENCES[1])
+    assert counting.performed == 1
