@@ -182,3 +182,28 @@ def test_without_an_index_the_first_cite_extracts_once_and_the_cache_serves_the_
     assert counting.performed == 1
     api.cite(PATH, corpus_repo.root, quote=SENTENCES[1])
     assert counting.performed == 1
+
+
+GARBLED = (
+    "# Notes\n\nThe design is simple b ut ine xpressive for most of its users.\n\n"
+    "A second paragraph tells of quick brown foxes that jump over dogs.\n"
+)
+
+
+def test_a_failed_quote_whose_words_stand_garbled_gets_a_near_place(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/notes.md": GARBLED})
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    cited = cite_quote(resolver, "corpus/notes.md", "The design is", "HEAD")  # in characters
+    respaced = check_quote("simple but inexpressive for", cited, resolver)
+    assert respaced.status == QuoteStatus.FAILED and respaced.near is not None
+    assert respaced.near.chars is not None
+    start, end = respaced.near.chars
+    assert GARBLED[start:end] == "simple b ut ine xpressive for"
+    assert "in another spacing" in respaced.reason and respaced.to_json()["near"] == respaced.near.text_form()
+    reordered = check_quote("brown quick dogs over foxes", cited, resolver)
+    assert reordered.status == QuoteStatus.FAILED and reordered.near is not None
+    assert reordered.near.chars is not None and "quick brown foxes" in GARBLED[slice(*reordered.near.chars)]
+    assert "in another order" in reordered.reason
+    for fabricated in ("simple and expressive for", "brown quick dogs over cats"):
+        verdict = check_quote(fabricated, cited, resolver)
+        assert verdict.status == QuoteStatus.FAILED and verdict.near is None

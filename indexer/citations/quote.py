@@ -5,6 +5,7 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -12,8 +13,9 @@ from itertools import islice
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
+from indexer.index.documents import VersionText
 from indexer.index.store import IndexReader
-from indexer.text.chunk import WORD_KEPT_WHOLE
+from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.text.normalize import QUOTE_FOLD, WORD_HYPHENS, normalize, normalize_for_match, normalize_spelling
@@ -39,12 +41,15 @@ class QuoteVerdict:
     """The quote check of one citation: matched, wrong_ref, failed or unverifiable, and why.
 
     `found` holds every place the quote stands at the cited commit when it is not in the span
-    (nearest first): the first is the suggested corrected citation.
+    (nearest first): the first is the suggested corrected citation. A `failed` quote whose words
+    stand in the cited document in another spacing or order (a garbled text extraction reads
+    "simple b ut ine xpressive") has that place as `near`: shown, never counted as a match.
     """
 
     status: QuoteStatus
     reason: str
     found: tuple[Citation, ...] = ()
+    near: Citation | None = None  # beside `failed`: the quote's words in another spacing or order
 
     @property
     def suggestion(self) -> Citation | None:
@@ -57,6 +62,7 @@ class QuoteVerdict:
             "reason": self.reason,
             "suggestion": self.suggestion.text_form() if self.suggestion else None,
             "found": [c.text_form() for c in self.found],
+            "near": self.near.text_form() if self.near else None,
         }
 
 
@@ -81,7 +87,63 @@ def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reaso
         # Still failed (loud), but say which documents could not be read rather than claim all were.
         reason += f" (not searched, no readable text: {', '.join(unsearched[:3])}"
         reason += f" and {len(unsearched) - 3} more)" if len(unsearched) > 3 else ")"
+    near = near_place(wanted, resolved, resolver)
+    if near is not None:
+        place, how = near
+        reason += f"; but its words stand at {place.text_form()} {how} (a garbled text extraction?)"
+        return QuoteVerdict(QuoteStatus.FAILED, reason, near=place)
     return QuoteVerdict(QuoteStatus.FAILED, reason)
+
+
+# -- near places beside a failed quote ---------------------------------------------------
+NEAR_MIN_CHARS = 12  # a shorter quote stands somewhere in almost any spacing
+NEAR_MIN_WORDS = 4  # fewer words stand together in many passages in some order
+_WORD_RE = re.compile(r"\w+")
+
+
+def near_place(wanted: str, resolved: Resolved, resolver: Resolver) -> tuple[Citation, str] | None:
+    """Where the cited document holds the normalized quote's characters with other spaces, or
+    else all its words in one passage in another order; with how it differs. None when neither."""
+    version = resolved.document
+    normalized, offsets = resolver.normalized(version)
+    span, how = _respaced(wanted, normalized, offsets, version.text), "in another spacing"
+    if span is None:
+        span, how = _reordered(wanted, version, resolver), "in another order, in one passage"
+    if span is None:
+        return None
+    index = resolver.line_index(version)
+    unit = resolved.citation.unit
+    return span_citation(resolved.commit, resolved.path, span, index, unit, identity_token=token_of(version)), how
+
+
+def _respaced(wanted: str, normalized: str, offsets: list[int], text: str) -> Span | None:
+    """The span where `wanted`, every space left out, stands in the normalized text likewise."""
+    compact = wanted.replace(" ", "")
+    if len(compact) < NEAR_MIN_CHARS:
+        return None
+    kept = [i for i, ch in enumerate(normalized) if ch != " "]
+    at = "".join(normalized[i] for i in kept).find(compact)
+    if at == -1:
+        return None
+    return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, text))
+
+
+def _reordered(wanted: str, version: VersionText, resolver: Resolver) -> Span | None:
+    """The first passage of the document that holds every word of `wanted` (in any order)."""
+    words = set(_WORD_RE.findall(wanted))
+    if len(words) < NEAR_MIN_WORDS:
+        return None
+    extracted = version.extracted
+    passages = chunk(
+        version.text,
+        markdown=extracted.is_markdown,
+        max_chars=resolver.config.passage_max_chars,
+        page_starts=extracted.page_starts,
+    )
+    for passage in passages:
+        if words <= set(_WORD_RE.findall(normalize(passage.text))):
+            return Span(passage.start, passage.end)
+    return None
 
 
 def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:

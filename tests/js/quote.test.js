@@ -36,3 +36,10 @@ test("ligatures fold to letters and a hyphen between letters is left out with th
   assert.deepEqual(quotePlaces(normalizeQuote("asyn- chronously"), "x asyn-\n  chronously y", 10), [[2, 20]]);
   assert.deepEqual(quotePlaces(normalizeQuote("the \ufb01le"), "the file", 10), [[0, 8]]);
 });
+
+test("a quote cut at a word's hyphen loses that hyphen", () => {
+  assert.equal(normalizeQuote(" asyn- "), "asyn");
+  assert.equal(normalizeQuote("-known"), "known");
+  assert.equal(normalizeQuote("- \n chronously"), "chronously");
+  assert.equal(normalizeQuote("-5 and 4-"), "-5 and 4-");
+});
