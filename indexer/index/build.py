@@ -318,7 +318,7 @@ def _index_version(
             identity=identity,
             size=size,
             extracted=extracted,
-            reason="no extractable text" if empty else "",
+            reason="no extractable text" if empty else extracted.warning,
             passages=passages,
         )
 
