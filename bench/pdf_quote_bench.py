@@ -9,8 +9,10 @@ against pincite's own text of the PDF. Each lands in one bucket:
 - near: not found, but `check` names a near place (the words in another spacing or order);
 - not found.
 
-Run: python -m bench.pdf_quote_bench FOLDER [--per-pdf 10] [--seed 1] [--json]
-It needs `pdftotext` (poppler-utils) and pincite's PDF extra.
+Run: python -m bench.pdf_quote_bench FOLDER [--per-pdf 10] [--seed 1] [--hyphenate] [--json]
+It needs `pdftotext` (poppler-utils) and pincite's PDF extra. Poppler joins the words it finds
+hyphenated at a line end; a viewer that copies lines as they stand gives "asyn-⏎chronously".
+`--hyphenate` copies that way: one long word of each sentence is split at a line end with a hyphen.
 """
 
 from __future__ import annotations
@@ -64,6 +66,17 @@ def viewer_sentences(pdf: Path, count: int, rng: random.Random) -> list[str]:
     return rng.sample(found, min(count, len(found)))
 
 
+def hyphenated(sentence: str, rng: random.Random) -> str:
+    """`sentence` with one of its longest words split at a line end, as a viewer copies a
+    hyphenated line ("asyn-\\nchronously"); unchanged when no word has eight letters."""
+    words = [m for m in re.finditer(r"[^\W\d_]{8,}", sentence)]
+    if not words:
+        return sentence
+    word = rng.choice(words)
+    cut = word.start() + rng.randint(3, len(word.group(0)) - 3)
+    return sentence[:cut] + "-\n" + sentence[cut:]
+
+
 def bucket_of(quote: str, path: str, text: str, resolver: Resolver, commit: str) -> str:
     """Which bucket the quote falls in (see the module docstring)."""
     try:
@@ -79,7 +92,7 @@ def bucket_of(quote: str, path: str, text: str, resolver: Resolver, commit: str)
     return "near" if near_place(normalize(quote), anywhere, resolver) is not None else "not found"
 
 
-def run(folder: Path, per_pdf: int = 10, seed: int = 1) -> list[PdfResult]:
+def run(folder: Path, per_pdf: int = 10, seed: int = 1, *, hyphenate: bool = False) -> list[PdfResult]:
     """The loop on every PDF directly in `folder`, in a fresh repository built once."""
     if shutil.which("pdftotext") is None:
         raise SystemExit("pdftotext is not installed (apt-get install poppler-utils)")
@@ -110,7 +123,8 @@ def run(folder: Path, per_pdf: int = 10, seed: int = 1) -> list[PdfResult]:
             except PinciteError as exc:
                 result.skipped = exc.message
                 continue
-            for quote in viewer_sentences(pdf, per_pdf, rng):
+            for sentence in viewer_sentences(pdf, per_pdf, rng):
+                quote = hyphenated(sentence, rng) if hyphenate else sentence
                 bucket = bucket_of(quote, path, text, resolver, commit)
                 result.buckets[bucket] += 1
                 result.examples.setdefault(bucket, quote)
@@ -129,9 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--per-pdf", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hyphenate", action="store_true", help="split a long word of each at a line end")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    results = run(args.folder, args.per_pdf, args.seed)
+    results = run(args.folder, args.per_pdf, args.seed, hyphenate=args.hyphenate)
     total = totals(results)
     if args.json:
         rows = [{"path": r.path, "skipped": r.skipped, **{b: r.buckets[b] for b in BUCKETS}} for r in results]
