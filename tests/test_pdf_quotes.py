@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from extract_samples import pdf_of_pages
@@ -17,6 +17,7 @@ from indexer.citations.verdicts import QuoteStatus
 from indexer.extract import registry
 from indexer.extract.base import ExtractedText, Limits
 from indexer.extract.pdf import PdfExtractor
+from indexer.text.normalize import normalize
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
 
@@ -131,11 +132,24 @@ def test_any_sentence_rewrapped_as_viewers_copy_it_is_matched_and_never_failed(
 
     rewrapped()
 
+    # And every sentence as the index holds it (its own line breaks and joined words), re-wrapped.
+    text = resolver.text_at(cited[0].commit, PATH).text
+    indexed_sentences = [m.group(0) for m in re.finditer(r"[A-Z][^.]*\.", text)]
+    assert len(indexed_sentences) == len(SENTENCES)
 
-def test_the_index_text_is_what_citations_count(indexed: tuple[Resolver, list[Resolved]], tmp_path: Path) -> None:
-    # Each cited span is exact: its text, normalized, is the sentence normalized.
-    from indexer.text.normalize import normalize
+    @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(indexed_sentences), st.data())
+    def rewrapped_from_the_index(sentence: str, data: st.DataObject) -> None:
+        quote = data.draw(viewer_copies(" ".join(sentence.split())))
+        found = cite_quote(resolver, PATH, quote, "HEAD")
+        assert check_quote(quote, found, resolver).status == QuoteStatus.MATCHED, quote
+        assert normalize(found.text) == normalize(sentence)
 
+    rewrapped_from_the_index()
+
+
+def test_each_cited_span_holds_its_sentence(indexed: tuple[Resolver, list[Resolved]]) -> None:
+    # The span counts code points of the extracted text: its text, normalized, is the sentence's.
     _resolver, cited = indexed
     for sentence, resolved in zip(SENTENCES, cited, strict=True):
         assert normalize(resolved.text) == normalize(sentence)
