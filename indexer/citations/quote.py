@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import islice
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
@@ -121,11 +122,17 @@ def _respaced(wanted: str, normalized: str, offsets: list[int], text: str) -> Sp
     compact = wanted.replace(" ", "")
     if len(compact) < NEAR_MIN_CHARS:
         return None
-    kept = [i for i, ch in enumerate(normalized) if ch != " "]
-    at = "".join(normalized[i] for i in kept).find(compact)
+    spaceless, kept = _without_spaces(normalized)
+    at = spaceless.find(compact)
     if at == -1:
         return None
     return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, text))
+
+
+@lru_cache(maxsize=4)  # a check of many quotes failing in one document computes it once
+def _without_spaces(normalized: str) -> tuple[str, tuple[int, ...]]:
+    kept = tuple(i for i, ch in enumerate(normalized) if ch != " ")
+    return "".join(normalized[i] for i in kept), kept
 
 
 def _reordered(wanted: str, version: VersionText, resolver: Resolver) -> Span | None:
@@ -134,16 +141,19 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver) -> Span | 
     if len(words) < NEAR_MIN_WORDS:
         return None
     extracted = version.extracted
-    passages = chunk(
-        version.text,
-        markdown=extracted.is_markdown,
-        max_chars=resolver.config.passage_max_chars,
-        page_starts=extracted.page_starts,
+    passages = _passage_words(
+        version.text, extracted.is_markdown, resolver.config.passage_max_chars, extracted.page_starts
     )
-    for passage in passages:
-        if words <= set(_WORD_RE.findall(normalize(passage.text))):
-            return Span(passage.start, passage.end)
-    return None
+    return next((span for span, held in passages if words <= held), None)
+
+
+@lru_cache(maxsize=4)
+def _passage_words(
+    text: str, markdown: bool, max_chars: int, page_starts: tuple[int, ...]
+) -> tuple[tuple[Span, frozenset[str]], ...]:
+    """Each passage of the text (as the index cuts it) with the words it holds, normalized."""
+    passages = chunk(text, markdown=markdown, max_chars=max_chars, page_starts=page_starts)
+    return tuple((Span(p.start, p.end), frozenset(_WORD_RE.findall(normalize(p.text)))) for p in passages)
 
 
 def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
