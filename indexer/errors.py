@@ -6,7 +6,8 @@
     ├── ConfigError (2)                a broken [tool.pincite] / pincite.toml
     ├── RepositoryError (3)            not a repository, no commits, non-commit rev
     │   ├── UnknownRevision (3)        a revision or commit this clone does not have
-    │   └── ShallowHistoryError (3)    history the work needs is missing from a shallow clone
+    │   ├── ShallowHistoryError (3)    history the work needs is missing from a shallow clone
+    │   └── MissingBlob (3)            a blob the object store does not hold (a partial clone)
     ├── IndexError_ (4)                index missing, locked, or of another schema version
     ├── ExtractionError (5)            one document's text could not be obtained
     │   └── BinaryFileError (5)        git treats the file as binary: it has no text to cite
@@ -52,6 +53,11 @@ class CitationSyntaxError(UsageError):
     """A citation (text form, permalink or GitHub URL) that does not parse; the message quotes it."""
 
 
+MISSING_BLOB_HINT = (
+    "a partial or damaged clone: `git fetch` the missing objects, or run `git fsck` to see what else is gone"
+)
+
+
 class ConfigError(PinciteError):
     """A setting that cannot be used: its name, where it was read and why (exit 2)."""
 
@@ -79,6 +85,14 @@ class ShallowHistoryError(RepositoryError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, hint=SHALLOW_HINT)
+
+
+class MissingBlob(RepositoryError):
+    """A blob the repository's object store does not hold; `sha` names it."""
+
+    def __init__(self, sha: str) -> None:
+        super().__init__(f"cannot read blob {sha}: it is missing from the object store", hint=MISSING_BLOB_HINT)
+        self.sha = sha
 
 
 class IndexError_(PinciteError):  # noqa: N801 - builtin IndexError is unrelated

@@ -73,6 +73,63 @@ def pdf_with_heavy_page(operations: int = 100_000) -> bytes:
     return out.getvalue()
 
 
+def pdf_with_small_caps() -> bytes:
+    """A one-page PDF whose font's ToUnicode table maps its codes A R P to Adobe's small-cap code
+    points (U+F761 U+F772 U+F770, as a small-caps font without Unicode does) and Q to an
+    unassigned private-use one (U+E001); the line reads "Funded by ARPA and Q."."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=595, height=842)
+    pairs = {code: code for code in range(0x20, 0x7F)} | {0x41: 0xF761, 0x52: 0xF772, 0x50: 0xF770, 0x51: 0xE001}
+    cmap = DecodedStreamObject()
+    cmap.set_data(
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Small def "
+        b"1 begincodespacerange <00> <FF> endcodespacerange "
+        + f"{len(pairs)} beginbfchar ".encode()
+        + b" ".join(f"<{code:02X}> <{value:04X}>".encode() for code, value in pairs.items())
+        + b" endbfchar endcmap CMapName currentdict /CMap defineresource pop end end"
+    )
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+            NameObject("/ToUnicode"): writer._add_object(cmap),
+        }
+    )
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    stream = DecodedStreamObject()
+    stream.set_data(b"BT /F1 12 Tf 72 760 Td (Funded by ARPA and Q.) Tj ET")
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def pdf_with_page_numbers(pages: list[list[str]]) -> bytes:
+    """Like `pdf_of_pages`, with each page's number alone in its footer, as papers print it."""
+
+    class Numbered(FPDF):
+        def footer(self) -> None:
+            self.set_y(-15)
+            self.set_font("Helvetica", size=9)
+            self.cell(0, 10, str(self.page_no()), align="C")
+
+    pdf = Numbered(format="A4")
+    pdf.set_creation_date(FIXED_DATE)
+    for paragraphs in pages:
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=11)
+        for paragraph in paragraphs:
+            pdf.multi_cell(0, 6, paragraph, new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(3)
+    return bytes(pdf.output())
+
+
 def html_page(body: str, head: str = '<meta charset="utf-8"><title>Sample page</title>') -> bytes:
     return f"<!DOCTYPE html>\n<html><head>{head}</head><body>{body}</body></html>\n".encode()
 

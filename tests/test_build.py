@@ -251,3 +251,19 @@ GIT_PATH_PART = st.text(alphabet=st.sampled_from(list("ab.Zé_ ")), min_size=1, 
 def test_a_file_type_is_the_path_suffix_lowercased(parts: list[str]) -> None:
     path = "/".join(parts)
     assert file_type(path) == (PurePosixPath(path).suffix.lower() or "(no extension)")
+
+
+def test_a_blob_missing_from_the_object_store_skips_its_file_and_the_build_goes_on(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/kept.md": "# Kept\n\nThe kept words.\n", "corpus/lost.md": "# Lost\n\nGone words.\n"})
+    lost = corpus_repo.git("rev-parse", "HEAD:corpus/lost.md").strip()
+    (corpus_repo.root / ".git" / "objects" / lost[:2] / lost[2:]).unlink()  # as a partial clone lacks it
+    summary = build(corpus_repo.root, site=False)
+    assert summary.documents == 1
+    (skipped,) = summary.skipped
+    assert skipped.path == "corpus/lost.md" and lost[:12] in skipped.reason
+    assert skipped.hint is not None and "git fetch" in skipped.hint and "git fsck" in skipped.hint
+    assert [h.path for h in search("kept words", corpus_repo.root)] == ["corpus/kept.md"]
+    # Not remembered as a failure: once the object is back, the next build reads it.
+    corpus_repo.git("hash-object", "-w", "corpus/lost.md")
+    again = build(corpus_repo.root, site=False)
+    assert again.documents == 2 and again.skipped == []

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from indexer import build
 from indexer.config import Config
 from indexer.errors import RepositoryError
-from indexer.vcs.repo import GitRepo
+from indexer.vcs.repo import MISSING_SIZE, GitRepo
 from tests.conftest import CorpusRepo
 from tests.synth_corpus import SynthParams, commit_change, generate
 
@@ -231,3 +231,12 @@ def test_a_build_on_several_cores_writes_the_index_a_single_process_writes(tmp_p
     assert sorted(s.path for s in pooled.skipped) == sorted(s.path for s in single.skipped)
     assert {s.path for s in single.skipped} >= {"corpus/broken.pdf", "corpus/large.md"}
     assert _dump(tmp_path / "pooled.sqlite") == _dump(tmp_path / "single.sqlite")
+
+
+def test_iter_blobs_can_report_a_missing_blob_and_read_on(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/a.md": "alpha\n"})
+    repo = GitRepo(corpus_repo.root)
+    present = repo.blob_at("HEAD", "corpus/a.md")
+    assert present is not None
+    got = list(repo.iter_blobs(["0" * 40, present.sha], skip_missing=True))
+    assert got == [("0" * 40, MISSING_SIZE, None), (present.sha, 6, b"alpha\n")]

@@ -8,8 +8,9 @@ import sys
 
 from click.testing import CliRunner
 from conftest import CorpusRepo
-from extract_samples import ARTICLE, html_page, pdf_of_pages, pdf_without_text
+from extract_samples import ARTICLE, html_page, pdf_of_pages, pdf_with_small_caps, pdf_without_text
 
+from indexer import build
 from indexer.cli.main import main
 
 GOOD_PDF = pdf_of_pages([["Rosters are kept for twelve months."], ["Minutes are kept permanently."]])
@@ -74,3 +75,13 @@ def test_without_the_extras_the_text_class_is_indexed_and_skips_name_the_install
     assert summary["documents"] == 1
     hints = {s["path"]: s["hint"] for s in summary["skipped"]}
     assert hints == {"corpus/good.pdf": "pip install 'pincite[pdf]'", "corpus/good.html": "pip install 'pincite[html]'"}
+
+
+def test_the_build_summary_counts_a_pdfs_unmapped_private_use_characters(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/funding.pdf": pdf_with_small_caps(), "corpus/plain.pdf": pdf_of_pages([["Plain."]])})
+    summary = build(corpus_repo.root, site=False)
+    assert summary.documents == 2
+    (warning,) = [w for w in summary.warnings if "private-use" in w]
+    assert warning.startswith("corpus/funding.pdf: 1 private-use character(s)")
+    again = build(corpus_repo.root, site=False)  # reused, not extracted: the index still says it
+    assert again.extracted == 0 and warning in again.warnings

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import sys
 import time
 import unicodedata
 
 import pytest
-from extract_samples import pdf_of_pages, pdf_with_heavy_page, pdf_without_text
+from extract_samples import (
+    pdf_of_pages,
+    pdf_with_heavy_page,
+    pdf_with_page_numbers,
+    pdf_with_small_caps,
+    pdf_without_text,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer.errors import ExtractionError
 from indexer.extract.base import time_limit
-from indexer.extract.pdf import LIGATURES, PAGE_SEPARATOR, PdfExtractor, join_pages, normalize_page
+from indexer.extract.pdf import LIGATURES, PAGE_SEPARATOR, SMALL_FORMS, PdfExtractor, join_pages, normalize_page
 from indexer.extract.registry import Limits, extract
 
 PAGES = [
@@ -45,7 +53,7 @@ def test_pages_are_joined_with_the_separator_and_their_starts_recorded() -> None
 def test_identity_names_extractor_version_library_and_mode() -> None:
     import pypdf
 
-    assert PdfExtractor().identity() == f"pdf/1 pypdf={pypdf.__version__} mode=plain"
+    assert PdfExtractor().identity() == f"pdf/2 pypdf={pypdf.__version__} mode=plain"
     assert PdfExtractor("layout").identity().endswith("mode=layout")
     with pytest.raises(ValueError, match="unknown pypdf extraction mode"):
         PdfExtractor("fancy")
@@ -53,7 +61,7 @@ def test_identity_names_extractor_version_library_and_mode() -> None:
 
 def test_registry_extracts_pdf_by_extension_in_any_case() -> None:
     result = extract(pdf_of_pages(PAGES[:1]), "reports/Annual.PDF")
-    assert result.identity.startswith("pdf/1 ")
+    assert result.identity.startswith("pdf/2 ")
     assert "twelve months" in result.text
 
 
@@ -80,6 +88,11 @@ def test_hyphenated_line_break_and_soft_hyphen_in_a_real_pdf() -> None:
         ("form\x0cfeed and nul\x00", "formfeed and nul\n"),
         ("cafe\u0301", "caf\u00e9\n"),
         ("   \n\t\n", ""),
+        ("Body text.\n\n   12  ", "Body text.\n"),
+        ("12\nBody text.", "12\nBody text.\n"),
+        ("7\n", "7\n"),
+        ("Total\n12345", "Total\n12345\n"),
+        ("\uf741\uf772\uf770\uf761 \uf730\uf739 \uf7e6", "\uf741RPA 09 \u00c6\n"),
     ],
 )
 def test_normalize_page(raw: str, expected: str) -> None:
@@ -90,7 +103,7 @@ def test_normalize_page(raw: str, expected: str) -> None:
 def test_normalized_pages_are_clean(raw: str) -> None:
     page = normalize_page(raw)
     assert page == "" or page.endswith("\n")
-    assert not any(ch in page for ch in ("\r", "\f", "\u00ad", *LIGATURES))
+    assert not any(ch in page for ch in ("\r", "\f", "\u00ad", *LIGATURES, *SMALL_FORMS))
     assert all(line == line.rstrip() for line in page.split("\n"))
     assert unicodedata.is_normalized("NFC", page)
 
@@ -203,3 +216,22 @@ def test_pypdf_warnings_do_not_reach_stderr(capfd: pytest.CaptureFixture[str]) -
     with pytest.raises(ExtractionError):
         PdfExtractor().extract(data[: len(data) // 2], "cut.pdf")
     assert capfd.readouterr().err == ""
+
+
+def test_small_cap_code_points_map_back_and_the_rest_are_counted() -> None:
+    result = PdfExtractor().extract(pdf_with_small_caps(), "funding.pdf")
+    assert result.text == "Funded by ARPA and \ue001.\n"
+    assert result.warning.startswith("1 private-use character(s)") and result.warning in result.notes
+
+
+def test_footer_page_numbers_are_not_text_lines_while_pdftotext_keeps_them() -> None:
+    pages = [["The first page holds the introduction."], ["The second page holds the results."]]
+    data = pdf_with_page_numbers(pages)
+    text = PdfExtractor().extract(data, "paper.pdf").text
+    lines = [line for line in text.split("\n") if line.strip() not in ("", "\f")]
+    assert lines == ["The first page holds the introduction.", "The second page holds the results."]
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed: the comparison with it is skipped")
+    theirs = subprocess.run(["pdftotext", "-", "-"], input=data, capture_output=True, check=True).stdout.decode()
+    kept = [line.strip(" \f") for line in theirs.split("\n") if line.strip(" \f")]
+    assert kept == [lines[0], "1", lines[1], "2"]  # the same words, and the footers pincite leaves out

@@ -49,7 +49,7 @@ def upgraded(corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch) -> tuple[
     api.build(corpus_repo.root, site=False)
     old = api.cite(PAGE, corpus_repo.root, quote=QUOTE, site_url=SITE)
     upgrade_html_extractor(monkeypatch)
-    shutil.rmtree(corpus_repo.root / ".pincite/cache")  # the old text must come from the index
+    shutil.rmtree(corpus_repo.root / ".pincite/cache", ignore_errors=True)  # the old text must come from the index
     api.build(corpus_repo.root, site=False)
     return corpus_repo, old
 

@@ -1197,3 +1197,39 @@ def test_the_asciidoc_outline_lands_on_the_heading_line(
         context.close()
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
+def test_a_pdf_page_keeps_its_title_clear_of_the_banner_and_its_lines_aligned(
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+) -> None:
+    from extract_samples import pdf_with_page_numbers
+
+    paragraphs = [f"Messages are delivered to every replica of the log, number {n}." for n in range(6)]
+    commit = corpus_repo.commit({"corpus/paper.pdf": pdf_with_page_numbers([paragraphs] * 3)})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    try:
+        tab = context.new_page()
+        tab.goto(_permalink(base, GitRepo(corpus_repo.root), commit, "corpus/paper.pdf", "L3"))
+        tab.wait_for_selector("#banner[data-status]")
+        tab.wait_for_timeout(300)  # the browser's own scroll to the address's line, after load
+        title, banner = tab.locator("h1").bounding_box(), tab.locator("#banner").bounding_box()
+        assert title is not None and banner is not None
+        assert title["y"] >= banner["y"] + banner["height"]  # a line of the first screen: the title shows
+        # The first line after a page marker starts where every other line does.
+        starts = tab.evaluate(
+            """() => [...document.querySelectorAll('#src > li')].filter((li) => li.textContent.trim()).map((li) => {
+                const range = document.createRange();
+                const text = [...li.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+                range.setStart(text, 0); range.setEnd(text, 1);
+                return Math.round(range.getBoundingClientRect().left);
+            })"""
+        )
+        assert len(starts) >= 12 and len(set(starts)) == 1, starts
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()

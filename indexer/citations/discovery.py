@@ -192,7 +192,7 @@ class LocalIndexProvider:
             path = Path(name).expanduser()
             path = path if path.is_absolute() else request.repo_root / path
             if path.is_file():
-                yield from self._search(path, wanted)
+                yield from self._search(path, request.quote)
             else:
                 missing.append(f"{name} (looked at {path})")
         if missing:
@@ -201,13 +201,14 @@ class LocalIndexProvider:
                 hint="fix `discovery_indexes` in the config, or build that index with `pincite build`",
             )
 
-    def _search(self, index_path: Path, wanted: str) -> list[Candidate]:
+    def _search(self, index_path: Path, quote: str) -> list[Candidate]:
+        wanted = normalize(quote)
         reader = IndexReader(index_path)
         try:
             seq = reader.head_seq()
             commit = reader.commits()[-1].sha
             found = []
-            for path, version_id in versions_holding(reader, wanted, seq):
+            for path, version_id in versions_holding(reader, quote, seq):
                 text = reader.version(version_id).text or ""
                 index = LineIndex(text)
                 for span in quote_spans(wanted, text, CANDIDATES_PER_PROVIDER):

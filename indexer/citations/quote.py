@@ -5,18 +5,21 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import islice
 
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
+from indexer.index.documents import VersionText
 from indexer.index.store import IndexReader
-from indexer.text.chunk import WORD_KEPT_WHOLE
+from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
 from indexer.text.model import Span
-from indexer.text.normalize import QUOTE_FOLD, normalize, normalize_for_match
+from indexer.text.normalize import QUOTE_FOLD, WORD_HYPHENS, normalize, normalize_for_match, normalize_spelling
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
 # -- quote check ------------------------------------------------------------------
@@ -39,12 +42,15 @@ class QuoteVerdict:
     """The quote check of one citation: matched, wrong_ref, failed or unverifiable, and why.
 
     `found` holds every place the quote stands at the cited commit when it is not in the span
-    (nearest first): the first is the suggested corrected citation.
+    (nearest first): the first is the suggested corrected citation. A `failed` quote whose words
+    stand in the cited document in another spacing or order (a garbled text extraction reads
+    "simple b ut ine xpressive") has that place as `near`: shown, never counted as a match.
     """
 
     status: QuoteStatus
     reason: str
     found: tuple[Citation, ...] = ()
+    near: Citation | None = None  # beside `failed`: the quote's words in another spacing or order
 
     @property
     def suggestion(self) -> Citation | None:
@@ -57,6 +63,7 @@ class QuoteVerdict:
             "reason": self.reason,
             "suggestion": self.suggestion.text_form() if self.suggestion else None,
             "found": [c.text_form() for c in self.found],
+            "near": self.near.text_form() if self.near else None,
         }
 
 
@@ -81,7 +88,72 @@ def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reaso
         # Still failed (loud), but say which documents could not be read rather than claim all were.
         reason += f" (not searched, no readable text: {', '.join(unsearched[:3])}"
         reason += f" and {len(unsearched) - 3} more)" if len(unsearched) > 3 else ")"
+    near = near_place(wanted, resolved, resolver)
+    if near is not None:
+        place, how = near
+        reason += f"; but its words stand at {place.text_form()} {how} (a garbled text extraction?)"
+        return QuoteVerdict(QuoteStatus.FAILED, reason, near=place)
     return QuoteVerdict(QuoteStatus.FAILED, reason)
+
+
+# -- near places beside a failed quote ---------------------------------------------------
+NEAR_MIN_CHARS = 12  # a shorter quote stands somewhere in almost any spacing
+NEAR_MIN_WORDS = 4  # fewer words stand together in many passages in some order
+_WORD_RE = re.compile(r"\w+")
+
+
+def near_place(wanted: str, resolved: Resolved, resolver: Resolver) -> tuple[Citation, str] | None:
+    """Where the cited document holds the normalized quote's characters with other spaces, or
+    else all its words in one passage in another order; with how it differs. None when neither."""
+    version = resolved.document
+    normalized, offsets = resolver.normalized(version)
+    span, how = _respaced(wanted, normalized, offsets, version.text), "in another spacing"
+    if span is None:
+        span, how = _reordered(wanted, version, resolver), "in another order, in one passage"
+    if span is None:
+        return None
+    index = resolver.line_index(version)
+    unit = resolved.citation.unit
+    return span_citation(resolved.commit, resolved.path, span, index, unit, identity_token=token_of(version)), how
+
+
+def _respaced(wanted: str, normalized: str, offsets: list[int], text: str) -> Span | None:
+    """The span where `wanted`, every space left out, stands in the normalized text likewise."""
+    compact = wanted.replace(" ", "")
+    if len(compact) < NEAR_MIN_CHARS:
+        return None
+    spaceless, kept = _without_spaces(normalized)
+    at = spaceless.find(compact)
+    if at == -1:
+        return None
+    return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, text))
+
+
+@lru_cache(maxsize=4)  # a check of many quotes failing in one document computes it once
+def _without_spaces(normalized: str) -> tuple[str, tuple[int, ...]]:
+    kept = tuple(i for i, ch in enumerate(normalized) if ch != " ")
+    return "".join(normalized[i] for i in kept), kept
+
+
+def _reordered(wanted: str, version: VersionText, resolver: Resolver) -> Span | None:
+    """The first passage of the document that holds every word of `wanted` (in any order)."""
+    words = set(_WORD_RE.findall(wanted))
+    if len(words) < NEAR_MIN_WORDS:
+        return None
+    extracted = version.extracted
+    passages = _passage_words(
+        version.text, extracted.is_markdown, resolver.config.passage_max_chars, extracted.page_starts
+    )
+    return next((span for span, held in passages if words <= held), None)
+
+
+@lru_cache(maxsize=4)
+def _passage_words(
+    text: str, markdown: bool, max_chars: int, page_starts: tuple[int, ...]
+) -> tuple[tuple[Span, frozenset[str]], ...]:
+    """Each passage of the text (as the index cuts it) with the words it holds, normalized."""
+    passages = chunk(text, markdown=markdown, max_chars=max_chars, page_starts=page_starts)
+    return tuple((Span(p.start, p.end), frozenset(_WORD_RE.findall(normalize(p.text)))) for p in passages)
 
 
 def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
@@ -99,14 +171,14 @@ def exact_places(
         return ()
     unit = unit or (near.citation.unit if near else "lines")
     hits: list[tuple[int, int, Citation]] = []
-    for rank, (path, blob) in enumerate(_candidates(wanted, commit, resolver, near)):
+    for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
             version = resolver.text(blob, path, commit)
         except PinciteError:
             continue
         normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
-        for span in match_spans(wanted, normalized, offsets, len(version.text)):
+        for span in match_spans(wanted, normalized, offsets, version.text):
             if len(hits) >= MAX_LOCATIONS * 4:
                 break
             cite = span_citation(commit, path, span, index, unit, quote=quote, identity_token=token_of(version))
@@ -120,36 +192,39 @@ def exact_places(
 def quote_spans(wanted: str, text: str, most: int) -> list[Span]:
     """Exact spans of `text` where the normalized quote `wanted` stands (at most `most`)."""
     normalized, offsets = normalize_for_match(text)
-    return list(islice(match_spans(wanted, normalized, offsets, len(text)), most))
+    return list(islice(match_spans(wanted, normalized, offsets, text), most))
 
 
-def match_spans(wanted: str, normalized: str, offsets: list[int], text_length: int) -> Iterator[Span]:
-    """The spans of the original text where `wanted` stands in its normalized form, in order."""
+def match_spans(wanted: str, normalized: str, offsets: list[int], text: str) -> Iterator[Span]:
+    """The spans of the original `text` where `wanted` stands in its normalized form, in order."""
     at = normalized.find(wanted)
     while at != -1:
-        yield Span(offsets[at], source_end(offsets, at + len(wanted), text_length))
+        yield Span(offsets[at], source_end(offsets, at + len(wanted), text))
         at = normalized.find(wanted, at + 1)
 
 
-def source_end(offsets: list[int], end: int, text_length: int) -> int:
+def source_end(offsets: list[int], end: int, text: str) -> int:
     """Where in the original text a match ending before normalized position `end` ends.
 
-    Several normalized code points can come from one NFC segment (they share its start
-    offset), so the end is the next source offset greater than the last matched one's.
+    Several normalized code points can come from one NFC segment or ligature (they share its
+    start offset), so the end is the next source offset greater than the last matched one's;
+    a hyphen left out between two letters (and the whitespace after it) that stands before
+    that offset is not part of the match, so the span stops before it.
     """
     last = offsets[end - 1]
-    for k in range(end, len(offsets)):
-        if offsets[k] > last:
-            return offsets[k]
-    return text_length
+    after = next((offsets[k] for k in range(end, len(offsets)) if offsets[k] > last), len(text))
+    cut = after
+    while cut - 1 > last and text[cut - 1].isspace():
+        cut -= 1
+    return cut - 1 if cut - 1 > last and text[cut - 1] in WORD_HYPHENS else after
 
 
 def _end_offset(offsets: list[int], end: int, text: str) -> int:
     # The site's browser test checks the page's script against this form.
-    return source_end(offsets, end, len(text))
+    return source_end(offsets, end, text)
 
 
-def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | None) -> list[tuple[str, str]]:
+def _candidates(quote: str, commit: str, resolver: Resolver, near: Resolved | None) -> list[tuple[str, str]]:
     """(path, blob) of the documents at `commit` that may hold the quote, the cited one first."""
     found: dict[str, str] = {}
     if near is not None:
@@ -157,7 +232,7 @@ def _candidates(wanted: str, commit: str, resolver: Resolver, near: Resolved | N
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
     if reader is not None and seq is not None:
-        for path, version_id in versions_holding(reader, wanted, seq):
+        for path, version_id in versions_holding(reader, quote, seq):
             blob = reader.version_blob(version_id)
             if blob:
                 found.setdefault(path, blob)
@@ -193,9 +268,15 @@ def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
     return sorted(dict.fromkeys(p for p in pieces if p), key=len, reverse=True)[:most]
 
 
-def versions_holding(reader: IndexReader, normalized_quote: str, seq: int | None) -> list[tuple[str, int]]:
-    """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote."""
-    words, pieces = quote_words(normalized_quote), quote_pieces(normalized_quote)
+def versions_holding(reader: IndexReader, quote: str, seq: int | None) -> list[tuple[str, int]]:
+    """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote.
+
+    The words and pieces looked up are the quote's as written (`normalize_spelling`): matching
+    also leaves out hyphens inside words and folds ligatures, but the word index and the stored
+    text hold the document's own spelling, which a quote copied from it shares.
+    """
+    spelled = normalize_spelling(quote)
+    words, pieces = quote_words(spelled), quote_pieces(spelled)
     if words or pieces:
         return reader.versions_matching(words, pieces, seq)
     if seq is None:
@@ -213,12 +294,13 @@ def cite_quote(resolver: Resolver, path: str, quote: str, rev: str, unit: str = 
     version = resolver.text_at(commit, clean)
     index = resolver.line_index(version)
     normalized, offsets = resolver.normalized(version)
-    spans = list(match_spans(wanted, normalized, offsets, len(version.text)))
+    spans = list(match_spans(wanted, normalized, offsets, version.text))
     where = f"{clean} at {commit[:12]}"
     if not spans:
         raise UsageError(
             f"the quote {quote!r} does not stand in {where}",
-            hint="check the wording (matching folds whitespace, quotes and dashes only), or search first",
+            hint="check the wording (matching folds whitespace, quotes, dashes, ligatures and hyphens inside "
+            "words only), or search first",
         )
     if len(spans) > 1:
         listed = ", ".join(f"L{index.line_of(s.start)} (c{s.start}-{s.end})" for s in spans[:10])

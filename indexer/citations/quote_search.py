@@ -44,7 +44,7 @@ from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
 from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
-from indexer.text.normalize import normalize, normalize_for_match
+from indexer.text.normalize import normalize, normalize_for_match, normalize_spelling
 from indexer.vcs.repo import Hunk
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
@@ -210,7 +210,7 @@ class QuoteSearcher:
         if cited_path is not None:
             steps.append(f"history of {cited_path} from the index's path version intervals")
             pinned_seq = self._seq_of.get(pinned) if pinned else None
-            last_seen = self._last_seen(wanted, cited_path, pinned_seq, seq)
+            last_seen = self._last_seen(quote, cited_path, pinned_seq, seq)
             steps.append(
                 f"last seen at {last_seen.last_commit[:12]}, {last_seen.change} by {last_seen.removed_by[:12]}"
                 if last_seen
@@ -264,7 +264,7 @@ class QuoteSearcher:
             return ()
         normalized, offsets = self.resolver.normalized(version)
         index = self.resolver.line_index(version)
-        spans = islice(match_spans(wanted, normalized, offsets, len(version.text)), MAX_LOCATIONS)
+        spans = islice(match_spans(wanted, normalized, offsets, version.text), MAX_LOCATIONS)
         return tuple(span_citation(target, path, span, index, unit, quote=quote) for span in spans)
 
     def _followed_path(self, path: str | None, pinned: str | None, target: str, seq: int) -> str | None:
@@ -298,26 +298,27 @@ class QuoteSearcher:
         if found is None:
             return None
         a, b, ratio = found
-        span = Span(base + offsets[a], base + source_end(offsets, b, len(window)))
+        span = Span(base + offsets[a], base + source_end(offsets, b, window))
         original = text[span.start : span.end]
         index = LineIndex(text)
         recorded = self.reader.version_identity(version_id)
         token = token_for(*recorded) if recorded is not None else None
         citation = span_citation(target, path, span, index, unit, identity_token=token)
         citation = replace(citation, blob=self.reader.version_blob(version_id))
-        diff = word_diff(wanted, normalize(original))
+        diff = word_diff(wanted, normalize_spelling(original))
         return NearMatch(path, span.start, span.end, index.lines_of_span(span), ratio, original, diff, citation)
 
     # history -----------------------------------------------------------------------
-    def _last_seen(self, wanted: str, path: str, pinned_seq: int | None, target_seq: int) -> LastSeen | None:
+    def _last_seen(self, quote: str, path: str, pinned_seq: int | None, target_seq: int) -> LastSeen | None:
         assert self.reader is not None
+        wanted = normalize(quote)
         history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
         if pinned_seq is not None:
             history = [pv for pv in history if pv.last_seq >= pinned_seq]
-        if quote_words(wanted) and len(history) > WORD_FILTER_AFTER:
+        if quote_words(normalize_spelling(quote)) and len(history) > WORD_FILTER_AFTER:
             # Only versions with the quote's words in their passages can hold it. The query looks
             # at the whole corpus's history, so for a path with few versions reading them is cheaper.
-            holding = {vid for p, vid in versions_holding(self.reader, wanted, None) if p == path}
+            holding = {vid for p, vid in versions_holding(self.reader, quote, None) if p == path}
             history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None
         for pv in history:
@@ -356,7 +357,7 @@ class QuoteSearcher:
         hunks = self.repo.diff_blobs(self._diffable_blob(present.version_id), new_blob)
         text = self._text(present.version_id) or ""
         normalized, offsets = self._normalized_text(present.version_id)
-        span = next(match_spans(wanted, normalized, offsets, len(text)), None)
+        span = next(match_spans(wanted, normalized, offsets, text), None)
         if span is None:
             return tuple(hunks)
         first, last = LineIndex(text).lines_of_span(span)
@@ -435,12 +436,17 @@ def similarity(a: str, b: str, floor: float = 0.0) -> float:
 
 
 def word_diff(old: str, new: str) -> str:
-    """A word-level diff of two texts, written like `git diff --word-diff=plain`."""
+    """A word-level diff of two texts, written like `git diff --word-diff=plain`.
+
+    Words are compared normalized (a hyphen inside a word or a ligature is no change) and the
+    new text's words are shown as it spells them.
+    """
     a, b = old.split(" "), new.split(" ")
+    keys_a, keys_b = [normalize(w) for w in a], [normalize(w) for w in b]
     out: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes():
         if op == "equal":
-            out.append(" ".join(a[i1:i2]))
+            out.append(" ".join(b[j1:j2]))
             continue
         if i2 > i1:
             out.append("[-" + " ".join(a[i1:i2]) + "-]")

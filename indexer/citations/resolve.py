@@ -225,6 +225,9 @@ class Resolver:
         return self.memo.texts.get_or_compute(key, lambda: self._version_text(blob, path, encoding))
 
     def _version_text(self, blob: str, path: str, encoding: str) -> documents.VersionText:
+        stored = self._indexed_text(blob, path, encoding)
+        if stored is not None:
+            return stored
         try:
             return documents.version_text(self.repo, blob, path, self.limits, encoding)
         except documents.DocumentUnavailable as exc:
@@ -232,6 +235,15 @@ class Resolver:
             if isinstance(cause, PinciteError):
                 raise ExtractionError(f"{cause.message} (blob {blob[:12]})", hint=cause.hint) from None
             raise ExtractionError(f"{path} (blob {blob[:12]}): {exc}") from None
+
+    def _indexed_text(self, blob: str, path: str, encoding: str) -> documents.VersionText | None:
+        """The text the index (or the extraction cache) holds for an extracted blob under the active
+        extractor's identity: exactly what extracting again gives, without the seconds a PDF takes.
+        None for the text class (its blob is read as fast) and when neither holds it."""
+        extractor = extract_mod.extractor_for(path, encoding)
+        if extractor.source_class == "text" or not extractor.available():
+            return None
+        return documents.recorded_text(self.repo, self.index(), blob, path, extractor.identity())
 
     def encoding(self, blob: str, path: str, commit: str | None) -> str:
         """The encoding a text blob is read in (UTF-8 unless declared); see `text`."""

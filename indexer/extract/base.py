@@ -39,6 +39,9 @@ class ExtractedText:
     page_starts: tuple[int, ...] = ()
     notes: tuple[str, ...] = field(default=())
     is_markdown: bool = False
+    # What the build reports as a warning about this text (a PDF's characters no table maps);
+    # the index keeps it as the version's reason, so a rebuild that reuses the text still says it.
+    warning: str = ""
 
 
 def importable(module: str) -> bool:

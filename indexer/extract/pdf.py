@@ -26,7 +26,7 @@ from indexer.errors import ExtractionError
 from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 from indexer.text.kinds import PDF_EXTENSIONS
 
-VERSION = 1
+VERSION = 2
 PAGE_SEPARATOR = "\f\n"
 INSTALL_HINT = "pip install 'pincite[pdf]'"
 MODES = ("plain", "layout")
@@ -41,10 +41,26 @@ LIGATURES = {
     "\ufb05": "st",
     "\ufb06": "st",
 }
+# Small-cap and oldstyle glyphs of fonts without their own Unicode: Adobe's Glyph List gives
+# their names (Asmall, zerooldstyle, Agravesmall...) code points U+F700 above the character
+# they are a form of, which is what a font's ToUnicode table or pypdf's glyph-name lookup then
+# yields ("ARPA" set in small caps comes out as U+F761 U+F772...). Each goes back to that
+# character, a small capital as the capital a reader sees (Asmall -> "A", Ydieresissmall -> "Ÿ").
+_SMALL_CAPITALS = (*range(0x61, 0x7B), *range(0xE0, 0xF7), *range(0xF8, 0xFF))
+SMALL_FORMS = {
+    **{chr(0xF700 + code): chr(code) for code in (0x21, 0x24, 0x26, *range(0x30, 0x3A), 0x3F, 0xA1, 0xBF)},
+    **{chr(0xF700 + code): chr(code).upper() for code in _SMALL_CAPITALS},
+    "\uf7ff": "\u0178",
+}
+PRIVATE_USE = (0xE000, 0xF8FF)  # the BMP's private use area: no meaning outside the font
 # Control characters other than tab and line feed never carry text; dropping the form feed
 # keeps PAGE_SEPARATOR unambiguous.
 _DROP = {code: None for code in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}
-_TRANSLATE = str.maketrans({**{ord(k): v for k, v in LIGATURES.items()}, **_DROP})
+_TRANSLATE = str.maketrans(
+    {**{ord(k): v for k, v in LIGATURES.items()}, **{ord(k): v for k, v in SMALL_FORMS.items()}, **_DROP}
+)
+_PAGE_NUMBER = re.compile(r"[ \t]*\d{1,4}[ \t]*")
+_PRIVATE_USE = re.compile(f"[{chr(PRIVATE_USE[0])}-{chr(PRIVATE_USE[1])}]")
 _SOFT_HYPHEN_BREAK = re.compile("\u00ad[ \t]*\n[ \t]*")
 _HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\u2010][ \t]*\n[ \t]*(?=[^\W\d_])")
 # pypdf warnings that mean the bytes are not the whole file: the text would be partial.
@@ -54,20 +70,37 @@ _FATAL_WARNINGS = ("EOF marker not found", "might be truncated")
 def normalize_page(text: str) -> str:
     """The documented, deterministic normalization of one page's extracted text.
 
-    In order: CRLF and CR become LF; ligature code points become their letters; control
-    characters other than tab and LF are dropped; a soft hyphen at a line end joins the
-    two lines; remaining soft hyphens are dropped; a hyphen (U+002D or U+2010) between a
-    letter at a line end and a lowercase letter starting the next line is removed with
-    the line break ("reten-\\ntion" -> "retention", while "data-\\nDriven" is kept);
-    trailing spaces of lines and blank lines at the page's start and end are dropped;
-    NFC. A page with text ends with one "\\n"; a page without is "".
+    In order: CRLF and CR become LF; ligature code points become their letters, and
+    Adobe's small-cap and oldstyle code points (`SMALL_FORMS`) the characters they are forms
+    of; control characters other than tab and LF are dropped; a soft hyphen at a line end
+    joins the two lines; remaining soft hyphens are dropped; a hyphen (U+002D or U+2010)
+    between a letter at a line end and a lowercase letter starting the next line is removed
+    with the line break ("reten-\\ntion" -> "retention", while "data-\\nDriven" is kept);
+    trailing spaces of lines and blank lines at the page's start and end are dropped; a last
+    line holding only a number (1 to 4 digits: the page number of a footer) is dropped when
+    other lines stand above it and the line before does not end in a hyphen or dash (a range
+    "2020-" continued); NFC. A page with text ends with one "\\n"; a page without is "".
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_TRANSLATE)
     text = _SOFT_HYPHEN_BREAK.sub("", text).replace("\u00ad", "")
     text = _HYPHEN_BREAK.sub(_join_hyphenated, text)
     text = "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+    body, _, last = text.rpartition("\n")
+    if body.strip() and _PAGE_NUMBER.fullmatch(last) and not body.rstrip().endswith(("-", "\u2010", "\u2013")):
+        text = body.rstrip("\n")
     text = unicodedata.normalize("NFC", text)
     return text + "\n" if text.strip() else ""
+
+
+def unmapped_warning(text: str) -> str:
+    """The build's warning about private-use characters left in `text` ("" when there are none)."""
+    count = len(_PRIVATE_USE.findall(text))
+    if not count:
+        return ""
+    return (
+        f"{count} private-use character(s) (U+E000-U+F8FF) that neither the font's tables nor "
+        "pincite's small-cap table map to Unicode: the words holding them cannot be searched or quoted"
+    )
 
 
 def _join_hyphenated(match: re.Match[str]) -> str:
@@ -135,7 +168,9 @@ class PdfExtractor:
             )
         text, page_starts = join_pages(pages)
         notes += tuple(f"pypdf: {w}" for w in list(dict.fromkeys(warnings))[:5])
-        return ExtractedText(text, "extracted", self.identity(), title, page_starts, notes)
+        warning = unmapped_warning(text)
+        notes += (warning,) if warning else ()
+        return ExtractedText(text, "extracted", self.identity(), title, page_starts, notes, warning=warning)
 
 
 def _open(data: bytes, path: str, warnings: list[str]) -> tuple[Any, tuple[str, ...]]:

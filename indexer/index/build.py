@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.config import Config, load_config
-from indexer.errors import RepositoryError
+from indexer.errors import MISSING_BLOB_HINT, RepositoryError
 from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
@@ -26,7 +26,7 @@ from indexer.index.prepare import Prepared, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
-from indexer.vcs.repo import MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
+from indexer.vcs.repo import MISSING_SIZE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
     from indexer.shapes import BuildSummaryJson
@@ -223,12 +223,15 @@ def _write_index(
     # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
     # chunked (on several cores when there are) and written in that order, a bounded number
     # at a time: the build's memory does not grow with the corpus.
-    blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes)
+    blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes, skip_missing=True)
+    missing: set[str] = set()  # not in the object store: their paths are skipped, nothing is recorded
 
     def read() -> Iterator[tuple[tuple[str, str, int], bytes | None, str, str]]:
         for (blob, identity), path in needed.items():
             with _stage(summary, "read_blobs"):
                 _sha, size, data = next(blobs)
+            if size == MISSING_SIZE:
+                missing.add(blob)
             yield (blob, identity, size), data, path, identity
 
     results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
@@ -238,8 +241,10 @@ def _write_index(
             (blob, identity, size), prepared = next(results)
             waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
             summary.stages["extract_and_chunk"] = summary.stages.get("extract_and_chunk", 0.0) + waited
-            known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, size, prepared)
-            summary.extracted += 1
+            # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build reads it.
+            if blob not in missing:
+                known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, size, prepared)
+                summary.extracted += 1
             if progress:
                 progress(done, total)
     head_seq = len(commits) - 1
@@ -248,6 +253,11 @@ def _write_index(
         if kind.identity is None:
             if last == head_seq and kind.skip_reason:
                 summary.skipped.append(Skipped(path, kind.skip_reason, kind.hint))
+            continue
+        if entry.sha in missing:
+            if last == head_seq:
+                reason = f"blob {entry.sha[:12]} is missing from the object store"
+                summary.skipped.append(Skipped(path, reason, MISSING_BLOB_HINT))
             continue
         version_id = known[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
@@ -312,7 +322,7 @@ def _index_version(
             identity=identity,
             size=size,
             extracted=extracted,
-            reason="no extractable text" if empty else "",
+            reason="no extractable text" if empty else extracted.warning,
             passages=passages,
         )
 

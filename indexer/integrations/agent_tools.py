@@ -197,7 +197,11 @@ class AgentTools:
         self,
         path: Annotated[str, Field(description="The document's path in the repository, e.g. 'corpus/handbook.md'.")],
         quote: Annotated[
-            str | None, Field(description="Cite the one place these words stand (whitespace, quotes, dashes folded).")
+            str | None,
+            Field(
+                description="Cite the one place these words stand (whitespace, quotes, dashes, ligatures and "
+                "hyphens inside words folded)."
+            ),
         ] = None,
         lines: Annotated[
             str | None, Field(description="Or cite lines 'A-B' (1-based, inclusive), e.g. '12-18'.")
@@ -339,7 +343,10 @@ class AgentTools:
 
     def locate(
         self,
-        quote: Annotated[str, Field(description="The words to find (whitespace, quotes and dashes folded).")],
+        quote: Annotated[
+            str,
+            Field(description="The words to find (whitespace, quotes, dashes, ligatures, hyphens in words folded)."),
+        ],
         path: Annotated[
             str | None, Field(description="Where the quote was cited, to learn when it left that path.")
         ] = None,

@@ -2,9 +2,15 @@
 
 `normalize_for_match(text)` applies, in order, and nothing else:
 1. Unicode NFC;
-2. typographic quotes folded to ASCII (‘ ’ ‚ ‛ ′ → ', “ ” „ ‟ ″ « » → ");
-3. dashes and the minus sign folded to "-" (‐ ‑ ‒ – — ― − ﹘ ﹣ －);
-4. every run of whitespace (str.isspace: spaces, tabs, line ends, no-break spaces) folded
+2. the ligatures of Unicode's Alphabetic Presentation Forms (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ, Armenian ﬓ–ﬗ)
+   folded to their letters, as PDF fonts and viewers produce them;
+3. a hyphen (-, soft hyphen U+00AD, ‐ U+2010, ‑ U+2011) between two letters left out together
+   with any whitespace after it: a reader copying "asyn-\nchronously" or "Single-\nprocess"
+   from a PDF cannot tell a line-end hyphenation from a compound's hyphen, so "asynchronously",
+   "asyn- chronously", "Single-process" and "Singleprocess" all compare equal to them;
+4. typographic quotes folded to ASCII (‘ ’ ‚ ‛ ′ → ', “ ” „ ‟ ″ « » → ");
+5. dashes and the minus sign folded to "-" (‒ – — ― − ﹘ ﹣ －, and the hyphens step 3 left);
+6. every run of whitespace (str.isspace: spaces, tabs, line ends, no-break spaces) folded
    to one space.
 Case, punctuation other than the above, and Markdown markup are left alone.
 
@@ -33,12 +39,37 @@ WHITESPACE += "\u2028\u2029\u202f\u205f\u3000"
 # One code point for one: quotes and dashes folded, every whitespace character made a space.
 _FOLD_TABLE = str.maketrans({**QUOTE_FOLD, **dict.fromkeys(WHITESPACE, " ")})
 _SPACES_AFTER_SPACE = re.compile(r"(?<= ) +")
+# Step 2: each ligature to the letters of its compatibility decomposition (a test checks them).
+LIGATURES = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+    "\ufb13": "\u0574\u0576",
+    "\ufb14": "\u0574\u0565",
+    "\ufb15": "\u0574\u056b",
+    "\ufb16": "\u057e\u0576",
+    "\ufb17": "\u0574\u056d",
+}
+# Step 3: the hyphens that may stand inside a word (the dashes of step 5 never join words).
+WORD_HYPHENS = "-\u00ad\u2010\u2011"
+_LETTER_FOLDS = re.compile(f"[{re.escape(WORD_HYPHENS)}][{re.escape(WHITESPACE)}]*|[{''.join(LIGATURES)}]")
 
 
 def normalize_for_match(text: str) -> tuple[str, list[int]]:
     """`text` normalized for quote matching, and the map back to its offsets (see module docstring)."""
+    return _normalized(text, fold_letters=True)
+
+
+def _normalized(text: str, *, fold_letters: bool) -> tuple[str, list[int]]:
     composed, origin = _nfc_with_origin(text)
-    folded = composed.translate(_FOLD_TABLE)  # positions unchanged
+    lettered, lettered_origin = _fold_letters(composed) if fold_letters else (composed, None)
+    if lettered_origin is not None:
+        origin = lettered_origin if origin is None else [origin[i] for i in lettered_origin]
+    folded = lettered.translate(_FOLD_TABLE)  # positions unchanged
     # Only the spaces after the first of a run go: the rest of the text keeps its positions,
     # so the map is built from a few ranges rather than character by character.
     out: list[str] = []
@@ -56,8 +87,58 @@ def normalize_for_match(text: str) -> tuple[str, list[int]]:
 
 
 def normalize(text: str) -> str:
-    """The normalized text alone, ends stripped: how a quote is compared."""
-    return normalize_for_match(text)[0].strip(" ")
+    """The normalized text alone, ends stripped: how a quote is compared.
+
+    A "-" at either end next to a letter goes too (at the start, with the space after it): a
+    quote cut at a word's hyphen ("asyn-", "- chronously") stands where step 3 left that
+    hyphen out of the document's text.
+    """
+    quote = normalize_for_match(text)[0].strip(" ")
+    if len(quote) > 1 and quote[-1] == "-" and quote[-2].isalpha():
+        quote = quote[:-1]
+    unhyphenated = quote[1:].lstrip(" ")
+    if quote[:1] == "-" and unhyphenated[:1].isalpha():
+        quote = unhyphenated
+    return quote
+
+
+def normalize_spelling(text: str) -> str:
+    """`text` normalized without steps 2 and 3, ends stripped: its words spelled as written.
+
+    Narrowing a quote search by its words looks these up in the word index: a quote copied
+    from a document spells "Single-process" or "ﬁle" as the document does, while step 3 and 2
+    would turn them into words ("Singleprocess", "file") the document's index never saw.
+    """
+    return _normalized(text, fold_letters=False)[0].strip(" ")
+
+
+def _fold_letters(text: str) -> tuple[str, list[int] | None]:
+    """Steps 2 and 3 on NFC text, and (unless nothing changed) where each code point came from.
+
+    A ligature's letters all come from the ligature; a left-out hyphen and its whitespace have
+    no entry, so a match that ends before them and one that starts after them stay exact.
+    """
+    out: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for found in _LETTER_FOLDS.finditer(text):
+        start, end = found.span()
+        if text[start] in LIGATURES:
+            letters = LIGATURES[text[start]]
+        elif start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha():
+            letters = ""
+        else:
+            continue
+        out.append(text[last:start])
+        origin.extend(range(last, start))
+        out.append(letters)
+        origin.extend([start] * len(letters))
+        last = end
+    if not last:
+        return text, None
+    out.append(text[last:])
+    origin.extend(range(last, len(text)))
+    return "".join(out), origin
 
 
 def _nfc_with_origin(text: str) -> tuple[str, list[int] | None]:

@@ -34,7 +34,7 @@ from typing import IO, TYPE_CHECKING, TypeVar
 
 import git
 
-from indexer.errors import RepositoryError, ShallowHistoryError, UnknownRevision
+from indexer.errors import MissingBlob, RepositoryError, ShallowHistoryError, UnknownRevision
 from indexer.machine import usable_cores
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs 
 MODE_FILE = ("100644", "100755")
 MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"
+MISSING_SIZE = -1  # the size `iter_blobs(skip_missing=True)` gives a blob the object store lacks
 
 # Settings that would otherwise let a user's config change output we parse.
 PINNED_CONFIG = (
@@ -492,13 +493,16 @@ class GitRepo:
         return self._objects.read(sha)
 
     def iter_blobs(
-        self, shas: list[str], *, max_bytes: int | None = None
+        self, shas: list[str], *, max_bytes: int | None = None, skip_missing: bool = False
     ) -> Generator[tuple[str, int, bytes | None], None, None]:
         """(sha, size, content) of each blob, in order, streamed from one `git cat-file --batch`.
 
         A helper thread writes every request up front while this generator reads the
         answers, so no blob waits for a pipe round trip (asking one blob at a time costs
         one per blob). Content over `max_bytes` is skipped unread and comes back as None.
+        A blob the object store does not hold (a partial clone, a damaged repository) raises
+        `MissingBlob`; with `skip_missing` it comes back as (sha, MISSING_SIZE, None) and the
+        stream goes on (git answers "missing" and reads the next request).
         """
         if not shas:
             return
@@ -527,6 +531,11 @@ class GitRepo:
         try:
             for sha in shas:
                 header = answers.readline().split()
+                if header == [sha.encode("ascii"), b"missing"]:
+                    if not skip_missing:
+                        raise MissingBlob(sha)
+                    yield sha, MISSING_SIZE, None
+                    continue
                 if len(header) != 3 or header[1] != b"blob":
                     found = b" ".join(header).decode(errors="replace") or "no answer from git cat-file"
                     raise RepositoryError(f"cannot read blob {sha}: {found}", hint="run `git fsck` on the repository")

@@ -53,8 +53,8 @@ function showRecovery(view, result) {
     banner.dataset.recovery = "moved";
     banner.dataset.suggestion = text;
     title.append("The cited text moved: now at ", place(p), ".");
-    body.append("Suggested citation (an exact match, whitespace, quotes and dashes folded; " +
-      "nothing is re-pinned until you change it): ", el("code", {}, text), "." + gaps);
+    body.append("Suggested citation (an exact match, whitespace, quotes, dashes, ligatures and hyphens in words " +
+      "folded; nothing is re-pinned until you change it): ", el("code", {}, text), "." + gaps);
     return null;
   }
   if (found.places.length > 1) {

@@ -2,8 +2,13 @@
 // and indexer.citations.quote's places, code point for code point; the tests compare the two on
 // generated text.
 
-// NFC, then typographic quotes and dashes folded, then whitespace runs (Python's str.isspace)
-// folded to one space; each normalized code point remembers the offset it came from.
+// NFC, then ligatures folded to their letters and a hyphen between two letters left out with the
+// whitespace after it, then typographic quotes and dashes folded, then whitespace runs (Python's
+// str.isspace) folded to one space; each normalized code point remembers the offset it came from.
+const LIGATURES = new Map(Array.from("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06\ufb13\ufb14\ufb15\ufb16\ufb17")
+  .map((c) => [c, Array.from(c.normalize("NFKC"))]));
+const WORD_HYPHENS = new Set(["-", "\u00ad", "\u2010", "\u2011"]);
+const LETTER = /^\p{L}$/u;
 const FOLD = new Map([
   ..."\u2018\u2019\u201a\u201b\u2032".split("").map((c) => [c, "'"]),
   ..."\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb".split("").map((c) => [c, '"']),
@@ -75,6 +80,7 @@ export function normalizePoints(text) {
       start = i;
     }
   }
+  [composed, origin] = foldLetters(composed, origin);
   const out = [], offsets = [];
   for (let i = 0; i < composed.length; i++) {
     const ch = FOLD.get(composed[i]) || composed[i];
@@ -90,6 +96,28 @@ export function normalizePoints(text) {
   return [out, offsets];
 }
 
+// indexer.text.normalize._fold_letters: ligatures to letters (each keeping the ligature's offset),
+// a hyphen between two letters left out together with the whitespace after it.
+function foldLetters(points, origin) {
+  const out = [], from = [];
+  for (let i = 0; i < points.length; i++) {
+    const at = origin ? origin[i] : i;
+    const letters = LIGATURES.get(points[i]);
+    if (letters) {
+      for (const l of letters) { out.push(l); from.push(at); }
+      continue;
+    }
+    if (WORD_HYPHENS.has(points[i]) && i > 0 && LETTER.test(points[i - 1])) {
+      let j = i + 1;
+      while (j < points.length && SPACES.has(points[j])) j++;
+      if (j < points.length && LETTER.test(points[j])) { i = j - 1; continue; }
+    }
+    out.push(points[i]);
+    from.push(at);
+  }
+  return [out, from];
+}
+
 // The same as a string, with one offset per UTF-16 unit, so String.indexOf can search it.
 export function normalizeForMatch(text) {
   const [points, offsets] = normalizePoints(text);
@@ -100,8 +128,15 @@ export function normalizeForMatch(text) {
 }
 
 // indexer.text.normalize.normalize: how a quote is compared (ends stripped of the folded space).
+// A "-" at either end next to a letter goes too, at the start with the space after it (a quote cut
+// at a word's hyphen).
 export function normalizeQuote(text) {
-  return normalizePoints(text)[0].join("").replace(/^ +| +$/g, "");
+  const points = Array.from(normalizePoints(text)[0].join("").replace(/^ +| +$/g, ""));
+  if (points.length > 1 && points[points.length - 1] === "-" && LETTER.test(points[points.length - 2])) points.pop();
+  let first = 1;
+  while (first < points.length && points[first] === " ") first++;
+  if (points[0] === "-" && first < points.length && LETTER.test(points[first])) return points.slice(first).join("");
+  return points.join("");
 }
 
 // Every [start, end) (code points) where the normalized `wanted` stands in `text`
@@ -109,6 +144,7 @@ export function normalizeQuote(text) {
 export function quotePlaces(wanted, text, most) {
   if (!wanted) return [];
   const [norm, offsets] = normalizeForMatch(text);
+  const points = Array.from(text);
   const total = offsets[offsets.length - 1];
   const places = [];
   let at = norm.indexOf(wanted);
@@ -116,6 +152,10 @@ export function quotePlaces(wanted, text, most) {
     const last = offsets[at + wanted.length - 1];
     let end = total;
     for (let k = at + wanted.length; k < offsets.length; k++) if (offsets[k] > last) { end = offsets[k]; break; }
+    // A hyphen left out between two letters (and the whitespace after it) is not part of the match.
+    let cut = end;
+    while (cut - 1 > last && SPACES.has(points[cut - 1])) cut--;
+    if (cut - 1 > last && WORD_HYPHENS.has(points[cut - 1])) end = cut - 1;
     places.push([offsets[at], end]);
     at = norm.indexOf(wanted, at + 1);
   }

@@ -94,7 +94,10 @@ function markChars(a, b) {
 }
 
 /** Highlight the span `sel` names (its lines, the rendered blocks over them, its characters). */
+const atTop = []; // the lines given a scroll margin by the last highlight
+
 export function highlight(sel) {
+  atTop.splice(0).forEach((el) => el.style.removeProperty("scroll-margin-top"));
   document.querySelectorAll(".hl").forEach((el) => el.classList.remove("hl"));
   document.querySelectorAll("mark.cited").forEach((m) => m.replaceWith(...m.childNodes));
   if (src()) src().normalize();
@@ -112,5 +115,19 @@ export function highlight(sel) {
   const span = charSpanOf(sel, starts);
   let target = document.getElementById("L" + first);
   if (span) target = markChars(span[0], span[1]) || target;
-  if (target) target.scrollIntoView({ block: "center" });
+  if (!target) return;
+  // Lines the first screen shows whole are shown with the page's title above them: centred, they
+  // would slide the title under the sticky banner. The browser scrolls to the address's line
+  // again as the page loads; a scroll margin as tall as the page above the line keeps it at the top.
+  const bottom = target.getBoundingClientRect().bottom + window.scrollY;
+  if (bottom > window.innerHeight) {
+    target.scrollIntoView({ block: "center" });
+    return;
+  }
+  for (const el of new Set([target, document.getElementById("L" + first)])) {
+    if (!el) continue;
+    el.style.scrollMarginTop = `${Math.ceil(el.getBoundingClientRect().top + window.scrollY)}px`;
+    atTop.push(el);
+  }
+  window.scrollTo(0, 0);
 }

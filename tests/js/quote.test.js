@@ -28,3 +28,18 @@ test("searchWords: the longest whole words, the span's cut first and last droppe
   assert.deepEqual(searchWords("ng retention of records kept fo", 3), ["retention", "records", "kept"]);
   assert.deepEqual(searchWords("a b"), []);
 });
+
+test("ligatures fold to letters and a hyphen between letters is left out with the space after it", () => {
+  const [points, offsets] = normalizePoints("o\ufb03ce asyn-\nchronously Single-process 2-3 a -b");
+  assert.equal(points.join(""), "office asynchronously Singleprocess 2-3 a -b");
+  assert.deepEqual(offsets.slice(0, 6), [0, 1, 1, 1, 2, 3]);
+  assert.deepEqual(quotePlaces(normalizeQuote("asyn- chronously"), "x asyn-\n  chronously y", 10), [[2, 20]]);
+  assert.deepEqual(quotePlaces(normalizeQuote("the \ufb01le"), "the file", 10), [[0, 8]]);
+});
+
+test("a quote cut at a word's hyphen loses that hyphen", () => {
+  assert.equal(normalizeQuote(" asyn- "), "asyn");
+  assert.equal(normalizeQuote("-known"), "known");
+  assert.equal(normalizeQuote("- \n chronously"), "chronously");
+  assert.equal(normalizeQuote("-5 and 4-"), "-5 and 4-");
+});
