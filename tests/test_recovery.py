@@ -623,4 +623,6 @@ def test_a_heading_that_gained_a_level_is_not_a_move_of_its_lines(corpus_repo: C
     attempt = Recoverer(resolver).attempt(verdict)
     assert attempt is not None and not attempt.moved and attempt.new_citation is None
     assert not attempt.applicable(accept_moved=True)
-    assert any("hold more than the words" in step for step in attempt.steps)
+    assert any("do not hold exactly the cited text" in step for step in attempt.steps)
+    # Its words stand only in the cited document: the text changed, it is not "in another document".
+    assert attempt.detail == Detail.CHANGED

@@ -30,11 +30,13 @@ from indexer.citations.discovery import (
 )
 from indexer.citations.drift import Verdict
 from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
-from indexer.citations.resolve import Resolver
+from indexer.citations.quote import match_spans
+from indexer.citations.resolve import Resolved, Resolver
 from indexer.citations.verdicts import AppliedBy, Detail, Outcome, QuoteStatus, VerdictStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.text.citation import Citation
-from indexer.text.normalize import normalize
+from indexer.text.model import Span
+from indexer.text.normalize import normalize, normalize_for_match
 
 _HOW_TO_APPLY = {Detail.SHIFTED: "`check --fix` applies it", Detail.MOVED: "`check --fix --accept-moved` applies it"}
 
@@ -225,26 +227,42 @@ def recover(
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
     steps += (step,) if step else ()
-    # Searched by the pinned text (no quote), a place counts as the move only when the new citation
-    # holds exactly that text: by lines, "# Motivation" inside "## Motivation" is not a move.
-    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(searcher, c, key))
-    if len(whole) < len(candidates):
-        steps += (f"{len(candidates) - len(whole)} place(s) set aside: their cited lines hold more than the words",)
-        candidates = whole
-    if candidates:
-        detail = Detail.MOVED if len(candidates) == 1 else Detail.AMBIGUOUS
-    elif found.places:
-        detail = Detail.OTHER_DOCUMENT
-    else:
-        detail = Detail.CHANGED if found.near else Detail.REMOVED
-    if verdict.status == VerdictStatus.UNRESOLVABLE:
+    if verdict.status == VerdictStatus.UNRESOLVABLE or verdict.resolved is None:
+        detail = _detail(candidates, found)
         steps += ("the citation itself is unresolvable: a person decides",)
         return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, detail, steps, None, found)
+    # A place counts as the move only when the citation re-pinned there keeps its shape and holds
+    # exactly the cited text: "# Motivation" found inside "## Motivation" is not a move, and
+    # neither is a place whose lines drop the cited range's leading or trailing blank line.
+    moves = tuple(m for m in (same_shape(searcher.resolver, verdict.resolved, c, key) for c in candidates) if m)
+    if len(moves) < len(candidates):
+        steps += (
+            f"{len(candidates) - len(moves)} place(s) set aside: re-pinned to as many lines as the citation, "
+            "they do not hold exactly the cited text",
+        )
+    detail = _detail(moves, found, set_aside=len(candidates) - len(moves))
     if detail == Detail.MOVED:
-        new = replace(candidates[0], quote=quote)
+        new = replace(moves[0], quote=quote)
         return RecoveryAttempt(citation, target, Outcome.RELOCATED, detail, steps, new, found)
-    outcome = {Detail.CHANGED: Outcome.SUGGESTED, Detail.REMOVED: Outcome.NOT_FOUND}.get(detail, Outcome.NEEDS_HUMAN)
+    outcome = Outcome.SUGGESTED if detail == Detail.CHANGED and found.near else Outcome.NEEDS_HUMAN
+    if detail == Detail.REMOVED:
+        outcome = Outcome.NOT_FOUND
     return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
+
+
+def _detail(moves: tuple[Citation, ...], found: QuoteSearchResult, *, set_aside: int = 0) -> Detail:
+    """What happened to the cited text, by the places that are a move and those set aside.
+
+    Places set aside (the words stand, but inside lines that hold more, or fewer lines) mean the
+    cited text itself was edited: changed, never "other document" when they are in the cited one.
+    """
+    if moves:
+        return Detail.MOVED if len(moves) == 1 else Detail.AMBIGUOUS
+    if set_aside:
+        return Detail.CHANGED
+    if found.places:
+        return Detail.OTHER_DOCUMENT
+    return Detail.CHANGED if found.near else Detail.REMOVED
 
 
 def _recover_in_document(
@@ -258,12 +276,19 @@ def _recover_in_document(
     budget = "the run's budget of deep searches for drifted citations is spent"
     steps: tuple[str, ...] = (first, budget, searched)
     found = QuoteSearchResult(key, target, places, (), None, (searched,))
-    if len(places) == 1:
+    resolved = verdict.resolved
+    moves = tuple(m for m in (same_shape(searcher.resolver, resolved, p, key) for p in places) if m) if resolved else ()
+    if len(moves) < len(places):
+        steps += (f"{len(places) - len(moves)} place(s) set aside: they do not hold exactly the cited text",)
+    if len(moves) == 1:
         return RecoveryAttempt(
-            citation, target, Outcome.RELOCATED, Detail.MOVED, steps, replace(places[0], quote=quote), found
+            citation, target, Outcome.RELOCATED, Detail.MOVED, steps, replace(moves[0], quote=quote), found
         )
-    if places:
+    if moves:
         return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.AMBIGUOUS, steps, None, found)
+    if places:
+        steps += ("the words stand only inside lines that hold more: the cited text changed; a person decides",)
+        return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.CHANGED, steps, None, found)
     deeper = "`pincite locate` searches the whole corpus and the history for the words"
     if verdict.nearest is None:  # git's diff removed every cited line
         steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
@@ -279,12 +304,38 @@ def _changer(verdict: Verdict) -> str:
     return f"commit {changed.sha[:12]}" if changed else "a commit before the target"
 
 
-def _holds_exactly(searcher: QuoteSearcher, place: Citation, key: str) -> bool:
-    """Whether the new citation's own text is the searched words (normalized), not more."""
+def same_shape(resolver: Resolver, cited: Resolved, place: Citation, key: str) -> Citation | None:
+    """`place` (where the words `key` stand at the target) as the cited span re-pinned, or None.
+
+    The words stand at some lines of the cited span (the quote may be a part of it, and its
+    leading and trailing blank lines are no words). The re-pinned citation keeps as many lines
+    before and after the words as the cited span had, so it names as many lines; it is a move
+    only when its text is exactly the cited text (normalized). A citation in characters is a
+    move only when the place holds exactly the cited text. `check --fix` never narrows.
+    """
+    wanted = normalize(key)
+    normalized, offsets = normalize_for_match(cited.text)
+    match = next(match_spans(wanted, normalized, offsets, len(cited.text)), None) if wanted else None
+    if match is None:
+        return None  # the words are not in the cited span (a quote from elsewhere): no shape to keep
+    if place.lines is None or cited.citation.lines is None:
+        return place if _text_of(resolver, place) == normalize(cited.text) else None
+    index = cited.line_index
+    words = index.lines_of_span(Span(cited.span.start + match.start, cited.span.start + match.end))
+    first, last = cited.lines
+    before, after = words[0] - first, last - words[1]
+    if place.lines[1] - place.lines[0] != words[1] - words[0] or place.lines[0] - before < 1:
+        return None  # the words stand over another number of lines: the shape is not kept
+    moved = replace(place, lines=(place.lines[0] - before, place.lines[1] + after))
+    return moved if _text_of(resolver, moved) == normalize(cited.text) else None
+
+
+def _text_of(resolver: Resolver, place: Citation) -> str | None:
+    """The normalized text a citation names, or None when it does not resolve (past the end, say)."""
     try:
-        return normalize(searcher.resolver.resolve(place).text) == normalize(key)
+        return normalize(resolver.resolve(place).text)
     except PinciteError:
-        return False
+        return None
 
 
 def _candidates(places: tuple[Citation, ...], followed_path: str | None) -> tuple[tuple[Citation, ...], str | None]:
