@@ -13,6 +13,7 @@ from typing import Any
 
 from indexer import __version__
 from indexer.citations.check import CheckRecord, CheckReport
+from indexer.citations.verdicts import QuoteStatus
 from indexer.vcs.repo import GitRepo
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -35,6 +36,7 @@ PROBLEMS = {
         Problem("citation-unresolvable", "citation unresolvable", "The citation cannot be checked (see the reason)."),
         Problem("citation-drifted", "citation drifted", "A later commit changed or removed the cited lines."),
         Problem("citation-malformed", "citation malformed", "It looks like a citation, but its selector is not one."),
+        Problem("citation-unpinned", "citation unpinned", "A GitHub link at a branch, not a commit: pin it."),
     )
 }
 
@@ -44,7 +46,7 @@ def problem(record: CheckRecord) -> Problem | None:
     if record.severity == "ok":
         return None
     quote = record.quote_verdict.status if record.quote_verdict else None
-    if quote in ("failed", "wrong_ref"):
+    if quote in (QuoteStatus.FAILED, QuoteStatus.WRONG_REF):
         return PROBLEMS[f"quote-{quote.replace('_', '-')}"]
     return PROBLEMS[f"citation-{record.status}"]
 
