@@ -221,8 +221,41 @@ class Resolver:
         names it); without an index, in the one the `.gitattributes` of `commit` declare.
         """
         encoding = self.encoding(blob, path, commit)
+        try:
+            return self._text_in(blob, path, encoding)
+        except ExtractionError as unreadable:
+            later = self._declared_at_head(blob, path, commit, encoding)
+            if later is None:
+                raise
+            try:
+                return self._text_in(blob, path, later)
+            except ExtractionError:
+                raise unreadable from None  # the cited commit's reading, as the hint tells it
+
+    def _text_in(self, blob: str, path: str, encoding: str) -> documents.VersionText:
         key = (blob, _extension(path), encoding)
         return self.memo.texts.get_or_compute(key, lambda: self._version_text(blob, path, encoding))
+
+    def _declared_at_head(self, blob: str, path: str, commit: str | None, encoding: str) -> str | None:
+        """The encoding HEAD's `.gitattributes` declare for a blob the cited commit's declarations cannot read.
+
+        A repository that declares an encoding describes its files' bytes, older versions included
+        (a build reads every version in the built commit's declarations). Without an index, or
+        outside the roots, nothing recorded an old blob's encoding: the declaration at the cited
+        commit is tried first, and HEAD's only when that reading fails, so a blob that reads as
+        declared back then keeps its text. None when HEAD declares nothing else.
+        """
+        if commit is None or encoding != UTF8 or self.recorded_identity(blob) is not None:
+            return None
+        try:
+            head = self.commit("HEAD")
+        except PinciteError:
+            return None
+        if head == commit:
+            return None
+        self.read_declarations(head, [path])
+        declared = self.memo.declared[head][path].encoding
+        return declared if declared != UTF8 else None
 
     def _version_text(self, blob: str, path: str, encoding: str) -> documents.VersionText:
         try:
