@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.citations.check import check_paths
 from indexer.citations.drift import verify
-from indexer.citations.scan import scan
 from indexer.citations.resolve import Resolver
+from indexer.citations.scan import scan
 from indexer.citations.verdicts import Detail, Outcome
 from indexer.text.citation import Citation
 from indexer.text.normalize import normalize
@@ -69,7 +69,9 @@ def test_a_quote_from_part_of_the_range_moves_the_whole_range_or_nothing(corpus_
     # Once a line beside the quote changed, no range holds the cited text: the citation is left alone.
     corpus_repo.commit({"corpus/a.md": f"Top.\n{block}End of the top.\n"})
     before = corpus_repo.head()
-    corpus_repo.commit({"corpus/a.md": "Top.\nEnd of the top.\nNew.\nAlpha line ONE.\nBeta line two.\nGamma line three.\n"})
+    corpus_repo.commit(
+        {"corpus/a.md": "Top.\nEnd of the top.\nNew.\nAlpha line ONE.\nBeta line two.\nGamma line three.\n"}
+    )
     memo.write_text(f"> Beta line two.\n\ncorpus/a.md@{before}#L2-L4\n", encoding="utf-8")
     assert _fix(corpus_repo, memo) == f"> Beta line two.\n\ncorpus/a.md@{before}#L2-L4\n"
 
@@ -108,7 +110,7 @@ def _edit(rnd: random.Random, lines: list[str]) -> list[str]:
 def test_no_fix_mode_changes_a_citations_line_count_or_document(rnd: random.Random, quoted: bool, moves: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = CorpusRepo(Path(tmp) / "repo")
-        old = ["# " + rnd.choice(WORDS)] + _random_doc(rnd, 14)
+        old = ["# " + rnd.choice(WORDS), *_random_doc(rnd, 14)]
         first = repo.commit({"corpus/a.md": "\n".join(old) + "\n", "corpus/b.md": "\n".join(old[3:9]) + "\n"})
         repo.commit({"corpus/a.md": "\n".join(_edit(rnd, old)) + "\n"})
         git = GitRepo(repo.root)

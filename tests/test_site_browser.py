@@ -621,7 +621,9 @@ def test_banner_and_verify_agree_on_recovery_when_a_heading_changes_level(
     old = corpus_repo.commit({"corpus/rfc.md": old_text})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
-    corpus_repo.commit({"corpus/rfc.md": f"# Title\n\nIntro.\n\n## Prior art\n\n{P_DOWN}\n\nMore.\n\n{P_KEEP}\n\nEnd.\n"})
+    corpus_repo.commit(
+        {"corpus/rfc.md": f"# Title\n\nIntro.\n\n## Prior art\n\n{P_DOWN}\n\nMore.\n\n{P_KEEP}\n\nEnd.\n"}
+    )
     build(corpus_repo.root, out=site)
     server, base = serve_in_thread(site)
     repo = GitRepo(corpus_repo.root)

@@ -110,7 +110,9 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
         assert tab.get_attribute("#banner", "data-changed-by") == commits[changer], selector
         if status != "moved" and width > 600:
             by = tab.inner_text(".banner-by")
-            assert commits[changer][:12] in by and any(s in by for s in ("Reword line twelve", "Remove the gone page", "Edit the doomed"))
+            assert commits[changer][:12] in by and any(
+                s in by for s in ("Reword line twelve", "Remove the gone page", "Edit the doomed")
+            )
     # A short diff is shown open beside the verdict; the text below the banner does not move.
     tab.goto(_permalink(base, repo, commits["cited"], "corpus/policy.txt", "L12"))
     tab.wait_for_selector("#banner[data-status='changed']")

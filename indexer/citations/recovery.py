@@ -29,8 +29,8 @@ from indexer.citations.discovery import (
     run_providers,
 )
 from indexer.citations.drift import Verdict
-from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
 from indexer.citations.quote import match_spans
+from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
 from indexer.citations.resolve import Resolved, Resolver
 from indexer.citations.verdicts import AppliedBy, Detail, Outcome, QuoteStatus, VerdictStatus
 from indexer.errors import PinciteError, UsageError

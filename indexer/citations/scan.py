@@ -174,10 +174,10 @@ def _counts(kind: CitationForm, raw: str, ours: OwnRepo | None) -> bool:
 
 def _parse(kind: CitationForm, raw: str, start: int, end: int, line: int, quote: str | None) -> Found:
     if kind == CitationForm.BRANCH_LINK:
-        repo = _GITHUB_OWNER.match(raw)
-        ref = repo.group("ref") if repo else "?"
+        link = _GITHUB_OWNER.match(raw)
+        ref = link.group("ref") if link else "?"
         error = f"a link to branch {ref!r}, not to a commit: it names whatever the branch holds today"
-        owner = (repo.group("owner"), repo.group("name")) if repo else None
+        owner = (link.group("owner"), link.group("name")) if link else None
         return Found(line, start, end, raw, kind, None, error, quote, github_repo=owner)
     if kind == CitationForm.NEAR_MISS:
         selector = raw[raw.rindex("#") :]

@@ -166,7 +166,9 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     help="github: workflow annotations and a Markdown job summary; sarif: a SARIF 2.1.0 log for code scanning "
     "(upload it with github/codeql-action/upload-sarif). --json is a format of its own.",
 )
-@click.option("--strict", is_flag=True, help="Fail on drifted, malformed and unpinned citations and unreachable commits too.")
+@click.option(
+    "--strict", is_flag=True, help="Fail on drifted, malformed and unpinned citations and unreachable commits too."
+)
 @click.option("--fix", is_flag=True, help="Rewrite verified citations to point at the target commit.")
 @click.option(
     "--accept-moved",
@@ -270,7 +272,8 @@ def _summary_line(report: CheckReport) -> str:
     s = report.summary()
     return (
         f"{s['citations']} citation(s) in {s['files']} file(s): {s['verified']} verified, {s['drifted']} drifted, "
-        f"{s['unresolvable']} unresolvable, {s['malformed']} malformed, {s['unpinned']} unpinned; quotes: {s['quote_matched']} matched, "
+        f"{s['unresolvable']} unresolvable, {s['malformed']} malformed, {s['unpinned']} unpinned; "
+        f"quotes: {s['quote_matched']} matched, "
         f"{s['quote_wrong_ref']} wrong_ref, {s['quote_failed']} failed; "
         f"{s['errors']} error(s), {s['warnings']} warning(s)"
     )
