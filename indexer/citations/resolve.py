@@ -407,19 +407,42 @@ class Resolver:
         citation always names the identity it resolved in.
         """
         where = f"{path} at {commit[:12]}"
-        cited = identity.cited_identity(
-            citation.identity_token,
-            where,
-            self.recorded_identities(blob),
-            extracted=not _text_class(path),
-            active=lambda: self.active_identity(blob, path, commit),
-            cached=lambda: documents.cached_identities(self.repo, blob),
-        )
-        if cited is not None:
-            return self.text_under(blob, path, cited, commit), True
+        try:
+            cited = identity.cited_identity(
+                citation.identity_token,
+                where,
+                self.recorded_identities(blob),
+                extracted=not _text_class(path),
+                active=lambda: self.active_identity(blob, path, commit),
+                cached=lambda: documents.cached_identities(self.repo, blob),
+            )
+            if cited is not None:
+                return self.text_under(blob, path, cited, commit), True
+        except ExtractionError as refused:
+            missing = self._missing_extractor(blob, path, commit, where)
+            if missing is None:
+                raise
+            raise missing from refused
         version = self.text(blob, path, commit)
         identity.check_active_matches_recorded(where, self.recorded_identity(blob), version.extracted.identity)
         return version, version.extracted.source_class != "text"
+
+    def _missing_extractor(self, blob: str, path: str, commit: str, where: str) -> ExtractionError | None:
+        """The error to give when the cited text cannot be read because its extractor is not installed.
+
+        Without the extractor, and without an index or extraction cache holding the text (a fresh
+        clone, a pre-commit hook's own environment), the identities cannot be compared at all: the
+        one thing to do is to install it, not to rebuild. None when the extractor is installed.
+        """
+        extractor = extract_mod.extractor_for(path, self.encoding(blob, path, commit))
+        if extractor.source_class == "text" or extractor.available():
+            return None
+        return ExtractionError(
+            f"{where}: the {extractor.name} extractor is not installed here, and no index or extraction cache "
+            "holds the text the citation counts in",
+            hint=f"{extractor.install_hint} (for the pre-commit hook, the same requirement in its "
+            "additional_dependencies)",
+        )
 
     def close(self) -> None:
         if self._reader is not None:
@@ -570,3 +593,4 @@ def _text_class(path: str) -> bool:
 def _extension(path: str) -> str:
     name = path.rsplit("/", 1)[-1].lower()
     return name.rsplit(".", 1)[-1] if "." in name else ""
+
