@@ -259,6 +259,15 @@ def prefetch_hunks(resolver: Resolver, citations: Iterable[Citation], target: st
     intervals = resolver.path_intervals()
     if intervals is not None:
         prefetch_renames(intervals, resolver.repo, ((commit, path, target) for _c, commit, path in cited))
+    else:
+        # Without an index no encoding is recorded: each text is read as `.gitattributes` declare it
+        # at its commit (and the target). Asked for all cited paths at once, not two processes per path.
+        by_commit: dict[str, set[str]] = {}
+        for _c, commit, path in cited:
+            by_commit.setdefault(commit, set()).add(path)
+            by_commit.setdefault(target, set()).add(path)
+        for commit, paths in by_commit.items():
+            resolver.read_declarations(commit, paths)
     followed, outside = _followed(resolver, cited, target)
     # Where a walk left the indexed documents, the text at the target is read as declared there.
     resolver.read_declarations(

@@ -593,4 +593,3 @@ def _text_class(path: str) -> bool:
 def _extension(path: str) -> str:
     name = path.rsplit("/", 1)[-1].lower()
     return name.rsplit(".", 1)[-1] if "." in name else ""
-
