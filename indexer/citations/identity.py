@@ -1,4 +1,4 @@
-"""Which extractor identity's text a citation counts its offsets in (DESIGN decision 13).
+"""Which extractor identity's text a citation counts its offsets in (docs/design.md#d13).
 
 Offsets of a PDF or HTML version count one extractor identity's text. A citation naming its
 identity (`;x=TOKEN`) counts in exactly that identity's text, found among the identities the

@@ -62,8 +62,8 @@ class Lineage:
 class PathIntervals:
     """The index's first-parent line and the path-version intervals of the paths asked about.
 
-    An interval is a run of consecutive commits during which a path kept one blob (DESIGN
-    decision 3). Read once per run; paths the index does not track get their runs from git's log.
+    An interval is a run of consecutive commits during which a path kept one blob
+    (docs/design.md#d3). Read once per run; paths the index does not track get their runs from git's log.
     """
 
     reader: IndexReader
