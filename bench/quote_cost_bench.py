@@ -1,0 +1,135 @@
+"""What a false quote costs `check`, against a true one, in one run on one corpus.
+
+A CI run over a draft full of hallucinated quotes is exactly when checking must stay cheap, so
+the goal is that a fabricated quote costs at most 1.5 times the CPU of a true one (and stays under
+100 MiB). The run clones this repository (its `corpus/` is the sample corpus, with its history),
+builds the index, and writes three notes of the same citations — each a line of a text document
+at HEAD — that differ only in their quotes:
+
+- `true`: the cited line itself (`matched`);
+- `false`: the line's words in reverse order, which stand nowhere (`failed`: a fabrication);
+- `misattributed`: a line of another document (`wrong_ref`: the words stand elsewhere).
+
+Each note is checked in a process of its own (`check_paths`, a fresh resolver), which reports its
+CPU (its own and its git processes') and its peak resident memory. The figures are ratios to the
+`true` note of the same run.
+
+    python bench/quote_cost_bench.py            # 100 quotes of each kind
+    python bench/quote_cost_bench.py --quotes 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from indexer.api import build  # noqa: E402
+from indexer.citations.check import check_paths  # noqa: E402
+from indexer.vcs.repo import GitRepo  # noqa: E402
+
+KINDS = ("true", "false", "misattributed")
+TEXT_SUFFIXES = (".md", ".txt", ".rst", ".adoc")
+MIN_WORDS = 6
+
+
+def cited_lines(repo: Path, count: int, seed: int = 26) -> list[tuple[str, int, str]]:
+    """(path, line number, line text) of `count` lines of at least MIN_WORDS words, at HEAD."""
+    git = GitRepo(repo)
+    try:
+        head = git.run_text("rev-parse", "HEAD").strip()
+        paths = [p for p in git.run_text("ls-tree", "-r", "--name-only", head, "corpus").splitlines()]
+        lines: list[tuple[str, int, str]] = []
+        for path in sorted(p for p in paths if p.endswith(TEXT_SUFFIXES)):
+            text = git.run("show", f"{head}:{path}").decode("utf-8", errors="replace")
+            for number, line in enumerate(text.split("\n"), start=1):
+                words = line.split()
+                if len(words) >= MIN_WORDS and "`" not in line and "@" not in line and "|" not in line:
+                    lines.append((path, number, " ".join(words)))
+    finally:
+        git.close()
+    return random.Random(seed).sample(lines, min(count, len(lines)))
+
+
+def write_note(note: Path, head: str, lines: list[tuple[str, int, str]], kind: str) -> None:
+    """A Markdown note citing every line, each with the quote of its kind."""
+    parts = []
+    for n, (path, number, text) in enumerate(lines):
+        if kind == "true":
+            quote = text
+        elif kind == "false":
+            quote = " ".join(reversed(text.split()))
+        else:  # a line of another document: the words stand, but not where cited
+            quote = next(t for p, _, t in lines[n + 1 :] + lines[:n] if p != path)
+        parts.append(f'- "{quote.replace(chr(34), "")}" {path}@{head}#L{number}\n')
+    note.write_text("".join(parts), encoding="utf-8")
+
+
+def check_once(repo: Path, note: Path) -> dict[str, float]:
+    """Check one note in this process: CPU seconds (with git's), peak RSS in MiB, and the quote verdicts."""
+    report = check_paths([note], GitRepo(repo))
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    summary = report.summary()
+    return {
+        "cpu": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        "peak_mib": own.ru_maxrss / 1024,
+        **{k: float(v) for k, v in summary.items() if k.startswith("quote_")},
+    }
+
+
+def measure(quotes: int = 100) -> dict[str, dict[str, float]]:
+    """Clone, build, and check the three notes, each in a fresh process: figures per kind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
+        build(repo, site=False)
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+        lines = cited_lines(repo, quotes)
+        figures: dict[str, dict[str, float]] = {}
+        for kind in KINDS:
+            note = Path(tmp) / f"{kind}.md"
+            write_note(note, head.strip(), lines, kind)
+            started = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, __file__, "--check", str(repo), str(note)], capture_output=True, text=True, check=True
+            )
+            figures[kind] = {**json.loads(proc.stdout), "wall": time.perf_counter() - started}
+        return figures
+
+
+def report(figures: dict[str, dict[str, float]]) -> str:
+    base = figures["true"]
+    rows = ["| quotes | CPU s | × true | peak MiB | wall s | matched / wrong_ref / failed |", "|---|---|---|---|---|---|"]
+    for kind, f in figures.items():
+        verdicts = f"{f['quote_matched']:.0f} / {f['quote_wrong_ref']:.0f} / {f['quote_failed']:.0f}"
+        rows.append(
+            f"| {kind} | {f['cpu']:.2f} | {f['cpu'] / base['cpu']:.2f} | {f['peak_mib']:.0f} | {f['wall']:.2f} | {verdicts} |"
+        )
+    return "\n".join(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quotes", type=int, default=100)
+    parser.add_argument("--check", nargs=2, metavar=("REPO", "NOTE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.check:
+        print(json.dumps(check_once(Path(args.check[0]), Path(args.check[1]))))
+        return 0
+    print(report(measure(args.quotes)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
