@@ -2,8 +2,9 @@
 
 A CI run over a draft full of hallucinated quotes is exactly when checking must stay cheap, so
 the goal is that a fabricated quote costs at most 1.5 times the CPU of a true one (and stays under
-100 MiB). The run clones this repository (its `corpus/` is the sample corpus, with its history),
-builds the index, and writes three notes of the same citations — each a line of a text document
+100 MiB). The run generates a synthetic corpus of 100 documents and 200 commits
+(`bench/synth_corpus.py`; `--corpus sample` clones this repository for its sample corpus), builds
+the index, and writes three notes of the same citations — each a line of a text document
 at HEAD — that differ only in their quotes:
 
 - `true`: the cited line itself (`matched`);
@@ -34,13 +35,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.synth_corpus import SynthParams, generate  # noqa: E402
 from indexer.api import build  # noqa: E402
 from indexer.citations.check import check_paths  # noqa: E402
+from indexer.text.citation import Citation  # noqa: E402
 from indexer.vcs.repo import GitRepo  # noqa: E402
 
 KINDS = ("true", "false", "misattributed")
 TEXT_SUFFIXES = (".md", ".txt", ".rst", ".adoc")
 MIN_WORDS = 6
+MARKUP = set('`@|"[]*_“”')  # lines with these are left out: scan reads quotes and citations in them
 
 
 def cited_lines(repo: Path, count: int, seed: int = 26) -> list[tuple[str, int, str]]:
@@ -54,7 +58,7 @@ def cited_lines(repo: Path, count: int, seed: int = 26) -> list[tuple[str, int, 
             text = git.run("show", f"{head}:{path}").decode("utf-8", errors="replace")
             for number, line in enumerate(text.split("\n"), start=1):
                 words = line.split()
-                if len(words) >= MIN_WORDS and "`" not in line and "@" not in line and "|" not in line:
+                if len(words) >= MIN_WORDS and not set(line) & MARKUP:
                     lines.append((path, number, " ".join(words)))
     finally:
         git.close()
@@ -71,28 +75,42 @@ def write_note(note: Path, head: str, lines: list[tuple[str, int, str]], kind: s
             quote = " ".join(reversed(text.split()))
         else:  # a line of another document: the words stand, but not where cited
             quote = next(t for p, _, t in lines[n + 1 :] + lines[:n] if p != path)
-        parts.append(f'- "{quote.replace(chr(34), "")}" {path}@{head}#L{number}\n')
+        parts.append(f'- "{quote}" {Citation(head, path, lines=(number, number)).text_form()}\n')
     note.write_text("".join(parts), encoding="utf-8")
 
 
 def check_once(repo: Path, note: Path) -> dict[str, float]:
     """Check one note in this process: CPU seconds (with git's), peak RSS in MiB, and the quote verdicts."""
+    before = _cpu()
     report = check_paths([note], GitRepo(repo))
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = _cpu() - before  # the check alone: not the interpreter's start nor the imports
     summary = report.summary()
     return {
-        "cpu": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
-        "peak_mib": own.ru_maxrss / 1024,
+        "cpu": cpu,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         **{k: float(v) for k, v in summary.items() if k.startswith("quote_")},
     }
 
 
-def measure(quotes: int = 100) -> dict[str, dict[str, float]]:
-    """Clone, build, and check the three notes, each in a fresh process: figures per kind."""
+def _cpu() -> float:
+    """CPU seconds of this process and of the git processes it has waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def make_corpus(repo: Path, corpus: str) -> None:
+    """The corpus to measure on: this repository's sample corpus, or a synthetic one of 100 documents."""
+    if corpus == "sample":
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
+    else:
+        generate(repo, SynthParams(docs=100, commits=200, files_per_commit=2))
+
+
+def measure(quotes: int = 100, corpus: str = "synth") -> dict[str, dict[str, float]]:
+    """Make the corpus, build, and check the three notes, each in a fresh process: figures per kind."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
+        make_corpus(repo, corpus)
         build(repo, site=False)
         head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
         lines = cited_lines(repo, quotes)
@@ -110,24 +128,27 @@ def measure(quotes: int = 100) -> dict[str, dict[str, float]]:
 
 def report(figures: dict[str, dict[str, float]]) -> str:
     base = figures["true"]
-    rows = ["| quotes | CPU s | × true | peak MiB | wall s | matched / wrong_ref / failed |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| quotes | CPU s | × true | peak MiB | wall s | matched / wrong_ref / failed |",
+        "|---|---|---|---|---|---|",
+    ]
     for kind, f in figures.items():
         verdicts = f"{f['quote_matched']:.0f} / {f['quote_wrong_ref']:.0f} / {f['quote_failed']:.0f}"
-        rows.append(
-            f"| {kind} | {f['cpu']:.2f} | {f['cpu'] / base['cpu']:.2f} | {f['peak_mib']:.0f} | {f['wall']:.2f} | {verdicts} |"
-        )
+        ratio = f["cpu"] / base["cpu"]
+        rows.append(f"| {kind} | {f['cpu']:.2f} | {ratio:.2f} | {f['peak_mib']:.0f} | {f['wall']:.2f} | {verdicts} |")
     return "\n".join(rows)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quotes", type=int, default=100)
+    parser.add_argument("--corpus", choices=("synth", "sample"), default="synth")
     parser.add_argument("--check", nargs=2, metavar=("REPO", "NOTE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.check:
         print(json.dumps(check_once(Path(args.check[0]), Path(args.check[1]))))
         return 0
-    print(report(measure(args.quotes)))
+    print(report(measure(args.quotes, args.corpus)))
     return 0
 
 

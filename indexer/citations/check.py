@@ -17,7 +17,7 @@ from pathlib import Path
 
 from indexer.citations.drift import Verdict, prefetch_hunks, verify
 from indexer.citations.quote import QuoteVerdict, check_quote
-from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAttempt, write_attempts
+from indexer.citations.recovery import DEEP_SEARCH_BUDGET, Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import BRANCH_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
@@ -256,7 +256,7 @@ def _check_documents(
     repo = resolver.repo
     target = resolver.commit(against)
     report = CheckReport(target, keep_records=on_record is None)
-    recoverer = recoverer or Recoverer.with_providers(resolver, deep_drift_budget=DEEP_DRIFT_BUDGET)
+    recoverer = recoverer or Recoverer.with_providers(resolver, deep_search_budget=DEEP_SEARCH_BUDGET)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:

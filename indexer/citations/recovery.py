@@ -120,7 +120,7 @@ class RecoveryAttempt:
         }
 
 
-DEEP_DRIFT_BUDGET = 5  # drifted citations per `check` run searched for across the corpus and history
+DEEP_SEARCH_BUDGET = 5  # drifted citations and failed quotes per `check` run searched for everywhere
 
 
 # -- recovery of one citation --------------------------------------------------------
@@ -133,33 +133,36 @@ class Recoverer:
         providers: Sequence[DiscoveryProvider] = (),
         failures: Sequence[ProviderFailure] = (),
         *,
-        deep_drift_budget: int | None = None,
+        deep_search_budget: int | None = None,
     ) -> None:
         self.resolver = resolver
         self.searcher = QuoteSearcher(resolver)
         self.providers = providers
         self.failures = tuple(failures)
-        self.deep_drift_left = deep_drift_budget  # None: no bound
+        self.deep_left = deep_search_budget  # None: no bound
 
     @classmethod
-    def with_providers(cls, resolver: Resolver, *, deep_drift_budget: int | None = None) -> Recoverer:
+    def with_providers(cls, resolver: Resolver, *, deep_search_budget: int | None = None) -> Recoverer:
         """A recoverer with the shipped local provider and every installed `pincite.discovery` one.
 
-        `deep_drift_budget` bounds the drifted citations whose words are searched for in the whole
-        corpus and its history (near matches, where they were last seen, discovery providers) while
-        their document still stands; past it, the words are searched in that document only. The
-        verdict already shows what the cited lines hold now and which commit changed them, and a
-        deep search per drifted citation costs more than checking a thousand citations. `check`
-        sets a budget (DEEP_DRIFT_BUDGET); `verify` and `locate` search every one deeply.
+        `deep_search_budget` bounds the drifted citations, and the citations whose quote failed,
+        whose words are searched for in the whole corpus and its history (near matches, where they
+        were last seen, discovery providers) while their document still stands; past it, the words
+        are searched in that document only. The verdict already shows what the cited lines hold now
+        and which commit changed them, the quote check already said the quote stands nowhere, and a
+        deep search costs more than checking many citations: a draft full of fabricated quotes
+        must not cost more to check than a true one. `check` sets a budget (DEEP_SEARCH_BUDGET);
+        `verify` and `locate` search every one deeply.
         """
         providers, failures = load_providers(resolver.config)
-        return cls(resolver, providers, failures, deep_drift_budget=deep_drift_budget)
+        return cls(resolver, providers, failures, deep_search_budget=deep_search_budget)
 
-    def _deep(self, verdict: Verdict) -> bool:
-        if self.deep_drift_left is None or verdict.status != VerdictStatus.DRIFTED or verdict.new_path is None:
+    def _deep(self, verdict: Verdict, quote_status: QuoteStatus | None) -> bool:
+        bounded = verdict.status == VerdictStatus.DRIFTED or quote_status == QuoteStatus.FAILED
+        if self.deep_left is None or not bounded or verdict.new_path is None:
             return True
-        self.deep_drift_left -= 1
-        return self.deep_drift_left >= 0
+        self.deep_left -= 1
+        return self.deep_left >= 0
 
     @classmethod
     def local(cls, resolver: Resolver) -> Recoverer:
@@ -173,7 +176,9 @@ class Recoverer:
 
         Discovery providers are asked only when the quote stands nowhere exactly at the target.
         """
-        attempt = recover(verdict, self.searcher, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
+        attempt = recover(
+            verdict, self.searcher, quote=quote, quote_status=quote_status, deep=self._deep(verdict, quote_status)
+        )
         if attempt is None or attempt.search is None or attempt.search.places:
             return attempt
         discovery = self.discover(attempt.search.quote, attempt.citation)
@@ -221,7 +226,7 @@ def recover(
             citation, target, Outcome.NEEDS_HUMAN, Detail.NO_QUOTE, ("no quote and no pinned text to search",)
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
-    if not deep and verdict.status == VerdictStatus.DRIFTED and verdict.new_path is not None:
+    if not deep and verdict.status != VerdictStatus.UNRESOLVABLE and verdict.new_path is not None:
         return _recover_in_document(verdict, searcher, citation, key, first, quote)
     found = searcher.search(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
@@ -268,12 +273,12 @@ def _detail(moves: tuple[Citation, ...], found: QuoteSearchResult, *, set_aside:
 def _recover_in_document(
     verdict: Verdict, searcher: QuoteSearcher, citation: Citation, key: str, first: str, quote: str | None
 ) -> RecoveryAttempt:
-    """A drifted citation whose document stands: its words searched in that document only."""
+    """A drifted citation, or one whose quote failed, whose document stands: its words searched there only."""
     assert verdict.target_commit is not None and verdict.new_path is not None
     target, path = verdict.target_commit, verdict.new_path
     places = searcher.exact_in(key, target, path, citation.unit)
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
-    budget = "the run's budget of deep searches for drifted citations is spent"
+    budget = "the run's budget of deep searches for drifted citations and failed quotes is spent"
     steps: tuple[str, ...] = (first, budget, searched)
     found = QuoteSearchResult(key, target, places, (), None, (searched,))
     resolved = verdict.resolved
@@ -290,6 +295,9 @@ def _recover_in_document(
         steps += ("the words stand only inside lines that hold more: the cited text changed; a person decides",)
         return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.CHANGED, steps, None, found)
     deeper = "`pincite locate` searches the whole corpus and the history for the words"
+    if verdict.status == VerdictStatus.VERIFIED:  # the cited lines stand; the quote is not in them
+        steps += (f"the quote stands nowhere in {path}, and near matches were not searched; {deeper}",)
+        return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)
     if verdict.nearest is None:  # git's diff removed every cited line
         steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
         return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)

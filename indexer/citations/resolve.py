@@ -144,6 +144,9 @@ class ResolverMemo:
     corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots
     full_trees: Memo[str, dict[str, TreeEntry]] = field(default_factory=Memo)  # commit -> path -> entry
     lineages: Memo[tuple[str, str, str], Lineage | None] = field(default_factory=Memo)  # (pinned, path, target)
+    # (normalized quote, commit seq) -> (path, version id) that may hold it: the quote check and the
+    # recovery of a wrong or false quote ask the index the same question at the same commit.
+    holding: Memo[tuple[str, int], list[tuple[str, int]]] = field(default_factory=Memo)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
 
