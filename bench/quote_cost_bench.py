@@ -3,7 +3,7 @@
 A CI run over a draft full of hallucinated quotes is exactly when checking must stay cheap, so
 the goal is that a fabricated quote costs at most 1.5 times the CPU of a true one (and stays under
 100 MiB). The run generates a synthetic corpus of 100 documents and 200 commits
-(`bench/synth_corpus.py`; `--corpus sample` clones this repository for its sample corpus), builds
+of about 15 kB each (`bench/synth_corpus.py`; `--corpus sample` clones this repository for its sample corpus), builds
 the index, and writes three notes of the same citations — each a line of a text document
 at HEAD — that differ only in their quotes:
 
@@ -103,7 +103,7 @@ def make_corpus(repo: Path, corpus: str) -> None:
     if corpus == "sample":
         subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
     else:
-        generate(repo, SynthParams(docs=100, commits=200, files_per_commit=2))
+        generate(repo, SynthParams(docs=100, commits=200, files_per_commit=2, target_bytes=1_500_000))
 
 
 def measure(quotes: int = 100, corpus: str = "synth") -> dict[str, dict[str, float]]:
