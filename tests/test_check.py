@@ -156,6 +156,44 @@ def test_github_urls_count_only_for_this_repository(setup: tuple[CorpusRepo, str
     assert [(r.line, r.found.kind, r.status) for r in report.records] == [(1, "github", "verified")]
 
 
+def test_a_link_into_another_repository_does_not_disqualify_the_quote(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    repo, pinned = setup
+    repo.git("remote", "add", "origin", "git@github.com:acme/handbook.git")
+    doc = tmp_path / "q.md"
+    doc.write_text(
+        "> Invoices are kept for seven years, as in\n"
+        "> https://github.com/other/thing/blob/0123456789abcdef0123456789abcdef01234567/src/file.rs#L24-L32\n\n"
+        f"corpus/policy.md@{pinned}#L3\n\n"
+        "> Invoices are kept forever (https://github.com/other/thing/blob/main/src/file.rs#L3).\n\n"
+        f"corpus/policy.md@{pinned}#L3\n"
+    )
+    report = check_paths([doc], GitRepo(repo.root))
+    quotes = [(r.found.kind, r.quote_verdict.status if r.quote_verdict else None) for r in report.records]
+    # The foreign links are no citations of this corpus: the quotes under them are checked (one fails).
+    assert quotes == [("text", "failed"), ("text", "failed")]
+    assert report.records[0].found.quote is not None and "seven years" in report.records[0].found.quote
+
+
+def test_a_branch_link_into_this_repository_is_reported_unpinned(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
+    repo, _pinned = setup
+    repo.git("remote", "add", "origin", "https://github.com/acme/handbook.git")
+    doc = tmp_path / "b.md"
+    doc.write_text(
+        "See https://github.com/acme/handbook/blob/main/corpus/policy.md#L3 for the rule.\n\n"
+        "And https://github.com/other/thing/blob/main/README.md#L3 is someone else's.\n"
+    )
+    report = check_paths([doc], GitRepo(repo.root))
+    (record,) = report.records
+    assert (record.line, record.status, record.severity) == (1, "unpinned", "warning")
+    assert "pincite cite" in record.details and "`y`" in record.details
+    assert not report.failed() and report.failed(strict=True)
+    result = run(repo, "check", str(doc))
+    assert result.exit_code == 0 and "unpinned" in result.output
+    assert run(repo, "check", "--strict", str(doc)).exit_code != 0
+
+
 def test_bad_citations_and_inputs(setup: tuple[CorpusRepo, str], tmp_path: Path) -> None:
     repo, pinned = setup
     doc = tmp_path / "bad.md"

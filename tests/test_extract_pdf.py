@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
 import unicodedata
+from pathlib import Path
+from typing import Any
 
 import pytest
 from extract_samples import (
@@ -20,6 +24,7 @@ from extract_samples import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+from indexer import api
 from indexer.errors import ExtractionError
 from indexer.extract.base import time_limit
 from indexer.extract.pdf import LIGATURES, PAGE_SEPARATOR, SMALL_FORMS, PdfExtractor, join_pages, normalize_page
@@ -235,3 +240,28 @@ def test_footer_page_numbers_are_not_text_lines_while_pdftotext_keeps_them() -> 
     theirs = subprocess.run(["pdftotext", "-", "-"], input=data, capture_output=True, check=True).stdout.decode()
     kept = [line.strip(" \f") for line in theirs.split("\n") if line.strip(" \f")]
     assert kept == [lines[0], "1", lines[1], "2"]  # the same words, and the footers pincite leaves out
+
+
+def test_a_pdf_citation_checked_without_the_pdf_extra_says_to_install_it(corpus_repo: Any, tmp_path: Path) -> None:
+    # A teammate's fresh clone, or the pre-commit hook's own environment: no pypdf, no index, no cache.
+    corpus_repo.commit({"corpus/paper.pdf": pdf_of_pages([["The records are kept for seven years."]])})
+    cited = api.cite("corpus/paper.pdf", corpus_repo.root, quote="kept for seven years").citation
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(corpus_repo.root), str(clone)], check=True)
+    (clone / "memo.md").write_text(f'"kept for seven years" {cited.text_form()}\n', encoding="utf-8")
+    blocked = tmp_path / "without-pypdf"
+    blocked.mkdir()
+    (blocked / "sitecustomize.py").write_text("import sys\nsys.modules['pypdf'] = None  # import pypdf fails\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked), str(Path(api.__file__).parents[1])])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "indexer.cli.main", "check", "--json", "--repo", str(clone), str(clone / "memo.md")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=clone,
+    )
+    (record,) = json.loads(proc.stdout)["records"]
+    assert record["verdict"] == "unresolvable", record
+    assert "the pdf extractor is not installed" in record["details"], record["details"]
+    assert "pip install 'pincite[pdf]'" in record["details"] and "additional_dependencies" in record["details"]
+    assert "rebuild" not in record["details"]

@@ -86,6 +86,30 @@ def test_a_deletion_names_the_commit_that_deleted(corpus_repo: CorpusRepo) -> No
     assert corpus_repo.head()[:12] not in verdict.reason
 
 
+@pytest.mark.parametrize("indexed", [True, False])
+def test_an_edit_before_the_deletion_is_the_commit_that_changed_the_cited_lines(
+    corpus_repo: CorpusRepo, indexed: bool
+) -> None:
+    pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL, "corpus/other.md": "other\n"})
+    edited = corpus_repo.commit({"corpus/a.md": ORIGINAL.replace("line 2 of", "line two of")}, message="reword two")
+    corpus_repo.commit({"corpus/a.md": ORIGINAL.replace("line 2 of", "line two of") + "more\n"}, message="append")
+    deleted_by = corpus_repo.commit({"corpus/a.md": None}, message="retire the guide")
+    citation = Citation(pinned, "corpus/a.md", lines=(1, 2))
+    if indexed:
+        verdict, _ = _verify_indexed(corpus_repo, citation)
+    else:
+        verdict = verify(citation, GitRepo(corpus_repo.root))
+    assert verdict.status == VerdictStatus.DRIFTED
+    if indexed:  # the walk sees the edit; without an index only the deletion is known (and said so)
+        assert verdict.changed_by is not None and verdict.changed_by.sha == edited
+        assert edited[:12] in verdict.reason and "reword two" in verdict.reason
+    assert deleted_by[:12] in verdict.reason or not indexed
+    # A citation of lines the edit did not touch was changed by the deletion itself.
+    if indexed:
+        untouched, _ = _verify_indexed(corpus_repo, Citation(pinned, "corpus/a.md", lines=(5, 6)))
+        assert untouched.changed_by is not None and untouched.changed_by.sha == deleted_by
+
+
 def test_a_deleted_then_re_added_path_is_compared_with_what_it_holds_now(corpus_repo: CorpusRepo) -> None:
     pinned = corpus_repo.commit({"corpus/a.md": ORIGINAL})
     corpus_repo.commit({"corpus/a.md": None}, message="remove")

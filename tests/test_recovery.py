@@ -603,7 +603,7 @@ def test_check_bounds_the_deep_searches_of_drifted_citations(
     build(corpus_repo.root, site=False)
     notes = tmp_path / "notes.md"
     notes.write_text("".join(f"> {line}\n\n— corpus/a.md@{first}#L{2 * n + 1}\n\n" for n, line in enumerate(lines)))
-    monkeypatch.setattr("indexer.citations.check.DEEP_DRIFT_BUDGET", 2)
+    monkeypatch.setattr("indexer.citations.check.DEEP_SEARCH_BUDGET", 2)
     report = check_paths([notes], GitRepo(corpus_repo.root))
     attempts = [r.recovery for r in report.records]
     assert [r.status for r in report.records] == [VerdictStatus.DRIFTED] * 6 and all(attempts)
@@ -623,4 +623,36 @@ def test_a_heading_that_gained_a_level_is_not_a_move_of_its_lines(corpus_repo: C
     attempt = Recoverer(resolver).attempt(verdict)
     assert attempt is not None and not attempt.moved and attempt.new_citation is None
     assert not attempt.applicable(accept_moved=True)
-    assert any("hold more than the words" in step for step in attempt.steps)
+    assert any("do not hold exactly the cited text" in step for step in attempt.steps)
+    # Its words stand only in the cited document: the text changed, it is not "in another document".
+    assert attempt.detail == Detail.CHANGED
+
+
+def test_false_quotes_past_the_budget_are_searched_for_in_their_document_only(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [f"Sentence {n} of the policy stays as written for now." for n in range(8)]
+    first = corpus_repo.commit({"corpus/a.md": "\n\n".join(lines) + "\n"})
+    build(corpus_repo.root, site=False)
+    notes = tmp_path / "notes.md"
+    # Fabricated quotes of citations that hold: each costs a search of the whole corpus and history
+    # (near matches, last seen) only within the run's budget; the others are looked for in their document.
+    notes.write_text(
+        "".join(f'"Quote {n} was never written anywhere." corpus/a.md@{first}#L{2 * n + 1}\n\n' for n in range(8))
+    )
+    near_calls: list[str] = []
+    real_near = QuoteSearcher._near
+
+    def counting_near(self: QuoteSearcher, wanted: str, *args: object) -> object:
+        near_calls.append(wanted)
+        return real_near(self, wanted, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(QuoteSearcher, "_near", counting_near)
+    monkeypatch.setattr("indexer.citations.check.DEEP_SEARCH_BUDGET", 3)
+    report = check_paths([notes], GitRepo(corpus_repo.root))
+    assert [r.quote_verdict.status if r.quote_verdict else None for r in report.records] == ["failed"] * 8
+    assert len(near_calls) == 3
+    attempts = [r.recovery for r in report.records]
+    assert all(a is not None and a.outcome == "not_found" for a in attempts)
+    spent = [a for a in attempts if a is not None and any("budget of deep searches" in s for s in a.steps)]
+    assert len(spent) == 5 and all("near matches were not searched" in " ".join(a.steps) for a in spent)

@@ -22,7 +22,7 @@ from indexer.citations.drift import relocate_lines, verify
 from indexer.citations.quote import _end_offset
 from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
-from indexer.citations.verdicts import Detail
+from indexer.citations.verdicts import Detail, Outcome
 from indexer.site.render import history_name, history_shard, site_page, url_path
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
@@ -611,6 +611,45 @@ def test_banner_suggests_the_new_place_recovery_suggests(corpus_repo: Any, tmp_p
                 page.click("#banner .banner-title a")
                 page.wait_for_selector("#banner[data-status='unchanged']")
                 assert page.inner_text("#src mark.cited") == paragraph
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_banner_and_verify_agree_on_recovery_when_a_heading_changes_level(
+    corpus_repo: Any, tmp_path: Path, page: Any
+) -> None:
+    old_text = f"# Title\n\nIntro.\n\n# Prior art\n\n{P_KEEP}\n\n{P_DOWN}\n"
+    old = corpus_repo.commit({"corpus/rfc.md": old_text})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    corpus_repo.commit(
+        {"corpus/rfc.md": f"# Title\n\nIntro.\n\n## Prior art\n\n{P_DOWN}\n\nMore.\n\n{P_KEEP}\n\nEnd.\n"}
+    )
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    repo = GitRepo(corpus_repo.root)
+    recoverer = Recoverer(Resolver(repo))
+    try:
+        # The heading's words stand inside "## Prior art": verify says a person decides, and so does the banner.
+        # A range with its blank lines around a paragraph that moved: both suggest the same three lines.
+        for selector, expected in (("L4-L6", "changed"), ("L5", "changed"), ("L8-L9", "moved")):
+            first, _, last = selector[1:].partition("-L")
+            cite = Citation(old, "corpus/rfc.md", lines=(int(first), int(last or first)))
+            attempt = recoverer.attempt(verify(cite, repo))
+            assert attempt is not None, selector
+            page.goto("about:blank")
+            page.goto(_permalink(base, repo, old, "corpus/rfc.md", selector))
+            page.wait_for_selector("#banner[data-recovery]", state="attached")
+            assert page.get_attribute("#banner", "data-recovery") == expected, selector
+            if expected == "changed":
+                assert (attempt.outcome, attempt.detail) == (Outcome.NEEDS_HUMAN, Detail.CHANGED), selector
+                assert page.get_attribute("#banner", "data-suggestion") is None
+            else:
+                assert attempt.moved and attempt.new_citation is not None, selector
+                assert attempt.new_citation.lines == (6, 7)
+                assert page.get_attribute("#banner", "data-suggestion") == attempt.new_citation.text_form()
         assert page.errors == []
     finally:
         server.shutdown()

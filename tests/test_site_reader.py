@@ -65,12 +65,19 @@ def _shot(tab: Any, name: str) -> None:
 
 def _edited_history(corpus_repo: Any) -> dict[str, str]:
     """policy.txt: cited, edited above, renamed, its line 12 reworded, edited again; gone.md deleted."""
-    commits = {"cited": corpus_repo.commit({"corpus/policy.txt": OLD, "corpus/gone.md": "# Gone\n\nsoon deleted\n"})}
+    doomed = "# Doomed\n\nfirst words\n\nlast words\n"
+    commits = {
+        "cited": corpus_repo.commit(
+            {"corpus/policy.txt": OLD, "corpus/gone.md": "# Gone\n\nsoon deleted\n", "corpus/doomed.md": doomed}
+        )
+    }
     commits["above"] = corpus_repo.commit({"corpus/policy.txt": "a new first line\n" + OLD}, "Add a first line")
     commits["renamed"] = corpus_repo.move("corpus/policy.txt", "corpus/rules.txt", "Rename the policy to rules")
     text = "a new first line\n" + OLD.replace("line 12 of the policy", "line twelve, reworded")
     commits["reworded"] = corpus_repo.commit({"corpus/rules.txt": text}, "Reword line twelve")
-    commits["deleted"] = corpus_repo.commit({"corpus/gone.md": None}, "Remove the gone page")
+    edited = doomed.replace("first words", "first words, edited")
+    commits["doomed"] = corpus_repo.commit({"corpus/doomed.md": edited}, "Edit the doomed page")
+    commits["deleted"] = corpus_repo.commit({"corpus/gone.md": None, "corpus/doomed.md": None}, "Remove the gone page")
     text = text.replace("line twelve, reworded", "line twelve, reworded again")
     commits["again"] = corpus_repo.commit({"corpus/rules.txt": text}, "Reword it again")
     return commits
@@ -91,6 +98,9 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
         ("corpus/policy.txt", "L11-L13", "changed", "reworded"),
         ("corpus/policy.txt", "L3", "moved", "renamed"),
         ("corpus/gone.md", "L3", "deleted", "deleted"),
+        # Edited on one commit, deleted on a later one: the edit is what changed the cited line.
+        ("corpus/doomed.md", "L3", "deleted", "doomed"),
+        ("corpus/doomed.md", "L5", "deleted", "deleted"),
     ]
     for path, selector, status, changer in cases:
         verdict = _cli(corpus_repo.root, "verify", f"{path}@{commits['cited']}#{selector}")[0]
@@ -100,7 +110,9 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
         assert tab.get_attribute("#banner", "data-changed-by") == commits[changer], selector
         if status != "moved" and width > 600:
             by = tab.inner_text(".banner-by")
-            assert commits[changer][:12] in by and ("Reword line twelve" in by or "Remove the gone page" in by)
+            assert commits[changer][:12] in by and any(
+                s in by for s in ("Reword line twelve", "Remove the gone page", "Edit the doomed")
+            )
     # A short diff is shown open beside the verdict; the text below the banner does not move.
     tab.goto(_permalink(base, repo, commits["cited"], "corpus/policy.txt", "L12"))
     tab.wait_for_selector("#banner[data-status='changed']")

@@ -93,6 +93,29 @@ def test_a_declaration_added_later_applies_to_older_versions(corpus_repo: Corpus
     assert changed.verdict.status == "drifted"
 
 
+@pytest.mark.parametrize("built", [False, True])
+def test_a_declaration_added_later_reads_an_old_blob_outside_the_roots_too(
+    corpus_repo: CorpusRepo, built: bool
+) -> None:
+    # Outside the roots (or without an index) nothing recorded the blob's encoding: the hint says to
+    # declare it in .gitattributes, and a declaration committed later (at HEAD) must then work.
+    first = corpus_repo.commit({"legacy/old.txt": LATIN1, "corpus/a.md": "x\n"})
+    failed = api.verify([Citation(first, "legacy/old.txt", lines=(3, 3))], corpus_repo.root)[0].verdict
+    assert failed.status == "unresolvable" and failed.hint is not None and ".gitattributes" in failed.hint
+    corpus_repo.commit({".gitattributes": "legacy/*.txt encoding=ISO-8859-1\n"})
+    if built:
+        api.build(corpus_repo.root, site=False)
+    (checked,) = api.verify([Citation(first, "legacy/old.txt", lines=(3, 3))], corpus_repo.root)
+    assert checked.verdict.status == "verified", checked.verdict.reason
+    assert checked.verdict.resolved is not None and checked.verdict.resolved.text.endswith("à Montréal.")
+    # A blob that is UTF-8 is read as UTF-8 whatever is declared later (its citations keep their text).
+    utf8 = corpus_repo.commit({"other/new.txt": "déjà\n"})
+    declared = "legacy/*.txt encoding=ISO-8859-1\nother/*.txt encoding=ISO-8859-1\n"
+    corpus_repo.commit({".gitattributes": declared, "other/new.txt": "d\xe9j\xe0\n".encode("latin-1")})
+    resolved = api.resolve(Citation(utf8, "other/new.txt", lines=(1, 1)), corpus_repo.root).resolved
+    assert resolved.text.startswith("déjà")
+
+
 @pytest.mark.parametrize(
     ("content", "attribute", "message"),
     [

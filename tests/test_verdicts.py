@@ -117,7 +117,7 @@ def test_the_scan_finds_words_used_as_values_and_passes_docstrings_and_json_keys
 
 
 def test_a_check_record_status_is_a_verdict_status_or_malformed() -> None:
-    assert {str(s) for s in CheckStatus} == {str(s) for s in VerdictStatus} | {"malformed"}
+    assert {str(s) for s in CheckStatus} == {str(s) for s in VerdictStatus} | {"malformed", "unpinned"}
     for status in VerdictStatus:
         assert CheckStatus(status) == status
 

@@ -226,3 +226,37 @@ def test_batched_commit_diff_gives_the_same_hunks_as_blob_diffs(corpus_repo: Cor
     (corpus_repo.root / ".git/info/attributes").write_text("d1.md -diff\nd2.md diff=weird\n")
     left = git.diff_commit_paths(pinned, head, paths)
     assert len(left) == 5 and all(left[k] == batched[k] for k in left)
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_verify_of_many_citations_runs_a_few_git_processes_as_check_does(
+    corpus_repo: CorpusRepo, indexed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    from indexer import api
+
+    docs = {f"corpus/d{n}.md": "".join(f"line {k} of doc {n}\n" for k in range(40)) for n in range(12)}
+    first = corpus_repo.commit(docs)
+    for step in range(3):
+        docs = {p: t.replace(f"line {5 + step} ", f"LINE {5 + step} ") for p, t in docs.items()}
+        corpus_repo.commit(docs)
+    if indexed:
+        api.build(corpus_repo.root, site=False)
+    cited = [Citation(first, f"corpus/d{n}.md", lines=(k, k + 1)) for n in range(12) for k in (2, 5, 6, 20)]
+    started: list[str] = []
+    real_popen = subprocess.Popen
+
+    def popen(args: object, *rest: object, **kwargs: object) -> object:  # subprocess.run starts through Popen
+        words = [a for a in args if isinstance(a, str) and "=" not in a and not a.startswith("-")]  # type: ignore[attr-defined]
+        started.append(words[1] if len(words) > 1 else "?")
+        return real_popen(args, *rest, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    checked = api.verify(cited, corpus_repo.root)
+    assert sorted({c.verdict.status for c in checked}) == ["drifted", "verified"]
+    # One diff per drifted citation (where its words were last seen) and two processes per cited path
+    # (its declared encoding) made 52 processes with an index and 99 without, for these 48 citations.
+    assert started.count("diff") <= 2, started
+    assert started.count("check-attr") + started.count("read-tree") <= 6, started
+    assert len(started) <= 12 if indexed else len(started) <= 24, started

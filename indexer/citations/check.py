@@ -17,9 +17,9 @@ from pathlib import Path
 
 from indexer.citations.drift import Verdict, prefetch_hunks, verify
 from indexer.citations.quote import QuoteVerdict, check_quote
-from indexer.citations.recovery import DEEP_DRIFT_BUDGET, Recoverer, RecoveryAttempt, write_attempts
+from indexer.citations.recovery import DEEP_SEARCH_BUDGET, Recoverer, RecoveryAttempt, write_attempts
 from indexer.citations.resolve import Resolver
-from indexer.citations.scan import CITATION_HINT, Found, scan
+from indexer.citations.scan import BRANCH_HINT, CITATION_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
 from indexer.errors import CitationSyntaxError, UsageError
 from indexer.files import atomic_write_if_unchanged
@@ -53,21 +53,39 @@ class CheckRecord:
         """The verdict's status; malformed for a near-miss, unresolvable for a citation that did not parse."""
         if self.verdict is not None:
             return CheckStatus(self.verdict.status)
+        if self.found.kind == CitationForm.BRANCH_LINK:
+            return CheckStatus.UNPINNED
         return CheckStatus.MALFORMED if self.found.kind == CitationForm.NEAR_MISS else CheckStatus.UNRESOLVABLE
 
     @property
     def severity(self) -> Severity:
-        """Error (fails the check), warning (drifted or malformed: fails with --strict) or ok."""
+        """Error (fails the check), warning (drifted, malformed or unpinned: fails with --strict) or ok."""
         quote = self.quote_verdict.status if self.quote_verdict else None
         if self.status == CheckStatus.UNRESOLVABLE or quote in (QuoteStatus.FAILED, QuoteStatus.WRONG_REF):
             return Severity.ERROR
-        return Severity.WARNING if self.status in (CheckStatus.DRIFTED, CheckStatus.MALFORMED) else Severity.OK
+        warned = (CheckStatus.DRIFTED, CheckStatus.MALFORMED, CheckStatus.UNPINNED)
+        return Severity.WARNING if self.status in warned else Severity.OK
+
+    @property
+    def reason(self) -> str:
+        """The verdict's reason; for what is no checkable citation, why not."""
+        if self.verdict is not None:
+            return self.verdict.reason
+        if self.status == CheckStatus.UNPINNED:
+            return f"unpinned: {self.found.error}"
+        return f"malformed citation: {self.found.error}"
+
+    @property
+    def hint(self) -> str | None:
+        if self.verdict is not None:
+            return self.verdict.hint
+        return BRANCH_HINT if self.status == CheckStatus.UNPINNED else None
 
     @property
     def details(self) -> str:
-        parts = [self.verdict.reason if self.verdict else f"malformed citation: {self.found.error}"]
-        if self.verdict and self.verdict.hint:
-            parts.append(f"hint: {self.verdict.hint}")
+        parts = [self.reason]
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
         if self.quote_verdict:
             parts.append(f"quote {self.quote_verdict.status}: {self.quote_verdict.reason}")
         if self.suggestion:
@@ -180,7 +198,7 @@ def skipped_folder(name: str) -> bool:
 def citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
     """The citations of a document `check` reads (near-misses included): GitHub URLs only into the
     repository's own origin."""
-    return [f for f in scan(text) if f.kind != CitationForm.GITHUB or _same_repo(f.github_repo, own_github)]
+    return scan(text, lambda repo: _same_repo(repo, own_github))
 
 
 def parsed_citations_in(text: str, own_github: tuple[str, str] | None) -> list[Found]:
@@ -257,7 +275,7 @@ def _check_documents(
     repo = resolver.repo
     target = resolver.commit(against)
     report = CheckReport(target, keep_records=on_record is None)
-    recoverer = recoverer or Recoverer.with_providers(resolver, deep_drift_budget=DEEP_DRIFT_BUDGET)
+    recoverer = recoverer or Recoverer.with_providers(resolver, deep_search_budget=DEEP_SEARCH_BUDGET)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:

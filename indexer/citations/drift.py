@@ -128,7 +128,11 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
     if lineage.path is None:
         deletion = lineage.steps[-1].commit if lineage.steps else None
         reason = f"{resolved.path} was deleted by {_named(deletion, target)}"
-        return verdict(VerdictStatus.DRIFTED, reason, changed_by=deletion)
+        # The promise is the first commit that touched the cited lines: an edit before the deletion, if any.
+        changer = _first_change(resolved, lineage, resolver) if lineage.steps else None
+        if changer is not None and deletion is not None and changer.sha != deletion.sha:
+            reason += f"; the cited lines were first changed by {_named(changer, target)}"
+        return verdict(VerdictStatus.DRIFTED, reason, changed_by=changer or deletion)
     new_path = lineage.path
     new_blob = lineage.blob or resolver.entry(target, new_path).sha
     new_version = _text_as_cited(resolver, resolved, new_blob, new_path, target)
@@ -255,6 +259,15 @@ def prefetch_hunks(resolver: Resolver, citations: Iterable[Citation], target: st
     intervals = resolver.path_intervals()
     if intervals is not None:
         prefetch_renames(intervals, resolver.repo, ((commit, path, target) for _c, commit, path in cited))
+    else:
+        # Without an index no encoding is recorded: each text is read as `.gitattributes` declare it
+        # at its commit (and the target). Asked for all cited paths at once, not two processes per path.
+        by_commit: dict[str, set[str]] = {}
+        for _c, commit, path in cited:
+            by_commit.setdefault(commit, set()).add(path)
+            by_commit.setdefault(target, set()).add(path)
+        for commit, paths in by_commit.items():
+            resolver.read_declarations(commit, paths)
     followed, outside = _followed(resolver, cited, target)
     # Where a walk left the indexed documents, the text at the target is read as declared there.
     resolver.read_declarations(

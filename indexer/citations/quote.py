@@ -232,7 +232,8 @@ def _candidates(quote: str, commit: str, resolver: Resolver, near: Resolved | No
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
     if reader is not None and seq is not None:
-        for path, version_id in versions_holding(reader, quote, seq):
+        holding = resolver.memo.holding.get_or_compute((quote, seq), lambda: versions_holding(reader, quote, seq))
+        for path, version_id in holding:
             blob = reader.version_blob(version_id)
             if blob:
                 found.setdefault(path, blob)

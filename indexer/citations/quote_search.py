@@ -354,7 +354,8 @@ class QuoteSearcher:
             return ()  # the words left with the file; the exact search reports the new path
         else:
             new_blob = self.repo.hash_object(b"")
-        hunks = self.repo.diff_blobs(self._diffable_blob(present.version_id), new_blob)
+        # Through the resolver's memo: `prefetch_hunks` diffed the steps of drifted citations already.
+        hunks = self.resolver.blob_hunks(self._diffable_blob(present.version_id), new_blob)
         text = self._text(present.version_id) or ""
         normalized, offsets = self._normalized_text(present.version_id)
         span = next(match_spans(wanted, normalized, offsets, text), None)

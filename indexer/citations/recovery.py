@@ -29,12 +29,14 @@ from indexer.citations.discovery import (
     run_providers,
 )
 from indexer.citations.drift import Verdict
+from indexer.citations.quote import match_spans
 from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
-from indexer.citations.resolve import Resolver
+from indexer.citations.resolve import Resolved, Resolver
 from indexer.citations.verdicts import AppliedBy, Detail, Outcome, QuoteStatus, VerdictStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.text.citation import Citation
-from indexer.text.normalize import normalize
+from indexer.text.model import Span
+from indexer.text.normalize import normalize, normalize_for_match
 
 _HOW_TO_APPLY = {Detail.SHIFTED: "`check --fix` applies it", Detail.MOVED: "`check --fix --accept-moved` applies it"}
 
@@ -118,7 +120,7 @@ class RecoveryAttempt:
         }
 
 
-DEEP_DRIFT_BUDGET = 5  # drifted citations per `check` run searched for across the corpus and history
+DEEP_SEARCH_BUDGET = 5  # drifted citations and failed quotes per `check` run searched for everywhere
 
 
 # -- recovery of one citation --------------------------------------------------------
@@ -131,33 +133,36 @@ class Recoverer:
         providers: Sequence[DiscoveryProvider] = (),
         failures: Sequence[ProviderFailure] = (),
         *,
-        deep_drift_budget: int | None = None,
+        deep_search_budget: int | None = None,
     ) -> None:
         self.resolver = resolver
         self.searcher = QuoteSearcher(resolver)
         self.providers = providers
         self.failures = tuple(failures)
-        self.deep_drift_left = deep_drift_budget  # None: no bound
+        self.deep_left = deep_search_budget  # None: no bound
 
     @classmethod
-    def with_providers(cls, resolver: Resolver, *, deep_drift_budget: int | None = None) -> Recoverer:
+    def with_providers(cls, resolver: Resolver, *, deep_search_budget: int | None = None) -> Recoverer:
         """A recoverer with the shipped local provider and every installed `pincite.discovery` one.
 
-        `deep_drift_budget` bounds the drifted citations whose words are searched for in the whole
-        corpus and its history (near matches, where they were last seen, discovery providers) while
-        their document still stands; past it, the words are searched in that document only. The
-        verdict already shows what the cited lines hold now and which commit changed them, and a
-        deep search per drifted citation costs more than checking a thousand citations. `check`
-        sets a budget (DEEP_DRIFT_BUDGET); `verify` and `locate` search every one deeply.
+        `deep_search_budget` bounds the drifted citations, and the citations whose quote failed,
+        whose words are searched for in the whole corpus and its history (near matches, where they
+        were last seen, discovery providers) while their document still stands; past it, the words
+        are searched in that document only. The verdict already shows what the cited lines hold now
+        and which commit changed them, the quote check already said the quote stands nowhere, and a
+        deep search costs more than checking many citations: a draft full of fabricated quotes
+        must not cost more to check than a true one. `check` sets a budget (DEEP_SEARCH_BUDGET);
+        `verify` and `locate` search every one deeply.
         """
         providers, failures = load_providers(resolver.config)
-        return cls(resolver, providers, failures, deep_drift_budget=deep_drift_budget)
+        return cls(resolver, providers, failures, deep_search_budget=deep_search_budget)
 
-    def _deep(self, verdict: Verdict) -> bool:
-        if self.deep_drift_left is None or verdict.status != VerdictStatus.DRIFTED or verdict.new_path is None:
+    def _deep(self, verdict: Verdict, quote_status: QuoteStatus | None) -> bool:
+        bounded = verdict.status == VerdictStatus.DRIFTED or quote_status == QuoteStatus.FAILED
+        if self.deep_left is None or not bounded or verdict.new_path is None:
             return True
-        self.deep_drift_left -= 1
-        return self.deep_drift_left >= 0
+        self.deep_left -= 1
+        return self.deep_left >= 0
 
     @classmethod
     def local(cls, resolver: Resolver) -> Recoverer:
@@ -171,7 +176,9 @@ class Recoverer:
 
         Discovery providers are asked only when the quote stands nowhere exactly at the target.
         """
-        attempt = recover(verdict, self.searcher, quote=quote, quote_status=quote_status, deep=self._deep(verdict))
+        attempt = recover(
+            verdict, self.searcher, quote=quote, quote_status=quote_status, deep=self._deep(verdict, quote_status)
+        )
         if attempt is None or attempt.search is None or attempt.search.places:
             return attempt
         discovery = self.discover(attempt.search.quote, attempt.citation)
@@ -219,52 +226,78 @@ def recover(
             citation, target, Outcome.NEEDS_HUMAN, Detail.NO_QUOTE, ("no quote and no pinned text to search",)
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
-    if not deep and verdict.status == VerdictStatus.DRIFTED and verdict.new_path is not None:
+    if not deep and verdict.status != VerdictStatus.UNRESOLVABLE and verdict.new_path is not None:
         return _recover_in_document(verdict, searcher, citation, key, first, quote)
     found = searcher.search(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
     steps += (step,) if step else ()
-    # Searched by the pinned text (no quote), a place counts as the move only when the new citation
-    # holds exactly that text: by lines, "# Motivation" inside "## Motivation" is not a move.
-    whole = candidates if key is quote else tuple(c for c in candidates if _holds_exactly(searcher, c, key))
-    if len(whole) < len(candidates):
-        steps += (f"{len(candidates) - len(whole)} place(s) set aside: their cited lines hold more than the words",)
-        candidates = whole
-    if candidates:
-        detail = Detail.MOVED if len(candidates) == 1 else Detail.AMBIGUOUS
-    elif found.places:
-        detail = Detail.OTHER_DOCUMENT
-    else:
-        detail = Detail.CHANGED if found.near else Detail.REMOVED
-    if verdict.status == VerdictStatus.UNRESOLVABLE:
+    if verdict.status == VerdictStatus.UNRESOLVABLE or verdict.resolved is None:
+        detail = _detail(candidates, found)
         steps += ("the citation itself is unresolvable: a person decides",)
         return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, detail, steps, None, found)
+    # A place counts as the move only when the citation re-pinned there keeps its shape and holds
+    # exactly the cited text: "# Motivation" found inside "## Motivation" is not a move, and
+    # neither is a place whose lines drop the cited range's leading or trailing blank line.
+    moves = tuple(m for m in (same_shape(searcher.resolver, verdict.resolved, c, key) for c in candidates) if m)
+    if len(moves) < len(candidates):
+        steps += (
+            f"{len(candidates) - len(moves)} place(s) set aside: re-pinned to as many lines as the citation, "
+            "they do not hold exactly the cited text",
+        )
+    detail = _detail(moves, found, set_aside=len(candidates) - len(moves))
     if detail == Detail.MOVED:
-        new = replace(candidates[0], quote=quote)
+        new = replace(moves[0], quote=quote)
         return RecoveryAttempt(citation, target, Outcome.RELOCATED, detail, steps, new, found)
-    outcome = {Detail.CHANGED: Outcome.SUGGESTED, Detail.REMOVED: Outcome.NOT_FOUND}.get(detail, Outcome.NEEDS_HUMAN)
+    outcome = Outcome.SUGGESTED if detail == Detail.CHANGED and found.near else Outcome.NEEDS_HUMAN
+    if detail == Detail.REMOVED:
+        outcome = Outcome.NOT_FOUND
     return RecoveryAttempt(citation, target, outcome, detail, steps, None, found)
+
+
+def _detail(moves: tuple[Citation, ...], found: QuoteSearchResult, *, set_aside: int = 0) -> Detail:
+    """What happened to the cited text, by the places that are a move and those set aside.
+
+    Places set aside (the words stand, but inside lines that hold more, or fewer lines) mean the
+    cited text itself was edited: changed, never "other document" when they are in the cited one.
+    """
+    if moves:
+        return Detail.MOVED if len(moves) == 1 else Detail.AMBIGUOUS
+    if set_aside:
+        return Detail.CHANGED
+    if found.places:
+        return Detail.OTHER_DOCUMENT
+    return Detail.CHANGED if found.near else Detail.REMOVED
 
 
 def _recover_in_document(
     verdict: Verdict, searcher: QuoteSearcher, citation: Citation, key: str, first: str, quote: str | None
 ) -> RecoveryAttempt:
-    """A drifted citation whose document stands: its words searched in that document only."""
+    """A drifted citation, or one whose quote failed, whose document stands: its words searched there only."""
     assert verdict.target_commit is not None and verdict.new_path is not None
     target, path = verdict.target_commit, verdict.new_path
     places = searcher.exact_in(key, target, path, citation.unit)
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
-    budget = "the run's budget of deep searches for drifted citations is spent"
+    budget = "the run's budget of deep searches for drifted citations and failed quotes is spent"
     steps: tuple[str, ...] = (first, budget, searched)
     found = QuoteSearchResult(key, target, places, (), None, (searched,))
-    if len(places) == 1:
+    resolved = verdict.resolved
+    moves = tuple(m for m in (same_shape(searcher.resolver, resolved, p, key) for p in places) if m) if resolved else ()
+    if len(moves) < len(places):
+        steps += (f"{len(places) - len(moves)} place(s) set aside: they do not hold exactly the cited text",)
+    if len(moves) == 1:
         return RecoveryAttempt(
-            citation, target, Outcome.RELOCATED, Detail.MOVED, steps, replace(places[0], quote=quote), found
+            citation, target, Outcome.RELOCATED, Detail.MOVED, steps, replace(moves[0], quote=quote), found
         )
-    if places:
+    if moves:
         return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.AMBIGUOUS, steps, None, found)
+    if places:
+        steps += ("the words stand only inside lines that hold more: the cited text changed; a person decides",)
+        return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.CHANGED, steps, None, found)
     deeper = "`pincite locate` searches the whole corpus and the history for the words"
+    if verdict.status == VerdictStatus.VERIFIED:  # the cited lines stand; the quote is not in them
+        steps += (f"the quote stands nowhere in {path}, and near matches were not searched; {deeper}",)
+        return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)
     if verdict.nearest is None:  # git's diff removed every cited line
         steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
         return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)
@@ -279,12 +312,38 @@ def _changer(verdict: Verdict) -> str:
     return f"commit {changed.sha[:12]}" if changed else "a commit before the target"
 
 
-def _holds_exactly(searcher: QuoteSearcher, place: Citation, key: str) -> bool:
-    """Whether the new citation's own text is the searched words (normalized), not more."""
+def same_shape(resolver: Resolver, cited: Resolved, place: Citation, key: str) -> Citation | None:
+    """`place` (where the words `key` stand at the target) as the cited span re-pinned, or None.
+
+    The words stand at some lines of the cited span (the quote may be a part of it, and its
+    leading and trailing blank lines are no words). The re-pinned citation keeps as many lines
+    before and after the words as the cited span had, so it names as many lines; it is a move
+    only when its text is exactly the cited text (normalized). A citation in characters is a
+    move only when the place holds exactly the cited text. `check --fix` never narrows.
+    """
+    wanted = normalize(key)
+    normalized, offsets = normalize_for_match(cited.text)
+    match = next(match_spans(wanted, normalized, offsets, cited.text), None) if wanted else None
+    if match is None:
+        return None  # the words are not in the cited span (a quote from elsewhere): no shape to keep
+    if place.lines is None or cited.citation.lines is None:
+        return place if _text_of(resolver, place) == normalize(cited.text) else None
+    index = cited.line_index
+    words = index.lines_of_span(Span(cited.span.start + match.start, cited.span.start + match.end))
+    first, last = cited.lines
+    before, after = words[0] - first, last - words[1]
+    if place.lines[1] - place.lines[0] != words[1] - words[0] or place.lines[0] - before < 1:
+        return None  # the words stand over another number of lines: the shape is not kept
+    moved = replace(place, lines=(place.lines[0] - before, place.lines[1] + after))
+    return moved if _text_of(resolver, moved) == normalize(cited.text) else None
+
+
+def _text_of(resolver: Resolver, place: Citation) -> str | None:
+    """The normalized text a citation names, or None when it does not resolve (past the end, say)."""
     try:
-        return normalize(searcher.resolver.resolve(place).text) == normalize(key)
+        return normalize(resolver.resolve(place).text)
     except PinciteError:
-        return False
+        return None
 
 
 def _candidates(places: tuple[Citation, ...], followed_path: str | None) -> tuple[tuple[Citation, ...], str | None]:

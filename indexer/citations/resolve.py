@@ -144,6 +144,9 @@ class ResolverMemo:
     corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots
     full_trees: Memo[str, dict[str, TreeEntry]] = field(default_factory=Memo)  # commit -> path -> entry
     lineages: Memo[tuple[str, str, str], Lineage | None] = field(default_factory=Memo)  # (pinned, path, target)
+    # (normalized quote, commit seq) -> (path, version id) that may hold it: the quote check and the
+    # recovery of a wrong or false quote ask the index the same question at the same commit.
+    holding: Memo[tuple[str, int], list[tuple[str, int]]] = field(default_factory=Memo)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
 
@@ -221,8 +224,41 @@ class Resolver:
         names it); without an index, in the one the `.gitattributes` of `commit` declare.
         """
         encoding = self.encoding(blob, path, commit)
+        try:
+            return self._text_in(blob, path, encoding)
+        except ExtractionError as unreadable:
+            later = self._declared_at_head(blob, path, commit, encoding)
+            if later is None:
+                raise
+            try:
+                return self._text_in(blob, path, later)
+            except ExtractionError:
+                raise unreadable from None  # the cited commit's reading, as the hint tells it
+
+    def _text_in(self, blob: str, path: str, encoding: str) -> documents.VersionText:
         key = (blob, _extension(path), encoding)
         return self.memo.texts.get_or_compute(key, lambda: self._version_text(blob, path, encoding))
+
+    def _declared_at_head(self, blob: str, path: str, commit: str | None, encoding: str) -> str | None:
+        """The encoding HEAD's `.gitattributes` declare for a blob the cited commit's declarations cannot read.
+
+        A repository that declares an encoding describes its files' bytes, older versions included
+        (a build reads every version in the built commit's declarations). Without an index, or
+        outside the roots, nothing recorded an old blob's encoding: the declaration at the cited
+        commit is tried first, and HEAD's only when that reading fails, so a blob that reads as
+        declared back then keeps its text. None when HEAD declares nothing else.
+        """
+        if commit is None or encoding != UTF8 or self.recorded_identity(blob) is not None:
+            return None
+        try:
+            head = self.commit("HEAD")
+        except PinciteError:
+            return None
+        if head == commit:
+            return None
+        self.read_declarations(head, [path])
+        declared = self.memo.declared[head][path].encoding
+        return declared if declared != UTF8 else None
 
     def _version_text(self, blob: str, path: str, encoding: str) -> documents.VersionText:
         stored = self._indexed_text(blob, path, encoding)
@@ -386,19 +422,42 @@ class Resolver:
         citation always names the identity it resolved in.
         """
         where = f"{path} at {commit[:12]}"
-        cited = identity.cited_identity(
-            citation.identity_token,
-            where,
-            self.recorded_identities(blob),
-            extracted=not _text_class(path),
-            active=lambda: self.active_identity(blob, path, commit),
-            cached=lambda: documents.cached_identities(self.repo, blob),
-        )
-        if cited is not None:
-            return self.text_under(blob, path, cited, commit), True
+        try:
+            cited = identity.cited_identity(
+                citation.identity_token,
+                where,
+                self.recorded_identities(blob),
+                extracted=not _text_class(path),
+                active=lambda: self.active_identity(blob, path, commit),
+                cached=lambda: documents.cached_identities(self.repo, blob),
+            )
+            if cited is not None:
+                return self.text_under(blob, path, cited, commit), True
+        except ExtractionError as refused:
+            missing = self._missing_extractor(blob, path, commit, where)
+            if missing is None:
+                raise
+            raise missing from refused
         version = self.text(blob, path, commit)
         identity.check_active_matches_recorded(where, self.recorded_identity(blob), version.extracted.identity)
         return version, version.extracted.source_class != "text"
+
+    def _missing_extractor(self, blob: str, path: str, commit: str, where: str) -> ExtractionError | None:
+        """The error to give when the cited text cannot be read because its extractor is not installed.
+
+        Without the extractor, and without an index or extraction cache holding the text (a fresh
+        clone, a pre-commit hook's own environment), the identities cannot be compared at all: the
+        one thing to do is to install it, not to rebuild. None when the extractor is installed.
+        """
+        extractor = extract_mod.extractor_for(path, self.encoding(blob, path, commit))
+        if extractor.source_class == "text" or extractor.available():
+            return None
+        return ExtractionError(
+            f"{where}: the {extractor.name} extractor is not installed here, and no index or extraction cache "
+            "holds the text the citation counts in",
+            hint=f"{extractor.install_hint} (for the pre-commit hook, the same requirement in its "
+            "additional_dependencies)",
+        )
 
     def close(self) -> None:
         if self._reader is not None:

@@ -4,7 +4,10 @@ Recognised citation forms (docs/citations.md, "Citations in your documents"):
 - pincite permalinks: `https://SITE/v/BLOB.html?commit=SHA&path=PATH#L12-L18`;
 - text forms: `PATH@SHA#L12-L18` (also `#c120-340`, `#L12C5-L18C9`), with the extractor
   identity when they carry one (`PATH@SHA#c120-340;x=3f2a9c1e`);
-- GitHub blob URLs with a line anchor into the same repository (origin on GitHub).
+- GitHub blob URLs with a line anchor into the same repository (origin on GitHub). A link into
+  another repository is no citation of this corpus: it is not reported, and a quote around it is
+  still checked. A link into this repository at a branch (`blob/main/…#L3`) is reported as
+  unpinned (kind "branch_link"): it names whatever the branch holds today.
 Citations inside fenced code blocks are examples, not citations, and are skipped. A text
 form inside Markdown emphasis (`_…_`, `__…__`, `*…*`, `**…**`) is found without the markers.
 A near-miss, `PATH@SHA#` followed by something that is not a selector (`#L1ff`, `#L1_2`),
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from indexer.citations.verdicts import CitationForm
@@ -35,6 +39,9 @@ _PERMALINK = rf"https?://[^{_STOP}]*?/v/[0-9a-f]{{40}}\.html\?[^{_STOP}#]*#[A-Za
 _GITHUB = (
     rf"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-fA-F]{{4,40}}/[^{_STOP}?#]+(?:\?[^{_STOP}#]*)?#L\d+(?:-L\d+)?"
 )
+# A blob URL at a branch or tag name, not a commit: its lines change whenever the branch moves.
+_BRANCH = rf"https://github\.com/[\w.-]+/[\w.-]+/blob/(?![0-9a-fA-F]{{4,40}}/)[^{_STOP}?#/]+/[^{_STOP}?#]+(?:\?[^{_STOP}#]*)?#L\d+(?:-L\d+)?"
+_GITHUB_OWNER = re.compile(r"https://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)/blob/(?P<ref>[^/?#]+)/")
 _TEXT_START = r"(?<![^\s(\[<\"'`>|*_])[^\s@#()<>\[\]\"'`|*]+@[0-9a-fA-F]{4,40}#"
 # A selector (and the extractor identity after it) ends at a non-word character, or at
 # underscores closing Markdown emphasis; a mistyped identity (`;x=zz`) is a near-miss.
@@ -42,7 +49,7 @@ _TEXT = (
     rf"{_TEXT_START}(?:L\d+C\d+-L\d+C\d+|L\d+(?:-L\d+)?|c\d+-\d+)(?:;{IDENTITY_KEY}=[0-9a-fA-F]{{8,64}})?"
     rf"(?!;{IDENTITY_KEY}=)(?:(?![\w-])|(?=_+(?![\w-])))"
 )
-_ANY = re.compile(f"(?P<permalink>{_PERMALINK})|(?P<github>{_GITHUB})|(?P<text>{_TEXT})")
+_ANY = re.compile(f"(?P<permalink>{_PERMALINK})|(?P<github>{_GITHUB})|(?P<branch_link>{_BRANCH})|(?P<text>{_TEXT})")
 # What a text form with a mistyped selector looks like: `PATH@SHA#L1ff`, `PATH@SHA#L1_2`, `#c5`.
 _NEAR_MISS = re.compile(rf"{_TEXT_START}[LlCc]\d[^\s()<>\[\]\"'`|*]*")
 # What any citation holds — a text form's `@<hex>#`, a permalink's `/v/<blob>.html`, a GitHub blob
@@ -50,6 +57,7 @@ _NEAR_MISS = re.compile(rf"{_TEXT_START}[LlCc]\d[^\s()<>\[\]\"'`|*]*")
 CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/[^\s#]+/blob/[^\s#]+#L\d")
 _TRAILING_PUNCTUATION = ".,;:!?"
 NEAR_MISS_HINT = "write the selector as #L12, #L12-L18, #c120-340 or #L12C5-L18C9"
+BRANCH_HINT = "pin it to a commit: `pincite cite` writes one, or press `y` on GitHub for the commit's URL"
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _BLOCKQUOTE = re.compile(r"^ {0,3}> ?")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -105,14 +113,21 @@ class _Lines:
         return bisect_right(self.starts, offset) - 1
 
 
-def scan(text: str) -> list[Found]:
-    """Every citation in `text`, in order, with its quote."""
+OwnRepo = Callable[[tuple[str, str]], bool]  # whether a GitHub (owner, name) is this corpus's repository
+
+
+def scan(text: str, ours: OwnRepo | None = None) -> list[Found]:
+    """Every citation in `text`, in order, with its quote.
+
+    `ours` tells a GitHub link into this corpus's repository from one into another; without it,
+    every GitHub link counts as this corpus's.
+    """
     facts = _Lines(text)
     found: list[Found] = []
     previous_end_in_para: dict[int, int] = {}
     for kind, start, end in _candidates(text):
         row = facts.line_of(start)
-        if facts.in_fence[row]:
+        if facts.in_fence[row] or not _counts(kind, text[start:end], ours):
             continue
         para = facts.para_start[row]
         first_in_para = para not in previous_end_in_para
@@ -121,7 +136,7 @@ def scan(text: str) -> list[Found]:
         if quote is None:
             quote = _inline_quote(text[region_start:start])
         if quote is None and first_in_para:
-            quote = _blockquote_above(facts, row, para)
+            quote = _blockquote_above(facts, row, para, ours)
         previous_end_in_para[para] = end
         found.append(_parse(kind, text[start:end], start, end, row + 1, quote))
     return found
@@ -152,7 +167,21 @@ def _after_opening_emphasis(text: str, start: int, end: int) -> int:
     return start + min(opening, closing)
 
 
+def _counts(kind: CitationForm, raw: str, ours: OwnRepo | None) -> bool:
+    """Whether a match is a citation of this corpus: a GitHub link into another repository is not."""
+    if kind not in (CitationForm.GITHUB, CitationForm.BRANCH_LINK) or ours is None:
+        return True
+    repo = _GITHUB_OWNER.match(raw)
+    return repo is not None and ours((repo.group("owner"), repo.group("name")))
+
+
 def _parse(kind: CitationForm, raw: str, start: int, end: int, line: int, quote: str | None) -> Found:
+    if kind == CitationForm.BRANCH_LINK:
+        link = _GITHUB_OWNER.match(raw)
+        ref = link.group("ref") if link else "?"
+        error = f"a link to branch {ref!r}, not to a commit: it names whatever the branch holds today"
+        owner = (link.group("owner"), link.group("name")) if link else None
+        return Found(line, start, end, raw, kind, None, error, quote, github_repo=owner)
     if kind == CitationForm.NEAR_MISS:
         selector = raw[raw.rindex("#") :]
         error = f"{selector!r} is not a selector ({NEAR_MISS_HINT})"
@@ -203,7 +232,7 @@ def _inline_quote(region: str) -> str | None:
     return next(g for g in last.groups() if g is not None)
 
 
-def _blockquote_above(facts: _Lines, row: int, para: int) -> str | None:
+def _blockquote_above(facts: _Lines, row: int, para: int, ours: OwnRepo | None) -> str | None:
     if facts.is_quote(row):
         end = row  # the citation sits inside a blockquote: quote its lines above it
         start = row
@@ -220,6 +249,6 @@ def _blockquote_above(facts: _Lines, row: int, para: int) -> str | None:
         return None
     body = [_BLOCKQUOTE.sub("", facts.lines[i], count=1) for i in range(start, end)]
     quote = "\n".join(body).strip()
-    if _ANY.search(quote):
-        return None  # that blockquote is already attributed to its own citation
+    if any(_counts(CitationForm(m.lastgroup or CitationForm.TEXT), m.group(), ours) for m in _ANY.finditer(quote)):
+        return None  # that blockquote is already attributed to its own citation (a link elsewhere is not one)
     return quote or None

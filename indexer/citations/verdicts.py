@@ -52,13 +52,14 @@ class CheckStatus(StrEnum):
     DRIFTED = "drifted"
     UNRESOLVABLE = "unresolvable"
     MALFORMED = "malformed"  # it looks like a citation, but its selector is not one
+    UNPINNED = "unpinned"  # a GitHub link into this repository at a branch, not a commit
 
 
 class Severity(StrEnum):
     """What a `check` record does to the run."""
 
     ERROR = "error"  # fails the check
-    WARNING = "warning"  # drifted or malformed: fails with --strict
+    WARNING = "warning"  # drifted, malformed or unpinned: fails with --strict
     OK = "ok"
 
 
@@ -118,6 +119,7 @@ class CitationForm(StrEnum):
     PERMALINK = "permalink"  # https://SITE/v/BLOB.html?commit=SHA&path=PATH#L12-L18
     GITHUB = "github"  # a GitHub blob URL with a line anchor
     NEAR_MISS = "near_miss"  # PATH@SHA# and something that is not a selector
+    BRANCH_LINK = "branch_link"  # a GitHub blob URL at a branch (blob/main/...#L3): unpinned
 
 
 class CandidateKind(StrEnum):

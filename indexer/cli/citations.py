@@ -168,7 +168,9 @@ def verify_command(citations: tuple[str, ...], against: str, strict: bool, repo:
     help="github: workflow annotations and a Markdown job summary; sarif: a SARIF 2.1.0 log for code scanning "
     "(upload it with github/codeql-action/upload-sarif). --json is a format of its own.",
 )
-@click.option("--strict", is_flag=True, help="Fail on drifted and malformed citations and unreachable commits too.")
+@click.option(
+    "--strict", is_flag=True, help="Fail on drifted, malformed and unpinned citations and unreachable commits too."
+)
 @click.option("--fix", is_flag=True, help="Rewrite verified citations to point at the target commit.")
 @click.option(
     "--accept-moved",
@@ -214,7 +216,7 @@ def check_command(
 
     Finds permalinks, text forms and GitHub blob URLs, verifies each against
     --against (default HEAD) and checks its quote. Exit status 7 when a citation is
-    unresolvable or its quote failed or is wrong_ref (drifted and malformed too with --strict).
+    unresolvable or its quote failed or is wrong_ref (drifted, malformed and unpinned too with --strict).
     A broken citation gets a recovery attempt: where its words went (moved, changed,
     removed). --fix applies only exact relocations; --accept-moved adds exact moves;
     fuzzy suggestions are never applied.
@@ -294,7 +296,8 @@ def _summary_line(report: CheckReport) -> str:
     s = report.summary()
     return (
         f"{s['citations']} citation(s) in {s['files']} file(s): {s['verified']} verified, {s['drifted']} drifted, "
-        f"{s['unresolvable']} unresolvable, {s['malformed']} malformed; quotes: {s['quote_matched']} matched, "
+        f"{s['unresolvable']} unresolvable, {s['malformed']} malformed, {s['unpinned']} unpinned; "
+        f"quotes: {s['quote_matched']} matched, "
         f"{s['quote_wrong_ref']} wrong_ref, {s['quote_failed']} failed; "
         f"{s['errors']} error(s), {s['warnings']} warning(s)"
     )

@@ -37,6 +37,7 @@ PROBLEMS = {
         Problem("citation-unresolvable", "citation unresolvable", "The citation cannot be checked (see the reason)."),
         Problem("citation-drifted", "citation drifted", "A later commit changed or removed the cited lines."),
         Problem("citation-malformed", "citation malformed", "It looks like a citation, but its selector is not one."),
+        Problem("citation-unpinned", "citation unpinned", "A GitHub link at a branch, not a commit: pin it."),
     )
 }
 

@@ -40,15 +40,26 @@ function showRecovery(view, result) {
     }
     found = { places: own, gaps: found.gaps };
   }
-  if (found.places.length === 1 && found.gaps.length) {
+  // A place is a move only when the span re-pinned there keeps its lines and holds exactly the
+  // cited text (recovery.js sameShape, as `pincite verify` decides): "# Title" inside "## Title" is not.
+  const moves = found.places.filter((p) => p.moved);
+  if (found.places.length && !moves.length) {
+    banner.dataset.recovery = "changed";
+    title.append("The cited text changed; its words stand only inside text that says more.");
+    body.append("Not a move; a person decides whether one of these is meant: ");
+    found.places.forEach((p, i) => body.append(i ? ", " : "", place(p)));
+    body.append("." + gaps);
+    return null;
+  }
+  if (moves.length === 1 && found.gaps.length) {
     // One place, but not every document was compared: where it stands, never "moved".
     banner.dataset.recovery = "unconfirmed";
-    title.append("The cited text stands at ", place(found.places[0]), "; it may stand elsewhere too.");
+    title.append("The cited text stands at ", place(moves[0]), "; it may stand elsewhere too.");
     body.append("Check before re-pinning (an exact match, not a verified move)." + gaps);
     return null;
   }
-  if (found.places.length === 1) {
-    const p = found.places[0];
+  if (moves.length === 1) {
+    const p = { ...moves[0], selector: moves[0].moved };
     const text = `${encodePath(p.path)}@${head}#${p.selector}`;
     banner.dataset.recovery = "moved";
     banner.dataset.suggestion = text;

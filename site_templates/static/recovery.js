@@ -5,7 +5,7 @@
 import { sitePage } from "./paths.js";
 import { normalizeQuote, quotePlaces, searchWords } from "./quote.js";
 import { load as loadIndex } from "./search-index.js";
-import { spanSelector } from "./selectors.js";
+import { linesSelector, spanSelector } from "./selectors.js";
 
 const MAX_PLACES = 10;
 const MAX_CANDIDATES = 12;
@@ -29,14 +29,43 @@ async function candidatePaths(root, words) {
   return { paths: data.map((d) => d.meta && d.meta.path).filter(Boolean), more: found.results.length > MAX_CANDIDATES };
 }
 
-/** Where the text `cited` (of a span in the unit `kind`) stands at the site's HEAD, `path` first. */
+/** Where the text `cited` (of a span in the unit `kind`) stands at the site's HEAD, `path` first.
+ * Each place is where its words stand (`selector`) and, in `moved`, the span re-pinned there when
+ * that is a move (`sameShape`), else null. */
 export function findCitedText(root, path, cited, kind) {
-  return findText(root, normalizeQuote(cited), path ? [path] : [], kind);
+  return findText(root, normalizeQuote(cited), path ? [path] : [], kind, cited);
+}
+
+const newlines = (points) => points.reduce((n, ch) => n + (ch === "\n"), 0);
+
+// indexer.citations.recovery.same_shape: the cited span re-pinned where its words stand, as many
+// lines before and after them as it had, when those lines hold exactly the cited text; else null.
+// A character span is re-pinned as the place itself (which holds exactly the words).
+export function sameShape(cited, wanted, place, kind) {
+  if (kind !== "lines") return spanSelector(place.text, place.start, place.end, kind);
+  const [match] = quotePlaces(wanted, cited, 1);
+  if (!match) return null;
+  const points = Array.from(cited), doc = Array.from(place.text);
+  const before = newlines(points.slice(0, match[0]));
+  const inner = newlines(points.slice(match[0], Math.max(match[0], match[1] - 1)));
+  const total = points.length && points[points.length - 1] !== "\n" ? newlines(points) + 1 : newlines(points);
+  const after = total - 1 - before - inner;
+  const first = 1 + newlines(doc.slice(0, place.start));
+  const last = 1 + newlines(doc.slice(0, Math.max(place.start, place.end - 1)));
+  if (last - first !== inner || first - before < 1) return null;
+  const starts = [0];
+  doc.forEach((ch, i) => ch === "\n" && starts.push(i + 1));
+  const lineCount = doc.length && doc[doc.length - 1] !== "\n" ? starts.length : starts.length - 1;
+  const [a, b] = [first - before, last + after];
+  if (b > lineCount) return null;
+  const text = doc.slice(starts[a - 1], b < starts.length ? starts[b] : doc.length).join("");
+  return normalizeQuote(text) === wanted ? linesSelector(a, b) : null;
 }
 
 // Exact places of the normalized text `wanted` at the site's HEAD: in the documents `paths`,
-// then in those Pagefind names; `gaps` says what could not be compared.
-export async function findText(root, wanted, paths, kind) {
+// then in those Pagefind names; `gaps` says what could not be compared. Given the `cited` text,
+// each place also says in `moved` where the cited span re-pinned there stands (see sameShape).
+export async function findText(root, wanted, paths, kind, cited) {
   const found = { places: [], gaps: [] };
   if (!wanted) return found;
   paths = paths.slice();
@@ -58,7 +87,9 @@ export async function findText(root, wanted, paths, kind) {
       return;
     }
     for (const [start, end] of quotePlaces(wanted, doc.text, MAX_PLACES)) {
-      found.places.push({ path: doc.path, blob: doc.blob, selector: spanSelector(doc.text, start, end, kind) });
+      const place = { path: doc.path, blob: doc.blob, selector: spanSelector(doc.text, start, end, kind) };
+      if (cited !== undefined) place.moved = sameShape(cited, wanted, { text: doc.text, start, end }, kind);
+      found.places.push(place);
     }
   });
   return found;
