@@ -1,0 +1,107 @@
+"""Pages as printed: what page images and word boxes cost beside a PDF's own extraction.
+
+For each PDF (a generated 20-page two-column paper, and any files named on the command line):
+the CPU seconds of pypdf's extraction (pincite's PDF extractor), of rendering its pages with
+PDFium (`indexer.extract.pdf_pages.render_pages`: images, renderer text, alignment, boxes), and
+of poppler's `pdftoppm` at the same resolution when it is installed; the bytes of the images and
+of the boxes' JSON against the PDF's own bytes. The budget (issue 33): images and boxes at most
+2x the PDF's bytes, rendering at most 3x the extraction's CPU.
+
+    python bench/pdf_pages_bench.py
+    python bench/pdf_pages_bench.py /usr/share/doc/*/*.pdf
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from indexer.extract.pdf import PdfExtractor
+from indexer.extract.pdf_pages import DPI, page_texts, render_pages
+
+WORDS = (
+    "the of citation page words renderer text extracted highlight boxes source commit version paper "
+    "method result table figure evidence archive policy record court section"
+).split()
+
+
+def cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def two_column_paper(pages: int = 20, seed: int = 1) -> bytes:
+    """A two-column paper of `pages` pages: a title, paragraphs in 10 pt Helvetica, a grey figure each page."""
+    from fpdf import FPDF
+
+    rng = random.Random(seed)
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    for number in range(pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 14)
+        pdf.set_xy(15, 12)
+        pdf.cell(0, 8, f"Section {number + 1}: {' '.join(rng.choice(WORDS) for _ in range(4))}")
+        pdf.set_font("Helvetica", size=10)
+        for x in (15, 110):
+            pdf.set_left_margin(x)
+            pdf.set_xy(x, 24)
+            for _ in range(4):
+                pdf.multi_cell(85, 4.6, " ".join(rng.choice(WORDS) for _ in range(70)), new_x="LMARGIN", new_y="NEXT")
+                pdf.ln(2)
+        pdf.set_fill_color(200, 200, 200)
+        pdf.rect(110, 230, 85, 50, style="F")
+    return bytes(pdf.output())
+
+
+def measure(data: bytes, name: str) -> dict[str, object]:
+    """One PDF's figures: extraction and rendering CPU, image and box bytes, against the PDF's bytes."""
+    started = cpu_seconds()
+    extracted = PdfExtractor().extract(data, name)
+    extraction = cpu_seconds() - started
+    started = cpu_seconds()
+    pages = render_pages(data, extracted.text, extracted.page_starts, max_pages=10_000)
+    rendering = cpu_seconds() - started
+    image_bytes = sum(len(p.png) for p in pages)
+    starts = [start for start, _ in page_texts(extracted.text, extracted.page_starts)]
+    box_bytes = sum(len(json.dumps(p.boxes_json(starts[p.number - 1]), separators=(",", ":"))) for p in pages)
+    figures: dict[str, object] = {
+        "pdf": name,
+        "pdf_bytes": len(data),
+        "pages": len(pages),
+        "extract_cpu_s": round(extraction, 3),
+        "render_cpu_s": round(rendering, 3),
+        "cpu_ratio": round(rendering / extraction, 2) if extraction else None,
+        "image_bytes": image_bytes,
+        "box_bytes": box_bytes,
+        "bytes_ratio": round((image_bytes + box_bytes) / len(data), 2),
+    }
+    if shutil.which("pdftoppm"):
+        figures["pdftoppm_cpu_s"] = round(_pdftoppm(data), 3)
+    return figures
+
+
+def _pdftoppm(data: bytes) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "in.pdf"
+        source.write_bytes(data)
+        started = cpu_seconds()
+        subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", "-png", source, Path(folder) / "p"], check=True)
+        return cpu_seconds() - started
+
+
+def main(paths: list[str]) -> None:
+    print(json.dumps(measure(two_column_paper(), "generated two-column paper (20 pages)")))
+    for path in paths:
+        print(json.dumps(measure(Path(path).read_bytes(), path)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
