@@ -26,9 +26,31 @@ from indexer.extract.pdf import PdfExtractor
 from indexer.extract.pdf_pages import DPI, page_texts, render_pages
 
 WORDS = (
-    "the of citation page words renderer text extracted highlight boxes source commit version paper "
-    "method result table figure evidence archive policy record court section"
-).split()
+    "the",
+    "of",
+    "citation",
+    "page",
+    "words",
+    "renderer",
+    "text",
+    "extracted",
+    "highlight",
+    "boxes",
+    "source",
+    "commit",
+    "version",
+    "paper",
+    "method",
+    "result",
+    "table",
+    "figure",
+    "evidence",
+    "archive",
+    "policy",
+    "record",
+    "court",
+    "section",
+)
 
 
 def cpu_seconds() -> float:

@@ -40,6 +40,7 @@ class Config:
     site_search_part_mb: float = 20.0
     template_dir: str | None = None
     pdf_max_pages: int = 2000
+    pdf_page_images: int = 100
     extract_timeout_seconds: float = 60.0
     discovery_indexes: tuple[str, ...] = ()
     fetch_max_bytes: int = 10_000_000
@@ -64,6 +65,8 @@ SETTINGS_HELP: dict[str, str] = {
     "of about this size, one after another, that the browser searches as one (a search downloads a little more).",
     "template_dir": "A folder of Jinja2 templates that override the shipped ones.",
     "pdf_max_pages": "PDFs with more pages are skipped as oversized.",
+    "pdf_page_images": "Pages of each PDF the site shows as printed, with the cited words lit: pages up to this "
+    "number get an image and word boxes (about 30 KB a page of text); 0 turns page images off.",
     "extract_timeout_seconds": "Time limit for extracting one document.",
     "discovery_indexes": "Other pincite index files searched by the local discovery provider.",
     "fetch_max_bytes": "Largest response body `pincite snapshot` accepts.",
@@ -74,6 +77,8 @@ SETTINGS_HELP: dict[str, str] = {
 # Paths pincite writes to (or loads templates from). A committed settings file must keep them
 # inside the repository: building someone's branch must not overwrite files elsewhere.
 CONFINED_PATHS = ("index_path", "site_dir", "template_dir")
+# Numeric settings where 0 is a choice (off), not a mistake.
+ZERO_MEANS_OFF = ("pdf_page_images",)
 
 
 def load_config(repo_root: Path, overrides: dict[str, Any] | None = None) -> Config:
@@ -177,8 +182,10 @@ def _coerce_one(name: str, value: Any, expected: Any, source: Path) -> Any:
             raise ConfigError(f"{source}: setting {name!r} must be a string")
         return value
     if isinstance(expected, (int, float)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(f"{source}: setting {name!r} must be a positive number")
+        least = 0 if name in ZERO_MEANS_OFF else 1e-9
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < least:
+            kind = "a number, 0 or more" if name in ZERO_MEANS_OFF else "a positive number"
+            raise ConfigError(f"{source}: setting {name!r} must be {kind}")
         if name == "passage_max_chars" and value < MIN_PASSAGE_CHARS:
             raise ConfigError(
                 f"{source}: setting 'passage_max_chars' is {value}, under the least of {MIN_PASSAGE_CHARS}",

@@ -91,7 +91,7 @@ def two_column_pdf(pages: int = 2, seed: int = 2) -> bytes:
     import random
 
     rng = random.Random(seed)
-    words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega".split()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma", "omega"]
     pdf = FPDF(format="A4")
     pdf.set_creation_date(FIXED_DATE)
     pdf.set_auto_page_break(auto=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import unicodedata
 
 import pytest
@@ -53,7 +54,7 @@ def test_align_never_maps_a_character_to_another(extracted: str, rendered: str) 
         assert extracted[i] == rendered[j]
     # Matched characters keep their order (a map from one reading of a page to another).
     pairs = sorted(mapping.items())
-    assert all(a[1] < b[1] for a, b in zip(pairs, pairs[1:], strict=False))
+    assert all(a[1] < b[1] for a, b in itertools.pairwise(pairs))
 
 
 def test_short_runs_do_not_count() -> None:
@@ -77,7 +78,7 @@ def test_boxes_of_a_two_column_pdf_lie_over_their_words() -> None:
     for start, end, x0, y0, x1, y1 in first.boxes:
         assert extracted.text[start:end].strip() == extracted.text[start:end]
         assert 0 <= x0 < x1 <= first.width and 0 <= y0 < y1 <= first.height
-        assert (image.crop((x0, y0, x1, y1)).getextrema()[0] < 128)  # ink under every box
+        assert image.crop((x0, y0, x1, y1)).getextrema()[0] < 128  # ink under every box
         columns.add(x0 < first.width / 2)
     assert columns == {True, False}
 
@@ -95,11 +96,11 @@ def test_page_limit_and_encoding_round_trip() -> None:
 def test_rendering_is_cached_per_blob_and_identities(tmp_path) -> None:  # type: ignore[no-untyped-def]
     data = pdf_of_pages([["cached page words"]])
     extracted = PdfExtractor().extract(data, "c.pdf")
-    args = ("b" * 40, data, extracted.text, extracted.page_starts, extracted.identity, 5)
+    args = ("b" * 40, lambda: data, extracted.text, extracted.page_starts, extracted.identity, 5)
     first = cached_render(tmp_path, *args)
     entries = list((tmp_path / ".pincite/cache/pages").rglob("pages.json"))
     assert len(entries) == 1
-    again = cached_render(tmp_path, "b" * 40, b"not a pdf: the cache answers", *args[2:])
+    again = cached_render(tmp_path, "b" * 40, lambda: b"not a pdf: the cache answers", *args[2:])
     assert again == first
     (entries[0].parent / "1.png").write_bytes(b"damaged")
     assert cached_render(tmp_path, *args) == first  # a damaged entry is rendered again

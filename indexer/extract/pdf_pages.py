@@ -32,7 +32,7 @@ import os
 import shutil
 import tempfile
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -291,8 +291,12 @@ def _renderer_text(page: Any, scale: float, height_pt: float) -> tuple[str, list
         left, bottom, right, top = textpage.get_charbox(i, loose=True)
         valid = right > left and top > bottom and not generated
         boxes.append(
-            ((left - left_pt) * scale, (height_pt - (top - bottom_pt)) * scale, (right - left_pt) * scale,
-             (height_pt - (bottom - bottom_pt)) * scale)
+            (
+                (left - left_pt) * scale,
+                (height_pt - (top - bottom_pt)) * scale,
+                (right - left_pt) * scale,
+                (height_pt - (bottom - bottom_pt)) * scale,
+            )
             if valid
             else None
         )
@@ -346,7 +350,15 @@ def store(folder: Path, pages: list[PageImage], complete: bool) -> None:
             entries = []
             for page in pages:
                 (temp / f"{page.number}.png").write_bytes(page.png)
-                entries.append({"page": page.number, "w": page.width, "h": page.height, "boxes": list(page.boxes), "sha256": hashlib.sha256(page.png).hexdigest()})
+                entries.append(
+                    {
+                        "page": page.number,
+                        "w": page.width,
+                        "h": page.height,
+                        "boxes": list(page.boxes),
+                        "sha256": hashlib.sha256(page.png).hexdigest(),
+                    }
+                )
             record = {"renderer": renderer_identity(), "complete": complete, "pages": entries}
             (temp / "pages.json").write_text(json.dumps(record), encoding="utf-8")
             if folder.exists():
@@ -358,15 +370,25 @@ def store(folder: Path, pages: list[PageImage], complete: bool) -> None:
 
 
 def cached_render(
-    root: Path | None, blob: str, data: bytes, text: str, page_starts: Sequence[int], identity: str, max_pages: int
+    root: Path | None,
+    blob: str,
+    read: Callable[[], bytes],
+    text: str,
+    page_starts: Sequence[int],
+    identity: str,
+    max_pages: int,
+    *,
+    keep: bool = True,
 ) -> list[PageImage]:
-    """`render_pages`, from the cache at `root` when it holds this blob under both identities."""
+    """`render_pages` of the PDF `read()` returns, from the cache at `root` when it holds this blob
+    under both identities (`identity` is the extractor's). With `keep` false nothing is written."""
     if root is None:
-        return render_pages(data, text, page_starts, max_pages)
+        return render_pages(read(), text, page_starts, max_pages)
     folder = cache_folder(root, blob, identity)
     cached = load_cached(folder, max_pages)
     if cached is not None:
         return cached
-    pages = render_pages(data, text, page_starts, max_pages)
-    store(folder, pages, complete=len(pages) >= len(page_starts) + 1)
+    pages = render_pages(read(), text, page_starts, max_pages)
+    if keep:
+        store(folder, pages, complete=len(pages) >= len(page_starts) + 1)
     return pages

@@ -36,6 +36,7 @@ from indexer.files import atomic_write
 from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
+from indexer.site import pdf_pages
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
@@ -448,13 +449,46 @@ class _SiteBuilder:
                     target = self.out / original
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(self.repo.read_blob(blob))
+            printed = original is not None and original.endswith(".pdf")
+            if printed:
+                key += "|" + pdf_pages.key(self.config.pdf_page_images)
             self.new.versions[blob] = key
-            if self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages:
+            reused = (
+                self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
+            )
+            if printed and not (reused and self._link_pages(blob)):
+                self._publish_pages(ctx, meta)
+            if reused:
                 self.stats.pages_reused += 1
                 continue
             jobs.append(PageJob(meta, path, self.out / rel))
         for _records in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
+
+    def _link_pages(self, blob: str) -> bool:
+        """Link the previous site's pages as printed of `blob` into the new one; False if it has none."""
+        rel = f"{pdf_pages.PAGES_DIR}/{blob}"
+        try:
+            names = os.listdir(f"{self.previous_folder}/{rel}")
+        except OSError:
+            return False
+        return bool(names) and all(self._link_previous(f"{rel}/{name}") for name in names)
+
+    def _publish_pages(self, ctx: PageContext, meta: VersionMeta) -> None:
+        """Render (or take from the cache) a PDF version's pages as printed, for its version page."""
+        blob = meta.blob
+        published = pdf_pages.publish(
+            self.out,
+            blob,
+            lambda: self.repo.read_blob(blob),
+            self.reader.version_text(meta.id),
+            meta.page_starts,
+            meta.identity,
+            self.config.pdf_page_images,
+            self.repo.root,
+        )
+        if published is not None:
+            ctx.pdf_figures[blob] = published
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp
