@@ -106,3 +106,28 @@ def two_column_pdf(pages: int = 2, seed: int = 2) -> bytes:
                 pdf.multi_cell(85, 5, text, new_x="LMARGIN", new_y="NEXT")
                 pdf.ln(2)
     return bytes(pdf.output())
+
+
+def rasterized(born_digital: bytes) -> bytes:
+    """A scan of `born_digital`: each page rendered at 300 dpi by PDFium, the images alone in a new PDF."""
+    import pypdfium2
+
+    from indexer.extract.ocr import page_image
+
+    count = len(pypdfium2.PdfDocument(born_digital))
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(FIXED_DATE)
+    for index in range(count):
+        pdf.add_page()
+        pdf.image(io.BytesIO(page_image(born_digital, index)), x=0, y=0, w=210, h=297)
+    return bytes(pdf.output())
+
+
+RECORDS = [
+    "Personnel records are kept for seven years after the employee departs, and then destroyed under "
+    "the supervision of the records officer.",
+    "Requests for access must be made in writing to the archive, stating the purpose of the request and "
+    "the records sought; the archive answers within thirty days.",
+    "Retention schedules are reviewed every second year by the committee, which publishes its decisions "
+    "in the minutes of the following meeting.",
+]

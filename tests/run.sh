@@ -11,6 +11,8 @@ command -v chromium >/dev/null 2>&1 || NEED="$NEED chromium"
 command -v git >/dev/null 2>&1 || NEED="$NEED git"
 command -v npm >/dev/null 2>&1 || NEED="$NEED nodejs npm"
 command -v openssl >/dev/null 2>&1 || NEED="$NEED openssl"  # makes the HTTPS test certificate
+# Tesseract recognizes scanned PDF pages (optional for users; the OCR tests need it).
+command -v tesseract >/dev/null 2>&1 || NEED="$NEED tesseract-ocr tesseract-ocr-eng"
 if [ -n "$NEED" ]; then
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

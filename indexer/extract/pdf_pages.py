@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from indexer.extract import ocr
 from indexer.extract.base import importable, library_version
 from indexer.state import make_parent
 
@@ -251,29 +252,51 @@ def page_texts(text: str, page_starts: Sequence[int]) -> list[tuple[int, str]]:
     return [(s, text[s:e]) for s, e in zip(starts, ends, strict=True)]
 
 
-def render_pages(data: bytes, text: str, page_starts: Sequence[int], max_pages: int) -> list[PageImage]:
-    """The first `max_pages` pages of the PDF `data` as images with the boxes of `text`'s words."""
+def render_pages(
+    data: bytes, text: str, page_starts: Sequence[int], max_pages: int, ocr_languages: Sequence[str] = ()
+) -> list[PageImage]:
+    """The first `max_pages` pages of the PDF `data` as images with the boxes of `text`'s words.
+
+    A page PDFium finds no text on takes its boxes from Tesseract's words in `ocr_languages`
+    (the extractor's, from its identity): the same engine on the same image reads the same words.
+    """
     import pypdfium2
 
     document = pypdfium2.PdfDocument(data)
     try:
         pages = page_texts(text, page_starts)
         count = min(len(document), len(pages), max_pages)
-        return [_render_page(document[n], n + 1, *pages[n]) for n in range(count)]
+        return [_render_page(data, document[n], n + 1, *pages[n], ocr_languages) for n in range(count)]
     finally:
         document.close()
 
 
-def _render_page(page: Any, number: int, page_start: int, page_text: str) -> PageImage:
+def _render_page(
+    data: bytes, page: Any, number: int, page_start: int, page_text: str, ocr_languages: Sequence[str]
+) -> PageImage:
     width_pt, height_pt = page.get_size()
     scale = min(DPI / 72, MAX_WIDTH / width_pt)
     image = page.render(scale=scale, grayscale=True).to_pil().convert("L")
     boxes: list[tuple[int, int, int, int, int, int]] = []
     if page.get_rotation() == 0 and page_text:  # a rotated page's boxes would need turning: none, not wrong ones
         rendered, char_boxes = _renderer_text(page, scale, height_pt)
+        if not rendered.strip() and ocr_languages and ocr.available():
+            rendered, char_boxes = _recognized_text(data, number - 1, ocr_languages, scale)
         boxes = word_boxes(page_text, page_start, align(page_text, rendered), char_boxes)
     page.close()
     return PageImage(number, _png(image), image.width, image.height, tuple(boxes))
+
+
+def _recognized_text(data: bytes, index: int, languages: Sequence[str], scale: float) -> tuple[str, list[Box | None]]:
+    """Tesseract's words of a page as a renderer text: each character boxed by its whole word."""
+    factor = scale / (ocr.DPI / 72)
+    chars: list[str] = []
+    boxes: list[Box | None] = []
+    for word in ocr.recognize(ocr.page_image(data, index), languages, f"page {index + 1}"):
+        box = (word.left * factor, word.top * factor, word.right * factor, word.bottom * factor)
+        chars.append(word.text + " ")
+        boxes += [box] * len(word.text) + [None]
+    return "".join(chars), boxes
 
 
 def _renderer_text(page: Any, scale: float, height_pt: float) -> tuple[str, list[Box | None]]:
@@ -383,12 +406,12 @@ def cached_render(
     """`render_pages` of the PDF `read()` returns, from the cache at `root` when it holds this blob
     under both identities (`identity` is the extractor's). With `keep` false nothing is written."""
     if root is None:
-        return render_pages(read(), text, page_starts, max_pages)
+        return render_pages(read(), text, page_starts, max_pages, ocr.languages_of(identity))
     folder = cache_folder(root, blob, identity)
     cached = load_cached(folder, max_pages)
     if cached is not None:
         return cached
-    pages = render_pages(read(), text, page_starts, max_pages)
+    pages = render_pages(read(), text, page_starts, max_pages, ocr.languages_of(identity))
     if keep:
         store(folder, pages, complete=len(pages) >= len(page_starts) + 1)
     return pages

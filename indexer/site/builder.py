@@ -486,6 +486,7 @@ class _SiteBuilder:
             meta.identity,
             self.config.pdf_page_images,
             self.repo.root,
+            meta.notes,
         )
         if published is not None:
             ctx.pdf_figures[blob] = published

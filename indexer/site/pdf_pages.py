@@ -25,6 +25,7 @@ from pathlib import Path
 from markupsafe import Markup, escape
 
 from indexer.extract import pdf_pages as renderer
+from indexer.extract.ocr import ocr_pages
 from indexer.extract.pdf_pages import PageImage, page_texts
 
 PAGES_DIR = "pages"
@@ -40,6 +41,7 @@ class Published:
     pages: tuple[PageImage, ...]
     page_spans: tuple[tuple[int, int], ...]  # (start, end) of each page's text, document offsets
     line_starts: tuple[int, ...]
+    recognized: frozenset[int] = frozenset()  # pages whose words OCR read from the image
 
 
 def key(max_pages: int) -> str:
@@ -58,6 +60,7 @@ def publish(
     identity: str,
     max_pages: int,
     cache_root: Path | None,
+    notes: Sequence[str] = (),
 ) -> Published | None:
     """Render (or take from the cache) and write the pages of one PDF version; None when off or unrenderable.
 
@@ -75,7 +78,7 @@ def publish(
         return None
     spans = tuple((start, start + len(page)) for start, page in page_texts(text, page_starts))
     line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
-    published = Published(blob, tuple(pages), spans[: len(pages)], line_starts)
+    published = Published(blob, tuple(pages), spans[: len(pages)], line_starts, frozenset(ocr_pages(notes)))
     folder = out / PAGES_DIR / blob
     folder.mkdir(parents=True, exist_ok=True)
     for page, (start, _end) in zip(pages, published.page_spans, strict=True):
@@ -120,6 +123,12 @@ def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
         f'<aside class="pdf-pages" aria-label="Pages as printed" data-boxes="{escape(base)}">',
         '<p class="pdf-hint">The cited page as printed appears here, its cited words boxed.</p>',
     ]
+    if published.recognized:
+        pages = ", ".join(map(str, sorted(published.recognized)))
+        out.append(
+            f'<p class="ocr-note">The text of page(s) {pages} was <strong>recognized by OCR</strong> (Tesseract): '
+            "its words were read from the image, not typed, and may differ from it.</p>"
+        )
     for page, (start, end) in zip(published.pages, published.page_spans, strict=True):
         first = bisect.bisect_right(published.line_starts, start)
         last = max(first, bisect.bisect_right(published.line_starts, max(start, end - 1)))
@@ -131,6 +140,11 @@ def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
         )
         lines = f"line {first}" if first == last else f"lines {first}–{last}"
         original = f' · <a href="{escape(pdf_href)}#page={page.number}">in the PDF</a>' if pdf_href else ""
+        if page.number in published.recognized:
+            original += (
+                ' · <strong class="ocr">recognized by OCR</strong>: its words were read from the image, not typed'
+            )
+
         out.append(
             f'<figure class="pdf-page" id="pp{page.number}" data-page="{page.number}" data-start="{start}" '
             f'data-end="{end}"><div class="pdf-frame">'
