@@ -119,7 +119,7 @@ def test_a_line_permalink_boxes_its_words_without_javascript(
     tab = context.new_page()
     url = f"{printed['base']}/v/{printed['blob']}.html?commit={printed['commit']}&path=corpus/paper.pdf#L{number}"
     tab.goto(url)
-    tab.wait_for_function("document.querySelector('#pp1 img').complete")
+    tab.wait_for_function("() => document.querySelector('#pp1 img').complete")
     assert tab.evaluate("document.querySelector('#pp1 img').naturalWidth") > 0
     assert tab.locator("#pp1").is_visible() and not tab.locator("#pp2").is_visible()
     words = renderer_word_boxes(printed["data"], 1, line)
@@ -143,7 +143,7 @@ def test_a_character_span_lights_exactly_its_words_with_javascript(
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
     url = f"{printed['base']}/v/{printed['blob']}.html?commit={printed['commit']}&path=corpus/paper.pdf#c{a}-{b}"
     tab.goto(url)
-    tab.wait_for_function("document.querySelectorAll('#pp1 .j rect').length > 0")
+    tab.wait_for_function("() => document.querySelectorAll('#pp1 .j rect').length > 0")
     assert tab.locator("#pp1").is_visible()
     assert tab.evaluate("document.querySelector('link.pdf-lines')") is None  # the script draws every box
     expected = renderer_word_boxes(printed["data"], 1, line, (first.start(), second.end()))
@@ -157,4 +157,39 @@ def test_a_character_span_lights_exactly_its_words_with_javascript(
         "(n) => document.querySelectorAll('#pp1 .j rect').length !== n", arg=len(expected), timeout=5000
     )
     assert errors == []
+    context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_drag_over_the_page_selects_and_cites_those_words(
+    printed: dict[str, Any], browser: Any, width: int, height: int
+) -> None:
+    number, line, offset = right_column_line(printed)
+    words = list(re.finditer(r"\S+", line))
+    context = browser.new_context(viewport={"width": width, "height": height})
+    tab = context.new_page()
+    url = f"{printed['base']}/v/{printed['blob']}.html?commit={printed['commit']}&path=corpus/paper.pdf#L{number}"
+    tab.goto(url)
+    tab.wait_for_function("() => document.querySelectorAll('#pp1 .j rect').length > 0")
+    boxes = renderer_word_boxes(printed["data"], 1, line)
+    tab.locator("#pp1 img").scroll_into_view_if_needed()
+    tab.wait_for_function("() => document.querySelector('#pp1 img').naturalWidth > 0")  # loaded lazily, once near
+    frame = tab.evaluate(
+        "(() => { const i = document.querySelector('#pp1 img'); const b = i.getBoundingClientRect();"
+        " return [b.left, b.top, i.naturalWidth / b.width]; })()"
+    )
+
+    def client(box: tuple[float, float, float, float]) -> tuple[float, float]:
+        return frame[0] + (box[0] + box[2]) / 2 / frame[2], frame[1] + (box[1] + box[3]) / 2 / frame[2]
+
+    tab.mouse.move(*client(boxes[1]))
+    tab.mouse.down()
+    tab.mouse.move(*client(boxes[3]))
+    tab.mouse.up()
+    expected = line[words[1].start() : words[3].end()]
+    tab.wait_for_function("(t) => getSelection().toString() === t", arg=expected, timeout=5000)
+    tab.locator("#cite-open").click()
+    permalink = tab.locator("#cite-permalink").input_value()
+    a, b = offset + words[1].start(), offset + words[3].end()
+    assert permalink.endswith(f"#c{a}-{b}"), permalink
     context.close()

@@ -3,6 +3,8 @@
 // pages/<blob>/N.json (indexer/extract/pdf_pages.py's encode_boxes); offsets are code points of
 // the document text, as in the text view. A word is lit whole when any of its code points is in
 // the span; a word with no box (its characters could not be matched to the renderer's) is not lit.
+// A drag over the page image, from one word to another, selects those words in the text view.
+import { unitsAt } from "./codepoints.js";
 import { charSpanOf, parseSelector } from "./selectors.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -27,6 +29,24 @@ export function decodeBoxes(lines, pageStart) {
 /** The rectangles [x, y, width, height] of the runs that hold a code point of [a, b). */
 export function rectsFor(runs, a, b) {
   return runs.filter((r) => r[0] < b && a < r[1]).map((r) => [r[2], r[3], r[4] - r[2], r[5] - r[3]]);
+}
+
+/** The run under image point (x, y), else the nearest run on that line (between its top and bottom), or null. */
+export function runAt(runs, x, y) {
+  let best = null, gap = Infinity;
+  for (const r of runs) {
+    if (y < r[3] || y > r[5]) continue;
+    const d = x < r[2] ? r[2] - x : x > r[4] ? x - r[4] : 0;
+    if (d < gap) [best, gap] = [r, d];
+  }
+  return best;
+}
+
+/** The code points from the word at one end of a drag on the page to the word at the other. */
+export function dragSpan(runs, from, to) {
+  const a = runAt(runs, ...from), b = runAt(runs, ...to);
+  if (!a || !b) return null;
+  return [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
 }
 
 /** The code points [a, b) a selector names, lines included (`starts`: source-view.js's lineStarts). */
@@ -74,6 +94,46 @@ export async function lightSpan(aside, a, b, reveal) {
   if (reveal && hit.length) hit[0].scrollIntoView({ block: "nearest" });
 }
 
+// (text node, UTF-16 offset) of code point `cp` of the source view.
+function pointOf(src, cp) {
+  const walker = document.createTreeWalker(src, NodeFilter.SHOW_TEXT);
+  let at = 0, node, last = null;
+  while ((node = walker.nextNode())) {
+    last = node;
+    for (let i = 0; i < node.data.length; i += unitsAt(node.data, i), at++) if (at === cp) return [node, i];
+  }
+  return last ? [last, last.data.length] : [src, 0];
+}
+
+// A drag over a page image selects the same words in the text view: the Cite panel cites them,
+// and the page lights them (the selection's own listener).
+function selectOnPage(aside, figure) {
+  const frame = figure.querySelector(".pdf-frame");
+  const img = frame.querySelector("img");
+  const toImage = (event) => {
+    const box = img.getBoundingClientRect();
+    const k = img.naturalWidth / box.width || 1;
+    return [(event.clientX - box.left) * k, (event.clientY - box.top) * k];
+  };
+  let from = null;
+  frame.addEventListener("pointerdown", (event) => {
+    from = toImage(event);
+    event.preventDefault();
+  });
+  frame.addEventListener("pointerup", async (event) => {
+    if (!from) return;
+    const span = dragSpan(await boxesOf(aside, figure), from, toImage(event));
+    from = null;
+    const src = document.getElementById("src");
+    if (!span || !src) return;
+    const range = document.createRange();
+    range.setStart(...pointOf(src, span[0]));
+    range.setEnd(...pointOf(src, span[1]));
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+  });
+}
+
 /** Set up the pages of a PDF version page: `sel` (the address's span) first, then the reader's selections. */
 export function setupPdfPages(sel, starts, selected) {
   const aside = document.querySelector(".pdf-pages");
@@ -81,6 +141,7 @@ export function setupPdfPages(sel, starts, selected) {
   // The script draws every box itself: the static boxes of `#L12` (pages/<blob>/lines.css) go.
   const css = document.querySelector("link.pdf-lines");
   if (css) css.remove();
+  aside.querySelectorAll(".pdf-page").forEach((figure) => selectOnPage(aside, figure));
   if (sel) lightSpan(aside, ...spanOf(sel, starts), false);
   window.addEventListener("hashchange", () => {
     const next = parseSelector(window.location.hash);
@@ -88,6 +149,6 @@ export function setupPdfPages(sel, starts, selected) {
   });
   document.addEventListener("selectionchange", () => {
     const span = selected();
-    if (span) lightSpan(aside, ...spanOf(span, starts), true);
+    if (span) lightSpan(aside, ...spanOf(span, starts), false);
   });
 }
