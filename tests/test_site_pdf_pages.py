@@ -58,3 +58,14 @@ def test_a_rebuild_links_the_pages_it_published(corpus_repo: Any, tmp_path: Path
     build(corpus_repo.root, out=site)
     assert (site / "pages" / blob / "1.png").stat().st_ino == before
     assert '<figure class="pdf-page"' in (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
+
+
+def test_pdf_page_images_takes_zero_and_refuses_a_negative_count(corpus_repo: Any) -> None:
+    from indexer.errors import ConfigError
+
+    corpus_repo.commit({"corpus/a.md": "# A\n"}, "start")
+    assert load_config(corpus_repo.root, {"pdf_page_images": 0}).pdf_page_images == 0
+    with pytest.raises(ConfigError, match=r"pdf_page_images.*0 or more"):
+        load_config(corpus_repo.root, {"pdf_page_images": -1})
+    with pytest.raises(ConfigError, match="positive number"):
+        load_config(corpus_repo.root, {"pdf_max_pages": 0})

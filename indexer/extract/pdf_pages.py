@@ -39,6 +39,7 @@ from typing import Any
 
 from indexer.extract import ocr
 from indexer.extract.base import importable, library_version
+from indexer.extract.pdf import PAGE_SEPARATOR
 from indexer.state import make_parent
 
 VERSION = 1
@@ -248,7 +249,7 @@ def _line_runs(start: int, boxes: list[Box]) -> list[tuple[int, int, int, int, i
 def page_texts(text: str, page_starts: Sequence[int]) -> list[tuple[int, str]]:
     """(start offset, text) of each page of an extracted PDF text (pages joined by "\\f\\n")."""
     starts = [0, *page_starts]
-    ends = [s - 2 for s in page_starts] + [len(text)]  # the separator is "\f\n"
+    ends = [s - len(PAGE_SEPARATOR) for s in page_starts] + [len(text)]
     return [(s, text[s:e]) for s, e in zip(starts, ends, strict=True)]
 
 
