@@ -51,7 +51,14 @@ from indexer.site.home import HOME_FILE, FolderSections, folder_sections
 from indexer.site.links import BrokenLink, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file
 from indexer.site.pool import PageJob, render_all
-from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+from indexer.site.render import (
+    doc_page_path,
+    fingerprint,
+    history_shard,
+    make_environment,
+    root_prefix,
+    template_folders,
+)
 from indexer.site.search_bundles import (
     SEARCH_FOLDER,
     Bundle,
@@ -456,8 +463,8 @@ class _SiteBuilder:
             reused = (
                 self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
             )
-            if printed and not (reused and self._link_pages(blob)):
-                self._publish_pages(ctx, meta)
+            if printed and original is not None and not (reused and self._link_pages(blob)):
+                self._publish_pages(ctx, meta, original)
             if reused:
                 self.stats.pages_reused += 1
                 continue
@@ -474,8 +481,11 @@ class _SiteBuilder:
             return False
         return bool(names) and all(self._link_previous(f"{rel}/{name}") for name in names)
 
-    def _publish_pages(self, ctx: PageContext, meta: VersionMeta) -> None:
-        """Render (or take from the cache) a PDF version's pages as printed, for its version page."""
+    def _publish_pages(self, ctx: PageContext, meta: VersionMeta, original: str) -> None:
+        """Render (or take from the cache) a PDF version's pages as printed, and their figures for its page.
+
+        Only the figures' markup is kept until the version pages are rendered, not the images or boxes.
+        """
         blob = meta.blob
         published = pdf_pages.publish(
             self.out,
@@ -489,7 +499,8 @@ class _SiteBuilder:
             meta.notes,
         )
         if published is not None:
-            ctx.pdf_figures[blob] = published
+            root = root_prefix(f"v/{blob}.html")
+            ctx.pdf_figures[blob] = pdf_pages.figures(published, root, root + original)
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp

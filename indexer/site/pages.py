@@ -16,7 +16,6 @@ from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
-from indexer.site.pdf_pages import Published, figures
 from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
 from indexer.text import asciidoc
 from indexer.text.kinds import is_text_path, text_format
@@ -42,7 +41,7 @@ class PageContext:
     _snapshot_blobs: dict[str, str] | None = field(default=None)
     pages: PageWriter = field(default_factory=PageWriter)
     # A PDF version's pages as printed, by blob, published before its version page is rendered.
-    pdf_figures: dict[str, Published] = field(default_factory=dict)
+    pdf_figures: dict[str, Markup] = field(default_factory=dict)
 
     def site_values(self, rel: str) -> dict[str, Any]:
         return {
@@ -130,9 +129,8 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
     original = original_file(meta, path)
     root = root_prefix(rel)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
-    printed = ctx.pdf_figures.get(meta.blob)
     html = ctx.env.get_template("version.html").render(
-        pdf_pages=figures(printed, root, _pdf_href(root, original)) if printed else None,
+        pdf_pages=ctx.pdf_figures.get(meta.blob),
         site=ctx.site_values(rel),
         meta=meta,
         path=path,
