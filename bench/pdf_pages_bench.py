@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -99,6 +100,13 @@ def measure(data: bytes, name: str) -> dict[str, object]:
     pages = render_pages(data, extracted.text, extracted.page_starts, max_pages=10_000)
     rendering = cpu_seconds() - started
     image_bytes = sum(len(p.png) for p in pages)
+    starts = {
+        start + m.start()
+        for start, text in page_texts(extracted.text, extracted.page_starts)[: len(pages)]
+        for m in re.finditer(r"\S+", text)
+    }
+    words = len(starts)
+    boxed = len(starts & {box[0] for p in pages for box in p.boxes})  # words whose first character has a box
     starts = [start for start, _ in page_texts(extracted.text, extracted.page_starts)]
     box_bytes = sum(len(json.dumps(p.boxes_json(starts[p.number - 1]), separators=(",", ":"))) for p in pages)
     figures: dict[str, object] = {
@@ -111,6 +119,7 @@ def measure(data: bytes, name: str) -> dict[str, object]:
         "image_bytes": image_bytes,
         "box_bytes": box_bytes,
         "bytes_ratio": round((image_bytes + box_bytes) / len(data), 2),
+        "words_boxed": round(boxed / words, 3) if words else None,
     }
     if shutil.which("pdftoppm"):
         figures["pdftoppm_cpu_s"] = round(_pdftoppm(data), 3)
@@ -165,12 +174,28 @@ def measure_ocr(born_digital: bytes, name: str) -> dict[str, object]:
 def main(paths: list[str]) -> None:
     paper = two_column_paper()
     print(json.dumps(measure(paper, "generated two-column paper (20 pages)")))
+    totals = {"pdf_bytes": 0, "site_bytes": 0, "extract_cpu_s": 0.0, "render_cpu_s": 0.0}
     if ocr.available():
         print(json.dumps(measure_ocr(two_column_paper(pages=3), "generated two-column paper (3 pages), rasterized")))
     for path in paths:
-        print(json.dumps(measure(Path(path).read_bytes(), path)))
+        try:
+            figures = measure(Path(path).read_bytes(), path)
+        except Exception as exc:  # a sample pincite refuses (encrypted, no text) is reported, not measured
+            print(json.dumps({"pdf": path, "refused": str(exc)[:120]}))
+            continue
+        print(json.dumps(figures))
+        totals["pdf_bytes"] += int(str(figures["pdf_bytes"]))
+        totals["site_bytes"] += int(str(figures["image_bytes"])) + int(str(figures["box_bytes"]))
+        totals["extract_cpu_s"] += float(str(figures["extract_cpu_s"]))
+        totals["render_cpu_s"] += float(str(figures["render_cpu_s"]))
         if ocr.available() and "--ocr" in sys.argv:
             print(json.dumps(measure_ocr(Path(path).read_bytes(), path)))
+
+    if totals["pdf_bytes"]:
+        print(json.dumps({
+            "all files": {**totals, "bytes_ratio": round(totals["site_bytes"] / totals["pdf_bytes"], 2),
+                          "cpu_ratio": round(totals["render_cpu_s"] / max(totals["extract_cpu_s"], 1e-9), 2)},
+        }))  # fmt: skip
 
 
 if __name__ == "__main__":
