@@ -193,3 +193,25 @@ def test_a_drag_over_the_page_selects_and_cites_those_words(
     a, b = offset + words[1].start(), offset + words[3].end()
     assert permalink.endswith(f"#c{a}-{b}"), permalink
     context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_axe_finds_no_violations_on_a_pdf_version_page(
+    printed: dict[str, Any], browser: Any, width: int, height: int
+) -> None:
+    from test_site_reader import axe_script
+
+    number, _line, _offset = right_column_line(printed)
+    # The pages' CSP forbids injected scripts: axe is injected by the browser with the CSP bypassed.
+    context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+    tab = context.new_page()
+    url = f"{printed['base']}/v/{printed['blob']}.html?commit={printed['commit']}&path=corpus/paper.pdf#L{number}"
+    tab.goto(url)
+    tab.wait_for_function("() => document.querySelectorAll('#pp1 .j rect').length > 0")
+    tab.add_script_tag(content=axe_script().read_text(encoding="utf-8"))
+    violations = tab.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(
+            v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)"""
+    )
+    assert violations == []
+    context.close()
