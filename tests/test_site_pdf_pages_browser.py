@@ -215,3 +215,21 @@ def test_axe_finds_no_violations_on_a_pdf_version_page(
     )
     assert violations == []
     context.close()
+
+
+def test_on_a_narrow_screen_a_button_brings_the_cited_page_into_view(printed: dict[str, Any], browser: Any) -> None:
+    number, _line, _offset = right_column_line(printed)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    url = f"{printed['base']}/v/{printed['blob']}.html?commit={printed['commit']}&path=corpus/paper.pdf#L{number}"
+    tab.goto(url)
+    tab.wait_for_function("() => document.getElementById('pdf-jump')")
+    in_view = (
+        "() => { const b = document.getElementById('pp1').getBoundingClientRect();"
+        " return b.top < innerHeight && b.bottom > 0; }"
+    )
+    assert not tab.evaluate(in_view)  # the text scrolled to the cited line, below the page
+    tab.locator("#pdf-jump").click()
+    tab.wait_for_function(in_view)
+    assert tab.url.endswith(f"#L{number}")  # the address still names the citation
+    context.close()

@@ -92,6 +92,7 @@ export async function lightSpan(aside, a, b, reveal) {
     figure.classList.add("shown");
   }
   if (reveal && hit.length) hit[0].scrollIntoView({ block: "nearest" });
+  if (hit.length && window.matchMedia("(max-width: 60rem)").matches) jumpButton(aside, hit[0]);
 }
 
 // (text node, UTF-16 offset) of code point `cp` of the source view.
@@ -132,6 +133,21 @@ function selectOnPage(aside, figure) {
     window.getSelection().removeAllRanges();
     window.getSelection().addRange(range);
   });
+}
+
+// On a narrow screen the pages stand above the text, out of view of the cited line: a button
+// brings the cited page into view (a button, not a link: the address keeps the citation).
+function jumpButton(aside, figure) {
+  let button = document.getElementById("pdf-jump");
+  if (!button) {
+    button = document.createElement("button");
+    button.type = "button";
+    button.id = "pdf-jump";
+    button.className = "pdf-jump";
+    aside.append(button);
+  }
+  button.textContent = `Page ${figure.dataset.page} as printed ↑`;
+  button.onclick = () => figure.scrollIntoView({ block: "start" });
 }
 
 /** Set up the pages of a PDF version page: `sel` (the address's span) first, then the reader's selections. */
