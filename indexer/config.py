@@ -44,6 +44,7 @@ class Config:
     site_search_part_mb: float = 20.0
     template_dir: str | None = None
     pdf_max_pages: int = 2000
+    pdf_page_images: int = 100
     extract_timeout_seconds: float = 60.0
     discovery_indexes: tuple[str, ...] = ()
     fetch_max_bytes: int = 10_000_000
@@ -73,18 +74,23 @@ class Option:
 class Number(Option):
     """A finite number in [minimum, maximum]; `whole` for a count (bytes, pages, characters)."""
 
-    def __init__(self, help: str, *, minimum: float, maximum: float, whole: bool = False) -> None:
+    def __init__(
+        self, help: str, *, minimum: float, maximum: float, whole: bool = False, zero_off: bool = False
+    ) -> None:
         super().__init__(help)
-        self.minimum, self.maximum, self.whole = minimum, maximum, whole
+        self.minimum, self.maximum, self.whole, self.zero_off = minimum, maximum, whole, zero_off
 
     def check(self, name: str, value: Any, source: Path) -> Any:
         kind = "whole number" if self.whole else "number"
         least = f"from {_shown(self.minimum)}" if self.minimum > 0 else "above 0"
         bounds = f"a {kind} {least} to {_shown(self.maximum)}"
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if self.zero_off and number and value == 0:
+            return 0  # a choice: this feature is off
         if not number or (isinstance(value, float) and not math.isfinite(value)) or value <= 0:
+            wanted = "0 or more (0 turns it off)" if self.zero_off else "a positive number"
             raise ConfigError(
-                f"{source}: setting {name!r} must be a positive number ({bounds}), not {_quoted(value)}",
+                f"{source}: setting {name!r} must be {wanted} ({bounds}), not {_quoted(value)}",
                 hint=f"set {name} to {bounds}",
             )
         if self.whole and value != int(value):
@@ -237,6 +243,14 @@ OPTIONS: dict[str, Option] = {
     ),
     "template_dir": Text("A folder of Jinja2 templates that override the shipped ones.", optional=True),
     "pdf_max_pages": Number("PDFs with more pages are skipped as oversized.", minimum=1, maximum=10**7, whole=True),
+    "pdf_page_images": Number(
+        "Pages of each PDF the site shows as printed, with the cited words lit: pages up to this "
+        "number get an image and word boxes (about 30 KB a page of text); 0 turns page images off.",
+        minimum=1,
+        maximum=10**6,
+        whole=True,
+        zero_off=True,
+    ),
     "extract_timeout_seconds": Number("Time limit for extracting one document.", minimum=0.0, maximum=86_400.0),
     "discovery_indexes": Strings("Other pincite index files searched by the local discovery provider."),
     "fetch_max_bytes": Number(

@@ -72,6 +72,7 @@ class ResolvedJson(PinnedText):
     source_class: str
     identity: str
     linecol: list[int]
+    ocr: bool  # the span's words were recognized from a page image by OCR, not typed
 
 
 class CitedJson(ResolvedJson):

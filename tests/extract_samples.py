@@ -141,3 +141,50 @@ ARTICLE = (
     "<p>The finance team pays approved claims with the next monthly payment run and tells the claimant "
     "when a claim is refused, with the reason.</p></article>"
 )
+
+
+def two_column_pdf(pages: int = 2, seed: int = 2) -> bytes:
+    """A two-column A4 PDF (Helvetica 10 pt, three paragraphs a column) of made-up words."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma", "omega"]
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(FIXED_DATE)
+    pdf.set_auto_page_break(auto=False)
+    for _ in range(pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=10)
+        for x in (15, 110):
+            pdf.set_left_margin(x)
+            pdf.set_xy(x, 20)
+            for _ in range(3):
+                text = " ".join(rng.choice(words) for _ in range(60))
+                pdf.multi_cell(85, 5, text, new_x="LMARGIN", new_y="NEXT")
+                pdf.ln(2)
+    return bytes(pdf.output())
+
+
+def rasterized(born_digital: bytes) -> bytes:
+    """A scan of `born_digital`: each page rendered at 300 dpi by PDFium, the images alone in a new PDF."""
+    import pypdfium2
+
+    from indexer.extract.ocr import page_image
+
+    count = len(pypdfium2.PdfDocument(born_digital))
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(FIXED_DATE)
+    for index in range(count):
+        pdf.add_page()
+        pdf.image(io.BytesIO(page_image(born_digital, index)), x=0, y=0, w=210, h=297)
+    return bytes(pdf.output())
+
+
+RECORDS = [
+    "Personnel records are kept for seven years after the employee departs, and then destroyed under "
+    "the supervision of the records officer.",
+    "Requests for access must be made in writing to the archive, stating the purpose of the request and "
+    "the records sought; the archive answers within thirty days.",
+    "Retention schedules are reviewed every second year by the committee, which publishes its decisions "
+    "in the minutes of the following meeting.",
+]

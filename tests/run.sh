@@ -13,6 +13,8 @@ command -v npm >/dev/null 2>&1 || NEED="$NEED nodejs npm"
 command -v openssl >/dev/null 2>&1 || NEED="$NEED openssl"  # makes the HTTPS test certificate
 command -v asciidoctor >/dev/null 2>&1 || NEED="$NEED asciidoctor"  # renders AsciiDoc pages (docs/design.md#d18)
 command -v pdftotext >/dev/null 2>&1 || NEED="$NEED poppler-utils"  # the PDF footer test compares with pdftotext
+# Tesseract recognizes scanned PDF pages (optional for users; the OCR tests need it).
+command -v tesseract >/dev/null 2>&1 || NEED="$NEED tesseract-ocr tesseract-ocr-eng"
 if [ -n "$NEED" ]; then
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

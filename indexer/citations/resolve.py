@@ -35,6 +35,7 @@ from indexer.errors import (
 from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.base import Limits
+from indexer.extract.ocr import ocr_pages
 from indexer.extract.text import encoding_of
 from indexer.index import documents
 from indexer.index.store import IndexReader
@@ -105,7 +106,15 @@ class Resolved:
             "linecol": list(self.linecol),
             "pages": list(self.pages) if self.pages else None,
             "text": self.text,
+            "ocr": self.recognized,
         }
+
+    @property
+    def recognized(self) -> bool:
+        """Whether the span touches a page whose words OCR read from its image (extract/ocr.py)."""
+        recognized = ocr_pages(self.document.extracted.notes)
+        first, last = self.pages or (1, 1)  # a one-page PDF has no page range
+        return any(page in recognized for page in range(first, last + 1))
 
 
 VersionKey = tuple[str, str]  # (blob, extractor identity): what a version's text depends on, and nothing else

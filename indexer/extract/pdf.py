@@ -23,6 +23,7 @@ import unicodedata
 from typing import Any
 
 from indexer.errors import ExtractionError
+from indexer.extract import ocr
 from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 from indexer.text.kinds import PDF_EXTENSIONS
 
@@ -128,16 +129,24 @@ class PdfExtractor:
     source_class = "extracted"
     install_hint = INSTALL_HINT
 
-    def __init__(self, mode: str = "plain") -> None:
+    def __init__(self, mode: str = "plain", ocr_languages: tuple[str, ...] | None = ocr.DEFAULT_LANGUAGES) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown pypdf extraction mode {mode!r}; use one of {', '.join(MODES)}")
         self.mode = mode
+        # Pages without a text layer are recognized by Tesseract in these languages when it is
+        # installed (extract/ocr.py); None: never. OCR is part of the identity whenever it is on.
+        self.ocr_languages = ocr_languages
 
     def available(self) -> bool:
         return importable("pypdf")
 
     def identity(self) -> str:
-        return f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
+        base = f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
+        languages = self._ocr_languages()
+        return f"{base} {ocr.identity(languages)}" if languages else base
+
+    def _ocr_languages(self) -> tuple[str, ...]:
+        return self.ocr_languages if self.ocr_languages and ocr.available() else ()
 
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         # The byte limit is checked once for every extractor, in `extract.extract`.
@@ -155,6 +164,13 @@ class PdfExtractor:
                 for number, page in enumerate(reader.pages, start=1):
                     deadline.check()
                     pages.append(normalize_page(_page_text(page, self.mode, path, number)))
+                languages = self._ocr_languages()
+                empty = [n for n, text in enumerate(pages) if not text]
+                if languages and empty:
+                    for n, text in ocr.recognize_pages(data, empty, languages, path, deadline.check).items():
+                        pages[n] = normalize_page(text)
+                    if any(pages[n] for n in empty):
+                        notes += (ocr.note([n + 1 for n in empty if pages[n]], languages),)
                 title = _title(reader)
             except ExtractionError:
                 raise
@@ -164,7 +180,7 @@ class PdfExtractor:
         if not any(pages):
             raise ExtractionError(
                 f"{path}: no extractable text (none of its {len(pages)} page(s) has a text layer; a scan?)",
-                hint="run OCR on the PDF and commit the result with a text layer",
+                hint=ocr.INSTALL_HINT if not self._ocr_languages() else "OCR (Tesseract) found no words on its pages",
             )
         text, page_starts = join_pages(pages)
         notes += tuple(f"pypdf: {w}" for w in list(dict.fromkeys(warnings))[:5])

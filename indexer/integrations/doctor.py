@@ -17,7 +17,7 @@ from pathlib import Path
 from indexer import __version__
 from indexer.config import Config, load_config
 from indexer.errors import SHALLOW_HINT, PinciteError
-from indexer.extract import pdf
+from indexer.extract import ocr, pdf
 from indexer.extract import registry as extract_mod
 from indexer.extract.base import library_version
 from indexer.index.store import SCHEMA_VERSION, IndexReader
@@ -61,7 +61,7 @@ class Report:
 def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) -> Report:
     """Run every check against the repository at `repo_path` (which need not be one)."""
     checks = [_check_pincite(), _check_git(), _check_text_readers(), _check_asciidoctor(), *_check_extras()]
-    checks.append(_check_pagefind())
+    checks += [_check_ocr(), _check_pagefind()]
     try:
         repo = GitRepo(repo_path)
     except PinciteError as exc:
@@ -132,6 +132,15 @@ def _check_extras() -> list[Check]:
         else:
             checks.append(Check(name, OK, f".{extra} files are extracted ({extractor.identity()})"))
     return checks
+
+
+def _check_ocr() -> Check:
+    """Tesseract, optional: its version and the language data installed (scanned PDF pages need it)."""
+    if not ocr.available():
+        return Check("ocr", WARN, "image-only PDF pages are skipped: Tesseract (or pypdfium2) is not installed",
+                     ocr.INSTALL_HINT)  # fmt: skip
+    languages = ", ".join(ocr.installed_languages()) or "none"
+    return Check("ocr", OK, f"{ocr.engine_version()}: image-only PDF pages are recognized; language data: {languages}")
 
 
 def _check_pagefind() -> Check:

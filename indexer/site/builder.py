@@ -38,6 +38,7 @@ from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.machine import pid_alive, terminated_as_exit
+from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.cited_by import CitedBy, collect
@@ -54,7 +55,14 @@ from indexer.site.home import HOME_FILE, FolderSections, folder_sections
 from indexer.site.links import BrokenLink, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file
 from indexer.site.pool import PageJob, render_all
-from indexer.site.render import doc_page_path, fingerprint, history_shard, make_environment, template_folders
+from indexer.site.render import (
+    doc_page_path,
+    fingerprint,
+    history_shard,
+    make_environment,
+    root_prefix,
+    template_folders,
+)
 from indexer.site.search_bundles import (
     SEARCH_FOLDER,
     Bundle,
@@ -482,13 +490,51 @@ class _SiteBuilder:
                     target = self.out / original
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(self.repo.read_blob(blob))
+            printed = original is not None and original.endswith(".pdf")
+            if printed:
+                key += "|" + pdf_pages.key(self.config.pdf_page_images)
             self.new.versions[blob] = key
-            if self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages:
+            reused = (
+                self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
+            )
+            if printed and original is not None and not (reused and self._link_pages(blob)):
+                self._publish_pages(ctx, meta, original)
+            if reused:
                 self.stats.pages_reused += 1
                 continue
             jobs.append(PageJob(meta, path, self.out / rel))
         for _result in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
+
+    def _link_pages(self, blob: str) -> bool:
+        """Link the previous site's pages as printed of `blob` into the new one; False if it has none."""
+        rel = f"{pdf_pages.PAGES_DIR}/{blob}"
+        try:
+            names = os.listdir(f"{self.previous_folder}/{rel}")
+        except OSError:
+            return False
+        return bool(names) and all(self._link_previous(f"{rel}/{name}") for name in names)
+
+    def _publish_pages(self, ctx: PageContext, meta: VersionMeta, original: str) -> None:
+        """Render (or take from the cache) a PDF version's pages as printed, and their figures for its page.
+
+        Only the figures' markup is kept until the version pages are rendered, not the images or boxes.
+        """
+        blob = meta.blob
+        published = pdf_pages.publish(
+            self.out,
+            blob,
+            lambda: self.repo.read_blob(blob),
+            self.reader.version_text(meta.id),
+            meta.page_starts,
+            meta.identity,
+            self.config.pdf_page_images,
+            self.repo.root,
+            meta.notes,
+        )
+        if published is not None:
+            root = root_prefix(f"v/{blob}.html")
+            ctx.pdf_figures[blob] = pdf_pages.figures(published, root, root + original)
 
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp

@@ -45,6 +45,8 @@ class PageContext:
     _before_start: str | None = field(default=None)  # the parent of the first indexed commit ("" for none)
     pages: PageWriter = field(default_factory=PageWriter)
     cited_by: CitedBy | None = None  # who cites each document at the built commit
+    # A PDF version's pages as printed, by blob, published before its version page is rendered.
+    pdf_figures: dict[str, Markup] = field(default_factory=dict)
 
     def site_values(self, rel: str) -> dict[str, Any]:
         return {
@@ -145,6 +147,7 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
     root = root_prefix(rel)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
     html = ctx.env.get_template("version.html").render(
+        pdf_pages=ctx.pdf_figures.get(meta.blob),
         site=ctx.site_values(rel),
         meta=meta,
         path=path,

@@ -8,7 +8,9 @@ import { el } from "./dom.js";
 import { changedBy, decide } from "./drift.js";
 import { commitMismatch, historyRecord, publishedCommits, siteInfo } from "./history-files.js";
 import { identityMismatch, pageCommitAndPath, versionHref } from "./page.js";
+import { setupPdfPages } from "./pdf-pages.js";
 import { findCitedText } from "./recovery.js";
+import { selectedSpan } from "./selection.js";
 import { lineRangeOf, parseSelector } from "./selectors.js";
 import { lineStarts, spanText, src } from "./source-view.js";
 // The rest of the page's modules, named here so that the browser fetches them all once it has read
@@ -20,7 +22,6 @@ import "./paths.js";
 import "./quote.js";
 import "./rendered-align.js";
 import "./search-index.js";
-import "./selection.js";
 import "./terms.js";
 import "./views.js";
 
@@ -132,6 +133,8 @@ function start() {
   if (!main || !src() || main.dataset.kind !== "version") return;
   setupBannerBar();
   setupBanner(main, parseSelector(window.location.hash));
+  // Offsets of another extractor's text light nothing, as in the text view.
+  if (!identityMismatch(main)) setupPdfPages(parseSelector(window.location.hash), lineStarts(), selectedSpan);
   window.addEventListener("hashchange", () => setupBanner(main, parseSelector(window.location.hash)));
 }
 

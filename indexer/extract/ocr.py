@@ -1,0 +1,213 @@
+"""Text of image-only PDF pages, recognized by Tesseract (optional, like the PDF extra).
+
+A PDF page without a text layer (a scan) is rendered by PDFium at `DPI` and read by the
+`tesseract` program (Debian: `tesseract-ocr`, and `tesseract-ocr-<lang>` for each language);
+its TSV output gives every word with its box. The recognized text of a page is its words, one
+line of the page per line of text, a blank line between paragraphs.
+
+Everything that decides the text is in `identity`: the engine and its version, each language
+and a digest of its trained data, the page segmentation mode and the resolution. It becomes
+part of the PDF extractor's identity (extract/pdf.py), so a Tesseract upgrade is a new offset
+space and old citations keep their old text (docs/design.md#d13). Tesseract runs with one
+thread (`OMP_THREAD_LIMIT=1`): the build runs documents side by side, and one thread gives
+the same words every run.
+
+Which pages were recognized is said in the version's notes (`note`, read back by `ocr_pages`),
+so the site and `resolve --json` can mark OCR text as recognized, not typed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer.errors import ExtractionError
+from indexer.extract.base import importable
+
+DPI = 300
+PSM = 3  # fully automatic page segmentation, Tesseract's default
+DEFAULT_LANGUAGES = ("eng",)
+INSTALL_HINT = (
+    "install Tesseract to OCR it (Debian: apt-get install tesseract-ocr; pypdfium2 comes with "
+    "pip install 'pincite[pdf]'), then build with --retry-skipped"
+)
+_NOTE = "ocr: pages {pages} recognized by {engine} ({languages}): the words were read from the image, not typed"
+_NOTE_PAGES = re.compile(r"^ocr: pages ([\d, ]+) recognized by ")
+_TIMEOUT_SECONDS = 120
+
+
+@dataclass(frozen=True)
+class Word:
+    """One recognized word and its box in the OCR image's pixels; `line` and `paragraph` group words."""
+
+    text: str
+    left: int
+    top: int
+    right: int
+    bottom: int
+    paragraph: tuple[int, int, int]
+    line: tuple[int, int, int, int]
+
+
+def available() -> bool:
+    """Whether image-only pages can be recognized here: the tesseract program and PDFium."""
+    return shutil.which("tesseract") is not None and importable("pypdfium2")
+
+
+@functools.cache
+def engine_version() -> str:
+    """`tesseract 5.3.0`: the first line `tesseract --version` prints."""
+    out = subprocess.run(["tesseract", "--version"], capture_output=True, text=True, timeout=30, check=False)
+    first = (out.stdout or out.stderr).strip().splitlines()
+    return first[0].strip() if first else "tesseract (unknown version)"
+
+
+@functools.cache
+def _list_languages() -> tuple[Path | None, tuple[str, ...]]:
+    if shutil.which("tesseract") is None:
+        return None, ()
+    out = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True, timeout=30, check=False)
+    lines = (out.stdout + out.stderr).strip().splitlines()
+    folder = re.search(r'"(.+?)"', lines[0]) if lines else None
+    languages = tuple(sorted(line.strip() for line in lines[1:] if line.strip()))
+    return (Path(folder.group(1)) if folder else None), languages
+
+
+def installed_languages() -> tuple[str, ...]:
+    """The language data Tesseract has here (`eng`, `deu`, ...; `osd` is script detection)."""
+    return _list_languages()[1]
+
+
+@functools.cache
+def _digest(language: str) -> str:
+    folder = _list_languages()[0]
+    try:
+        data = (folder / f"{language}.traineddata").read_bytes() if folder else b""
+    except OSError:
+        data = b""
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def identity(languages: Sequence[str] = DEFAULT_LANGUAGES) -> str:
+    """What decides recognized text: engine, version, each language's data, the options."""
+    version = engine_version().replace(" ", "-")
+    data = "+".join(f"{lang}@{_digest(lang)}" for lang in languages)
+    return f"ocr={version}:{data}:psm{PSM}:dpi{DPI}"
+
+
+def languages_of(extractor_identity: str) -> tuple[str, ...]:
+    """The OCR languages an extractor identity names (`identity`'s form); () when it has no OCR."""
+    found = re.search(r"\bocr=[^:\s]+:(\S+?):psm", extractor_identity)
+    return tuple(part.split("@", 1)[0] for part in found.group(1).split("+")) if found else ()
+
+
+def check_languages(languages: Sequence[str], path: str) -> None:
+    missing = [lang for lang in languages if lang not in installed_languages()]
+    if missing:
+        raise ExtractionError(
+            f"{path}: Tesseract has no language data for {', '.join(missing)}",
+            hint=" ".join(f"apt-get install tesseract-ocr-{lang}" for lang in missing)
+            + " (Debian), or choose other OCR languages",
+        )
+
+
+def page_image(data: bytes, index: int) -> bytes:
+    """Page `index` (from 0) of the PDF `data` rendered for recognition: gray PNG at `DPI`."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(data)
+    try:
+        image = document[index].render(scale=DPI / 72, grayscale=True).to_pil().convert("L")
+    finally:
+        document.close()
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+def recognize(png: bytes, languages: Sequence[str], path: str) -> list[Word]:
+    """The words Tesseract reads in an image, in reading order, with their boxes."""
+    command = ["tesseract", "stdin", "stdout", "-l", "+".join(languages), "--psm", str(PSM), "--dpi", str(DPI), "tsv"]
+    try:
+        out = subprocess.run(
+            command,
+            input=png,
+            capture_output=True,
+            timeout=_TIMEOUT_SECONDS,
+            check=False,
+            env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ExtractionError(
+            f"{path}: OCR of a page took longer than {_TIMEOUT_SECONDS} s", hint="a huge or noisy scan"
+        ) from exc
+    if out.returncode != 0:
+        detail = out.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise ExtractionError(f"{path}: Tesseract failed ({detail[0]})", hint="check the install with `pincite doctor`")
+    return _words(out.stdout.decode("utf-8", "replace"))
+
+
+def _words(tsv: str) -> list[Word]:
+    words = []
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) < 12 or cells[0] != "5" or not cells[11].strip():
+            continue
+        block, par, line = int(cells[2]), int(cells[3]), int(cells[4])
+        left, top, width, height = (int(cells[k]) for k in range(6, 10))
+        words.append(
+            Word(cells[11].strip(), left, top, left + width, top + height, (int(cells[1]), block, par),
+                 (int(cells[1]), block, par, line))
+        )  # fmt: skip
+    return words
+
+
+def words_text(words: Sequence[Word]) -> str:
+    """A page's recognized text: a line per recognized line, a blank line between paragraphs."""
+    out: list[str] = []
+    previous: Word | None = None
+    for word in words:
+        if previous is not None:
+            if word.paragraph != previous.paragraph:
+                out.append("\n\n")
+            elif word.line != previous.line:
+                out.append("\n")
+            else:
+                out.append(" ")
+        out.append(word.text)
+        previous = word
+    return "".join(out) + ("\n" if out else "")
+
+
+def note(pages: Sequence[int], languages: Sequence[str]) -> str:
+    """The version note that says which pages (from 1) are recognized text."""
+    return _NOTE.format(pages=", ".join(map(str, pages)), engine=engine_version(), languages="+".join(languages))
+
+
+def ocr_pages(notes: Sequence[str]) -> set[int]:
+    """The pages (from 1) a version's notes say were recognized by OCR."""
+    for text in notes:
+        found = _NOTE_PAGES.match(text)
+        if found:
+            return {int(n) for n in found.group(1).split(",") if n.strip()}
+    return set()
+
+
+def recognize_pages(
+    data: bytes, indices: Sequence[int], languages: Sequence[str], path: str, check: Callable[[], None]
+) -> dict[int, str]:
+    """The recognized text of each page `indices` (from 0) of the PDF `data`; `check` runs between pages."""
+    check_languages(languages, path)
+    texts = {}
+    for index in indices:
+        check()
+        texts[index] = words_text(recognize(page_image(data, index), languages, path))
+    return texts

@@ -1,0 +1,159 @@
+"""A PDF version page's pages as printed: the images, the word boxes and the static highlight.
+
+For a PDF version the build publishes, under `pages/<blob>/`, each rendered page's image
+(`N.png`), its word boxes (`N.json`, decoded by `static/pdf-pages.js`) and `lines.css`, and the
+version page holds one figure per page beside the text (`figures`). Pages, boxes and the
+renderer are extract/pdf_pages.py's; this module only places them.
+
+Without JavaScript the page of a cited line still shows, with that line's words boxed: each
+figure carries, for every text line on it, an SVG group of rectangles (`<g class="s lN">`),
+hidden by default; `lines.css` has one rule per such line, `.pdf-view:has(#LN:target)
+:is(#ppP, .lN) {display: block}`, which shows the figure and the group when the permalink's
+`#LN` is the target. A character span needs the script, as it does in the text view. SVG
+attributes, not inline styles, place the boxes: the site's Content-Security-Policy refuses
+inline styles.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup, escape
+
+from indexer.extract import pdf_pages as renderer
+from indexer.extract.ocr import ocr_pages
+from indexer.extract.pdf_pages import PageImage, page_texts
+
+PAGES_DIR = "pages"
+# Runs of one text line further apart than this many line heights are two boxes (two columns).
+_MERGE_GAP = 1.5
+
+
+@dataclass(frozen=True)
+class Published:
+    """What a version page needs to show a PDF's pages (the files are written already)."""
+
+    blob: str
+    pages: tuple[PageImage, ...]
+    page_spans: tuple[tuple[int, int], ...]  # (start, end) of each page's text, document offsets
+    line_starts: tuple[int, ...]
+    recognized: frozenset[int] = frozenset()  # pages whose words OCR read from the image
+
+
+def key(max_pages: int) -> str:
+    """What the published pages depend on besides the version: the version page's reuse key adds it."""
+    if max_pages <= 0 or not renderer.available():
+        return "pages=off"
+    return f"pages={max_pages} {renderer.renderer_identity()}"
+
+
+def publish(
+    out: Path,
+    blob: str,
+    read: Callable[[], bytes],
+    text: str,
+    page_starts: Sequence[int],
+    identity: str,
+    max_pages: int,
+    cache_root: Path | None,
+    notes: Sequence[str] = (),
+) -> Published | None:
+    """Render (or take from the cache) and write the pages of one PDF version; None when off or unrenderable.
+
+    A PDF PDFium cannot open costs its page images, never the build: the text view stays.
+    """
+    if max_pages <= 0 or not renderer.available():
+        return None
+    try:
+        pages = renderer.cached_render(
+            cache_root, blob, read, text, page_starts, identity, max_pages, keep=cache_root is not None
+        )
+    except Exception:  # PDFium's errors for a damaged file; pypdf read it, so its text stands
+        return None
+    if not pages:
+        return None
+    spans = tuple((start, start + len(page)) for start, page in page_texts(text, page_starts))
+    line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
+    published = Published(blob, tuple(pages), spans[: len(pages)], line_starts, frozenset(ocr_pages(notes)))
+    folder = out / PAGES_DIR / blob
+    folder.mkdir(parents=True, exist_ok=True)
+    for page, (start, _end) in zip(pages, published.page_spans, strict=True):
+        (folder / f"{page.number}.png").write_bytes(page.png)
+        boxes = json.dumps(page.boxes_json(start), separators=(",", ":"))
+        (folder / f"{page.number}.json").write_text(boxes, encoding="utf-8")
+    (folder / "lines.css").write_text(_lines_css(published), encoding="utf-8")
+    return published
+
+
+def line_rects(published: Published, page: PageImage) -> dict[int, list[tuple[int, int, int, int]]]:
+    """For each text line (from 1) with boxes on `page`, its rectangles (x, y, width, height).
+
+    A line's word boxes that sit on one visual line and close together become one rectangle.
+    """
+    rects: dict[int, list[tuple[int, int, int, int]]] = {}
+    for start, _end, x0, y0, x1, y1 in page.boxes:
+        line = bisect.bisect_right(published.line_starts, start)
+        own = rects.setdefault(line, [])
+        if own:
+            px, py, pw, ph = own[-1]
+            if py == y0 and ph == y1 - y0 and 0 <= x0 - (px + pw) <= _MERGE_GAP * ph:
+                own[-1] = (px, py, x1 - px, ph)
+                continue
+        own.append((x0, y0, x1 - x0, y1 - y0))
+    return rects
+
+
+def _lines_css(published: Published) -> str:
+    rules = []
+    for page in published.pages:
+        for line in line_rects(published, page):
+            rules.append(f".pdf-view:has(#L{line}:target) :is(#pp{page.number},.l{line}){{display:block}}\n")
+    return "".join(rules)
+
+
+def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
+    """The pages beside the text: one figure each, its image, alt text and the static boxes."""
+    base = f"{root}{PAGES_DIR}/{published.blob}/"
+    out = [
+        f'<link rel="stylesheet" class="pdf-lines" href="{escape(base)}lines.css">',
+        f'<aside class="pdf-pages" aria-label="Pages as printed" data-boxes="{escape(base)}">',
+        '<p class="pdf-hint">The cited page as printed appears here, its cited words boxed.</p>',
+    ]
+    if published.recognized:
+        pages = ", ".join(map(str, sorted(published.recognized)))
+        out.append(
+            f'<p class="ocr-note">The text of page(s) {pages} was <strong>recognized by OCR</strong> (Tesseract): '
+            "its words were read from the image, not typed, and may differ from it.</p>"
+        )
+    for page, (start, end) in zip(published.pages, published.page_spans, strict=True):
+        first = bisect.bisect_right(published.line_starts, start)
+        last = max(first, bisect.bisect_right(published.line_starts, max(start, end - 1)))
+        groups = "".join(
+            f'<g class="s l{line}">'
+            + "".join(f'<rect x="{x}" y="{y}" width="{w}" height="{h}"/>' for x, y, w, h in rects)
+            + "</g>"
+            for line, rects in line_rects(published, page).items()
+        )
+        lines = f"line {first}" if first == last else f"lines {first}–{last}"
+        original = f' · <a href="{escape(pdf_href)}#page={page.number}">in the PDF</a>' if pdf_href else ""
+        if page.number in published.recognized:
+            original += (
+                ' · <strong class="ocr">recognized by OCR</strong>: its words were read from the image, not typed'
+            )
+
+        out.append(
+            f'<figure class="pdf-page" id="pp{page.number}" data-page="{page.number}" data-start="{start}" '
+            f'data-end="{end}"><div class="pdf-frame">'
+            f'<img src="{escape(base)}{page.number}.png" width="{page.width}" height="{page.height}" '
+            f'loading="lazy" alt="Page {page.number} of the PDF as printed; its text is {lines} of the text view">'
+            f'<svg class="pdf-marks" viewBox="0 0 {page.width} {page.height}" preserveAspectRatio="none" '
+            f'aria-hidden="true">{groups}<g class="j"></g></svg></div>'
+            f'<figcaption>Page {page.number} as printed · its text: <a href="#L{first}">{lines}</a>{original}'
+            "</figcaption></figure>"
+        )
+    out.append("</aside>")
+    return Markup("".join(out))

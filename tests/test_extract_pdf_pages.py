@@ -1,0 +1,106 @@
+"""Pages as printed: the renderer's character boxes mapped onto the extracted text's code points."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import unicodedata
+
+import pytest
+from extract_samples import pdf_of_pages, two_column_pdf
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer.extract.pdf import PdfExtractor
+from indexer.extract.pdf_pages import (
+    MIN_BLOCK,
+    align,
+    cached_render,
+    decode_boxes,
+    encode_boxes,
+    page_texts,
+    render_pages,
+)
+
+pytest.importorskip("pypdfium2")
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def test_align_maps_equal_words_and_a_joined_hyphenation() -> None:
+    extracted = "The retention period is five years.\n"
+    rendered = "The reten-\r\ntion period is ﬁve years."
+    mapping = align(extracted, rendered)
+    for i, j in mapping.items():
+        assert fold(rendered[j]) in fold(extracted[i]) or fold(extracted[i]) in fold(rendered[j])
+    assert extracted.index("tion") in mapping
+    assert mapping[extracted.index("tion")] == rendered.index("tion")
+    # The renderer's ligature folds to the letters pypdf's text holds: both take its box.
+    assert mapping[extracted.index("fi")] == mapping[extracted.index("fi") + 1] == rendered.index("ﬁ")
+
+
+def test_align_gives_no_box_to_words_the_renderer_does_not_have() -> None:
+    mapping = align("alpha beta zebra gamma\n", "alpha beta gamma")
+    assert not any(i in mapping for i in range(11, 16))  # "zebra"
+
+
+@given(st.text(alphabet="abcde \n", max_size=60), st.text(alphabet="abcde \n", max_size=60))
+def test_align_never_maps_a_character_to_another(extracted: str, rendered: str) -> None:
+    mapping = align(extracted, rendered)
+    assert len(set(mapping.values())) == len(mapping)
+    for i, j in mapping.items():
+        assert extracted[i] == rendered[j]
+    # Matched characters keep their order (a map from one reading of a page to another).
+    pairs = sorted(mapping.items())
+    assert all(a[1] < b[1] for a, b in itertools.pairwise(pairs))
+
+
+def test_short_runs_do_not_count() -> None:
+    assert align("ab", "ab") == {}
+    assert len(align("a" * MIN_BLOCK, "a" * MIN_BLOCK)) == MIN_BLOCK
+
+
+def test_boxes_of_a_two_column_pdf_lie_over_their_words() -> None:
+    from PIL import Image
+
+    data = two_column_pdf()
+    extracted = PdfExtractor().extract(data, "two.pdf")
+    pages = render_pages(data, extracted.text, extracted.page_starts, max_pages=10)
+    assert [p.number for p in pages] == [1, 2]
+    words = sum(len(t.split()) for _, t in page_texts(extracted.text, extracted.page_starts))
+    assert sum(len(p.boxes) for p in pages) == words  # every word of this clean PDF has its box
+    first = pages[0]
+    image = Image.open(io.BytesIO(first.png)).convert("L")
+    assert (image.width, image.height) == (first.width, first.height)
+    columns = set()
+    for start, end, x0, y0, x1, y1 in first.boxes:
+        assert extracted.text[start:end].strip() == extracted.text[start:end]
+        assert 0 <= x0 < x1 <= first.width and 0 <= y0 < y1 <= first.height
+        assert image.crop((x0, y0, x1, y1)).getextrema()[0] < 128  # ink under every box
+        columns.add(x0 < first.width / 2)
+    assert columns == {True, False}
+
+
+def test_page_limit_and_encoding_round_trip() -> None:
+    data = pdf_of_pages([["first page words here"], ["second page words here"], ["third"]])
+    extracted = PdfExtractor().extract(data, "three.pdf")
+    pages = render_pages(data, extracted.text, extracted.page_starts, max_pages=2)
+    assert [p.number for p in pages] == [1, 2]
+    start = extracted.page_starts[0]
+    assert decode_boxes(encode_boxes(pages[1].boxes, start), start) == list(pages[1].boxes)
+    assert extracted.text[pages[1].boxes[0][0] : pages[1].boxes[0][1]] == "second"
+
+
+def test_rendering_is_cached_per_blob_and_identities(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = pdf_of_pages([["cached page words"]])
+    extracted = PdfExtractor().extract(data, "c.pdf")
+    args = ("b" * 40, lambda: data, extracted.text, extracted.page_starts, extracted.identity, 5)
+    first = cached_render(tmp_path, *args)
+    entries = list((tmp_path / ".pincite/cache/pages").rglob("pages.json"))
+    assert len(entries) == 1
+    again = cached_render(tmp_path, "b" * 40, lambda: b"not a pdf: the cache answers", *args[2:])
+    assert again == first
+    (entries[0].parent / "1.png").write_bytes(b"damaged")
+    assert cached_render(tmp_path, *args) == first  # a damaged entry is rendered again
