@@ -26,22 +26,13 @@ from indexer.errors import ExtractionError
 from indexer.extract import ocr
 from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
 from indexer.text.kinds import PDF_EXTENSIONS
+from indexer.text.normalize import LIGATURES  # the extracted text holds their letters, as quotes fold them
 
 VERSION = 2
 PAGE_SEPARATOR = "\f\n"
 INSTALL_HINT = "pip install 'pincite[pdf]'"
 MODES = ("plain", "layout")
 
-# Typographic ligatures that fonts map to one code point; searching and quoting want letters.
-LIGATURES = {
-    "\ufb00": "ff",
-    "\ufb01": "fi",
-    "\ufb02": "fl",
-    "\ufb03": "ffi",
-    "\ufb04": "ffl",
-    "\ufb05": "st",
-    "\ufb06": "st",
-}
 # Small-cap and oldstyle glyphs of fonts without their own Unicode: Adobe's Glyph List gives
 # their names (Asmall, zerooldstyle, Agravesmall...) code points U+F700 above the character
 # they are a form of, which is what a font's ToUnicode table or pypdf's glyph-name lookup then
