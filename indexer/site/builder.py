@@ -47,6 +47,7 @@ from indexer.site.history_pages import (
     changes_key,
     changes_page_path,
     consecutive_steps,
+    has_history_page,
     render_changes_page,
     render_diff_page,
 )
@@ -400,6 +401,7 @@ class _SiteBuilder:
                 by_path.setdefault(pv.path, []).append(pv)
             head_seq = len(commits) - 1
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
+            ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
@@ -501,7 +503,8 @@ class _SiteBuilder:
             # A page is its version's text and the statuses of its link targets (a linked
             # document can appear or go without the page's own text changing).
             cited = ctx.cited_by.key(path) if ctx.cited_by else ""
-            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|"
+            history = path in ctx.history_paths
+            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|{history}|"
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept))
@@ -596,7 +599,7 @@ class _SiteBuilder:
             (self.out / rel).write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
 
     def _changes(self, ctx: PageContext, metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]) -> None:
-        """History pages of every path, and the diff pages between consecutive versions (immutable)."""
+        """History pages of the paths of more than one interval; diff pages between consecutive versions (immutable)."""
         builder, head_seq = self.history_builder, len(ctx.commits) - 1
         same_fp = self.old.fingerprint == self.fp
         steps_of = {p: consecutive_steps(builder, pvs, metas, ctx.commits) for p, pvs in by_path.items()}
@@ -613,6 +616,8 @@ class _SiteBuilder:
             render_diff_page(ctx, path, step, builder.hunks(step.old_text, step.new_text), self.out / rel)
             self.stats.pages_rendered += 1
         for path, pvs in sorted(by_path.items()):
+            if path not in ctx.history_paths:
+                continue
             rel, key = changes_page_path(path), changes_key(path, pvs, metas, head_seq)
             self.new.changes[path] = key
             if same_fp and self._reuse(self.old.changes, path, key, rel):

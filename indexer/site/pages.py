@@ -43,6 +43,9 @@ class PageContext:
     _before_start: str | None = field(default=None)  # the parent of the first indexed commit ("" for none)
     pages: PageWriter = field(default_factory=PageWriter)
     cited_by: CitedBy | None = None  # who cites each document at the built commit
+    # The paths with a history page (history_pages.has_history_page): only their document pages link
+    # to one (a version page is immutable: its script adds the link from the path's history file).
+    history_paths: frozenset[str] = frozenset()
 
     def site_values(self, rel: str) -> dict[str, Any]:
         return {
@@ -185,6 +188,7 @@ def render_doc_page(
         history_cut=pv.first_seq == 0 and ctx.before_history(pv.path),
         original=original,
         download_name=parts[-1],
+        has_history=pv.path in ctx.history_paths,
         provenance=ctx.provenance(pv.path),
         folder="/".join(parts[:-1]) or ".",
         top_folder=parts[0],
