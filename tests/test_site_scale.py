@@ -94,3 +94,36 @@ def assert_history_pages_follow_the_history_files(site: Path) -> None:
             intervals = sum(len(v["ranges"]) for v in record["versions"].values())
             assert (site / changes_page_path(path)).is_file() == (intervals > 1), path
 
+
+HOME_BUDGET = 200_000  # bytes: the home page at any number of documents (issue 28)
+
+
+def test_a_large_sites_home_page_lists_folders_within_its_budget(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    files: dict[str, str | bytes | None] = {
+        f"corpus/lang{f:02d}/page{n:03d}.md": f"# Page {f} {n}\n\nWord{n} of folder {f}.\n"
+        for f in range(30)
+        for n in range(100)
+    }
+    files.update({f"corpus/small{f}/note{n}.md": f"# Note {f} {n}\n\nSmall.\n" for f in range(3) for n in range(4)})
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    home = site / "index.html"
+    assert home.stat().st_size <= HOME_BUDGET, home.stat().st_size
+    links = page_links(home)
+    # Every folder's page is linked, the small folders' documents are listed too, no other document.
+    assert sum(href.startswith("folders/") for href in links) == 33
+    documents = [href for href in links if href.startswith("doc/")]
+    assert sorted(documents) == sorted(f"doc/corpus/small{f}/note{n}.md.html" for f in range(3) for n in range(4))
+    folder_page = site / "folders/corpus/lang07/index.html"
+    assert sum(href.startswith("../../../doc/corpus/lang07/") for href in page_links(folder_page)) == 100
+    pages = [home, *sorted((site / "folders").rglob("*.html"))]
+    assert len(pages) == 34 and not broken_links(site, pages)
+
+
+def test_a_small_sites_home_page_lists_every_document(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({f"corpus/part{f}/page{n}.md": f"# Page {f} {n}\n" for f in range(4) for n in range(10)})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    documents = [href for href in page_links(site / "index.html") if href.startswith("doc/")]
+    assert len(documents) == 40 and not (site / "folders").exists()

@@ -51,7 +51,7 @@ from indexer.site.history_pages import (
     render_changes_page,
     render_diff_page,
 )
-from indexer.site.home import HOME_FILE, FolderSections, folder_sections
+from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
 from indexer.site.links import BrokenLink, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file
 from indexer.site.pool import PageJob, render_all
@@ -654,9 +654,19 @@ class _SiteBuilder:
         folders: dict[str, list[dict[str, Any]]] = {}
         for doc in documents:
             folders.setdefault(doc["folder"], []).append(doc)
-        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
-        sections, fresh = folder_sections(self.env, ctx.site_values("index.html"), folders, kept)
-        fresh.save(self.out / HOME_FILE)
+        layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
+        renderer = SectionRenderer(self.env, FolderSections.load(self.previous / HOME_FILE, self.fp))
+        home_site = ctx.site_values("index.html")
+        sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
+        folder_rows = []
+        if layout.listed:
+            for folder, docs in folders.items():
+                rel = folder_page_path(folder)
+                folder_rows.append({"folder": folder, "href": rel, "count": len(docs)})
+                section = renderer.section(ctx.site_values(rel), rel, folder, docs)
+                (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
+                self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
+        renderer.fresh.save(self.out / HOME_FILE)
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
         class_counts = Counter(d["meta"].source_class for d in ok_docs)
@@ -667,6 +677,7 @@ class _SiteBuilder:
             head=head,
             folders=folders,
             folder_sections=sections,
+            folder_rows=folder_rows,
             summary=self.summary,
             documents=len(documents),
             stats=self.stats,
