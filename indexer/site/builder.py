@@ -61,6 +61,7 @@ from indexer.site.search_bundles import (
     Bundle,
     IndexedBundle,
     SearchPlan,
+    bundle_languages,
     dropped_ids,
     fresh_plan,
     ids_clash,
@@ -380,7 +381,12 @@ class _SiteBuilder:
         # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
         renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
         self.fp = fingerprint(
-            self.folders, config.site_title, config.site_url, str(config.site_publish_index), *renders
+            self.folders,
+            config.site_title,
+            config.site_url,
+            str(config.site_publish_index),
+            config.site_language,
+            *renders,
         )
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
@@ -746,7 +752,10 @@ class _SiteBuilder:
         made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
-        write_bundle_list(self.out, plan, dropped)
+        # A bundle kept from the previous build is still in the live folder, which the new site adopts.
+        folders = [self.out / SEARCH_FOLDER / b.folder for b in plan.bundles if b.folder in made_here]
+        folders += [live / b.folder for b in plan.bundles if b.folder not in made_here]
+        write_bundle_list(self.out, plan, dropped, bundle_languages(folders))
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
         """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""
