@@ -92,6 +92,7 @@ def test_pages_name_their_language_and_pagefind_indexes_each(corpus_repo: Corpus
     assert page_lang(f"v/{blob}.html") == "de"
     listing = json.loads((site / "search-bundles.json").read_text(encoding="utf-8"))
     assert listing["languages"] == {"de": 1, "en": 1, "zh-cn": 1}
+    assert listing["bundle_languages"] == {listing["bundles"][0]: ["de", "en", "zh-cn"]}
 
 
 @pytest.fixture

@@ -61,7 +61,6 @@ from indexer.site.search_bundles import (
     Bundle,
     IndexedBundle,
     SearchPlan,
-    bundle_languages,
     dropped_ids,
     fresh_plan,
     ids_clash,
@@ -753,9 +752,8 @@ class _SiteBuilder:
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
         # A bundle kept from the previous build is still in the live folder, which the new site adopts.
-        folders = [self.out / SEARCH_FOLDER / b.folder for b in plan.bundles if b.folder in made_here]
-        folders += [live / b.folder for b in plan.bundles if b.folder not in made_here]
-        write_bundle_list(self.out, plan, dropped, bundle_languages(folders))
+        folders = [(self.out / SEARCH_FOLDER if b.folder in made_here else live) / b.folder for b in plan.bundles]
+        write_bundle_list(self.out, plan, dropped, folders)
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
         """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""

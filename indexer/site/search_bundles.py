@@ -253,32 +253,35 @@ def pagefind_version() -> str:
     return ", ".join(found) or "pagefind (version unknown)"
 
 
-def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], languages: Mapping[str, int]) -> None:
+def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], folders: Sequence[Path]) -> None:
     """The list the search page reads: the bundles to merge, the ids it drops (superseded, sample),
-    and the languages they index (`bundle_languages`)."""
+    the languages they index with their pages (most first), and each bundle's languages.
+
+    `folders` are the bundles' folders, in the order of `plan.bundles`. Pagefind answers a search
+    in a language a bundle lacks from that bundle's largest language: the search page merges only
+    the bundles that hold the language searched (static/search-index.js).
+    """
+    languages = [bundle_languages(folder) for folder in folders]
+    counts: dict[str, int] = {}
+    for found in languages:
+        for language, pages in found.items():
+            counts[language] = counts.get(language, 0) + pages
     listing = {
         "bundles": [bundle.folder for bundle in plan.bundles],
         "superseded": list(dropped),
-        "languages": dict(languages),
+        "languages": dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
+        "bundle_languages": {b.folder: sorted(found) for b, found in zip(plan.bundles, languages, strict=True)},
     }
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
 
 
-def bundle_languages(folders: Iterable[Path]) -> dict[str, int]:
-    """The languages Pagefind indexed in the bundles in `folders` (an index each), with their pages, most first.
-
-    The search page offers them, and searches the reader's one (static/search-index.js).
-    """
-    counts: dict[str, int] = {}
-    for folder in folders:
-        try:
-            entry = json.loads((folder / "pagefind-entry.json").read_text("utf-8"))
-            languages = dict(entry["languages"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        for language, record in languages.items():
-            counts[str(language)] = counts.get(str(language), 0) + int(record.get("page_count", 0))
-    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+def bundle_languages(folder: Path) -> dict[str, int]:
+    """The languages Pagefind indexed in the bundle in `folder` (an index each), with their pages."""
+    try:
+        entry = json.loads((folder / "pagefind-entry.json").read_text("utf-8"))
+        return {str(language): int(record.get("page_count", 0)) for language, record in entry["languages"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 def read_indexed(folder: Path, kind: BundleKind, salt: str) -> IndexedBundle | None:

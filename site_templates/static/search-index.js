@@ -38,6 +38,11 @@ async function open(root, options) {
   const { language: wanted, ...rest } = options;
   const language = chooseLanguage(languages, wanted, globalThis.navigator ? navigator.languages : []);
   if (language && globalThis.document) document.documentElement.lang = language;
+  // Pagefind would answer from a bundle's largest language where it lacks the one searched:
+  // only the bundles that hold it are searched (a site listing no languages: all of them).
+  const held = listing.bundle_languages || {};
+  const holding = bundles.filter((name) => !held[name] || !language || held[name].includes(language));
+  if (holding.length > 0) bundles.splice(0, bundles.length, ...holding);
   const folder = (name) => new URL(`pagefind/${name}/`, root);
   const pagefind = await import(new URL("pagefind.js", folder(bundles[0])).href);
   // Result URLs are the pages' paths from the site root, in every bundle.

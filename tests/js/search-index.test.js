@@ -68,3 +68,15 @@ test("the index searched is the language chosen, and the listing's languages are
   assert.equal(options.language, undefined);
   assert.equal(options.excerptLength, 24);
 });
+
+test("only the bundles that hold the language searched are merged", async () => {
+  const root = site({
+    bundles: ["base-1", "base-2", "delta-3"],
+    superseded: [],
+    languages: { en: 3, de: 2 },
+    bundle_languages: { "base-1": ["de", "en"], "base-2": ["en"], "delta-3": ["de"] },
+  });
+  await load(root, { language: "de" });
+  const pagefind = await import(new URL("pagefind/base-1/pagefind.js", root).href);
+  assert.deepEqual(pagefind.calls.filter((c) => c[0] === "merge").map((c) => c[1]), [new URL("pagefind/delta-3/", root).href]);
+});
