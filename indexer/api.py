@@ -33,32 +33,27 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexer.citations.check import CheckRecord, CheckReport, RecordSink, check_paths
-from indexer.citations.check import check_text as _check_text
-from indexer.citations.discovery import DiscoveryResult
-from indexer.citations.drift import Verdict, prefetch_hunks
-from indexer.citations.drift import verify as _verify
-from indexer.citations.impact import ImpactRecord, ImpactReport
-from indexer.citations.impact import impact as _impact
-from indexer.citations.quote import cite_quote
-from indexer.citations.quote_search import QuoteSearchResult
-from indexer.citations.recovery import Recoverer, RecoveryAttempt
-from indexer.citations.resolve import Resolved, Resolver, cite_span
-from indexer.citations.verdicts import CheckStatus, Detail, Outcome, QuoteStatus, Severity, VerdictStatus
 from indexer.config import Config, load_config
 from indexer.errors import IndexDamaged, PinciteError, UsageError
-from indexer.index.build import BuildSummary, Progress, build_index, nothing_indexed
 from indexer.index.search import SearchHit, search
 from indexer.index.store import set_aside_damaged
 from indexer.machine import terminated_as_exit
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
-from indexer.vcs.pins import pin_commits
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
 if TYPE_CHECKING:
     import http.server
 
+    from indexer.citations.check import CheckRecord, CheckReport, RecordSink
+    from indexer.citations.discovery import DiscoveryResult
+    from indexer.citations.drift import Verdict
+    from indexer.citations.impact import ImpactRecord, ImpactReport
+    from indexer.citations.quote_search import QuoteSearchResult
+    from indexer.citations.recovery import Recoverer, RecoveryAttempt
+    from indexer.citations.resolve import Resolved, Resolver
+    from indexer.citations.verdicts import CheckStatus, Detail, Outcome, QuoteStatus, Severity, VerdictStatus
+    from indexer.index.build import BuildSummary, Progress, nothing_indexed
     from indexer.shapes import CitedJson, ResolvedTextJson
 
     # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited or fetched.
@@ -66,6 +61,33 @@ if TYPE_CHECKING:
     from indexer.snapshots.warc import WarcExport
 
 RepoPath = Path | str
+
+# The records of the layers above the index, re-exported here and loaded on first use: a search
+# (a process that shells out for one query) imports the index and git layers alone.
+_LAZY = {
+    "BuildSummary": "indexer.index.build",
+    "nothing_indexed": "indexer.index.build",
+    "CheckRecord": "indexer.citations.check",
+    "CheckReport": "indexer.citations.check",
+    "ImpactRecord": "indexer.citations.impact",
+    "ImpactReport": "indexer.citations.impact",
+    "CheckStatus": "indexer.citations.verdicts",
+    "Detail": "indexer.citations.verdicts",
+    "Outcome": "indexer.citations.verdicts",
+    "QuoteStatus": "indexer.citations.verdicts",
+    "Severity": "indexer.citations.verdicts",
+    "VerdictStatus": "indexer.citations.verdicts",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _RANGE = re.compile(r"^([0-9]{1,15})(?:-([0-9]{1,15}))?\Z")  # ASCII digits, never past any document
 
 
@@ -117,6 +139,8 @@ def _build_stages(
     progress: Progress | None,
     retry_skipped: bool,
 ) -> BuildSummary:
+    from indexer.index.build import build_index
+
     summary = build_index(
         git, rev, index_path=index_path, config=config, progress=progress, retry_skipped=retry_skipped
     )
@@ -180,6 +204,9 @@ def cite(
     """Cite `path` at `rev` by a line range, a character range or the words it quotes (exactly one)."""
     if sum(v is not None for v in (lines, chars, quote)) != 1:
         raise UsageError("give exactly one of --lines, --chars or --quote", hint="e.g. --lines 12-18")
+    from indexer.citations.quote import cite_quote
+    from indexer.citations.resolve import cite_span
+
     with _resolving(repo, resolver) as resolver:
         if quote is not None:
             resolved = cite_quote(resolver, path, quote, rev, unit or "chars")
@@ -245,6 +272,8 @@ class Checked:
 
     def fails(self, strict: bool = False) -> bool:
         """Whether this verdict fails `verify`: unresolvable, and drifted too when `strict`."""
+        from indexer.citations.verdicts import VerdictStatus
+
         return self.verdict.status == VerdictStatus.UNRESOLVABLE or (
             strict and self.verdict.status == VerdictStatus.DRIFTED
         )
@@ -266,6 +295,10 @@ def verify(
     recoverer: Recoverer | None = None,
 ) -> list[Checked]:
     """Whether each citation still holds at `against`: verified, drifted or unresolvable (docs/design.md#verdicts)."""
+    from indexer.citations.drift import prefetch_hunks
+    from indexer.citations.drift import verify as _verify
+    from indexer.citations.recovery import Recoverer
+
     with _resolving(repo, resolver) as resolver:
         parsed = [_parsed(c) for c in citations]
         recoverer = recoverer or Recoverer.with_providers(resolver)
@@ -296,6 +329,8 @@ def check(
     With `on_record`, each `CheckRecord` is handed to it as soon as its file is checked and the
     report keeps counts only (`report.records` stays empty): for very many citations.
     """
+    from indexer.citations.check import check_paths
+
     with _resolving(repo, resolver) as resolver:
         base = site_url if site_url is not None else resolver.config.site_url
         return check_paths(
@@ -321,6 +356,8 @@ def check_text(
     recoverer: Recoverer | None = None,
 ) -> CheckReport:
     """Check the citations of a draft held in memory (an answer before it is shown, say)."""
+    from indexer.citations.check import check_text as _check_text
+
     with _resolving(repo, resolver) as resolver:
         return _check_text(text, resolver.repo, against, resolver=resolver, recoverer=recoverer, name=name)
 
@@ -355,6 +392,8 @@ def locate(
     recoverer: Recoverer | None = None,
 ) -> Located:
     """Where `quote` stands at `against`; with `path`/`since`, which commit moved or changed it."""
+    from indexer.citations.recovery import Recoverer
+
     with _resolving(repo, resolver) as resolver:
         target = resolver.commit(against)
         cited_path = safe_repo_path(path) if path else None
@@ -387,6 +426,9 @@ def pin(
 
     An item that names an existing file or folder is a document; any other is a citation.
     """
+    from indexer.citations.check import check_paths
+    from indexer.vcs.pins import pin_commits
+
     with _resolving(repo, resolver) as resolver:
         wanted = list(commits)
         documents = [Path(item) for item in items if Path(item).exists()]
@@ -458,6 +500,8 @@ def serve(repo: RepoPath = ".", *, site_dir: RepoPath | None = None, port: int =
 @contextlib.contextmanager
 def _resolving(repo: RepoPath, resolver: Resolver | None) -> Iterator[Resolver]:
     """The caller's resolver, or one of this call's own whose git processes end with the call."""
+    from indexer.citations.resolve import Resolver
+
     if resolver is not None:
         yield resolver
         return
@@ -478,6 +522,8 @@ def impact(
     `paths` are repository paths (files or folders) at `head`; none means the whole tree. Only the
     citations of the paths the change touched are verified again (docs/design.md#d19).
     """
+    from indexer.citations.impact import impact as _impact
+
     with _resolving(repo, resolver) as resolver:
         return _impact(resolver.repo, base, head, paths, resolver=resolver)
 

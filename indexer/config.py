@@ -51,6 +51,7 @@ class Config:
     fetch_timeout_seconds: float = 30.0
     rst_role_urls: tuple[str, ...] = ()
     site_docs_roots: tuple[str, ...] = ()
+    site_language: str = "en"
 
 
 class Option:
@@ -175,6 +176,32 @@ class SiteUrl(Text):
         return value
 
 
+# A BCP 47 tag as pincite writes it: a language, then optionally a script and a region.
+_LANGUAGE_TAG = re.compile(r"^([A-Za-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?$")
+
+
+def language_tag(value: str) -> str | None:
+    """`value` as a BCP 47 tag (`zh_cn` is `zh-CN`, `zh-hans` is `zh-Hans`), or None when it is not one."""
+    match = _LANGUAGE_TAG.match(value.strip())
+    if not match:
+        return None
+    language, script, region = match.groups()
+    return language.lower() + (f"-{script.title()}" if script else "") + (f"-{region.upper()}" if region else "")
+
+
+class LanguageTag(Text):
+    """A language as a BCP 47 tag (`en`, `de`, `zh-CN`): the language of the pages that name none."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        tag = language_tag(super().check(name, value, source))
+        if tag is None:
+            raise ConfigError(
+                f"{source}: setting {name!r} = {value!r} is not a language tag",
+                hint=f'set {name} to a BCP 47 tag such as "en", "de" or "zh-CN"',
+            )
+        return tag
+
+
 class Strings(Option):
     """A list of strings (one string is a list of one); from the environment, split at commas or spaces."""
 
@@ -224,6 +251,9 @@ OPTIONS: dict[str, Option] = {
     "site_dir": Text("Output folder of the static site, relative to the repository root."),
     "site_url": SiteUrl("Public base URL of the site; permalinks start with it."),
     "site_title": Text("Title shown on the site's pages."),
+    "site_language": LanguageTag(
+        "Language of the documents whose front matter and folders name none (a BCP 47 tag); search stems by it."
+    ),
     "site_publish_index": Flag(
         "Also publish the index file in the site, as `pincite.sqlite` (it is larger than the site)."
     ),

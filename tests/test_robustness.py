@@ -151,6 +151,8 @@ def test_a_name_of_255_bytes_gets_a_hashed_page_and_the_listing_links_to_it(
 ) -> None:
     long_md, long_txt = "corpus/" + "a" * 252 + ".md", "corpus/" + "é" * 125 + ".txt"  # 255 and 254 bytes
     corpus_repo.commit({long_md: "# Long\n\nA long name.\n", long_txt: "text\n", "corpus/short.md": "# Short\n"})
+    # A second version each, so that they have history pages (a path of one version has none).
+    corpus_repo.commit({long_md: "# Long\n\nA long name, edited.\n", long_txt: "text, edited\n"})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     for path in (long_md, long_txt):

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -207,3 +211,38 @@ def test_a_frequent_word_is_ranked_by_bm25_among_the_newest_matches(corpus_repo:
         assert _hit_ids(reader, query, 0, 1000) == [pid for pid in every if pid in at_first]
     finally:
         reader.close()
+
+
+# What `pincite search` may load: the CLI, the API's own module, and the layers a query needs (the
+# index, the text model, git, the foundation). Not the citation, drift and lineage layers, nor the
+# site, the snapshots or the build: a script that shells out for one query pays for each import.
+SEARCH_LOADS_NOT = (
+    "indexer.citations",
+    "indexer.site",
+    "indexer.snapshots",
+    "indexer.index.build",
+    "indexer.extract.registry",
+)
+MODULES_OF_A_SEARCH = """
+import json, runpy, sys
+sys.argv = ["pincite", "search", "retention", "--repo", sys.argv[1], "--json"]
+try:
+    runpy.run_module("indexer.cli.main", run_name="__main__")
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_search_process_imports_only_what_search_needs(built: CorpusRepo) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run(
+        [sys.executable, "-c", MODULES_OF_A_SEARCH, str(built.root)], capture_output=True, text=True, env=env
+    )
+    hits = json.loads(proc.stdout)
+    assert hits and "retention" in json.dumps(hits[0]).lower()
+    modules = json.loads(proc.stderr.strip().splitlines()[-1])
+    ours = [m for m in modules if m.startswith("indexer")]
+    assert [m for m in ours if m.startswith(SEARCH_LOADS_NOT)] == []
+    assert not {"jinja2", "httpx", "pypdf", "lxml", "markdown_it", "rapidfuzz"} & {m.split(".")[0] for m in modules}
+    assert len(ours) <= 25, ours

@@ -128,7 +128,7 @@ def test_the_home_page_keeps_the_sections_of_folders_whose_documents_did_not_cha
     kept = json.loads((site / HOME_FILE).read_text(encoding="utf-8"))
     # A mark no rendering writes: it survives only where the build starts from the kept section.
     for folder in ("corpus/east", "corpus/west"):
-        kept["sections"][folder][1] += f"<!-- kept {folder} -->"
+        kept["sections"][f"index.html\0{folder}"][1] += f"<!-- kept {folder} -->"
     (site / HOME_FILE).write_text(json.dumps(kept), encoding="utf-8")
     corpus_repo.commit({"corpus/west/b.md": "# West, edited\n"})
     build(corpus_repo.root, out=site, config=Config())

@@ -21,7 +21,7 @@ before/after figures; `--repo CLONE --roots docs` measures an existing clone's d
 MkDocs is not a dependency of pincite: when `import mkdocs` fails in the running interpreter, the
 benchmark makes a virtual environment at `<workdir>/mkdocs-venv` and installs MkDocs there with
 pip (this needs the network; CI never runs benchmarks). Pagefind runs from the running
-interpreter, where pincite's own `pagefind[bin]` dependency is installed.
+interpreter, where pincite's own `pagefind[extended]` dependency is installed.
 
 Targets: pincite's cold build <= 1x the CPU and wall of MkDocs + Pagefind; pincite's
 site <= 1.2x the bytes of MkDocs' site + Pagefind's files.

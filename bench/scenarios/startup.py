@@ -1,9 +1,12 @@
-"""Start-up: whole-process time of `pincite --version` and `pincite textconv FILE`, against `python -c pass`.
+"""Start-up: whole-process time of `pincite --version`, `textconv FILE` and `search WORD`, against `python -c pass`.
+
+`pincite search` runs on a corpus of a few documents indexed first (`build --no-site`), so its time
+is the process's start and one query; the goal is at most 2× `pincite --version` (issue 28).
 
 Each checkout's commands run with it on PYTHONPATH, interleaved with the bare interpreter so
 that machine noise hits both alike: the median wall time of each, its ratio to the bare
 interpreter, and which heavy libraries the command imported (httpx, jinja2, pypdf, lxml,
-markdown_it). With --baseline, the other checkout is measured in the same run.
+markdown_it, GitPython, rapidfuzz). With --baseline, the other checkout is measured in the same run.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from bench.harness import checkout_env, checkouts, pincite
 from bench.scenarios import Result
 
 BASELINE = True
-HEAVY = ("httpx", "jinja2", "pypdf", "lxml", "markdown_it")
+HEAVY = ("httpx", "jinja2", "pypdf", "lxml", "markdown_it", "git", "rapidfuzz")
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +44,20 @@ def heavy_imports(argv: list[str], env: dict[str, str]) -> list[str]:
     return [name for name in HEAVY if name in loaded]
 
 
+def small_corpus(folder: Path, env: dict[str, str]) -> Path:
+    """A repository of three documents, indexed: what `pincite search` is timed on."""
+    folder.mkdir()
+    git = ["git", "-C", str(folder), "-c", "user.name=bench", "-c", "user.email=bench@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (folder / "corpus").mkdir()
+    for n in range(3):
+        (folder / "corpus" / f"doc{n}.md").write_text(f"# Doc {n}\n\nRetention of records, part {n}.\n")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "corpus"], check=True)
+    subprocess.run(pincite("build", "--no-site", "--repo", str(folder)), env=env, check=True, capture_output=True)
+    return folder
+
+
 def run(args: argparse.Namespace) -> Result:
     rows = ["| checkout | command | median ms | × `python -c pass` | heavy imports |", "|---|---|---|---|---|"]
     figures: dict[str, dict[str, float]] = {}
@@ -49,7 +66,12 @@ def run(args: argparse.Namespace) -> Result:
         sample.write_text("<html><body><p>Hello</p></body></html>", encoding="utf-8")
         for checkout in checkouts(args.baseline):
             env = checkout_env(checkout.path)
-            commands = {"--version": pincite("--version"), "textconv FILE": pincite("textconv", str(sample))}
+            corpus = small_corpus(Path(tmp) / f"corpus-{checkout.name}", env)
+            commands = {
+                "--version": pincite("--version"),
+                "textconv FILE": pincite("textconv", str(sample)),
+                "search WORD": pincite("search", "retention", "--repo", str(corpus)),
+            }
             base: list[float] = []
             samples: dict[str, list[float]] = {name: [] for name in commands}
             for _ in range(args.runs):
@@ -66,4 +88,9 @@ def run(args: argparse.Namespace) -> Result:
                     f"| {checkout.name} | `pincite {name}` | {median * 1000:.0f} | {median / floor:.1f} | {heavy} |"
                 )
             rows.append(f"| {checkout.name} | `python -c pass` | {floor * 1000:.0f} | 1.0 | — |")
-    return Result(f"Median of {args.runs} runs of each, interleaved.\n\n" + "\n".join(rows), figures)
+    ratios = [
+        f"{name}: `pincite search` is {values['search WORD'] / values['--version']:.2f}× `pincite --version`"
+        for name, values in figures.items()
+    ]
+    text = f"Median of {args.runs} runs of each, interleaved.\n\n" + "\n".join(rows) + "\n\n" + "; ".join(ratios) + "."
+    return Result(text, figures)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from indexer import api
-from indexer.api import BuildSummary
 from indexer.cli.common import emit_json, index_option, json_option, repo_option
 from indexer.errors import PinciteError
+
+if TYPE_CHECKING:
+    from indexer.api import BuildSummary  # the build's record: `pincite search` does not load the build
 
 
 @click.command("build")

@@ -152,7 +152,7 @@ def _check_pagefind() -> Check:
         proc = subprocess.CompletedProcess([], 1, "", str(exc))
     found = proc.stdout.strip()
     if proc.returncode != 0 or not found:
-        hint = "pip install 'pagefind[bin]' (or build with --no-site)"
+        hint = "pip install 'pagefind[extended]' (or build with --no-site)"
         return Check("pagefind", WARN, "Pagefind does not run: the site cannot be built", hint)
     return Check("pagefind", OK, f"{found} (search in the site)")
 

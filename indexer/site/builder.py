@@ -48,10 +48,11 @@ from indexer.site.history_pages import (
     changes_key,
     changes_page_path,
     consecutive_steps,
+    has_history_page,
     render_changes_page,
     render_diff_page,
 )
-from indexer.site.home import HOME_FILE, FolderSections, folder_sections
+from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
 from indexer.site.links import BrokenLink, SiteTargets, link_report
 from indexer.site.pages import PageContext, citations_report, original_file
 from indexer.site.pool import PageJob, render_all
@@ -389,7 +390,12 @@ class _SiteBuilder:
         # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
         renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
         self.fp = fingerprint(
-            self.folders, config.site_title, config.site_url, str(config.site_publish_index), *renders
+            self.folders,
+            config.site_title,
+            config.site_url,
+            str(config.site_publish_index),
+            config.site_language,
+            *renders,
         )
         self.old = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
@@ -410,6 +416,7 @@ class _SiteBuilder:
                 by_path.setdefault(pv.path, []).append(pv)
             head_seq = len(commits) - 1
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
+            ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
@@ -549,7 +556,8 @@ class _SiteBuilder:
             # A page is its version's text and the statuses of its link targets (a linked
             # document can appear or go without the page's own text changing).
             cited = ctx.cited_by.key(path) if ctx.cited_by else ""
-            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|"
+            history = path in ctx.history_paths
+            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|{history}|"
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept))
@@ -644,7 +652,7 @@ class _SiteBuilder:
             (self.out / rel).write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
 
     def _changes(self, ctx: PageContext, metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]) -> None:
-        """History pages of every path, and the diff pages between consecutive versions (immutable)."""
+        """History pages of the paths of more than one interval; diff pages between consecutive versions (immutable)."""
         builder, head_seq = self.history_builder, len(ctx.commits) - 1
         same_fp = self.old.fingerprint == self.fp
         steps_of = {p: consecutive_steps(builder, pvs, metas, ctx.commits) for p, pvs in by_path.items()}
@@ -661,6 +669,8 @@ class _SiteBuilder:
             render_diff_page(ctx, path, step, builder.hunks(step.old_text, step.new_text), self.out / rel)
             self.stats.pages_rendered += 1
         for path, pvs in sorted(by_path.items()):
+            if path not in ctx.history_paths:
+                continue
             rel, key = changes_page_path(path), changes_key(path, pvs, metas, head_seq)
             self.new.changes[path] = key
             if same_fp and self._reuse(self.old.changes, path, key, rel):
@@ -697,9 +707,19 @@ class _SiteBuilder:
         folders: dict[str, list[dict[str, Any]]] = {}
         for doc in documents:
             folders.setdefault(doc["folder"], []).append(doc)
-        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
-        sections, fresh = folder_sections(self.env, ctx.site_values("index.html"), folders, kept)
-        fresh.save(self.out / HOME_FILE)
+        layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
+        renderer = SectionRenderer(self.env, FolderSections.load(self.previous / HOME_FILE, self.fp))
+        home_site = ctx.site_values("index.html")
+        sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
+        folder_rows = []
+        if layout.listed:
+            for folder, docs in folders.items():
+                rel = folder_page_path(folder)
+                folder_rows.append({"folder": folder, "href": rel, "count": len(docs)})
+                section = renderer.section(ctx.site_values(rel), rel, folder, docs)
+                (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
+                self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
+        renderer.fresh.save(self.out / HOME_FILE)
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
         class_counts = Counter(d["meta"].source_class for d in ok_docs)
@@ -710,6 +730,7 @@ class _SiteBuilder:
             head=head,
             folders=folders,
             folder_sections=sections,
+            folder_rows=folder_rows,
             summary=self.summary,
             documents=len(documents),
             stats=self.stats,
@@ -778,7 +799,9 @@ class _SiteBuilder:
         made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
-        write_bundle_list(self.out, plan, dropped)
+        # A bundle kept from the previous build is still in the live folder, which the new site adopts.
+        folders = [(self.out / SEARCH_FOLDER if b.folder in made_here else live) / b.folder for b in plan.bundles]
+        write_bundle_list(self.out, plan, dropped, folders)
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
         """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""

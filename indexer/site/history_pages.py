@@ -6,6 +6,9 @@ version page and one to git's diff from the version before. Everything comes fro
 path-version intervals (no git process per path); the diffs are git's zero-context hunks of the
 consecutive texts, computed in one batch (`BannerDataBuilder.prefetch`).
 
+A path that held one version from its first commit on gets no history page (`has_history_page`),
+and no page links to one for it.
+
 `diff/{old blob}-{new blob}.html` is immutable: two versions' texts never change, so a diff page
 is written once and kept by every later build, like a version page.
 """
@@ -32,6 +35,16 @@ LINE_KINDS = {"+": "add", "-": "del"}  # any other line of a hunk is a note ("\\
 
 def changes_page_path(path: str) -> str:
     return site_page("changes", path)
+
+
+def has_history_page(pvs: list[PathVersion]) -> bool:
+    """Whether a path gets a history page: when it held more than one interval in the published history.
+
+    A path that held one version from its first commit on has nothing a history page could add to
+    its document or version page (on a corpus of small pages that is most paths: 86 MB of pages
+    on one measured). Any second interval (another version, or the same one after a gap) gets a page.
+    """
+    return len(pvs) > 1
 
 
 def diff_page_path(old_blob: str, new_blob: str) -> str:

@@ -1,9 +1,15 @@
 """The home page's list of documents: one section per folder, kept from build to build.
 
-The list names every document at the built commit: at 10,000 documents it is megabytes of HTML,
-and rendering it through the sandboxed templates took seconds on every build. A folder's section
-(`home_folder.html`) depends on its rows and the templates alone, so each is kept in the site
-(`HOME_FILE`) under a key of everything its rows hold, and rendered again only when that changed.
+A small site's home page names every document at the built commit, folder by folder. A large
+one's would not fit a page (15 MB at 38,000 documents): past `HOME_DOCUMENTS` documents the home
+page lists the folders with their counts, and the documents of the small folders, and each folder
+gets a page of its own (`folder_page_path`), so the home page stays within about 200 KB whatever
+the number of documents (up to about a thousand folders).
+
+Rendering the rows through the sandboxed templates took seconds on every build at 10,000
+documents. A folder's section (`home_folder.html`) depends on its rows, the templates and the page
+it is on alone, so each is kept in the site (`HOME_FILE`) under a key of everything its rows hold,
+and rendered again only when that changed.
 """
 
 from __future__ import annotations
@@ -17,8 +23,41 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
+from indexer.site.render import root_prefix, site_page
+
 HOME_FILE = ".pincite-home.json"
 FOLDER_TEMPLATE = "home_folder.html"
+HOME_DOCUMENTS = 250  # a site of more documents lists its folders on the home page (a row is ~400 bytes)
+SMALL_FOLDER = 20  # that listing shows a folder's documents too when it has at most this many
+
+
+def folder_page_path(folder: str) -> str:
+    """Where a folder's own page lives (a large site's): `folders/<folder>/index.html`.
+
+    Under the folder's name rather than beside it, so that no folder's page is another's (`a` and
+    `a/index`); the documents at the top of the roots (folder `.`) are `folders/index.html`.
+    """
+    return site_page("folders", "index" if folder == "." else f"{folder}/index")
+
+
+@dataclass(frozen=True)
+class HomeLayout:
+    """What the home page shows of the folders: every section inline, or the folders and the small ones."""
+
+    listed: bool  # the folders are listed, each with a page of its own
+    inline: tuple[str, ...]  # the folders whose documents the home page shows
+
+
+def home_layout(counts: dict[str, int]) -> HomeLayout:
+    """The home page of a site with these documents per folder (in the order shown)."""
+    if sum(counts.values()) <= HOME_DOCUMENTS:
+        return HomeLayout(False, tuple(counts))
+    inline, shown = [], 0
+    for folder, count in counts.items():
+        if count <= SMALL_FOLDER and shown + count <= HOME_DOCUMENTS:
+            inline.append(folder)
+            shown += count
+    return HomeLayout(True, tuple(inline))
 
 
 @dataclass
@@ -26,7 +65,8 @@ class FolderSections:
     """Rendered folder sections by folder, with the key of the rows each was rendered from."""
 
     fingerprint: str
-    sections: dict[str, tuple[str, str]] = field(default_factory=dict)  # folder -> (key, html)
+    # "<page>\0<folder>" -> (key, html): a folder's section on the home page, or on its own page.
+    sections: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, file: Path, fingerprint: str) -> FolderSections:
@@ -58,18 +98,20 @@ def rows_key(docs: list[dict[str, Any]]) -> str:
     return digest.hexdigest()
 
 
-def folder_sections(
-    env: Environment, site: dict[str, Any], folders: dict[str, list[dict[str, Any]]], kept: FolderSections
-) -> tuple[list[Markup], FolderSections]:
-    """Each folder's section in order, and the sections to keep for the next build."""
-    template = env.get_template(FOLDER_TEMPLATE)
-    fresh, sections = FolderSections(kept.fingerprint), []
-    for folder, docs in folders.items():
-        key = rows_key(docs)
-        kept_key, html = kept.sections.get(folder, ("", ""))
+class SectionRenderer:
+    """Folder sections rendered once, or taken from an earlier build; what to keep for the next."""
+
+    def __init__(self, env: Environment, kept: FolderSections) -> None:
+        self.template = env.get_template(FOLDER_TEMPLATE)
+        self.kept = kept
+        self.fresh = FolderSections(kept.fingerprint)
+
+    def section(self, site: dict[str, Any], page: str, folder: str, docs: list[dict[str, Any]]) -> Markup:
+        """`folder`'s section on the page at `page` (its links are relative to that page's folder)."""
+        name, key = f"{page}\0{folder}", rows_key(docs)
+        kept_key, html = self.kept.sections.get(name, ("", ""))
         if kept_key != key:
-            html = template.render(site=site, folder=folder, docs=docs)
-        fresh.sections[folder] = (key, html)
+            html = self.template.render(site=site, folder=folder, docs=docs, root=root_prefix(page))
+        self.fresh.sections[name] = (key, html)
         # Rendered here with autoescape, or by an earlier build from the same templates.
-        sections.append(Markup(html))
-    return sections, fresh
+        return Markup(html)

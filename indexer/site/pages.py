@@ -23,6 +23,7 @@ from indexer.site.markdown import markdown_view
 from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
 from indexer.text import asciidoc
 from indexer.text.kinds import is_text_path, text_format
+from indexer.text.language import document_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 CSP = (
@@ -47,10 +48,15 @@ class PageContext:
     cited_by: CitedBy | None = None  # who cites each document at the built commit
     # A PDF version's pages as printed, by blob, published before its version page is rendered.
     pdf_figures: dict[str, Markup] = field(default_factory=dict)
+    # The paths with a history page (history_pages.has_history_page): only their document pages link
+    # to one (a version page is immutable: its script adds the link from the path's history file).
+    history_paths: frozenset[str] = frozenset()
 
-    def site_values(self, rel: str) -> dict[str, Any]:
+    def site_values(self, rel: str, lang: str = "") -> dict[str, Any]:
+        """What every page's template reads; `lang` is a document's language (the site's by default)."""
         return {
             "title": self.config.site_title,
+            "lang": lang or self.config.site_language,
             "root": root_prefix(rel),
             "site_url": self.config.site_url,
             "index_file": "pincite.sqlite" if self.config.site_publish_index else None,
@@ -148,7 +154,7 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original))
     html = ctx.env.get_template("version.html").render(
         pdf_pages=ctx.pdf_figures.get(meta.blob),
-        site=ctx.site_values(rel),
+        site=ctx.site_values(rel, document_language(path, text, ctx.config.site_language)),
         meta=meta,
         path=path,
         source=view,
@@ -177,7 +183,7 @@ def render_doc_page(
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
-        site=ctx.site_values(rel),
+        site=ctx.site_values(rel, document_language(pv.path, text, ctx.config.site_language)),
         meta=meta,
         path=pv.path,
         source=view,
@@ -190,6 +196,7 @@ def render_doc_page(
         history_cut=pv.first_seq == 0 and ctx.before_history(pv.path),
         original=original,
         download_name=parts[-1],
+        has_history=pv.path in ctx.history_paths,
         provenance=ctx.provenance(pv.path),
         folder="/".join(parts[:-1]) or ".",
         top_folder=parts[0],

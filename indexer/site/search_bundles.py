@@ -88,8 +88,9 @@ UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:uni
 PAGEFIND_CHUNK_POSITIONS = 20_000
 CHUNK_SIZE_VARIABLE = "PAGEFIND_UNSTABLE_INDEX_CHUNK_SIZE"
 
-# What Pagefind writes for its own search interfaces, and for pages of no known language: the
-# site has its own interface (static/search-index.js) and forces English, so no page loads them.
+# What Pagefind writes for its own search interfaces: the site has its own (static/search-index.js).
+# `wasm.unknown.pagefind` stays: Pagefind loads it for every language it has no stemmer for
+# (Chinese, Japanese, ...), whose words it does not stem.
 PAGEFIND_UNUSED = (
     "pagefind-ui.js",
     "pagefind-ui.css",
@@ -98,7 +99,6 @@ PAGEFIND_UNUSED = (
     "pagefind-modular-ui.js",
     "pagefind-modular-ui.css",
     "pagefind-highlight.js",
-    "wasm.unknown.pagefind",
 )
 
 # The delta's sample (see above): enough pages for its word statistics to be near the site's,
@@ -253,10 +253,35 @@ def pagefind_version() -> str:
     return ", ".join(found) or "pagefind (version unknown)"
 
 
-def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str]) -> None:
-    """The list the search page reads: the bundles to merge, and the ids it drops (superseded, sample)."""
-    listing = {"bundles": [bundle.folder for bundle in plan.bundles], "superseded": list(dropped)}
+def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], folders: Sequence[Path]) -> None:
+    """The list the search page reads: the bundles to merge, the ids it drops (superseded, sample),
+    the languages they index with their pages (most first), and each bundle's languages.
+
+    `folders` are the bundles' folders, in the order of `plan.bundles`. Pagefind answers a search
+    in a language a bundle lacks from that bundle's largest language: the search page merges only
+    the bundles that hold the language searched (static/search-index.js).
+    """
+    languages = [bundle_languages(folder) for folder in folders]
+    counts: dict[str, int] = {}
+    for found in languages:
+        for language, pages in found.items():
+            counts[language] = counts.get(language, 0) + pages
+    listing = {
+        "bundles": [bundle.folder for bundle in plan.bundles],
+        "superseded": list(dropped),
+        "languages": dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
+        "bundle_languages": {b.folder: sorted(found) for b, found in zip(plan.bundles, languages, strict=True)},
+    }
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
+
+
+def bundle_languages(folder: Path) -> dict[str, int]:
+    """The languages Pagefind indexed in the bundle in `folder` (an index each), with their pages."""
+    try:
+        entry = json.loads((folder / "pagefind-entry.json").read_text("utf-8"))
+        return {str(language): int(record.get("page_count", 0)) for language, record in entry["languages"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 def read_indexed(folder: Path, kind: BundleKind, salt: str) -> IndexedBundle | None:
@@ -386,7 +411,8 @@ def run_pagefind(pages: Path, output: Path, chunk_size: int = 0) -> None:
     environment says, so that a bundle is what its key says it is).
     """
     cmd = [sys.executable, "-m", "pagefind", "--site", str(pages), "--glob", "doc/**/*.html"]
-    cmd += ["--output-path", str(output), "--force-language", "en", "--silent"]
+    # No forced language: Pagefind indexes the pages of each `<html lang>` apart, with its stemmer.
+    cmd += ["--output-path", str(output), "--silent"]
     env = {name: value for name, value in os.environ.items() if name != CHUNK_SIZE_VARIABLE}
     env |= {CHUNK_SIZE_VARIABLE: str(chunk_size)} if chunk_size else {}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -395,5 +421,5 @@ def run_pagefind(pages: Path, output: Path, chunk_size: int = 0) -> None:
         raise PinciteError(
             f"Pagefind could not index the pages of search bundle {output.name}: "
             f"{detail[-1] if detail else 'no output'}",
-            hint="check that the pagefind[bin] package is installed (pip install 'pagefind[bin]')",
+            hint="check that the pagefind[extended] package is installed (pip install 'pagefind[extended]')",
         )

@@ -24,6 +24,14 @@ export async function historyRecord(root, path) {
   return record && record.path === path ? record : null;
 }
 
+/**
+ * Whether the site has a history page for the path of `record`: the path held more than one
+ * interval (indexer.site.history_pages.has_history_page; a history record's ranges are its intervals).
+ */
+export function hasHistoryPage(record) {
+  return Object.values(record.versions).reduce((n, v) => n + v.ranges.length, 0) > 1;
+}
+
 /** Why `commit` did not hold the version whose commit `ranges` these are, or null when it did. */
 export function commitMismatch(commits, ranges, commit, path) {
   const at = commits.indexOf(commit);

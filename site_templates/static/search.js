@@ -8,6 +8,7 @@ const form = document.getElementById("search-form");
 const input = document.getElementById("q");
 const folderSelect = document.getElementById("f-folder");
 const classSelect = document.getElementById("f-class");
+const langSelect = document.getElementById("f-lang");
 const status = document.getElementById("search-status");
 const list = document.getElementById("results");
 const rootUrl = new URL(main.dataset.root || "./", window.location.href);
@@ -40,9 +41,29 @@ function choose(select, value) {
   if (value && Array.from(select.options).some((o) => o.value === value)) select.value = value;
 }
 
-async function load() {
-  if (!pagefind) pagefind = await loadIndex(rootUrl, { excerptLength: 24 });
+async function load(language) {
+  if (!pagefind) pagefind = await loadIndex(rootUrl, { excerptLength: 24, language });
   return pagefind;
+}
+
+// The languages the site's index holds, the one searched chosen; another is searched by loading
+// the page again with it (Pagefind searches one language's index per page).
+function offerLanguages(index) {
+  const entries = Object.entries(index.languages);
+  langSelect.replaceChildren(...entries.map(([tag, count]) => {
+    const option = document.createElement("option");
+    option.value = tag;
+    option.textContent = `${tag} (${count})`;
+    return option;
+  }));
+  langSelect.value = index.language;
+  langSelect.disabled = entries.length < 2;
+  langSelect.addEventListener("change", () => {
+    const url = new URL(window.location.href);
+    url.searchParams.set("q", input.value);
+    url.searchParams.set("lang", langSelect.value);
+    window.location.assign(url);
+  });
 }
 
 function resultItem(data, terms) {
@@ -182,7 +203,7 @@ async function start() {
   choose(folderSelect, params.get("folder"));
   choose(classSelect, params.get("class"));
   try {
-    await load();
+    offerLanguages(await load(params.get("lang") || ""));
   } catch {
     status.textContent = "The search index could not be loaded (was the site built with Pagefind?).";
     return;
@@ -193,6 +214,7 @@ async function start() {
     url.searchParams.set("q", input.value);
     url.searchParams.set("folder", folderSelect.value);
     url.searchParams.set("class", classSelect.value);
+    url.searchParams.set("lang", langSelect.value);
     window.history.replaceState(null, "", url);
     run(input.value, folderSelect.value, classSelect.value);
   });

@@ -6,9 +6,10 @@ import "./pincite.js";
 import { showBanner } from "./banner.js";
 import { el } from "./dom.js";
 import { changedBy, decide } from "./drift.js";
-import { commitMismatch, historyRecord, publishedCommits, siteInfo } from "./history-files.js";
+import { commitMismatch, hasHistoryPage, historyRecord, publishedCommits, siteInfo } from "./history-files.js";
 import { identityMismatch, pageCommitAndPath, versionHref } from "./page.js";
 import { setupPdfPages } from "./pdf-pages.js";
+import { sitePage } from "./paths.js";
 import { findCitedText } from "./recovery.js";
 import { selectedSpan } from "./selection.js";
 import { lineRangeOf, parseSelector } from "./selectors.js";
@@ -18,18 +19,20 @@ import { lineStarts, spanText, src } from "./source-view.js";
 import "./citation-text.js";
 import "./cite-panel.js";
 import "./codepoints.js";
-import "./paths.js";
 import "./quote.js";
 import "./rendered-align.js";
 import "./search-index.js";
 import "./terms.js";
 import "./views.js";
 
-// Previous and next versions of the path, beside the link to its history page: the page is
-// immutable, so its neighbours come from the path's history file.
+// The link to the path's history page, when it has one, and its previous and next versions: the
+// page is immutable (a path's second version comes after its first version's page was written),
+// so all three come from the path's history file.
 function versionNav(main, record, commits, path) {
   const nav = document.getElementById("version-nav");
   if (!nav || nav.dataset.done) return;
+  const history = main.dataset.root + sitePage("changes", path);
+  if (hasHistoryPage(record)) nav.append(" · ", el("a", { href: history }, "history"));
   const began = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
   const order = Object.entries(record.versions).sort((x, y) => began(x[1]) - began(y[1]));
   const at = order.findIndex(([blob]) => blob === main.dataset.blob);

@@ -1,7 +1,7 @@
 // Unit tests of static/history-files.js, with the site's files served by a stub fetch.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { commitMismatch, historyRecord, publishedCommits, siteInfo } from "../../site_templates/static/history-files.js";
+import { commitMismatch, hasHistoryPage, historyRecord, publishedCommits, siteInfo } from "../../site_templates/static/history-files.js";
 import { historyName } from "../../site_templates/static/paths.js";
 
 function serve(files) {
@@ -28,4 +28,10 @@ test("commitMismatch: a commit outside the history, or one that held another ver
   assert.equal(commitMismatch(commits, [["c3", null]], "c4", "a.md"), null);
   assert.match(commitMismatch(commits, [["c2", "c3"]], "c4", "a.md"), /held other text/);
   assert.match(commitMismatch(commits, [["c2", "c3"]], "f".repeat(40), "a.md"), /not in this site's published history/);
+});
+
+test("hasHistoryPage: a path with more than one interval, of one version or of several", () => {
+  assert.equal(hasHistoryPage({ versions: { b1: { ranges: [["c1", null]] } } }), false);
+  assert.equal(hasHistoryPage({ versions: { b1: { ranges: [["c1", "c2"], ["c4", null]] } } }), true);
+  assert.equal(hasHistoryPage({ versions: { b1: { ranges: [["c1", "c2"]] }, b2: { ranges: [["c3", null]] } } }), true);
 });

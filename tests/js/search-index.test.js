@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
-import { load } from "../../site_templates/static/search-index.js";
+import { chooseLanguage, load } from "../../site_templates/static/search-index.js";
 
 const FAKE_PAGEFIND = `
 export const calls = [];
@@ -46,4 +46,37 @@ test("a site without bundles fails, and is asked again next time", async () => {
   await assert.rejects(load(root), /no search bundles/);
   globalThis.fetch = async () => ({ ok: false, status: 404 });
   await assert.rejects(load(root), /HTTP 404/);
+});
+
+test("chooseLanguage: the one asked, else the reader's, else the site's largest", () => {
+  const languages = { en: 30, de: 5, "zh-cn": 2 };
+  assert.equal(chooseLanguage(languages, "de", ["en-US"]), "de");
+  assert.equal(chooseLanguage(languages, "zh_CN", []), "zh-cn");
+  assert.equal(chooseLanguage(languages, "", ["fr-FR", "de-AT"]), "de");
+  assert.equal(chooseLanguage(languages, "xx", ["zh-TW"]), "zh-cn");
+  assert.equal(chooseLanguage(languages, "", ["fr"]), "en");
+  assert.equal(chooseLanguage({}, "de", ["de"]), "");
+});
+
+test("the index searched is the language chosen, and the listing's languages are offered", async () => {
+  const root = site({ bundles: ["base-1"], superseded: [], languages: { en: 3, de: 1 } });
+  const index = await load(root, { language: "de", excerptLength: 24 });
+  assert.equal(index.language, "de");
+  assert.deepEqual(index.languages, { en: 3, de: 1 });
+  const pagefind = await import(new URL("pagefind/base-1/pagefind.js", root).href);
+  const options = pagefind.calls.filter((c) => c[0] === "options").at(-1)[1];
+  assert.equal(options.language, undefined);
+  assert.equal(options.excerptLength, 24);
+});
+
+test("only the bundles that hold the language searched are merged", async () => {
+  const root = site({
+    bundles: ["base-1", "base-2", "delta-3"],
+    superseded: [],
+    languages: { en: 3, de: 2 },
+    bundle_languages: { "base-1": ["de", "en"], "base-2": ["en"], "delta-3": ["de"] },
+  });
+  await load(root, { language: "de" });
+  const pagefind = await import(new URL("pagefind/base-1/pagefind.js", root).href);
+  assert.deepEqual(pagefind.calls.filter((c) => c[0] === "merge").map((c) => c[1]), [new URL("pagefind/delta-3/", root).href]);
 });
