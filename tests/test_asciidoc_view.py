@@ -96,6 +96,7 @@ def test_a_selection_in_the_rendered_asciidoc_view_cites_exactly_its_source(
     from indexer.site.serve import serve_in_thread
     from indexer.text.citation import parse_text_form
     from indexer.vcs.repo import GitRepo
+    from tests.browser import SELECT_TEXT
     from tests.test_rst_view import SELECT_IN_RENDERED
 
     corpus_repo.commit({"corpus/man/git-add.adoc": MAN_PAGE})
@@ -106,7 +107,7 @@ def test_a_selection_in_the_rendered_asciidoc_view_cites_exactly_its_source(
     try:
         tab.goto(base + "doc/corpus/man/git-add.adoc.html")
         assert tab.locator("#rendered h2").first.inner_text() == "NAME"
-        tab.evaluate(SELECT_IN_RENDERED, ["updates the index using"])
+        tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, "updates the index using"])
         tab.click("#cite-open")
         citation = parse_text_form(tab.input_value("#cite-text"))
         assert citation.chars is not None, tab.input_value("#cite-text")

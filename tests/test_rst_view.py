@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.config import ConfigError, load_config, role_urls
 from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view
+from tests.browser import SELECT_TEXT
 from tests.conftest import CorpusRepo
 
 PNG = (
@@ -252,24 +253,8 @@ def test_no_prose_word_of_the_source_is_lost(source: str) -> None:
 
 # -- select-to-cite from the rendered view, in chromium ---------------------------------------------
 
-SELECT_IN_RENDERED = """([needle]) => {
-    const root = document.getElementById('rendered');
-    const block = Array.from(root.querySelectorAll('[data-line-start]')).find(el => el.textContent.includes(needle));
-    const at = block.textContent.indexOf(needle);
-    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
-    let seen = 0, node, start = null, end = null;
-    while ((node = walker.nextNode())) {
-        const len = node.data.length;
-        if (!start && at < seen + len) start = [node, at - seen];
-        if (at + needle.length <= seen + len) { end = [node, at + needle.length - seen]; break; }
-        seen += len;
-    }
-    const range = document.createRange();
-    range.setStart(...start);
-    range.setEnd(...end);
-    window.getSelection().removeAllRanges();
-    window.getSelection().addRange(range);
-}"""
+# The first block of the rendered view that holds the words (a selection within one block).
+SELECT_IN_RENDERED = "#rendered [data-line-start]"
 
 
 def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
@@ -292,7 +277,7 @@ def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
             ("found the syntax confusing", "found the *syntax* confusing"),
             ("Makes a range object", "Makes a range object"),
         ):
-            tab.evaluate(SELECT_IN_RENDERED, [needle])
+            tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, needle])
             tab.click("#cite-open")
             citation = parse_text_form(tab.input_value("#cite-text"))
             assert citation.chars is not None, tab.input_value("#cite-text")

@@ -29,6 +29,7 @@ from indexer.text.citation import Citation, parse_permalink, parse_text_form
 from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo, Hunk
+from tests.browser import SELECT_TEXT
 
 HANDBOOK = (
     "# Staff handbook\n\nThis handbook explains how records are handled.\n\n## Retention\n\n"
@@ -75,29 +76,7 @@ def served(corpus_repo: Any, tmp_path: Path) -> Iterator[tuple[Any, Path, str]]:
 
 def _select(page: Any, needle: str) -> None:
     """Select the first occurrence of `needle` in the source view, as a reader would by dragging."""
-    found = page.evaluate(
-        """(needle) => {
-            const src = document.getElementById('src');
-            const at = src.textContent.indexOf(needle);
-            if (at < 0) return false;
-            const walker = document.createTreeWalker(src, NodeFilter.SHOW_TEXT);
-            let seen = 0, node, start = null, end = null;
-            while ((node = walker.nextNode())) {
-                const len = node.data.length;
-                if (!start && at < seen + len) start = [node, at - seen];
-                if (at + needle.length <= seen + len) { end = [node, at + needle.length - seen]; break; }
-                seen += len;
-            }
-            const range = document.createRange();
-            range.setStart(...start);
-            range.setEnd(...end);
-            const sel = window.getSelection();
-            sel.removeAllRanges();
-            sel.addRange(range);
-            return true;
-        }""",
-        needle,
-    )
+    found = page.evaluate(SELECT_TEXT, ["#src", needle])
     assert found, needle
 
 
