@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 from conftest import CorpusRepo
-from workflow_steps import expand, run_bash
+from workflow_steps import expand, run_step
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
@@ -92,11 +92,7 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
         elif step.get("id") == "install":
             assert "pip install" in step["run"]
         else:
-            command = expand(step["run"], contexts)
-            env = {key: expand(str(value), contexts) for key, value in step.get("env", {}).items()}
-            if command.startswith("pincite build"):
-                command += " --json"
-            result = run_bash(command, clone, env, workdir)
+            command, result = run_step(step, contexts, clone, workdir)
             assert result.returncode == 0, f"step {step.get('name', command)!r} failed:\n{result.stderr}"
             if command.startswith("pincite build"):
                 build_json = json.loads(result.stdout)

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from conftest import CorpusRepo
 from test_ci_workflow import HANDBOOK_V1, make_corpus, restore_cache, run_site_workflow
-from workflow_steps import expand, run_bash
+from workflow_steps import expand, run_step
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPACT_WORKFLOW = ROOT / ".github" / "workflows" / "impact.yml"
@@ -71,11 +71,7 @@ def run_impact_workflow(source: Path, pr_head: str, workdir: Path, cache: Path) 
         elif step.get("id") == "install":
             assert "pip install" in step["run"]
         else:
-            command = expand(step["run"], contexts)
-            env = {key: expand(str(value), contexts) for key, value in step.get("env", {}).items()}
-            if command.startswith("pincite build"):
-                command += " --json"
-            result = run_bash(command, clone, env, workdir)
+            command, result = run_step(step, contexts, clone, workdir)
             if command.startswith("pincite impact"):
                 impact_status, annotations = result.returncode, result.stdout
                 continue

@@ -74,6 +74,17 @@ def run_bash(command: str, cwd: Path, env: dict[str, str], workdir: Path) -> sub
     )
 
 
+def run_step(
+    step: dict[str, Any], contexts: dict[str, Any], cwd: Path, workdir: Path
+) -> tuple[str, subprocess.CompletedProcess[str]]:
+    """A workflow's `run:` step, its expressions and env expanded; `pincite build` asked for --json."""
+    command = expand(step["run"], contexts)
+    env = {key: expand(str(value), contexts) for key, value in step.get("env", {}).items()}
+    if command.startswith("pincite build"):
+        command += " --json"
+    return command, run_bash(command, cwd, env, workdir)
+
+
 def write_python_wrapper(target: Path) -> None:
     """Make `target` run this interpreter, virtualenv included.
 
