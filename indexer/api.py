@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from indexer.citations.recovery import Recoverer, RecoveryAttempt
     from indexer.citations.resolve import Resolved, Resolver
     from indexer.citations.verdicts import CheckStatus, Detail, Outcome, QuoteStatus, Severity, VerdictStatus
-    from indexer.index.build import BuildSummary, Progress, nothing_indexed
+    from indexer.index.build import BuildSummary, nothing_indexed
+    from indexer.progress import Progress
     from indexer.shapes import CitedJson, ResolvedTextJson
 
     # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited or fetched.
@@ -106,7 +107,25 @@ def build(
 
     Both output paths are checked before any work. `out` and `index_path` given here are the
     caller's explicit choice and may lie outside the repository; from a settings file they may not.
+    `progress` is told each stage as it starts and its steps as they are done (`indexer.progress`).
     """
+    try:
+        return _build(repo, rev, out, index_path, config, site, progress, retry_skipped)
+    finally:
+        if progress is not None:
+            progress.finish()
+
+
+def _build(
+    repo: RepoPath,
+    rev: str,
+    out: RepoPath | None,
+    index_path: RepoPath | None,
+    config: Config | None,
+    site: bool,
+    progress: Progress | None,
+    retry_skipped: bool,
+) -> BuildSummary:
     with GitRepo(repo) as git:
         explicit = {"index_path": str(index_path) if index_path else None, "site_dir": str(out) if out else None}
         config = config or load_config(git.root, explicit)
@@ -147,7 +166,7 @@ def _build_stages(
     if out_dir is not None:
         from indexer.site.builder import render_site
 
-        stats = render_site(git, config, Path(summary.index_path), out_dir, summary)
+        stats = render_site(git, config, Path(summary.index_path), out_dir, summary, progress)
         summary.site, summary.site_dir = stats.to_json(), str(out_dir)
         summary.warnings.extend(link.message() for link in stats.broken_links)
         summary.warnings.extend(f"{path}: shown as source only: {why}" for path, why in stats.shown_as_source.items())

@@ -53,6 +53,11 @@ class CitationSyntaxError(UsageError):
     """A citation (text form, permalink or GitHub URL) that does not parse; the message quotes it."""
 
 
+def did_you_mean(*forms: str) -> str:
+    """How every near miss (a mistyped command, a path or span not spelled canonically) names the right form."""
+    return f"did you mean {' or '.join(repr(form) for form in forms)}?"
+
+
 MISSING_BLOB_HINT = (
     "a partial or damaged clone: `git fetch` the missing objects, or run `git fsck` to see what else is gone"
 )

@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "indexer.files",
             "indexer.state",
             "indexer.machine",
+            "indexer.progress",
             "indexer.shapes",
         ),
     ),

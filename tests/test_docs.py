@@ -77,6 +77,10 @@ def test_a_mistyped_command_gets_a_suggestion() -> None:
 def test_global_options_are_documented() -> None:
     text = "\n".join(doc_texts().values())
     assert mentions(text, "pincite --version")
+    options = [long_flag(p) for p in main.params if isinstance(p, click.Option) and not p.hidden]
+    assert {"--quiet", "--verbose"} <= set(options)
+    missing = [flag for flag in options if not mentions(text, f"pincite {flag}")]
+    assert not missing, f"the group's options are not documented as `pincite OPTION`: {missing}"
 
 
 def test_every_setting_has_help() -> None:

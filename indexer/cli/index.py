@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from indexer import api
-from indexer.cli.common import emit_json, index_option, json_option, repo_option
+from indexer.cli.common import emit_json, index_option, json_option, note, repo_option, stage_progress
 from indexer.errors import PinciteError
 
 if TYPE_CHECKING:
@@ -56,7 +55,7 @@ def build_command(
       pincite build --no-site --json         the index only, a summary for scripts
       pincite build --rev v1.2 --out /tmp/site
     """
-    progress = _progress_printer() if sys.stderr.isatty() and not as_json else None
+    progress = stage_progress(as_json)
     summary = api.build(
         repo, rev, out=out, index_path=index_path, site=not no_site, progress=progress, retry_skipped=retry_skipped
     )
@@ -75,17 +74,6 @@ def _broken_links(summary: BuildSummary) -> list[Any]:
     """The site's broken links between documents (each is also a warning in the summary)."""
     found = (summary.site or {}).get("broken_links")
     return found if isinstance(found, list) else []
-
-
-def _progress_printer() -> Callable[[int, int], None]:
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        click.echo(f"\rextracting [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", err=True, nl=False)
-        if done == total:
-            click.echo("", err=True)
-
-    return show
 
 
 def _print_summary(summary: BuildSummary) -> None:
@@ -152,7 +140,7 @@ def search_command(
         emit_json([hit.to_json() for hit in hits])
         return
     if not hits:
-        click.echo("no matches", err=True)
+        note("no matches")
     for hit in hits:
         click.echo(click.style(hit.citation.text_form(), bold=True))
         if hit.passage.heading:

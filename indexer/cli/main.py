@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 import sys
 from typing import Any
 
 import click
 
 from indexer import __version__
-from indexer.errors import PinciteError
+from indexer.cli.common import Output
+from indexer.errors import PinciteError, did_you_mean
 
 # Each command lives in the module of its area and is imported only when it runs, so
 # `pincite --version` and `pincite textconv` (which git runs once per diffed file) load
@@ -59,7 +61,7 @@ class PinciteGroup(click.Group):
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
             close = difflib.get_close_matches(name, COMMANDS, n=3, cutoff=0.75)
-            advice = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "see `pincite --help`"
+            advice = did_you_mean(*close) if close else "see `pincite --help`"
             ctx.fail(f"no such command {name!r}: {advice}")
         return super().resolve_command(ctx, args)
 
@@ -73,7 +75,12 @@ class PinciteGroup(click.Group):
 
 @click.group(cls=PinciteGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pincite")
-def main() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no notes on stderr; warnings and errors still show.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Each stage of a build as a line on stderr as it starts and ends, timed."
+)
+@click.pass_context
+def main(ctx: click.Context, quiet: bool, verbose: bool) -> None:
     """pincite: search a git corpus and cite passages pinned to commits.
 
     \b
@@ -82,7 +89,14 @@ def main() -> None:
       pincite search "retention period"     find passages and their citations
       pincite cite corpus/handbook.md --lines 12-18
       pincite check docs/                   verify every citation in your documents
+
+    Colours follow the terminal; set NO_COLOR to turn them off.
     """
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose cannot be used together")
+    ctx.obj = Output(quiet=quiet, verbose=verbose)
+    if os.environ.get("NO_COLOR"):  # no-color.org: set and not empty
+        ctx.color = False
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,7 @@ from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
 from indexer.index.prepare import Prepared, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
+from indexer.progress import SILENT, Progress
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
 from indexer.vcs.repo import MISSING_SIZE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -32,8 +33,6 @@ if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs 
     from indexer.shapes import BuildSummaryJson
 
 OPTIONAL_ROOTS = (SNAPSHOT_ROOT,)  # a corpus may have no snapshots yet
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -114,6 +113,8 @@ def build_index(
     target = Path(index_path) if index_path else repo.root / config.index_path
     check_index_target(target)  # before any work, not after a long build
     summary = BuildSummary(commit=tip)
+    progress = progress or SILENT
+    progress.stage("reading history")
     with _stage(summary, "prepare"):
         _check_roots(repo, tip, config, summary)
         dirty = repo.dirty_paths(config.roots)
@@ -204,7 +205,7 @@ def _write_index(
     commits: list[CommitInfo],
     writer: IndexWriter,
     summary: BuildSummary,
-    progress: Progress | None,
+    progress: Progress,
     retry_skipped: bool,
 ) -> None:
     writer.forget_skipped_versions(_failures_key(config), retry=retry_skipped)
@@ -220,6 +221,7 @@ def _write_index(
     failed = writer.skipped_version_ids()
     summary.failures_reused = sum(1 for key in wanted if key not in needed and known[key] in failed)
     total = len(needed)
+    progress.stage("extracting", total)
     # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
     # chunked (on several cores when there are) and written in that order, a bounded number
     # at a time: the build's memory does not grow with the corpus.
@@ -236,7 +238,7 @@ def _write_index(
 
     results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
     with contextlib.closing(blobs), contextlib.closing(results):
-        for done in range(1, total + 1):
+        for _ in range(total):
             reading, started = summary.stages.get("read_blobs", 0.0), time.monotonic()
             (blob, identity, size), prepared = next(results)
             waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
@@ -245,8 +247,7 @@ def _write_index(
             if blob not in missing:
                 known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, size, prepared)
                 summary.extracted += 1
-            if progress:
-                progress(done, total)
+            progress.advance()
     head_seq = len(commits) - 1
     path_versions = []
     for path, entry, kind, first, last in intervals:
@@ -261,6 +262,7 @@ def _write_index(
             continue
         version_id = known[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
+    progress.stage("writing the index")
     with _stage(summary, "write_history"):
         writer.replace_history(commits, path_versions)
         writer.set_meta("built_commit", commits[-1].sha)

@@ -24,7 +24,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from indexer.index.build import BuildSummary
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.machine import pid_alive, terminated_as_exit
+from indexer.progress import SILENT, Progress
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
@@ -167,13 +168,20 @@ def _folders(recorded: object) -> list[str]:
     return [str(folder) for folder in recorded] if isinstance(recorded, list) else []
 
 
-def render_site(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
+def render_site(
+    repo: GitRepo,
+    config: Config,
+    index_path: Path,
+    out_dir: Path,
+    summary: BuildSummary,
+    progress: Progress | None = None,
+) -> SiteStats:
     """Render the site for the index's built commit into `out_dir`, replacing the previous site whole."""
     out_dir = out_dir.absolute()
     with writing("the site", out_dir):
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         with _site_lock(out_dir), terminated_as_exit():
-            return _render_locked(repo, config, index_path, out_dir, summary)
+            return _render_locked(repo, config, index_path, out_dir, summary, progress or SILENT)
 
 
 @contextlib.contextmanager
@@ -187,15 +195,18 @@ def _site_lock(out_dir: Path) -> Iterator[None]:
         yield
 
 
-def _render_locked(repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary) -> SiteStats:
+def _render_locked(
+    repo: GitRepo, config: Config, index_path: Path, out_dir: Path, summary: BuildSummary, progress: Progress
+) -> SiteStats:
     started = time.monotonic()
     _check_replaceable(out_dir)
     _remove_stale(out_dir)
     temp = site_work_folder(out_dir) / f"{os.getpid()}.tmp"
     temp.mkdir(parents=True)
     try:
-        builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary)
+        builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary, progress)
         stats = builder.run()
+        progress.stage("replacing the site")
         adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
         _swap(temp, out_dir, adopted)
         # What the new site no longer lists goes with the replaced site, removed without waiting.
@@ -379,9 +390,21 @@ def _link_or_copy(source: Path, target: Path) -> None:
 
 class _SiteBuilder:
     def __init__(
-        self, repo: GitRepo, config: Config, index_path: Path, previous: Path, out: Path, summary: BuildSummary
+        self,
+        repo: GitRepo,
+        config: Config,
+        index_path: Path,
+        previous: Path,
+        out: Path,
+        summary: BuildSummary,
+        progress: Progress,
     ):
         self.repo, self.config, self.previous, self.out, self.summary = repo, config, previous, out, summary
+        self.progress = progress
+        # Pagefind runs in a thread beside the other stages: it counts its pages here, and the
+        # build's own thread reports them (progress is told from one thread).
+        self.search_pages: int | None = None
+        self.search_pages_done = 0
         self.index_path = index_path
         self.reader = IndexReader(index_path)
         self.stats = SiteStats()
@@ -420,22 +443,41 @@ class _SiteBuilder:
             self._static()
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
+            self.progress.stage("finding citations")
             ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
             self._documents(ctx, heads, metas)
             with ThreadPoolExecutor(max_workers=1) as pool:
                 # Pagefind reads the document pages alone, all written by now: it runs (in processes
                 # of its own) beside the rest. Leaving the block waits for it, on failure too.
                 search = pool.submit(self._search)
+                self.progress.stage("linked files")
                 self._linked_files()
                 self._histories(commits, metas, by_path)
                 self._changes(ctx, metas, by_path)
+                self.progress.stage("home and folder pages")
                 self._top_pages(ctx, heads, metas)
                 self._publish_index()
-                search.result()
+                self._await_search(search)
             self.new.save(self.out)
         finally:
             self.reader.close()
         return self.stats
+
+    def _await_search(self, search: Future[None]) -> None:
+        """Wait for Pagefind's thread, reporting the pages it has indexed as a stage of its own."""
+        while self.search_pages is None and not search.done():
+            wait([search], timeout=0.05)  # its plan, made first, says how many pages it indexes
+        self.progress.stage("Pagefind search index", self.search_pages)
+        reported = 0
+        while True:
+            finished = bool(wait([search], timeout=0.2, return_when=FIRST_COMPLETED).done)
+            done = self.search_pages_done
+            if done > reported:
+                self.progress.advance(done - reported)
+                reported = done
+            if finished:
+                search.result()
+                return
 
     # -- pieces ------------------------------------------------------------------------
     def _static(self) -> None:
@@ -486,6 +528,7 @@ class _SiteBuilder:
             self.adopt_versions = live
             live_pages = set(os.listdir(live))
         self.needed_versions = set(chosen)
+        self.progress.stage("version pages", len(chosen))
         jobs: list[PageJob] = []
         for blob, (meta, path) in sorted(chosen.items()):
             rel = f"v/{blob}.html"
@@ -508,10 +551,12 @@ class _SiteBuilder:
                 self._publish_pages(ctx, meta, original)
             if reused:
                 self.stats.pages_reused += 1
+                self.progress.advance()
                 continue
             jobs.append(PageJob(meta, path, self.out / rel))
         for _result in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
+            self.progress.advance()
 
     def _link_pages(self, blob: str) -> bool:
         """Link the previous site's pages as printed of `blob` into the new one; False if it has none."""
@@ -546,10 +591,12 @@ class _SiteBuilder:
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
+        self.progress.stage("document pages", len(heads))
         jobs: list[tuple[PageJob, str]] = []  # with the start of its page's key
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]
             if meta.status != "ok":
+                self.progress.advance()
                 continue
             rel = doc_page_path(path)
             extra = ctx.snapshot_key(path)
@@ -565,6 +612,7 @@ class _SiteBuilder:
                     self._links_of(path, _records(kept), targets, key)
                     self._over_budget(path, self.old.over_budget.get(path))
                     self.stats.pages_reused += 1
+                    self.progress.advance()
                     continue
             jobs.append((PageJob(meta, path, self.out / rel, pv), base))
         rendered = render_all(ctx, [job for job, _base in jobs], self.index_path, targets)
@@ -573,6 +621,7 @@ class _SiteBuilder:
             self._links_of(job.path, records, targets, base + targets.state(job.path, records))
             self._over_budget(job.path, result.over_budget)
             self.stats.pages_rendered += 1
+            self.progress.advance()
 
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""
@@ -619,6 +668,7 @@ class _SiteBuilder:
         shards: dict[str, list[str]] = {}
         for path in by_path:
             shards.setdefault(history_shard(path), []).append(path)
+        self.progress.stage("history files", len(shards))
         (self.out / "history").mkdir(exist_ok=True)
         builder.prefetch_leads(by_path)  # where paths gone from HEAD lead is part of their inputs
         inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
@@ -629,6 +679,7 @@ class _SiteBuilder:
         # A shard is the previous file, unread, when its paths are the same and none is redone.
         changed = {history_shard(p) for p in redo} | {history_shard(p) for p in self.old.history if p not in by_path}
         for shard, paths in sorted(shards.items()):
+            self.progress.advance()  # counted as it starts: the loop continues from several places
             rel = f"history/{shard}.json"
             if shard not in changed and self._link_previous(rel):
                 self.new.history.update((path, keys[path]) for path in paths)
@@ -664,13 +715,16 @@ class _SiteBuilder:
                 self.new.diffs[step.rel] = step.key
                 if not (same_fp and self._reuse(self.old.diffs, step.rel, step.key, step.rel)):
                     todo[step.rel] = (path, step)
+        self.progress.stage("history and diff pages", len(todo) + len(ctx.history_paths))
         builder.prefetch([(s.old_text, s.new_text) for _p, s in todo.values()])
         for rel, (path, step) in todo.items():
             render_diff_page(ctx, path, step, builder.hunks(step.old_text, step.new_text), self.out / rel)
             self.stats.pages_rendered += 1
+            self.progress.advance()
         for path, pvs in sorted(by_path.items()):
             if path not in ctx.history_paths:
                 continue
+            self.progress.advance()
             rel, key = changes_page_path(path), changes_key(path, pvs, metas, head_seq)
             self.new.changes[path] = key
             if same_fp and self._reuse(self.old.changes, path, key, rel):
@@ -822,9 +876,14 @@ class _SiteBuilder:
         live = self.live_search
         todo = [b for b in bundles if live is None or not (live / b.folder).is_dir()]
         stage = self.out.with_name(f"{self.out.name}.search")
-        self.stats.pagefind_seconds += index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage)
+        self.search_pages = (self.search_pages or 0) + sum(len(b.pages) for b in todo)
+        indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages)
+        self.stats.pagefind_seconds += indexed
         self.stats.search_bundles_indexed += len(todo)
         self.stats.search_pages_indexed += sum(len(b.pages) for b in todo)
+
+    def _indexed_pages(self, bundle: Bundle) -> None:
+        self.search_pages_done += len(bundle.pages)  # one writer (Pagefind's thread); the build's thread reads it
 
     def _indexed(self, bundle: Bundle | None) -> IndexedBundle | None:
         """A bundle of this build's plan with its pages' ids, from this build's output or the live site."""

@@ -307,8 +307,12 @@ def _rows(rows: list[list[str | None]]) -> tuple[dict[str, str], dict[str, str]]
     return keys, {str(path): str(page_id) for path, _key, page_id in rows if page_id is not None}
 
 
-def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Path) -> float:
+def index_bundles(
+    site: Path, bundles: Sequence[Bundle], target: Path, stage: Path, indexed: Callable[[Bundle], None] | None = None
+) -> float:
     """Index each bundle's pages (under `site`) into `target/<folder>`; the seconds it took.
+
+    `indexed` is called with each bundle once its run is done (the build's progress counts them).
 
     Each bundle is one Pagefind run over a staging folder holding hard links to just its
     pages, at their paths in the site, so result URLs are the pages' own. Runs go one after
@@ -320,6 +324,8 @@ def index_bundles(site: Path, bundles: Sequence[Bundle], target: Path, stage: Pa
     try:
         for bundle in bundles:
             _index_bundle(site, bundle, target, stage)
+            if indexed is not None:
+                indexed(bundle)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return time.monotonic() - started
