@@ -193,3 +193,49 @@ def test_malformed_permalinks(url: str, message: str) -> None:
 
 def test_abbreviated_commits_parse_lowercased() -> None:
     assert parse_text_form("corpus/a.md@ABCDEF1#L2").commit == "abcdef1"
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        (f"corpus/a.md@{SHA}#L3-5", f"corpus/a.md@{SHA}#L3-L5"),
+        (f"corpus/a.md@{SHA}#l3-l5", f"corpus/a.md@{SHA}#L3-L5"),
+        (f"corpus/a.md@{SHA}#3-5", f"corpus/a.md@{SHA}#L3-L5"),
+        (f"corpus/a.md@{SHA}#L3..L5", f"corpus/a.md@{SHA}#L3-L5"),
+        (f"corpus/a.md@{SHA}#l7", f"corpus/a.md@{SHA}#L7"),
+        (f"corpus/a.md@{SHA}#C120-340", f"corpus/a.md@{SHA}#c120-340"),
+        (f"corpus/a.md@{SHA}#c120-c340", f"corpus/a.md@{SHA}#c120-340"),
+        (
+            f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.md#L3-5",
+            f"https://x.org/v/{BLOB}.html?commit={SHA}&path=a.md#L3-L5",
+        ),
+    ],
+)
+def test_a_span_spelled_another_way_gets_the_canonical_form(text: str, meant: str) -> None:
+    with pytest.raises(CitationSyntaxError) as info:
+        parse_citation(text)
+    assert f"did you mean '{meant}'?" in str(info.value)
+    parse_citation(meant)  # the suggestion is a citation
+
+
+def test_a_span_nothing_like_the_grammar_gets_no_suggestion() -> None:
+    with pytest.raises(CitationSyntaxError) as info:
+        parse_citation(f"corpus/a.md@{SHA}#intro")
+    assert "is not one of" in str(info.value) and "did you mean" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("corpus/a.md@HEAD#L3-5", "pincite cite corpus/a.md --lines 3-5"),
+        ("corpus/a.md@HEAD#L3", "pincite cite corpus/a.md --lines 3"),
+        ("corpus/a.md@main#c120-340", "pincite cite corpus/a.md --rev main --chars 120-340"),
+        ("corpus/my%20notes.md@v1.2#L4-L9", "pincite cite 'corpus/my notes.md' --rev v1.2 --lines 4-9"),
+    ],
+)
+def test_a_citation_naming_a_branch_or_head_is_told_to_pin_a_commit(text: str, command: str) -> None:
+    with pytest.raises(CitationSyntaxError) as info:
+        parse_citation(text)
+    message = str(info.value)
+    assert "is not a commit" in message and f"did you mean {command!r}?" in message
+    assert "`pincite cite` pins the commit" in message

@@ -183,7 +183,7 @@ def test_cli_resolve_prints_exact_text_and_json(repo: CorpusRepo) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["resolve", "corpus/doc.md@zzzz#L1"], 2, "not a citation"),
+        (["resolve", "corpus/doc.md@zzzz#L1"], 2, "'zzzz' is not a commit"),
         (["resolve", "corpus/doc.md@{head}#L9-L2"], 2, "reversed"),
         (["resolve", "corpus/doc.md@{head}#L99"], 2, "past the end"),
         (["resolve", "../x.md@{head}#L1"], 2, "'..' is not allowed"),
@@ -241,3 +241,37 @@ def test_cli_markdown_snippet_is_read_back_by_check(repo: CorpusRepo, tmp_path: 
     code, out, _err = run("check", str(note), "--json", "--repo", str(repo.root))
     record = json.loads(out)["records"][0]
     assert code == 0 and record["verdict"] == "verified" and record["quote_verdict"] == "matched"
+
+
+def test_lines_only_in_an_uncommitted_edit_say_so(repo: CorpusRepo) -> None:
+    (repo.root / "corpus/doc.md").write_text(DOC + "Added line seven.\nAnd eight.\n", encoding="utf-8")
+    code, _out, err = run("cite", "corpus/doc.md", "--lines", "7-8", "--repo", str(repo.root))
+    assert code == UsageError.exit_code
+    assert "L7-L8 is past the end of corpus/doc.md" in err and "corpus/doc.md has uncommitted changes" in err
+    assert "commit the change, then cite the lines again" in err
+    repo.commit(message="commit the edit")
+    code, out, _err = run("cite", "corpus/doc.md", "--lines", "7-8", "--repo", str(repo.root))
+    assert code == 0 and "corpus/doc.md@" in out
+
+
+def test_an_uncommitted_file_is_named_as_one(repo: CorpusRepo) -> None:
+    (repo.root / "corpus/draft notes.md").write_text("# Draft\n", encoding="utf-8")
+    code, _out, err = run("cite", "corpus/draft notes.md", "--lines", "1", "--repo", str(repo.root))
+    assert code == RepositoryError.exit_code
+    assert "corpus/draft notes.md is not committed: HEAD (" in err and "does not exist" not in err
+    assert "commit it (`git add 'corpus/draft notes.md'` and `git commit`), then cite it" in err
+    repo.git("add", "corpus/draft notes.md")  # staged is not committed either
+    assert "is not committed" in run("cite", "corpus/draft notes.md", "--lines", "1", "--repo", str(repo.root))[2]
+
+
+def test_the_working_tree_is_named_only_for_citations_of_head(repo: CorpusRepo) -> None:
+    first = repo.head()
+    repo.commit({"corpus/other.md": "# Other\n"})
+    (repo.root / "corpus/doc.md").write_text(DOC + "Added.\n", encoding="utf-8")
+    with pytest.raises(UsageError) as info:
+        resolve(Citation(first, "corpus/doc.md", lines=(7, 7)), GitRepo(repo.root))
+    assert "uncommitted" not in str(info.value) and "cite lines inside the document" in str(info.value)
+    (repo.root / "corpus/new.md").write_text("x\n", encoding="utf-8")
+    with pytest.raises(RepositoryError) as absent:
+        resolve(Citation(first, "corpus/new.md", lines=(1, 1)), GitRepo(repo.root))
+    assert "does not exist at" in str(absent.value)

@@ -14,6 +14,7 @@ which identity a citation counts in is `citations.identity`'s rule. Its look-ups
 
 from __future__ import annotations
 
+import shlex
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -207,7 +208,27 @@ class Resolver:
         try:
             return documents.entry_at(self.repo, commit, path)
         except documents.DocumentUnavailable as exc:
-            raise RepositoryError(str(exc), hint="check the path with `git ls-tree -r COMMIT`") from None
+            absent = RepositoryError(str(exc), hint="check the path with `git ls-tree -r COMMIT`")
+            raise self._with_working_tree(absent, commit, path) from None
+
+    def _with_working_tree(self, error: RepositoryError | UsageError, commit: str, path: str) -> PinciteError:
+        """`error` (the path absent at `commit`, a span past its end), told what the working tree explains.
+
+        When `commit` is HEAD's and the working tree holds the path uncommitted, what the user
+        sees in their editor is not what the commit holds: say so, and that a citation needs a commit.
+        """
+        state = self.repo.uncommitted(path)
+        if state is None or self.repo.head() != commit:
+            return error
+        if state == "new":
+            return type(error)(
+                f"{path} is not committed: HEAD ({commit[:12]}) does not hold it, and a citation pins a commit",
+                hint=f"commit it (`git add {shlex.quote(path)}` and `git commit`), then cite it",
+            )
+        return type(error)(
+            f"{error.message}; {path} has uncommitted changes, and a citation reads the file as HEAD commits it",
+            hint="commit the change, then cite the lines again (or cite lines the commit holds)",
+        )
 
     def _listed_entry(self, commit: str, path: str) -> TreeEntry | None:
         """A regular file's entry from one listing of the whole tree, once a commit is asked often.
@@ -492,7 +513,10 @@ class Resolver:
             )
         version, named = self.cited_text(citation, path, commit, entry.sha)
         index = self.line_index(version)
-        span = _span_of(citation, version.text, index)
+        try:
+            span = _span_of(citation, version.text, index)
+        except UsageError as past_the_end:
+            raise self._with_working_tree(past_the_end, commit, path) from None
         # A citation by lines covers the lines it names, a final empty line included: its span
         # alone cannot say so (an empty last line adds no character), so keep the range as cited.
         first, last = citation.lines if citation.lines is not None else index.lines_of_span(span)

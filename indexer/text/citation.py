@@ -33,20 +33,24 @@ when the repository's origin is on GitHub, a `blob/<sha>/<path>?plain=1#L12-L18`
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import posixpath
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from indexer.errors import CitationSyntaxError
+from indexer.errors import CitationSyntaxError, did_you_mean
 from indexer.text.kinds import is_text_path
 
 _ENCODE = set("%@# ()<>[]\"'`")
 _TEXT_FORM = re.compile(
     r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s;]+)(?:;(?P<qualifier>[^\s]*))?$"
 )
+# The text form with anything after '@': a branch, a tag or HEAD where the commit's SHA belongs.
+_NAMED_REV = re.compile(r"^(?P<path>[^@#\s]+)@(?P<rev>[^@#\s]+)#(?P<sel>[^\s;]+)(?:;[^\s]*)?$")
 IDENTITY_KEY = "x"  # `;x=TOKEN` in the text form, `&x=TOKEN` in a permalink
 TOKEN_LENGTH = 8  # hex digits emitted; 8..64 are read
 _TOKEN = re.compile(r"^[0-9a-f]{8,64}\Z")
@@ -54,6 +58,10 @@ _TOKEN = re.compile(r"^[0-9a-f]{8,64}\Z")
 _LINES = re.compile(r"^L([0-9]+)(?:-L([0-9]+))?\Z")
 _CHARS = re.compile(r"^c([0-9]+)-([0-9]+)\Z")
 _LINECOL = re.compile(r"^L([0-9]+)C([0-9]+)-L([0-9]+)C([0-9]+)\Z")
+# Spans as people write them elsewhere (`L3-5`, `l3`, `3-5`, `L3..L5`, `C120-340`): read for a
+# "did you mean" only, never as a citation (one spelling per span).
+_NEAR_LINES = re.compile(r"^[Ll]?([0-9]+)(?:(?:-|–|\.\.|:)[Ll]?([0-9]+))?\Z")
+_NEAR_CHARS = re.compile(r"^[Cc]([0-9]+)(?:-|–|\.\.|:)[Cc]?([0-9]+)\Z")
 # Bounds that keep every citation cheap to read: a path git could check out (PATH_MAX), and
 # numbers far past any document's size (Python refuses to read ints of over 4,300 digits).
 MAX_PATH_BYTES = 4096
@@ -154,7 +162,7 @@ def check_path(path: str) -> None:
     )
     if what is not None:
         canonical = posixpath.normpath(path.replace("\0", "")).lstrip("/")
-        suggestion = "" if canonical in (".", "") or canonical.startswith("..") else f"; did you mean {canonical!r}"
+        suggestion = "" if canonical in (".", "") or canonical.startswith("..") else f"; {did_you_mean(canonical)}"
         if path.startswith("/") and what.startswith("an empty"):
             raise CitationSyntaxError(f"path {_shortened(path)!r} is absolute: a repository path has no leading '/'")
         raise CitationSyntaxError(
@@ -243,9 +251,24 @@ def parse_selector(selector: str, source: str) -> dict[str, tuple[int, ...]]:
         return {"chars": (int(m.group(1)), int(m.group(2)))}
     if m := _LINECOL.match(selector):
         return {"linecol": tuple(int(g) for g in m.groups())}
+    meant = near_selector(selector)
+    suggestion = ""
+    if meant is not None:
+        fixed = source.replace(f"#{selector}", f"#{meant}", 1) if f"#{selector}" in source else meant
+        suggestion = f"; {did_you_mean(fixed)}"
     raise CitationSyntaxError(
-        f"{source!r}: span {selector!r} is not one of L12, L12-L18, c120-340, L12C5-L18C9",
+        f"{source!r}: span {selector!r} is not one of L12, L12-L18, c120-340, L12C5-L18C9{suggestion}",
     )
+
+
+def near_selector(selector: str) -> str | None:
+    """The span a near miss means (`L3-5` → `L3-L5`, `c1-C9` → `c1-9`), as the grammar spells it; else None."""
+    if m := _NEAR_LINES.match(selector):
+        first, last = m.groups()
+        return f"L{first}" if last is None else f"L{first}-L{last}"
+    if m := _NEAR_CHARS.match(selector):
+        return f"c{m.group(1)}-{m.group(2)}"
+    return None
 
 
 def parse_text_form(text: str) -> Citation:
@@ -253,6 +276,9 @@ def parse_text_form(text: str) -> Citation:
     candidate = text.strip()
     m = _TEXT_FORM.match(candidate)
     if not m:
+        named = _NAMED_REV.match(candidate)
+        if named and not re.fullmatch(r"[0-9a-fA-F]+", named.group("rev")):  # a SHA of a wrong length is below
+            raise _named_revision(text, named.group("path"), named.group("rev"), named.group("sel"))
         if "@" not in candidate:
             raise CitationSyntaxError(f"{text!r}: missing '@COMMIT' (expected PATH@COMMIT#L12-L18)")
         if "#" not in candidate:
@@ -270,6 +296,39 @@ def parse_text_form(text: str) -> Citation:
             )
         token = parse_identity_token(value, text)
     return _build(text, commit=m.group("commit").lower(), path=path, identity_token=token, **selector)
+
+
+def _named_revision(text: str, path: str, rev: str, selector: str) -> CitationSyntaxError:
+    """A citation naming HEAD, a branch or a tag: it would move with them; `pincite cite` pins the commit."""
+    span = _readable_span(selector)
+    with contextlib.suppress(CitationSyntaxError):
+        path = decode_path(path)
+    command = ["pincite", "cite", shlex.quote(path)]
+    if rev != "HEAD":
+        command += ["--rev", shlex.quote(rev)]
+    if "lines" in span:
+        first, last = span["lines"]
+        command += ["--lines", f"{first}" if first == last else f"{first}-{last}"]
+    elif "chars" in span:
+        command += ["--chars", f"{span['chars'][0]}-{span['chars'][1]}"]
+    else:  # a span by line and column, or none that reads: cite takes lines or characters
+        command += ["--lines", "A-B"]
+    return CitationSyntaxError(
+        f"{_shortened(text)!r}: {_shortened(rev, 40)!r} is not a commit: a citation names its commit by SHA "
+        f"(4-40 hex digits), so the text it cites never moves; {did_you_mean(' '.join(command))}",
+        hint=f"`pincite cite` pins the commit {rev} names now and prints the citation",
+    )
+
+
+def _readable_span(selector: str) -> dict[str, tuple[int, ...]]:
+    """The span `selector`, or the near miss it is, names; empty when neither reads."""
+    for spelling in (selector, near_selector(selector)):
+        if spelling is not None:
+            try:
+                return parse_selector(spelling, spelling)
+            except CitationSyntaxError:
+                continue
+    return {}
 
 
 def _build(source: str, **fields: object) -> Citation:

@@ -639,6 +639,31 @@ class GitRepo:
                 result.setdefault(path, {})[fields[i + 1].decode()] = value
         return result
 
+    def uncommitted(self, path: str) -> str | None:
+        """How the working tree's `path` differs from HEAD: "new" (untracked, or added and not yet
+        committed), "changed" (an edit, staged or not) or None.
+
+        For messages alone ("commit it, then cite it"): nothing pincite checks reads the working
+        tree. `--no-optional-locks`: a read-only handle does not even refresh git's index.
+        """
+        if self._repo.bare:
+            return None
+        out = self.run(
+            *_literal(True),
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            path,
+            check=False,
+        )
+        record = next((rec for rec in out.split(b"\0") if len(rec) > 3), None)
+        if record is None:
+            return None
+        return "new" if record[:2] == b"??" or record[:1] == b"A" else "changed"
+
     def dirty_paths(self, roots: tuple[str, ...]) -> list[str]:
         if self._repo.bare:
             return []
