@@ -117,3 +117,43 @@ def test_pdf_extra_without_cryptography_is_a_warning(tmp_path: Path, monkeypatch
     monkeypatch.setattr(pdf, "importable", lambda module: module != "cryptography")
     status, detail, hint = by_name(diagnose(tmp_path))["extra:pdf"]
     assert status == WARN and "AES" in detail and "pincite[pdf]" in hint
+
+
+@pytest.fixture
+def no_extras(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PDF and HTML extractors, Tesseract and Asciidoctor as on a machine without them."""
+    from indexer.extract import ocr
+    from indexer.extract import registry as extract_mod
+    from indexer.site import asciidoc_view
+
+    for probe in ("probe.pdf", "probe.html"):
+        monkeypatch.setattr(type(extract_mod.extractor_for(probe)), "available", lambda self: False)
+    monkeypatch.setattr(ocr, "available", lambda: False)
+    monkeypatch.setattr(asciidoc_view, "available", lambda: False)
+
+
+def test_missing_readers_are_no_warning_for_a_corpus_without_their_files(
+    corpus_repo: CorpusRepo, no_extras: None
+) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n", "notes/outside.pdf": b"%PDF-1.4 outside the roots\n"})
+    checks = by_name(diagnose(corpus_repo.root))
+    for name in ("extra:pdf", "extra:html", "ocr", "asciidoctor"):
+        assert checks[name][0] == OK, checks[name]
+    assert "no .pdf files in the corpus at HEAD" in checks["extra:pdf"][1]
+    assert "pincite[pdf]" in checks["extra:pdf"][1]  # how to get it, should the corpus get some
+
+
+def test_missing_readers_warn_with_the_count_of_files_they_would_read(corpus_repo: CorpusRepo, no_extras: None) -> None:
+    files = {"corpus/a.pdf": b"%PDF-1.4\n", "corpus/b.PDF": b"%PDF-1.4\n", "corpus/page.htm": "<p>x</p>\n"}
+    corpus_repo.commit({**files, "corpus/guide.adoc": "= Guide\n"})
+    checks = by_name(diagnose(corpus_repo.root))
+    assert checks["extra:pdf"][:2] == (WARN, "2 .pdf file(s) in the corpus are skipped: the extractor is not installed")
+    assert checks["extra:html"][0] == WARN and checks["extra:html"][1].startswith("1 .html file(s)")
+    assert checks["ocr"][0] == WARN and checks["asciidoctor"][0] == WARN
+    assert all(checks[name][2] for name in ("extra:pdf", "extra:html", "ocr", "asciidoctor"))
+
+
+def test_outside_a_repository_missing_readers_still_warn(tmp_path: Path, no_extras: None) -> None:
+    checks = by_name(diagnose(tmp_path))
+    for name in ("extra:pdf", "extra:html", "ocr", "asciidoctor"):
+        assert checks[name][0] == WARN and checks[name][2], checks[name]

@@ -91,7 +91,7 @@ def test_a_scan_built_with_tesseract_is_searchable_citable_and_marked(corpus_rep
 def test_doctor_lists_the_installed_language_data(corpus_repo: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from indexer.integrations.doctor import diagnose
 
-    corpus_repo.commit({"corpus/a.md": "# A\n"}, "start")
+    corpus_repo.commit({"corpus/a.md": "# A\n", "corpus/scan.pdf": b"%PDF-1.4\n"}, "start")  # OCR reads PDFs
     monkeypatch.setattr(ocr, "available", lambda: True)
     monkeypatch.setattr(ocr, "engine_version", lambda: "tesseract 5.3.0")
     monkeypatch.setattr(ocr, "installed_languages", lambda: ("deu", "eng", "osd"))

@@ -3,6 +3,9 @@
 Each check is a line with a status (`ok` or `warn`), what was found and, for a warning, the
 command or setting that fixes it. Doctor never fails on a problem it reports: it runs
 outside a repository, without an index and without the optional extras, and says so.
+A missing optional reader (PDF, HTML, OCR, Asciidoctor) is a warning only when the corpus
+holds files it reads, counted from one listing of HEAD's tree under the roots; outside a
+repository, where there is no corpus to count, it is always one.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import platform
 import re
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from indexer.extract import ocr, pdf
 from indexer.extract import registry as extract_mod
 from indexer.extract.base import library_version
 from indexer.index.store import SCHEMA_VERSION, IndexReader
+from indexer.text.kinds import text_format
 from indexer.vcs.repo import GitRepo, git_version
 
 OK = "ok"
@@ -60,18 +65,19 @@ class Report:
 
 def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) -> Report:
     """Run every check against the repository at `repo_path` (which need not be one)."""
-    checks = [_check_pincite(), _check_git(), _check_text_readers(), _check_asciidoctor(), *_check_extras()]
-    checks += [_check_ocr(), _check_pagefind()]
+    repo: GitRepo | None = None
+    config, problems = Config(), []
     try:
         repo = GitRepo(repo_path)
-    except PinciteError as exc:
-        checks.append(Check("repository", WARN, exc.message, exc.hint or ""))
-        return Report(tuple(checks))
-    try:
         config = load_config(repo.root)
     except PinciteError as exc:
-        checks.append(Check("config", WARN, exc.message, exc.hint or "fix the pincite settings"))
-        config = Config()
+        name, fix = ("repository", "") if repo is None else ("config", "fix the pincite settings")
+        problems.append(Check(name, WARN, exc.message, exc.hint or fix))
+    corpus = corpus_kinds(repo, config) if repo is not None else None
+    checks = [_check_pincite(), _check_git(), _check_text_readers(), _check_asciidoctor(corpus)]
+    checks += [*_check_extras(corpus), _check_ocr(corpus), _check_pagefind(), *problems]
+    if repo is None:
+        return Report(tuple(checks))
     checks.append(_check_history(repo))
     checks.append(_check_textconv(repo, config))
     target = Path(index_path) if index_path else repo.root / config.index_path
@@ -106,26 +112,61 @@ def _check_text_readers() -> Check:
     return Check("readers", OK, "text: " + "; ".join(readers) + "; encodings declared in .gitattributes")
 
 
-def _check_asciidoctor() -> Check:
+def corpus_kinds(repo: GitRepo, config: Config) -> Counter[str] | None:
+    """How many files at HEAD under the roots each optional reader reads ("pdf", "html", "asciidoc").
+
+    One `git ls-tree` of HEAD; the registry says which extractor reads a path, as in a build.
+    None when there is nothing to count (no commits yet), so the readers' checks warn as outside a repository.
+    """
+    if not repo.has_commits():
+        return None
+    readers = {extract_mod.extractor_for(probe).name: extra for extra, probe in EXTRA_PROBES}
+    found: Counter[str] = Counter()
+    for entry in repo.tree_entries("HEAD", config.roots):
+        extra = readers.get(extract_mod.extractor_for(entry.path).name)
+        if extra is not None:
+            found[extra] += 1
+        elif text_format(entry.path) == "asciidoc":
+            found["asciidoc"] += 1
+    return found
+
+
+def _none_in_corpus(corpus: Counter[str] | None, kind: str) -> bool:
+    return corpus is not None and corpus[kind] == 0
+
+
+def _files(corpus: Counter[str] | None, extra: str) -> str:
+    """'3 .pdf file(s) in the corpus' when the corpus was counted, else '.pdf files'."""
+    return f".{extra} files" if corpus is None else f"{corpus[extra]:,} .{extra} file(s) in the corpus"
+
+
+def _check_asciidoctor(corpus: Counter[str] | None) -> Check:
     """AsciiDoc's rendered view needs Asciidoctor (docs/design.md#d18); without it pages show the source."""
     from indexer.site import asciidoc_view
 
     if not asciidoc_view.available():
+        if _none_in_corpus(corpus, "asciidoc"):
+            detail = "no AsciiDoc files in the corpus at HEAD; Asciidoctor (not installed) would render them"
+            return Check("asciidoctor", OK, detail)
         detail = "AsciiDoc pages show their source (with an outline) only: Asciidoctor is not installed"
         return Check("asciidoctor", WARN, detail, asciidoc_view.INSTALL_HINT)
     return Check("asciidoctor", OK, "AsciiDoc pages are rendered by Asciidoctor, in its secure safe mode")
 
 
-def _check_extras() -> list[Check]:
+def _check_extras(corpus: Counter[str] | None) -> list[Check]:
     checks = []
     for extra, probe in EXTRA_PROBES:
         name = f"extra:{extra}"
         extractor = extract_mod.extractor_for(probe)
+        hint = extractor.install_hint or f"pip install 'pincite[{extra}]'"
         if extractor.source_class == "text":
             checks.append(Check(name, WARN, f"no extractor handles .{extra} files in this pincite", "upgrade pincite"))
+        elif not extractor.available() and _none_in_corpus(corpus, extra):
+            detail = f"no .{extra} files in the corpus at HEAD; to index some, the extractor is needed: {hint}"
+            checks.append(Check(name, OK, detail))
         elif not extractor.available():
-            hint = extractor.install_hint or f"pip install 'pincite[{extra}]'"
-            checks.append(Check(name, WARN, f".{extra} files are skipped: the extractor is not installed", hint))
+            detail = f"{_files(corpus, extra)} are skipped: the extractor is not installed"
+            checks.append(Check(name, WARN, detail, hint))
         elif extra == "pdf" and not pdf.decrypts_aes():
             detail = ".pdf files are extracted, but AES-encrypted ones are refused: cryptography is not installed"
             checks.append(Check(name, WARN, detail, f"{pdf.INSTALL_HINT} (it installs pypdf[crypto])"))
@@ -134,8 +175,10 @@ def _check_extras() -> list[Check]:
     return checks
 
 
-def _check_ocr() -> Check:
+def _check_ocr(corpus: Counter[str] | None) -> Check:
     """Tesseract, optional: its version and the language data installed (scanned PDF pages need it)."""
+    if not ocr.available() and _none_in_corpus(corpus, "pdf"):
+        return Check("ocr", OK, "no .pdf files in the corpus at HEAD: no scanned pages to recognize")
     if not ocr.available():
         return Check("ocr", WARN, "image-only PDF pages are skipped: Tesseract (or pypdfium2) is not installed",
                      ocr.INSTALL_HINT)  # fmt: skip
