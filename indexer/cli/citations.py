@@ -12,7 +12,15 @@ import click
 
 from indexer import api
 from indexer.api import CheckRecord, CheckReport, Detail, Severity
-from indexer.cli.common import JsonRecordStream, emit_json, json_option, repo_option, report_option, write_json
+from indexer.cli.common import (
+    JsonRecordStream,
+    emit_json,
+    json_option,
+    note,
+    repo_option,
+    report_option,
+    write_json,
+)
 from indexer.errors import CheckFailed, UsageError
 from indexer.integrations.code_scanning import github_annotations, repository_root, sarif_log
 
@@ -80,7 +88,7 @@ def cite_command(
         if cited.permalink:
             click.echo(f"permalink: {cited.permalink}")
         else:
-            click.echo("permalink: (set `site_url` in pincite.toml or pass --site-url to get one)", err=True)
+            note("permalink: (set `site_url` in pincite.toml or pass --site-url to get one)")
         if cited.github_url:
             click.echo(f"github:    {cited.github_url}")
         click.echo(f"swhid:     {cited.swhid}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from indexer import api
-from indexer.cli.common import emit_json, json_option, repo_option
+from indexer.cli.common import emit_json, json_option, note, repo_option
 from indexer.errors import PinciteError
 
 
@@ -86,4 +86,4 @@ def _print(located: api.Located) -> None:
         click.echo("no exact place at the target", err=True)
         for step in found.steps:
             if "run `pincite build`" in step:
-                click.echo(f"  note: {step}", err=True)
+                note(f"  note: {step}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from indexer import api
-from indexer.cli.common import emit_json, json_option, repo_option
+from indexer.cli.common import emit_json, json_option, note, repo_option
 from indexer.errors import FetchError, UsageError
 
 
@@ -82,7 +82,7 @@ def snapshot_command(
     if as_json:
         emit_json([r.to_json() for r in results])
     elif not results:
-        click.echo("no snapshots to refresh", err=True)
+        note("no snapshots to refresh")
     else:
         for result in results:
             for warning in result.warnings:
