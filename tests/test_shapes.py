@@ -27,7 +27,7 @@ def _fields(shape: Any) -> list[str]:
 
 
 def test_a_view_takes_its_fields_in_its_order_and_drops_the_rest() -> None:
-    record = {"similarity": 0.5, "span": [1, 2], "text": "t", "exact": False}
+    record = {"similarity": 0.5, "chars": [1, 2], "text": "t", "exact": False}
     record |= {"citation": "c", "path": "p", "lines": [1, 1], "word_diff": "d", "label": "l"}
     near = view(record, NearOut)
     assert list(near) == _fields(NearOut) and near["text"] == "t"

@@ -14,8 +14,6 @@ own answers, composed of those views.
 
 from __future__ import annotations
 
-from typing import Any
-
 from typing_extensions import TypedDict
 
 from indexer import api
@@ -27,10 +25,12 @@ from indexer.citations.verdicts import VerdictStatus
 from indexer.index.build import BuildSummary
 from indexer.shapes import (
     BuildResult,
+    CandidateJson,
     CitedText,
     HunkOut,
     LastSeenOut,
     NearOut,
+    PassageHit,
     PinnedText,
     Snapshot,
     view,
@@ -40,19 +40,11 @@ from indexer.text.citation import permalink
 from indexer.vcs.repo import Hunk
 
 
-class SearchHit(TypedDict):
-    """A passage `search` found: its citation and exactly the text that citation pins."""
+class SearchHit(PassageHit):
+    """A passage `search` found: its citation (by code points) and exactly the text that citation pins."""
 
     citation: str
     text: str
-    path: str
-    commit: str
-    lines: list[int]
-    chars: list[int]
-    pages: list[int] | None
-    heading: str
-    snippet: str
-    highlights: list[list[int]]
     permalink: str | None
 
 
@@ -112,7 +104,7 @@ class RecoveryOut(TypedDict):
     places: list[str]
     near: list[NearOut]
     last_seen: LastSeenOut | None
-    discovery: list[dict[str, Any]]
+    discovery: list[CandidateJson]
 
 
 class VerifyItem(TypedDict):
@@ -187,7 +179,7 @@ class LocateResult(TypedDict):
     places: list[CitedText]
     near: list[NearOut]
     last_seen: LastSeenOut | None
-    discovery: list[dict[str, Any]]
+    discovery: list[CandidateJson]
     steps: list[str]
 
 

@@ -11,7 +11,7 @@ import platform
 import re
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from indexer import __version__
@@ -21,6 +21,7 @@ from indexer.extract import ocr, pdf
 from indexer.extract import registry as extract_mod
 from indexer.extract.base import library_version
 from indexer.index.store import SCHEMA_VERSION, IndexReader
+from indexer.shapes import DoctorCheckJson, DoctorJson
 from indexer.vcs.repo import GitRepo, git_version
 
 OK = "ok"
@@ -40,8 +41,8 @@ class Check:
     detail: str
     hint: str = ""
 
-    def to_json(self) -> dict[str, str]:
-        return asdict(self)
+    def to_json(self) -> DoctorCheckJson:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint}
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Report:
     def ok(self) -> bool:
         return all(check.status == OK for check in self.checks)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> DoctorJson:
         return {"ok": self.ok, "checks": [check.to_json() for check in self.checks]}
 
 
