@@ -9,9 +9,13 @@ from indexer.integrations import agent_shapes
 from indexer.shapes import (
     CitedJson,
     CitedText,
+    LastSeenJson,
+    LastSeenOut,
     NearMatchJson,
     NearOut,
+    PassageHit,
     ResolvedTextJson,
+    SearchHitJson,
     Snapshot,
     SnapshotJson,
     VerdictJson,
@@ -35,7 +39,9 @@ def test_a_view_takes_its_fields_in_its_order_and_drops_the_rest() -> None:
 
 
 def test_every_view_is_a_part_of_its_records_shape() -> None:
-    for part, whole in [(CitedText, CitedJson), (Snapshot, SnapshotJson), (NearOut, NearMatchJson)]:
+    pairs = [(CitedText, CitedJson), (Snapshot, SnapshotJson), (NearOut, NearMatchJson), (LastSeenOut, LastSeenJson)]
+    pairs.append((PassageHit, SearchHitJson))  # the MCP search hit's fields, as `pincite search --json` has them
+    for part, whole in pairs:
         assert set(_fields(part)) <= set(_fields(whole)), part.__name__
 
 
