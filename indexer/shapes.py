@@ -288,19 +288,24 @@ class QuoteVerdictJson(TypedDict):
     near: str | None
 
 
-class CheckRecordJson(TypedDict):
-    """One citation `check` found in a document: its verdict, its quote's, and a recovery attempt."""
+class CitationFound(TypedDict):
+    """A citation found in a document (or a draft answer): where, as written, and its verdicts."""
 
-    # citations.check.CheckRecord
-    file: str
     line: int
     citation: str
-    kind: str
-    parsed: str | None
     verdict: str
     quote: str | None
     quote_verdict: str | None
     severity: str
+
+
+class CheckRecordJson(CitationFound):
+    """One citation `check` found in a document: its verdict, its quote's, and a recovery attempt."""
+
+    # citations.check.CheckRecord
+    file: str
+    kind: str
+    parsed: str | None
     details: str
     resolution: VerdictJson | None
     quote_check: QuoteVerdictJson | None

@@ -7,6 +7,8 @@ from typing import Any
 from indexer import api
 from indexer.integrations import agent_shapes
 from indexer.shapes import (
+    CheckRecordJson,
+    CitationFound,
     CitedJson,
     CitedText,
     LastSeenJson,
@@ -40,7 +42,10 @@ def test_a_view_takes_its_fields_in_its_order_and_drops_the_rest() -> None:
 
 def test_every_view_is_a_part_of_its_records_shape() -> None:
     pairs = [(CitedText, CitedJson), (Snapshot, SnapshotJson), (NearOut, NearMatchJson), (LastSeenOut, LastSeenJson)]
-    pairs.append((PassageHit, SearchHitJson))  # the MCP search hit's fields, as `pincite search --json` has them
+    pairs += [
+        (PassageHit, SearchHitJson),
+        (CitationFound, CheckRecordJson),
+    ]  # the MCP tools' views of CLI records  # the MCP search hit's fields, as `pincite search --json` has them
     for part, whole in pairs:
         assert set(_fields(part)) <= set(_fields(whole)), part.__name__
 

@@ -26,6 +26,7 @@ from indexer.index.build import BuildSummary
 from indexer.shapes import (
     BuildResult,
     CandidateJson,
+    CitationFound,
     CitedText,
     HunkOut,
     LastSeenOut,
@@ -141,20 +142,14 @@ class Correction(TypedDict):
     permalink: str | None
 
 
-class AnswerCitation(TypedDict):
+class AnswerCitation(CitationFound):
     """One citation of a draft: its verdict, its quote's verdict and the correction when there is one."""
 
-    line: int
-    citation: str
     parsed: str | None
-    verdict: str
     reason: str
     hint: str | None
-    quote: str | None
-    quote_verdict: str | None
     quote_reason: str | None
     cited_text: str | None
-    severity: str
     corrected: Correction | None
     suggestions: list[NearOut]
     changed_by: ChangedBy | None
