@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from indexer.citations.verdicts import CheckStatus, Detail, Outcome, QuoteStatus, Severity, VerdictStatus
     from indexer.index.build import BuildSummary, nothing_indexed
     from indexer.progress import Progress
-    from indexer.shapes import CitedJson, ResolvedTextJson
+    from indexer.shapes import CitedJson, LocatedJson, PinnedJson, ResolvedTextJson, VerifiedJson
 
     # The snapshot layer brings the HTTP client: loaded only when a snapshot is cited or fetched.
     from indexer.snapshots.store import SnapshotMeta, SnapshotResult
@@ -297,7 +297,7 @@ class Checked:
             strict and self.verdict.status == VerdictStatus.DRIFTED
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> VerifiedJson:
         return {
             **self.verdict.to_json(),
             "recovery": self.recovery.to_json() if self.recovery else None,
@@ -392,10 +392,12 @@ class Located:
     def found(self) -> bool:
         return bool(self.search.places)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {**self.search.to_json(), "steps": list(self.search.steps)}
-        data["discovery"] = self.discovery.to_json() if self.discovery else None
-        return data
+    def to_json(self) -> LocatedJson:
+        return {
+            **self.search.to_json(),
+            "steps": list(self.search.steps),
+            "discovery": self.discovery.to_json() if self.discovery else None,
+        }
 
 
 def locate(
@@ -429,7 +431,7 @@ class Pinned:
     commits: tuple[str, ...]
     created: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PinnedJson:
         return {"commits": list(self.commits), "created": list(self.created)}
 
 

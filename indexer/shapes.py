@@ -153,7 +153,7 @@ class NearMatchJson(NearOut):
     """A near match with the passage it was found in."""
 
     # citations.history.NearMatch: a suggestion, never a verified citation
-    span: list[int]
+    chars: list[int]
     exact: bool
 
 
@@ -181,13 +181,345 @@ class QuoteSearchJson(TypedDict):
 
     # citations.history.QuoteSearch
     quote: str
-    target: str
+    target_commit: str
     places: list[str]
     near: list[NearMatchJson]
     last_seen: LastSeenJson | None
 
 
+class RecoveryJson(TypedDict):
+    """A recovery attempt: where a broken citation's words went, and whether the fix was applied."""
+
+    # citations.recovery.RecoveryAttempt (also a line of `check --recovery-log`)
+    at: str
+    citation: str
+    quote: str | None
+    target_commit: str
+    steps: list[str]
+    outcome: str
+    detail: str
+    new_citation: str | None
+    applied: bool
+    applied_by: str | None
+    search: QuoteSearchJson | None
+    discovery: DiscoveryJson | None
+
+
+class CandidateJson(TypedDict):
+    """A discovery provider's suggestion of where a quote may stand: never a verified citation."""
+
+    # citations.discovery.Candidate
+    provider: str
+    kind: str
+    source: str
+    repository: str | None
+    commit: str | None
+    chars: list[int] | None
+    lines: list[int] | None
+    score: float | None
+    exact: bool
+    note: str
+    suggestion: bool
+    next_step: str
+
+
+class ProviderFailureJson(TypedDict):
+    """A discovery provider that failed, and why."""
+
+    provider: str
+    error: str
+
+
+class DiscoveryJson(TypedDict):
+    """What the discovery providers suggested, and those that failed."""
+
+    # citations.discovery.Discovery
+    candidates: list[CandidateJson]
+    failures: list[ProviderFailureJson]
+
+
+class VerifiedJson(VerdictJson):
+    """One citation `verify` was given: its verdict, a recovery attempt when broken, a snapshot's metadata."""
+
+    # api.Checked
+    recovery: RecoveryJson | None
+    snapshot: SnapshotJson | None
+
+
+class LocatedJson(QuoteSearchJson):
+    """Where a quote stands (`locate`): the quote search, the steps it took and discovery's suggestions."""
+
+    # api.Located
+    steps: list[str]
+    discovery: DiscoveryJson | None
+
+
+# -- search ---------------------------------------------------------------------------------
+class PassageHit(TypedDict):
+    """A passage a search found: where it stands, its heading trail and snippet."""
+
+    path: str
+    commit: str
+    lines: list[int]
+    chars: list[int]
+    pages: list[int] | None
+    heading: str
+    snippet: str
+    highlights: list[list[int]]
+
+
+class SearchHitJson(PassageHit):
+    """A passage `search` found, with its citation by lines and by code points."""
+
+    # index.search.SearchHit
+    citation: str
+    citation_chars: str
+
+
+# -- check --------------------------------------------------------------------------------
+class QuoteVerdictJson(TypedDict):
+    """A quote's verdict: matched, wrong_ref, failed or unverifiable, with where it stands instead."""
+
+    # citations.quote.QuoteVerdict
+    status: str
+    reason: str
+    suggestion: str | None
+    found: list[str]
+    near: str | None
+
+
+class CitationFound(TypedDict):
+    """A citation found in a document (or a draft answer): where, as written, and its verdicts."""
+
+    line: int
+    citation: str
+    verdict: str
+    quote: str | None
+    quote_verdict: str | None
+    severity: str
+
+
+class CheckRecordJson(CitationFound):
+    """One citation `check` found in a document: its verdict, its quote's, and a recovery attempt."""
+
+    # citations.check.CheckRecord
+    file: str
+    kind: str
+    parsed: str | None
+    details: str
+    resolution: VerdictJson | None
+    quote_check: QuoteVerdictJson | None
+    suggestion: str | None
+    recovery: RecoveryJson | None
+
+
+FixedJson = TypedDict("FixedJson", {"file": str, "line": int, "from": str})
+FixedJson.__doc__ = "A citation `check --fix` re-pinned: where it stands and what it was."
+
+
+class CheckTailJson(TypedDict):
+    """What follows the records of a check: counts, cited commits' reachability, what --fix did."""
+
+    summary: dict[str, int]
+    reachability: dict[str, str]
+    fixed: list[FixedJson]
+    not_fixed_changed: list[str]
+
+
+class CheckReportJson(CheckTailJson):
+    """Every citation a check found, then the counts."""
+
+    # citations.check.CheckReport
+    target_commit: str
+    records: list[CheckRecordJson]
+
+
+class CheckOutputJson(CheckReportJson):
+    """What `check --json` prints: the report and the pin refs `--pin` created."""
+
+    pinned: list[str]
+
+
+# -- impact -------------------------------------------------------------------------------
+class ImpactEndJson(TypedDict):
+    """A citation's verdict at one end of a change."""
+
+    # citations.impact.End
+    commit: str
+    verdict: str
+    quote_verdict: str | None
+    path: str | None
+    lines: list[int] | None
+    reason: str
+
+
+class ImpactRecordJson(TypedDict):
+    """A citation whose verdict a change alters, with the commit that did it and git's hunks."""
+
+    # citations.impact.ImpactRecord
+    file: str
+    line: int
+    citation: str
+    parsed: str
+    cited_path: str
+    cited_lines: list[int] | None
+    kind: str
+    breaks: bool
+    base: ImpactEndJson
+    head: ImpactEndJson
+    changed_by: CommitJson | None
+    source_path: str
+    source_lines: list[int] | None
+    hunks: list[HunkOut]
+
+
+class ImpactJson(TypedDict):
+    """What a change does to the citations of the repository's documents."""
+
+    # citations.impact.ImpactReport
+    base: str
+    merge_base: str
+    head: str
+    summary: dict[str, int]
+    records: list[ImpactRecordJson]
+    touched: list[str]
+    files: list[str]
+    skipped: list[str]
+    notes: list[str]
+
+
+# -- pins, snapshots, WARC ------------------------------------------------------------------
+class PinnedJson(TypedDict):
+    """The cited commits and the pin refs created for those that had none."""
+
+    # api.Pinned
+    commits: list[str]
+    created: list[str]
+
+
+class DiffstatJson(TypedDict):
+    """Lines added and removed in a snapshot's extracted text since the last one."""
+
+    added: int
+    removed: int
+
+
+class SnapshotResultJson(TypedDict):
+    """What happened to one URL: new, changed, unchanged or failed."""
+
+    # snapshots.store.SnapshotResult
+    url: str
+    status: str
+    path: str
+    sha256: str
+    size: int
+    commit: str | None
+    reason: str
+    diffstat: DiffstatJson | None
+    warnings: list[str]
+
+
+class WarcExportJson(TypedDict):
+    """A WARC file written from committed snapshots."""
+
+    # snapshots.warc.WarcExport
+    path: str
+    commit: str
+    snapshots: int
+    records: int
+
+
+# -- doctor, init, textconv -------------------------------------------------------------------
+class DoctorCheckJson(TypedDict):
+    """One thing `doctor` looked at: ok, warning or error, with the fix."""
+
+    name: str
+    status: str
+    detail: str
+    hint: str
+
+
+class DoctorJson(TypedDict):
+    """Everything `doctor` looked at."""
+
+    # integrations.doctor.Report
+    ok: bool
+    checks: list[DoctorCheckJson]
+
+
+# The git setting `pincite init` writes is its key (the textconv driver's name is `pincite`).
+TextconvSetupJson = TypedDict(
+    "TextconvSetupJson", {"attributes_file": str, "added_lines": list[str], "diff.pincite.textconv": str}
+)
+TextconvSetupJson.__doc__ = "What `init` did for `git diff`: the attribute lines it added and the textconv command."
+
+
+class InitJson(TextconvSetupJson):
+    """What `init` found and wrote: the document roots, the files written or kept, the next command."""
+
+    # integrations.starter.StartResult
+    roots: list[str]
+    documents: int
+    written: list[str]
+    kept: list[str]
+    ignored: list[str]
+    next_command: str
+
+
+class TextconvJson(TypedDict):
+    """The text pincite extracts from a PDF or HTML file, with its identity, title and page starts."""
+
+    path: str
+    identity: str
+    title: str
+    page_starts: list[int]
+    notes: list[str]
+    text: str
+
+
 # -- builds -------------------------------------------------------------------------------
+class SkippedJson(TypedDict):
+    """A file the build did not index, why, and what to do."""
+
+    path: str
+    reason: str
+    hint: str
+
+
+class BrokenLinkJson(TypedDict):
+    """A link between documents that leads nowhere on the site."""
+
+    document: str
+    link: str
+    reason: str
+
+
+class ShownAsSourceJson(TypedDict):
+    """A document whose rendered view was over budget, shown as source."""
+
+    path: str
+    reason: str
+
+
+class SiteJson(TypedDict):
+    """What the site stage rendered, reused and indexed, and the broken links and over-budget views it found."""
+
+    # site.builder.SiteStats
+    pages_rendered: int
+    pages_reused: int
+    history_written: int
+    history_reused: int
+    files_linked: int
+    broken_links: list[BrokenLinkJson]
+    shown_as_source: list[ShownAsSourceJson]
+    search_bundles_indexed: int
+    search_bundles_reused: int
+    search_pages_indexed: int
+    search_pages_superseded: int
+    pagefind_seconds: float
+    seconds: float
+
+
 class BuildResult(TypedDict):
     """What a build did, in the agent's words."""
 
@@ -196,7 +528,7 @@ class BuildResult(TypedDict):
     documents: int
     versions: int
     passages: int
-    skipped: list[dict[str, str | None]]
+    skipped: list[SkippedJson]
     warnings: list[str]
     index_path: str
     seconds: float
@@ -210,5 +542,5 @@ class BuildSummaryJson(BuildResult):
     reused: int
     failures_reused: int
     site_dir: str | None
-    site: dict[str, object] | None
+    site: SiteJson | None
     stages: dict[str, float]

@@ -1,4 +1,4 @@
-"""A `pincite mcp` process and the official SDK's client talking to it over stdio, driven from plain code.
+"""A `pincite mcp` process and the official SDK's client talking to it (stdio, or HTTP), driven from plain code.
 
 The client lives in one task on an event loop in a background thread (the SDK's task groups
 must be entered and left in the same task); `call`, `list_tools` and the others hand it
@@ -6,6 +6,9 @@ requests and wait for the answers. The tests and the `mcp` benchmark scenario sh
 
     with McpSession(repo, index) as session:
         result = session.call("search", {"query": "retention"})
+
+    with McpSession.at(url) as session:   # a running `pincite mcp --http`, over Streamable HTTP
+        ...
 """
 
 from __future__ import annotations
@@ -49,12 +52,18 @@ def server_parameters(repo: Path, index: Path | None = None, *extra: str) -> Std
 class McpSession:
     """One server process and one client session, usable from synchronous code."""
 
-    def __init__(self, repo: Path, index: Path | None = None, *extra: str) -> None:
+    def __init__(self, repo: Path, index: Path | None = None, *extra: str, url: str | None = None) -> None:
         self.parameters = server_parameters(repo, index, *extra)
+        self.server: StdioServerParameters | str = url or self.parameters
         self._jobs: asyncio.Queue[_Job | None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
+
+    @classmethod
+    def at(cls, url: str) -> McpSession:
+        """A session with the server listening at `url` (the SDK's Streamable HTTP client)."""
+        return cls(Path("."), url=url)
 
     def __enter__(self) -> McpSession:
         self._thread.start()
@@ -68,7 +77,7 @@ class McpSession:
         try:
             self._loop = asyncio.get_running_loop()
             self._jobs = asyncio.Queue()
-            async with Client(self.parameters, read_timeout_seconds=TIMEOUT) as client:
+            async with Client(self.server, read_timeout_seconds=TIMEOUT) as client:
                 self._ready.set_result(None)
                 while (job := await self._jobs.get()) is not None:
                     ask, answer = job

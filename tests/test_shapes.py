@@ -7,11 +7,17 @@ from typing import Any
 from indexer import api
 from indexer.integrations import agent_shapes
 from indexer.shapes import (
+    CheckRecordJson,
+    CitationFound,
     CitedJson,
     CitedText,
+    LastSeenJson,
+    LastSeenOut,
     NearMatchJson,
     NearOut,
+    PassageHit,
     ResolvedTextJson,
+    SearchHitJson,
     Snapshot,
     SnapshotJson,
     VerdictJson,
@@ -27,7 +33,7 @@ def _fields(shape: Any) -> list[str]:
 
 
 def test_a_view_takes_its_fields_in_its_order_and_drops_the_rest() -> None:
-    record = {"similarity": 0.5, "span": [1, 2], "text": "t", "exact": False}
+    record = {"similarity": 0.5, "chars": [1, 2], "text": "t", "exact": False}
     record |= {"citation": "c", "path": "p", "lines": [1, 1], "word_diff": "d", "label": "l"}
     near = view(record, NearOut)
     assert list(near) == _fields(NearOut) and near["text"] == "t"
@@ -35,7 +41,12 @@ def test_a_view_takes_its_fields_in_its_order_and_drops_the_rest() -> None:
 
 
 def test_every_view_is_a_part_of_its_records_shape() -> None:
-    for part, whole in [(CitedText, CitedJson), (Snapshot, SnapshotJson), (NearOut, NearMatchJson)]:
+    pairs = [(CitedText, CitedJson), (Snapshot, SnapshotJson), (NearOut, NearMatchJson), (LastSeenOut, LastSeenJson)]
+    pairs += [
+        (PassageHit, SearchHitJson),
+        (CitationFound, CheckRecordJson),
+    ]  # the MCP tools' views of CLI records  # the MCP search hit's fields, as `pincite search --json` has them
+    for part, whole in pairs:
         assert set(_fields(part)) <= set(_fields(whole)), part.__name__
 
 

@@ -19,6 +19,7 @@ import pytest
 from conftest import CorpusRepo
 
 import indexer
+from indexer.integrations.json_schemas import OUTPUTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,6 +61,7 @@ def test_the_wheel_holds_the_package_and_the_site_templates(dist: Path) -> None:
     wheel = next(dist.glob("pincite-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "indexer/py.typed" in names and "indexer/site_templates/document.html" in names
+    assert {f"indexer/schemas/{one.name}.schema.json" for one in OUTPUTS} <= names  # the --json schemas
     assert not any(name.startswith(("tests/", "bench/", "corpus/")) for name in names)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()

@@ -23,6 +23,7 @@ from indexer.citations.scan import BRANCH_HINT, CITATION_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
 from indexer.errors import CitationSyntaxError, UsageError
 from indexer.files import atomic_write_if_unchanged
+from indexer.shapes import CheckRecordJson, CheckReportJson, CheckTailJson
 from indexer.text.citation import Citation, github_repo, github_url, permalink
 from indexer.text.kinds import is_prose_path
 from indexer.vcs.pins import reachability
@@ -94,7 +95,7 @@ class CheckRecord:
             parts.append(self.recovery.summary())
         return "; ".join(parts)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> CheckRecordJson:
         return {
             "file": self.file,
             "line": self.line,
@@ -162,10 +163,10 @@ class CheckReport:
         summary = self.summary()
         return summary["errors"] > 0 or (strict and (summary["warnings"] > 0 or summary["unreachable_commits"] > 0))
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> CheckReportJson:
         return {"target_commit": self.target_commit, "records": [r.to_json() for r in self.records], **self.tail_json()}
 
-    def tail_json(self) -> dict[str, object]:
+    def tail_json(self) -> CheckTailJson:
         """Everything `to_json` holds but the records: what a stream of records is followed by."""
         return {
             "summary": self.summary(),

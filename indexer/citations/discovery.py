@@ -35,6 +35,7 @@ from indexer.citations.verdicts import CandidateKind
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader
+from indexer.shapes import CandidateJson, DiscoveryJson, ProviderFailureJson
 from indexer.text.citation import Citation
 from indexer.text.model import LineIndex
 from indexer.text.normalize import normalize
@@ -82,14 +83,14 @@ class Candidate:
             return f"pincite snapshot {self.source}"
         return "cite it in its own repository with `pincite cite`, then check the quote"
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> CandidateJson:
         return {
             "provider": self.provider,
             "kind": self.kind,
             "source": self.source,
             "repository": self.repository,
             "commit": self.commit,
-            "span": list(self.span) if self.span else None,
+            "chars": list(self.span) if self.span else None,
             "lines": list(self.lines) if self.lines else None,
             "score": self.score,
             "exact": self.exact,
@@ -115,7 +116,7 @@ class ProviderFailure:
     provider: str
     message: str
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> ProviderFailureJson:
         return {"provider": self.provider, "error": self.message}
 
 
@@ -126,7 +127,7 @@ class DiscoveryResult:
     candidates: tuple[Candidate, ...] = ()
     failures: tuple[ProviderFailure, ...] = ()
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> DiscoveryJson:
         return {
             "candidates": [c.to_json() for c in self.candidates],
             "failures": [f.to_json() for f in self.failures],

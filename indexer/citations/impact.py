@@ -40,6 +40,7 @@ from indexer.citations.resolve import Resolver
 from indexer.citations.scan import Found
 from indexer.citations.verdicts import ChangeKind, ImpactKind, QuoteStatus, VerdictStatus
 from indexer.errors import PinciteError, ShallowHistoryError, UsageError
+from indexer.shapes import ImpactEndJson, ImpactJson, ImpactRecordJson
 from indexer.text.citation import Citation, github_repo
 from indexer.text.kinds import is_prose_path
 from indexer.vcs.repo import MODE_FILE, CommitInfo, GitRepo, Hunk, safe_repo_path
@@ -63,7 +64,7 @@ class End:
     reason: str
     lines: tuple[int, int] | None = None  # the cited lines there, when the verdict relocated them
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ImpactEndJson:
         return {
             "commit": self.commit,
             "verdict": self.status,
@@ -112,7 +113,7 @@ class ImpactRecord:
         ends = [h.new_start + max(h.new_count, 1) - 1 for h in self.hunks]
         return max(1, min(starts)), max(1, max(ends))
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ImpactRecordJson:
         commit = self.changed_by
         return {
             "file": self.file,
@@ -167,7 +168,7 @@ class ImpactReport:
         """Whether the change breaks a citation (with `strict`, also whether it moves one)."""
         return any(r.breaks or (strict and r.kind == ImpactKind.MOVED) for r in self.records)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ImpactJson:
         return {
             "base": self.base,
             "merge_base": self.start,

@@ -16,6 +16,7 @@ from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.index.documents import VersionText
 from indexer.index.store import IndexReader
+from indexer.shapes import QuoteVerdictJson
 from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
 from indexer.text.model import Span
@@ -57,7 +58,7 @@ class QuoteVerdict:
         """Where the quote actually stands (a suggested corrected citation), if anywhere."""
         return self.found[0] if self.found else None
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> QuoteVerdictJson:
         return {
             "status": self.status,
             "reason": self.reason,

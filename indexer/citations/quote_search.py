@@ -77,7 +77,7 @@ class NearMatch:
     def to_json(self) -> NearMatchJson:
         return {
             "path": self.path,
-            "span": [self.start, self.end],
+            "chars": [self.start, self.end],
             "lines": list(self.lines),
             "similarity": round(self.similarity, 3),
             "text": self.text,
@@ -128,7 +128,7 @@ class QuoteSearchResult:
     def to_json(self) -> QuoteSearchJson:
         return {
             "quote": self.quote,
-            "target": self.target,
+            "target_commit": self.target,
             "places": [p.text_form() for p in self.places],
             "near": [n.to_json() for n in self.near],
             "last_seen": self.last_seen.to_json() if self.last_seen else None,

@@ -34,6 +34,7 @@ from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
 from indexer.citations.resolve import Resolved, Resolver
 from indexer.citations.verdicts import AppliedBy, Detail, Outcome, QuoteStatus, VerdictStatus
 from indexer.errors import PinciteError, UsageError
+from indexer.shapes import RecoveryJson
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.text.normalize import normalize, normalize_for_match
@@ -103,12 +104,12 @@ class RecoveryAttempt:
             parts.append(f"{len(self.discovery.candidates)} discovery suggestion(s)")
         return "; ".join(parts)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> RecoveryJson:
         return {
             "at": self.at,
             "citation": self.citation.text_form(),
             "quote": self.citation.quote,
-            "target": self.target,
+            "target_commit": self.target,
             "steps": list(self.steps),
             "outcome": self.outcome,
             "detail": self.detail,

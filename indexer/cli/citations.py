@@ -17,6 +17,7 @@ from indexer.cli.common import (
     emit_json,
     json_option,
     note,
+    output_format,
     repo_option,
     report_option,
     write_json,
@@ -50,10 +51,11 @@ against_option = click.option(
     type=click.Choice(["text", "markdown", "json"]),
     default="text",
     show_default=True,
-    help="text: every form; markdown: a quote block with its link; json: for scripts.",
+    help="text: every form; markdown: a quote block with its link; json: what --json prints (kept as its alias).",
 )
 @site_url_option
 @repo_option
+@json_option
 def cite_command(
     path: str,
     lines: str | None,
@@ -64,6 +66,7 @@ def cite_command(
     fmt: str,
     site_url: str | None,
     repo: Path,
+    as_json: bool,
 ) -> None:
     """Make a citation of PATH at REV: by lines, by characters, or by the words it quotes.
 
@@ -72,11 +75,13 @@ def cite_command(
       pincite cite corpus/handbook.md --lines 12-18
       pincite cite corpus/handbook.md --quote "kept for seven years" --format markdown
       pincite cite corpus/report.pdf --chars 120-340 --rev v1.2
+      pincite cite corpus/handbook.md --quote "kept for seven years" --json
 
     Prints the text form (PATH@SHA#L12-L18), the permalink into the site (when
     `site_url` or --site-url is set), a GitHub URL (when the origin is on GitHub) and
     a Software Heritage id.
     """
+    fmt = output_format(fmt, as_json)
     line_range, char_range = api.parse_range(lines, "--lines"), api.parse_range(chars, "--chars")
     cited = api.cite(path, repo, lines=line_range, chars=char_range, quote=quote, rev=rev, unit=unit, site_url=site_url)
     if fmt == "json":
@@ -231,13 +236,12 @@ def check_command(
     """
     if accept_moved and not fix:
         raise UsageError("--accept-moved only works with --fix", hint="run `pincite check --fix --accept-moved PATHS`")
-    if as_json and fmt != "text":
-        raise UsageError(f"--json and --format {fmt} are two output formats", hint="choose one of them")
+    fmt = output_format(fmt, as_json)
     # Records are printed as each file is checked, not held until the end (the GitHub job
     # summary, written last, needs them all).
-    stream = JsonRecordStream() if as_json else None
+    stream = JsonRecordStream() if fmt == "json" else None
     on_record = (lambda r: stream(r.to_json())) if stream else (_print_record if fmt == "text" else None)
-    kept: list[dict[str, Any]] = []
+    kept: list[Any] = []
     if report_file is not None and on_record is not None:
         on_record = _also_kept(on_record, kept)
     report = api.check(
@@ -269,7 +273,7 @@ def check_command(
         sys.exit(CheckFailed.exit_code)
 
 
-def _also_kept(sink: Callable[[CheckRecord], None], kept: list[dict[str, Any]]) -> Callable[[CheckRecord], None]:
+def _also_kept(sink: Callable[[CheckRecord], None], kept: list[Any]) -> Callable[[CheckRecord], None]:
     """`sink`, which also keeps each record's JSON (for --report while the records stream)."""
 
     def both(record: CheckRecord) -> None:

@@ -18,6 +18,7 @@ import click
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
+from indexer.errors import UsageError
 
 repo_option = click.option(
     "--repo",
@@ -45,6 +46,16 @@ report_option = click.option(
     help="Also write the whole report as JSON (what --json prints) to this file, whatever the output "
     "format: annotations and a script's figures from one run.",
 )
+
+
+def output_format(fmt: str, as_json: bool) -> str:
+    """The output format `--format` and `--json` choose together: `--json` is the format `json`.
+
+    Two different choices are a usage error, never one of them silently (`--json --format github`).
+    """
+    if as_json and fmt not in ("text", "json"):
+        raise UsageError(f"--json and --format {fmt} are two output formats", hint="choose one of them")
+    return "json" if as_json else fmt
 
 
 def emit_json(data: Any) -> None:

@@ -10,7 +10,7 @@ import click
 
 from indexer import api
 from indexer.api import ImpactRecord, ImpactReport
-from indexer.cli.common import emit_json, json_option, repo_option, report_option, write_json
+from indexer.cli.common import emit_json, json_option, output_format, repo_option, report_option, write_json
 from indexer.errors import CheckFailed
 from indexer.integrations.annotations import describe, impact_annotations, impact_summary
 from indexer.integrations.code_scanning import repository_root
@@ -58,11 +58,12 @@ def impact_command(
     file was renamed), mended. Only citations of paths the change touched are verified again.
     Exit status 7 when the change breaks a citation (--strict: or moves one).
     """
+    fmt = output_format(fmt, as_json)
     root = repository_root(repo)
     report = api.impact(base, repo, head=head, paths=[_repo_path(p, root) for p in paths])
     if report_file is not None:
         write_json(report_file, report.to_json())
-    if as_json:
+    if fmt == "json":
         emit_json(report.to_json())
     elif fmt == "github":
         for line in impact_annotations(report, strict=strict):

@@ -72,8 +72,7 @@ def build_command(
 
 def _broken_links(summary: BuildSummary) -> list[Any]:
     """The site's broken links between documents (each is also a warning in the summary)."""
-    found = (summary.site or {}).get("broken_links")
-    return found if isinstance(found, list) else []
+    return list(summary.site["broken_links"]) if summary.site else []
 
 
 def _print_summary(summary: BuildSummary) -> None:
@@ -92,9 +91,9 @@ def _print_summary(summary: BuildSummary) -> None:
     )
     click.echo(f"index: {summary.index_path}")
     if summary.site_dir:
-        site = summary.site or {}
+        site = summary.site
         broken = len(_broken_links(summary))
-        counts = f" ({site.get('pages_rendered', 0)} pages rendered, {site.get('pages_reused', 0)} reused"
+        counts = f" ({site['pages_rendered']} pages rendered, {site['pages_reused']} reused" if site else ""
         counts += f"; {broken} broken link{'s' if broken != 1 else ''})" if broken else ")"
         click.echo(f"site:  {summary.site_dir}{counts if site else ''}")
 

@@ -15,6 +15,7 @@ from indexer.errors import ExtractionError, RepositoryError, UsageError
 from indexer.extract import cache as extract_cache
 from indexer.extract import registry as extract_mod
 from indexer.extract.registry import ExtractedText
+from indexer.shapes import TextconvJson, TextconvSetupJson
 from indexer.vcs.repo import GitRepo
 
 DRIVER = "pincite"
@@ -30,7 +31,7 @@ def extracted_file(file: Path, repo_dir: Path | None = None) -> ExtractedText | 
     return _extract(file, _read(file), repo_dir)
 
 
-def textconv_json(file: Path, repo_dir: Path | None = None) -> dict[str, object]:
+def textconv_json(file: Path, repo_dir: Path | None = None) -> TextconvJson:
     """`pincite textconv --json`: the extracted text of a PDF or HTML file with its identity, title and pages."""
     extracted = extracted_file(file, repo_dir)
     if extracted is None:
@@ -83,11 +84,11 @@ class InitResult:
     added_lines: tuple[str, ...]
     textconv: str
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> TextconvSetupJson:
         return {
             "attributes_file": str(self.attributes_file),
             "added_lines": list(self.added_lines),
-            f"diff.{DRIVER}.textconv": self.textconv,
+            "diff.pincite.textconv": self.textconv,  # the setting of DRIVER's textconv
         }
 
 

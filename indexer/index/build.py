@@ -25,6 +25,7 @@ from indexer.extract.attributes import UNDECLARED, Declared
 from indexer.index.prepare import Prepared, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.progress import SILENT, Progress
+from indexer.shapes import SiteJson
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
 from indexer.vcs.repo import MISSING_SIZE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
@@ -61,7 +62,7 @@ class BuildSummary:
     seconds: float = 0.0
     index_path: str = ""
     site_dir: str | None = None
-    site: dict[str, object] | None = None  # the site stage's counts (pages rendered / reused, ...)
+    site: SiteJson | None = None  # the site stage's counts (pages rendered / reused, ...)
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, for benchmarks
 
     def to_json(self) -> BuildSummaryJson:

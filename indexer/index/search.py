@@ -10,6 +10,7 @@ from pathlib import Path
 from indexer.config import load_config
 from indexer.errors import IndexError_, UsageError
 from indexer.index.store import IndexReader, holds_cjk
+from indexer.shapes import SearchHitJson
 from indexer.text.chunk import Passage
 from indexer.text.citation import Citation, token_for
 from indexer.vcs.repo import GitRepo
@@ -40,14 +41,14 @@ class SearchHit:
         chars = (self.passage.start, self.passage.end)
         return Citation(self.commit, self.path, chars=chars, identity_token=self.identity_token)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SearchHitJson:
         passage = self.passage
         return {
             "path": self.path,
             "commit": self.commit,
-            "span": [passage.start, passage.end],
+            "chars": [passage.start, passage.end],
             "lines": [passage.line_start, passage.line_end],
-            "pages": [passage.page_start, passage.page_end] if passage.page_start else None,
+            "pages": [passage.page_start, passage.page_end or passage.page_start] if passage.page_start else None,
             "heading": passage.heading,
             "snippet": self.snippet,
             "highlights": [list(h) for h in self.highlights],

@@ -14,8 +14,6 @@ own answers, composed of those views.
 
 from __future__ import annotations
 
-from typing import Any
-
 from typing_extensions import TypedDict
 
 from indexer import api
@@ -27,10 +25,13 @@ from indexer.citations.verdicts import VerdictStatus
 from indexer.index.build import BuildSummary
 from indexer.shapes import (
     BuildResult,
+    CandidateJson,
+    CitationFound,
     CitedText,
     HunkOut,
     LastSeenOut,
     NearOut,
+    PassageHit,
     PinnedText,
     Snapshot,
     view,
@@ -40,19 +41,11 @@ from indexer.text.citation import permalink
 from indexer.vcs.repo import Hunk
 
 
-class SearchHit(TypedDict):
-    """A passage `search` found: its citation and exactly the text that citation pins."""
+class SearchHit(PassageHit):
+    """A passage `search` found: its citation (by code points) and exactly the text that citation pins."""
 
     citation: str
     text: str
-    path: str
-    commit: str
-    lines: list[int]
-    chars: list[int]
-    pages: list[int] | None
-    heading: str
-    snippet: str
-    highlights: list[list[int]]
     permalink: str | None
 
 
@@ -112,7 +105,7 @@ class RecoveryOut(TypedDict):
     places: list[str]
     near: list[NearOut]
     last_seen: LastSeenOut | None
-    discovery: list[dict[str, Any]]
+    discovery: list[CandidateJson]
 
 
 class VerifyItem(TypedDict):
@@ -149,20 +142,14 @@ class Correction(TypedDict):
     permalink: str | None
 
 
-class AnswerCitation(TypedDict):
+class AnswerCitation(CitationFound):
     """One citation of a draft: its verdict, its quote's verdict and the correction when there is one."""
 
-    line: int
-    citation: str
     parsed: str | None
-    verdict: str
     reason: str
     hint: str | None
-    quote: str | None
-    quote_verdict: str | None
     quote_reason: str | None
     cited_text: str | None
-    severity: str
     corrected: Correction | None
     suggestions: list[NearOut]
     changed_by: ChangedBy | None
@@ -187,7 +174,7 @@ class LocateResult(TypedDict):
     places: list[CitedText]
     near: list[NearOut]
     last_seen: LastSeenOut | None
-    discovery: list[dict[str, Any]]
+    discovery: list[CandidateJson]
     steps: list[str]
 
 

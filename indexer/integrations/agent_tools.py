@@ -48,6 +48,7 @@ from indexer.config import Config, load_config
 from indexer.errors import PinciteError, UsageError
 from indexer.index.search import MAX_LIMIT
 from indexer.integrations import agent_shapes as shapes
+from indexer.shapes import CitationFound, PassageHit, view
 from indexer.text.citation import Citation, permalink
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
@@ -168,18 +169,9 @@ class AgentTools:
                 blob = warm.resolver.entry(hit.commit, hit.path).sha if site else ""
                 found.append(
                     {
+                        **view(hit.to_json(), PassageHit),  # the fields the CLI's hit has too, computed there
                         "citation": hit.char_citation.text_form(),
                         "text": hit.passage.text,
-                        "path": hit.path,
-                        "commit": hit.commit,
-                        "lines": [hit.passage.line_start, hit.passage.line_end],
-                        "chars": [hit.passage.start, hit.passage.end],
-                        "pages": [hit.passage.page_start, hit.passage.page_end or hit.passage.page_start]
-                        if hit.passage.page_start
-                        else None,
-                        "heading": hit.passage.heading,
-                        "snippet": hit.snippet,
-                        "highlights": [list(h) for h in hit.highlights],
                         "permalink": permalink(hit.char_citation, site, blob) if site else None,
                     }
                 )
@@ -436,17 +428,12 @@ class AgentTools:
         suggestions = [shapes.near_out(n) for n in search.near] if search else []
         parsed = resolved.citation if resolved else record.found.citation
         return {
-            "line": record.line,
-            "citation": record.found.raw,
+            **view(record.to_json(), CitationFound),  # as `pincite check --json` has them
             "parsed": parsed.text_form() if parsed else None,
-            "verdict": record.status,
             "reason": record.reason,
             "hint": record.hint,
-            "quote": record.found.quote,
-            "quote_verdict": quote.status if quote else None,
             "quote_reason": quote.reason if quote else None,
             "cited_text": resolved.text if resolved else None,
-            "severity": record.severity,
             "corrected": corrected,
             "suggestions": suggestions,
             "changed_by": shapes.changed_by(record.verdict),

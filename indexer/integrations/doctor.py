@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from indexer import __version__
@@ -25,6 +25,7 @@ from indexer.extract import ocr, pdf
 from indexer.extract import registry as extract_mod
 from indexer.extract.base import library_version
 from indexer.index.store import SCHEMA_VERSION, IndexReader
+from indexer.shapes import DoctorCheckJson, DoctorJson
 from indexer.text.kinds import text_format
 from indexer.vcs.repo import GitRepo, git_version
 
@@ -45,8 +46,8 @@ class Check:
     detail: str
     hint: str = ""
 
-    def to_json(self) -> dict[str, str]:
-        return asdict(self)
+    def to_json(self) -> DoctorCheckJson:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint}
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class Report:
     def ok(self) -> bool:
         return all(check.status == OK for check in self.checks)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> DoctorJson:
         return {"ok": self.ok, "checks": [check.to_json() for check in self.checks]}
 
 

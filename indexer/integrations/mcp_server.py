@@ -1,4 +1,14 @@
-"""`pincite mcp`: the agent tools served over the Model Context Protocol, on stdio, with the official SDK.
+"""`pincite mcp`: the agent tools served over the Model Context Protocol, with the official SDK.
+
+Transports: stdio (an MCP client starts `pincite mcp` itself), or Streamable HTTP (`--http`)
+for an agent that is not a local process, at `http://HOST:PORT/mcp`. HTTP listens on 127.0.0.1
+unless told otherwise; another address is refused without `allow_remote`, and an unspecified one
+(0.0.0.0, ::) always, since the Host header check needs the address clients use. Every request's
+Host must name the address listened on and its Origin, when present, that address or a loopback
+name with the same port (421 and 403 otherwise), as the MCP specification asks against DNS
+rebinding: a web page the user visits cannot reach the server through its own host name. The
+tools are the same on both transports, read-only unless `allow_build`; HTTP has no
+authentication, so whoever can reach the address can read the corpus.
 
 Tools (agent_tools.AgentTools; input and output schemas come from their signatures and
 return shapes): search, cite, resolve, verify, check_answer, locate, and build when the
@@ -31,10 +41,14 @@ import base64
 import binascii
 import functools
 import inspect
+import ipaddress
 import json
 import re
+import socket
+import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import quote
@@ -43,6 +57,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import (
@@ -58,7 +73,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from indexer import __version__
-from indexer.errors import PinciteError
+from indexer.errors import PinciteError, UsageError
 from indexer.extract.registry import extractor_for
 from indexer.integrations.agent_tools import AgentTools
 
@@ -85,6 +100,8 @@ Answer this question from the corpus, with a checked citation for every claim: {
    words with `search`) and every `wrong_ref` one (use `corrected.citation`), then check again.
 5. Answer only when every quote is `matched`; say plainly what the corpus does not say.
 """
+HTTP_PATH = "/mcp"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -122,6 +139,13 @@ class PinciteServer(MCPServer[Any]):
             lowlevel = self._lowlevel_server
             answered = _UnreadableAnswered(read_stream, write_stream)
             await lowlevel.run(answered, write_stream, lowlevel.create_initialization_options())
+
+    async def run_http_async(self, listening: socket.socket, security: TransportSecuritySettings) -> None:
+        """The SDK's Streamable HTTP app on the socket `listening` (already bound), until interrupted."""
+        import uvicorn  # a dependency of the SDK
+
+        app = self.streamable_http_app(streamable_http_path=HTTP_PATH, transport_security=security)
+        await uvicorn.Server(uvicorn.Config(app, log_level="warning")).serve(sockets=[listening])
 
     async def _handle_list_resources(self, ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
         try:
@@ -191,15 +215,97 @@ def create_server(tools: AgentTools) -> PinciteServer:
     return server
 
 
-def serve(repo: Path | str, index_path: Path | str | None = None, allow_build: bool = False) -> None:
-    """Serve the corpus repository at `repo` on stdin/stdout until the client closes them."""
+@dataclass(frozen=True)
+class Http:
+    """Where the Streamable HTTP transport listens (port 0: any free port)."""
+
+    host: str  # `pincite mcp --host`: 127.0.0.1 unless told otherwise
+    port: int
+    allow_remote: bool = False
+
+
+def serve(
+    repo: Path | str, index_path: Path | str | None = None, allow_build: bool = False, http: Http | None = None
+) -> None:
+    """Serve the corpus repository at `repo` on stdin/stdout until the client closes them, or over HTTP."""
+    listening = listen(http) if http is not None else None  # a refused address fails before anything is opened
     tools = AgentTools(repo, index_path=index_path, allow_build=allow_build)
     server = create_server(tools)
     try:
-        server.run("stdio")
+        if http is None or listening is None:
+            server.run("stdio")
+        else:
+            url = endpoint(listening)
+            print(f"pincite MCP server (Streamable HTTP) at {url}; Ctrl-C stops it", file=sys.stderr, flush=True)
+            anyio.run(server.run_http_async, listening, transport_security(http, listening))
     finally:
         server.worker.submit(tools.close).result()
         server.worker.shutdown()
+        if listening is not None:
+            listening.close()
+
+
+def listen(http: Http) -> socket.socket:
+    """A socket bound to `http`'s address: a loopback one, or another only with `allow_remote`."""
+    if not 0 <= http.port <= 65535:
+        raise UsageError(f"--port {http.port} is not a TCP port (0-65535)")
+    host = http.host.strip("[]")
+    address = _address(host)
+    if address is not None and address.is_unspecified:
+        raise UsageError(
+            f"--host {http.host} listens on every address, and no Host header could be checked",
+            hint="give the one address clients connect to (with --allow-remote), or keep 127.0.0.1",
+        )
+    loopback = host == "localhost" or (address is not None and address.is_loopback)
+    if not loopback and not http.allow_remote:
+        raise UsageError(
+            f"--host {http.host} is not a loopback address: anyone who reaches it could read the corpus",
+            hint="keep the default 127.0.0.1, or add --allow-remote (there is no authentication: "
+            "put it behind a proxy that has some)",
+        )
+    family = socket.AF_INET6 if address is not None and address.version == 6 else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, http.port))
+        listening.listen(128)
+    except OSError as exc:
+        listening.close()
+        raise UsageError(
+            f"cannot listen on {http.host}:{http.port}: {exc.strerror}", hint="pick another --port"
+        ) from exc
+    return listening
+
+
+def endpoint(listening: socket.socket) -> str:
+    return f"http://{_authority(listening)}{HTTP_PATH}"
+
+
+def transport_security(http: Http, listening: socket.socket) -> TransportSecuritySettings:
+    """The Host and Origin values accepted: the address listened on as given and as bound, and for
+    loopback its other names; each with the port listened on, never another."""
+    bound, port = _authority(listening).rsplit(":", 1)
+    given = f"[{http.host.strip('[]')}]" if ":" in http.host else http.host
+    address = _address(bound.strip("[]"))
+    loopback = address is not None and address.is_loopback
+    names = list(dict.fromkeys([given, bound, *(LOOPBACK_NAMES if loopback else ())]))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:{port}" for name in names],
+        allowed_origins=[f"{scheme}://{name}:{port}" for name in names for scheme in ("http", "https")],
+    )
+
+
+def _authority(listening: socket.socket) -> str:
+    host, port = listening.getsockname()[:2]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name
 
 
 def _tool_errors(method: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from indexer.config import SETTINGS_HELP, Config
 from indexer.extract.textconv import DEFAULT_COMMAND, InitResult, init_repo
+from indexer.shapes import InitJson
 from indexer.text.kinds import EXTRACTED_EXTENSIONS, PROSE_EXTENSIONS, SNAPSHOT_ROOT
 from indexer.vcs.repo import GitRepo
 
@@ -48,7 +49,7 @@ class StartResult:
     textconv: InitResult
     next_command: str
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> InitJson:
         return {
             "roots": list(self.roots),
             "documents": self.documents,

@@ -39,6 +39,7 @@ from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.locks import exclusive_lock
 from indexer.machine import pid_alive, terminated_as_exit
 from indexer.progress import SILENT, Progress
+from indexer.shapes import SiteJson
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
@@ -105,7 +106,7 @@ class SiteStats:
     # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
     shown_as_source: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> SiteJson:
         return {
             "pages_rendered": self.pages_rendered,
             "pages_reused": self.pages_reused,

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
+from indexer.shapes import BrokenLinkJson
 from indexer.site.render import doc_page_path, root_prefix, url_path
 
 # Raster images are published as themselves; an <img> on the site may show them.
@@ -84,7 +85,7 @@ class BrokenLink:
     def message(self) -> str:
         return f"{self.document}: broken link {self.link!r}: {self.reason}"
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> BrokenLinkJson:
         return {"document": self.document, "link": self.link, "reason": self.reason}
 
 

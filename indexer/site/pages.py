@@ -16,6 +16,7 @@ from indexer.citations.scan import CITATION_HINT
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
+from indexer.shapes import CheckRecordJson
 from indexer.site.budget import within_budget
 from indexer.site.cited_by import CitedBy, citing_link, gutter_marks
 from indexer.site.links import DocumentLinks
@@ -318,9 +319,9 @@ def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[
     return rows, None
 
 
-def _relocated(data: dict[str, Any]) -> str | None:
-    resolution = data.get("resolution")
-    return resolution.get("relocated") if isinstance(resolution, dict) else None
+def _relocated(data: CheckRecordJson) -> str | None:
+    resolution = data["resolution"]
+    return resolution["relocated"] if resolution else None
 
 
 def _version_href(ctx: PageContext, citation: Any) -> str | None:

@@ -34,6 +34,7 @@ from indexer.errors import FetchError, PinciteError, RepositoryError, UsageError
 from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
 from indexer.snapshots.guard import ALLOWED_TYPES, Connector, FetchedPage, FetchLimits, Resolver, fetch
+from indexer.shapes import DiffstatJson, SnapshotResultJson
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
     from indexer.shapes import SnapshotJson
@@ -100,11 +101,21 @@ class SnapshotResult:
     diffstat: tuple[int, int] | None = None  # lines (added, removed) of the extracted text
     warnings: tuple[str, ...] = field(default=())
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["diffstat"] = None if self.diffstat is None else {"added": self.diffstat[0], "removed": self.diffstat[1]}
-        data["warnings"] = list(self.warnings)
-        return data
+    def to_json(self) -> SnapshotResultJson:
+        diffstat: DiffstatJson | None = None
+        if self.diffstat is not None:
+            diffstat = {"added": self.diffstat[0], "removed": self.diffstat[1]}
+        return {
+            "url": self.url,
+            "status": self.status,
+            "path": self.path,
+            "sha256": self.sha256,
+            "size": self.size,
+            "commit": self.commit,
+            "reason": self.reason,
+            "diffstat": diffstat,
+            "warnings": list(self.warnings),
+        }
 
     def summary(self) -> str:
         """One line for people: the status, the URL, where it went and what was committed."""

@@ -25,6 +25,7 @@ from indexer.vcs.repo import GitRepo
 from indexer.snapshots.netaddr import canonical_url
 from indexer.snapshots.store import META_SUFFIX, SnapshotMeta, list_snapshots
 from indexer.text.kinds import SNAPSHOT_ROOT
+from indexer.shapes import WarcExportJson
 
 INSTALL_HINT = "pip install 'pincite[warc]'"
 _NAMESPACE = uuid.UUID("4f3c2b1a-9d8e-4c7b-a6f5-e4d3c2b1a098")
@@ -37,7 +38,7 @@ class WarcExport:
     snapshots: int
     records: int
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> WarcExportJson:
         return {"path": self.path, "commit": self.commit, "snapshots": self.snapshots, "records": self.records}
 
 
