@@ -86,7 +86,8 @@ def test_without_tesseract_a_scan_is_skipped_with_the_install_hint(monkeypatch: 
 
 def test_missing_language_data_names_the_setting_and_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ocr, "installed_languages", lambda: ("eng", "osd"))
-    with pytest.raises(ExtractionError, match=r"no language data for deu, chi_sim \(setting ocr_languages; Debian: apt-get install tesseract-ocr-deu ") as caught:
+    expected = r"no language data for deu, chi_sim \(setting ocr_languages; Debian: apt-get install tesseract-ocr-deu "
+    with pytest.raises(ExtractionError, match=expected) as caught:
         ocr.check_languages(["eng", "deu", "chi_sim"], "scan.pdf")
     hint = caught.value.hint or ""
     assert "apt-get install tesseract-ocr-deu tesseract-ocr-chi-sim" in hint and "ocr_languages" in hint
@@ -104,7 +105,7 @@ def test_a_language_without_data_skips_the_scan_naming_the_setting(corpus_repo: 
 
 
 @needs_tesseract
-def test_changing_the_ocr_languages_reextracts_only_the_scans(corpus_repo: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_changing_the_ocr_languages_reextracts_only_the_scans(corpus_repo: Any) -> None:
     born = pdf_of_pages([RECORDS[:1]])
     mixed = concatenated(pdf_of_pages([RECORDS[2:]]), rasterized(pdf_of_pages([RECORDS[1:2]])))
     corpus_repo.commit({"corpus/born.pdf": born, "corpus/mixed.pdf": mixed}, "two PDFs")

@@ -289,8 +289,8 @@ class Resolver:
         extractor = extract_mod.extractor_for(path, encoding)
         if extractor.source_class == "text" or not extractor.available():
             return None
-        for identity in extractor.identities(self.limits):
-            found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
+        for candidate in extractor.identities(self.limits):
+            found = documents.recorded_text(self.repo, self.index(), blob, path, candidate)
             if found is not None:
                 return found
         return None
@@ -415,9 +415,9 @@ class Resolver:
         if len(identities) == 1:
             return identities[0]
         recorded = self.recorded_identities(blob)
-        for identity in identities:
-            if identity in recorded:
-                return identity
+        for candidate in identities:
+            if candidate in recorded:
+                return candidate
         try:
             return self.text(blob, path, commit).extracted.identity
         except ExtractionError:

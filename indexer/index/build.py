@@ -217,17 +217,7 @@ def _write_index(
     known = writer.known_versions()
     with _stage(summary, "history"):
         intervals = _intervals(repo, config, commits)
-    wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}  # (blob, identity) -> (first path, identities)
-    for path, entry, kind, _first, _last in intervals:
-        if kind.identity is not None:
-            wanted.setdefault((entry.sha, kind.identity), (path, kind.identities))
-    # A version recorded under any identity the blob may have now is the text extracting it again
-    # would give (a PDF under its OCR configuration's, or under none when its pages all have text).
-    versions: dict[tuple[str, str], int] = {}
-    for (blob, identity), (_path, identities) in wanted.items():
-        found = next((known[(blob, i)] for i in identities if (blob, i) in known), None)
-        if found is not None:
-            versions[(blob, identity)] = found
+    wanted, versions = _wanted_versions(intervals, known)
     needed = {key: value for key, value in wanted.items() if key not in versions}
     summary.reused = len(versions)
     failed = writer.skipped_version_ids()
@@ -239,7 +229,7 @@ def _write_index(
     blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes, skip_missing=True)
     missing: set[str] = set()  # not in the object store: their paths are skipped, nothing is recorded
 
-    def read() -> Iterator[tuple[tuple[str, str, int], bytes | None, str, str]]:
+    def read() -> Iterator[tuple[tuple[str, str, tuple[str, ...], int], bytes | None, str, str]]:
         for (blob, identity), (path, identities) in needed.items():
             with _stage(summary, "read_blobs"):
                 _sha, size, data = next(blobs)
@@ -281,6 +271,29 @@ def _write_index(
         _summarise_head(writer, summary, head_seq)
     summary.commits = len(commits)
     summary.versions = len({pv.version_id for pv in path_versions})
+
+
+_Wanted = dict[tuple[str, str], tuple[str, tuple[str, ...]]]  # (blob, identity) -> (first path, identities)
+
+
+def _wanted_versions(
+    intervals: list[tuple[str, TreeEntry, _Kind, int, int]], known: dict[tuple[str, str], int]
+) -> tuple[_Wanted, dict[tuple[str, str], int]]:
+    """Every (blob, identity) the history holds, and the recorded version of those the index has.
+
+    A version recorded under any identity the blob may have now is the text extracting it again
+    would give: a PDF under its OCR configuration's, or under none when its pages all have text.
+    """
+    wanted: _Wanted = {}
+    for path, entry, kind, _first, _last in intervals:
+        if kind.identity is not None:
+            wanted.setdefault((entry.sha, kind.identity), (path, kind.identities))
+    versions: dict[tuple[str, str], int] = {}
+    for (blob, identity), (_path, identities) in wanted.items():
+        found = next((known[(blob, i)] for i in identities if (blob, i) in known), None)
+        if found is not None:
+            versions[(blob, identity)] = found
+    return wanted, versions
 
 
 def _intervals(
