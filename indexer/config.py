@@ -45,6 +45,7 @@ class Config:
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     pdf_page_images: int = 100
+    pdf_page_budget: float = 2.0
     ocr_languages: tuple[str, ...] = ("eng",)
     extract_timeout_seconds: float = 60.0
     discovery_indexes: tuple[str, ...] = ()
@@ -308,6 +309,14 @@ OPTIONS: dict[str, Option] = {
         "language data (`eng`, `deu`, `chi_sim`; Debian's `tesseract-ocr-<name>` packages install them). They are "
         "part of the extractor identity of the PDFs OCR read, not of PDFs whose every page has text. An empty "
         "list turns OCR off."
+    ),
+    "pdf_page_budget": Number(
+        "Most bytes the pages as printed of one PDF (images, word boxes) take in the site, as a multiple of "
+        "the PDF's own bytes: pages past the last that fits are shown as text only, and the version page and "
+        "the build say so. A page of text costs some 20–40 KB, so a small PDF of text may show none; 0: no limit.",
+        minimum=0.01,
+        maximum=10_000.0,
+        zero_off=True,
     ),
     "extract_timeout_seconds": Number("Time limit for extracting one document.", minimum=0.0, maximum=86_400.0),
     "discovery_indexes": Strings("Other pincite index files searched by the local discovery provider."),
