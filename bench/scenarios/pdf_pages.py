@@ -101,8 +101,9 @@ def two_column_paper(pages: int = 20, seed: int = 1) -> bytes:
     return bytes(pdf.output())
 
 
-def pdfs_of_repo(clone: Path) -> list[tuple[str, bytes]]:
-    """(path, bytes) of every PDF at the clone's HEAD (a bare clone too) whose blob it holds, in path order."""
+def pdfs_of_repo(clone: Path, missing: list[str]) -> list[tuple[str, bytes]]:
+    """(path, bytes) of every PDF at the clone's HEAD (a bare clone too) whose blob it holds, in path
+    order; the paths of the others are added to `missing`."""
     names = subprocess.run(
         ["git", "-C", str(clone), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.splitlines()
@@ -111,6 +112,7 @@ def pdfs_of_repo(clone: Path) -> list[tuple[str, bytes]]:
         data = subprocess.run(["git", "-C", str(clone), "show", f"HEAD:{name}"], capture_output=True, check=False)
         if data.returncode != 0:  # a snapshot may list a large blob it does not hold
             harness.log(f"{name}: not in the clone's objects, left out")
+            missing.append(name)
             continue
         found.append((name, data.stdout))
     return found
@@ -195,10 +197,10 @@ def measure_ocr(born_digital: bytes, name: str) -> dict[str, Any]:
     }
 
 
-def _inputs(args: argparse.Namespace) -> list[tuple[str, bytes]]:
+def _inputs(args: argparse.Namespace, missing: list[str]) -> list[tuple[str, bytes]]:
     found = [("generated two-column paper (20 pages)", two_column_paper())]
     if args.repo:
-        found += pdfs_of_repo(args.repo)
+        found += pdfs_of_repo(args.repo, missing)
     if args.folder:
         found += [(str(p.relative_to(args.folder)), p.read_bytes()) for p in sorted(args.folder.rglob("*.pdf"))]
     return found
@@ -210,7 +212,8 @@ def run(args: argparse.Namespace) -> Result:
     rows: list[dict[str, Any]] = []
     refused: list[dict[str, str]] = []
     ocr_rows: list[dict[str, Any]] = []
-    for name, data in _inputs(args):
+    missing: list[str] = []
+    for name, data in _inputs(args, missing):
         try:
             rows.append(measure(data, name, args.budget))
         except Exception as exc:  # a PDF pincite refuses (a password, no text layer) is counted, not measured
@@ -221,9 +224,14 @@ def run(args: argparse.Namespace) -> Result:
             ocr_rows.append(measure_ocr(data, name))
     if args.ocr and ocr.available():
         ocr_rows.insert(0, measure_ocr(two_column_paper(pages=3), "generated two-column paper (3 pages)"))
-    figures = {"budget": args.budget, "pdfs": rows, "refused": refused, "ocr": ocr_rows, "totals": _totals(rows)}
+    figures = {
+        "budget": args.budget, "pdfs": rows, "refused": refused, "missing": missing, "ocr": ocr_rows,
+        "totals": _totals(rows),
+    }  # fmt: skip
     subject = (args.name or harness.repository_name(args.repo)) if args.repo else None
     notes = [f"{subject} at {harness.commit_of(args.repo)}"] if args.repo else []
+    if missing:
+        notes.append(f"Left out, their blobs not in the clone: {', '.join(missing)}")
     return Result(_markdown(figures), figures, subject=subject, notes=notes)
 
 
