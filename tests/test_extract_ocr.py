@@ -81,6 +81,7 @@ def test_without_tesseract_a_scan_is_skipped_with_the_install_hint(monkeypatch: 
     with pytest.raises(ExtractionError) as caught:
         PdfExtractor().extract(scan, "scan.pdf")
     assert "apt-get install tesseract-ocr" in (caught.value.hint or "")
+    assert "Tesseract is not installed to OCR it (Debian: apt-get install tesseract-ocr)" in caught.value.message
     assert PdfExtractor().identities(Limits()) == (PdfExtractor().identity(), f"{PdfExtractor().identity()} ocr=off")
 
 

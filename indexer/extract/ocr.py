@@ -114,6 +114,15 @@ def configuration(languages: Sequence[str]) -> str:
     return identity(languages) if languages and available() else OFF
 
 
+def skip_reason(languages: Sequence[str]) -> str:
+    """Why no OCR read a PDF's pages without text, for its skip reason (a build keeps the reason, not the hint)."""
+    if not available():
+        return "Tesseract is not installed to OCR it (Debian: apt-get install tesseract-ocr)"
+    if not languages:
+        return "OCR is off: ocr_languages = []"
+    return "OCR found no words on its pages"
+
+
 def skip_hint(languages: Sequence[str]) -> str:
     """What to do about a PDF none of whose pages has text, with OCR as configured by `languages`."""
     if not available():

@@ -174,7 +174,8 @@ class PdfExtractor:
             _refuse_partial(path, warnings)
         if not any(pages):
             raise ExtractionError(
-                f"{path}: no extractable text (none of its {len(pages)} page(s) has a text layer; a scan?)",
+                f"{path}: no extractable text (none of its {len(pages)} page(s) has a text layer; a scan? "
+                f"{ocr.skip_reason(limits.ocr_languages)})",
                 hint=ocr.skip_hint(limits.ocr_languages),
             )
         identity = self.identities(limits)[1] if empty else self.identity()
