@@ -171,6 +171,9 @@ def test_doctor_lists_the_installed_language_data(corpus_repo: Any, monkeypatch:
     monkeypatch.setattr(ocr, "installed_languages", lambda: ("deu", "eng", "osd"))
     check = next(c for c in diagnose(corpus_repo.root).checks if c.name == "ocr")
     assert check.status == "ok" and "language data: deu, eng, osd" in check.detail
+    (corpus_repo.root / "pincite.toml").write_text('ocr_languages = ["eng", "fra"]\n', encoding="utf-8")
+    check = next(c for c in diagnose(corpus_repo.root).checks if c.name == "ocr languages")
+    assert check.status == "warn" and "fra" in check.detail and "apt-get install tesseract-ocr-fra" in check.hint
     monkeypatch.setattr(ocr, "available", lambda: False)
     check = next(c for c in diagnose(corpus_repo.root).checks if c.name == "ocr")
     assert check.status == "warn" and "apt-get install tesseract-ocr" in check.hint
