@@ -177,3 +177,23 @@ def test_doctor_lists_the_installed_language_data(corpus_repo: Any, monkeypatch:
     monkeypatch.setattr(ocr, "available", lambda: False)
     check = next(c for c in diagnose(corpus_repo.root).checks if c.name == "ocr")
     assert check.status == "warn" and "apt-get install tesseract-ocr" in check.hint
+
+
+@needs_tesseract
+def test_installing_tesseract_changes_the_identity_of_the_scans_alone(
+    corpus_repo: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    born = pdf_of_pages([RECORDS[:1]])
+    mixed = concatenated(pdf_of_pages([RECORDS[2:]]), rasterized(pdf_of_pages([RECORDS[1:2]])))
+    corpus_repo.commit({"corpus/born.pdf": born, "corpus/mixed.pdf": mixed}, "two PDFs")
+    with monkeypatch.context() as without:
+        without.setattr(ocr, "available", lambda: False)
+        first = api.build(corpus_repo.root)
+        before = api.cite("corpus/born.pdf", corpus_repo.root, quote="seven years").citation
+    assert first.extracted == 2
+    second = api.build(corpus_repo.root)  # Tesseract "installed"
+    assert (second.extracted, second.reused) == (1, 1)
+    after = api.cite("corpus/born.pdf", corpus_repo.root, quote="seven years").citation
+    assert after == before  # the same identity token: a born-digital PDF's citations do not change
+    [checked] = api.verify([before], corpus_repo.root)
+    assert checked.verdict.status == "verified"
