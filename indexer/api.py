@@ -170,6 +170,7 @@ def _build_stages(
         summary.site, summary.site_dir = stats.to_json(), str(out_dir)
         summary.warnings.extend(link.message() for link in stats.broken_links)
         summary.warnings.extend(f"{path}: shown as source only: {why}" for path, why in stats.shown_as_source.items())
+        summary.warnings.extend(f"{path}: pages as printed cut short: {why}" for path, why in stats.pages_cut.items())
         summary.seconds += stats.seconds
     return summary
 

@@ -45,6 +45,8 @@ class Config:
     template_dir: str | None = None
     pdf_max_pages: int = 2000
     pdf_page_images: int = 100
+    pdf_page_budget: float = 2.0
+    ocr_languages: tuple[str, ...] = ("eng",)
     extract_timeout_seconds: float = 60.0
     discovery_indexes: tuple[str, ...] = ()
     fetch_max_bytes: int = 10_000_000
@@ -233,6 +235,27 @@ class RoleUrls(Strings):
         return entries
 
 
+# A Tesseract language data name: `eng`, `deu`, `chi_sim`, `deu_latf` (`+` joins them on its command line).
+_OCR_LANGUAGE = re.compile(r"[a-z]{3}(?:_[a-z]+)?")
+
+
+class OcrLanguages(Strings):
+    """Tesseract language data names (`eng`, `deu`, `chi_sim`); an empty list turns OCR off."""
+
+    def check(self, name: str, value: Any, source: Path) -> Any:
+        languages = super().check(name, value, source)
+        for language in languages:
+            if not _OCR_LANGUAGE.fullmatch(language):
+                raise ConfigError(
+                    f"{source}: setting {name!r} holds {_quoted(language)}, which is not a Tesseract language name",
+                    hint=f'set {name} to names of Tesseract language data, e.g. ["eng", "deu"] '
+                    "(`tesseract --list-langs` lists the installed ones), or [] to turn OCR off",
+                )
+        if len(set(languages)) != len(languages):
+            raise ConfigError(f"{source}: setting {name!r} names a language twice", hint=f"name each once in {name}")
+        return languages
+
+
 OPTIONS: dict[str, Option] = {
     "roots": Roots("Folders (relative to the repository root) whose files are indexed; `.` is the whole repository."),
     "history_start": Revision(
@@ -279,6 +302,20 @@ OPTIONS: dict[str, Option] = {
         minimum=1,
         maximum=10**6,
         whole=True,
+        zero_off=True,
+    ),
+    "ocr_languages": OcrLanguages(
+        "Languages Tesseract reads PDF pages without a text layer (scans) in, as the names of its "
+        "language data (`eng`, `deu`, `chi_sim`; Debian's `tesseract-ocr-<name>` packages install them). They are "
+        "part of the extractor identity of the PDFs OCR read, not of PDFs whose every page has text. An empty "
+        "list turns OCR off."
+    ),
+    "pdf_page_budget": Number(
+        "Most bytes the pages as printed of one PDF (images, word boxes) take in the site, as a multiple of "
+        "the PDF's own bytes: pages past the last that fits are shown as text only, and the version page and "
+        "the build say so. A page of text costs some 20–40 KB, so a small PDF of text may show none; 0: no limit.",
+        minimum=0.01,
+        maximum=10_000.0,
         zero_off=True,
     ),
     "extract_timeout_seconds": Number("Time limit for extracting one document.", minimum=0.0, maximum=86_400.0),

@@ -180,6 +180,18 @@ def rasterized(born_digital: bytes) -> bytes:
     return bytes(pdf.output())
 
 
+def concatenated(*pdfs: bytes) -> bytes:
+    """The pages of `pdfs`, one after another, in one PDF (a born-digital page beside a scanned one)."""
+    import pypdf
+
+    writer = pypdf.PdfWriter()
+    for data in pdfs:
+        writer.append(io.BytesIO(data))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 RECORDS = [
     "Personnel records are kept for seven years after the employee departs, and then destroyed under "
     "the supervision of the records officer.",

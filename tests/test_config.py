@@ -30,6 +30,8 @@ def test_pyproject_then_pincite_toml_then_overrides(tmp_path: Path) -> None:
         ("passage_max_chars = 60\n", "under the least of 100"),
         ("no_such = 1\n", "unknown pincite setting"),
         ("roots = [\n", "not valid TOML"),
+        ('ocr_languages = ["eng+deu"]\n', "'eng\\+deu', which is not a Tesseract language name"),
+        ('ocr_languages = ["eng", "eng"]\n', "names a language twice"),
     ],
 )
 def test_bad_settings_name_the_file_and_the_setting(tmp_path: Path, content: str, message: str) -> None:
@@ -49,3 +51,15 @@ def test_a_true_or_false_setting_reads_toml_booleans_and_words(tmp_path: Path) -
     assert load_config(tmp_path, {"site_publish_index": "off"}).site_publish_index is False
     with pytest.raises(ConfigError, match="true or false"):
         load_config(tmp_path, {"site_publish_index": "maybe"})
+
+
+def test_ocr_languages_are_tesseract_names_and_an_empty_list_turns_ocr_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert load_config(tmp_path).ocr_languages == ("eng",)
+    (tmp_path / "pincite.toml").write_text('ocr_languages = ["eng", "deu", "chi_sim"]\n')
+    assert load_config(tmp_path).ocr_languages == ("eng", "deu", "chi_sim")
+    (tmp_path / "pincite.toml").write_text("ocr_languages = []\n")
+    assert load_config(tmp_path).ocr_languages == ()
+    monkeypatch.setenv("PINCITE_OCR_LANGUAGES", "deu,fra")
+    assert load_config(tmp_path).ocr_languages == ("deu", "fra")

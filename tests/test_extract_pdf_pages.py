@@ -18,6 +18,7 @@ from indexer.extract.pdf_pages import (
     cached_render,
     decode_boxes,
     encode_boxes,
+    page_bytes,
     page_texts,
     render_pages,
 )
@@ -104,3 +105,21 @@ def test_rendering_is_cached_per_blob_and_identities(tmp_path) -> None:  # type:
     assert again == first
     (entries[0].parent / "1.png").write_bytes(b"damaged")
     assert cached_render(tmp_path, *args) == first  # a damaged entry is rendered again
+
+
+def test_a_byte_budget_stops_rendering_and_its_cache_entry_serves_no_larger_budget(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = pdf_of_pages([["first page words here"], ["second page words here"], ["third page words"]])
+    extracted = PdfExtractor().extract(data, "three.pdf")
+    whole = render_pages(data, extracted.text, extracted.page_starts, max_pages=3)
+    starts = [start for start, _text in page_texts(extracted.text, extracted.page_starts)]
+    two = page_bytes(whole[0], starts[0]) + page_bytes(whole[1], starts[1])
+    cut = render_pages(data, extracted.text, extracted.page_starts, max_pages=3, max_bytes=two)
+    assert [p.number for p in cut] == [1, 2]
+    assert render_pages(data, extracted.text, extracted.page_starts, 3, max_bytes=two - 1) == whole[:1]
+    unreadable = lambda: b"not a pdf: the cache answers"  # noqa: E731
+    args = (extracted.text, extracted.page_starts, extracted.identity, 3)
+    assert cached_render(tmp_path, "c" * 40, lambda: data, *args, max_bytes=two) == cut
+    # A smaller budget is served from the entry (its caller keeps what fits); a larger one renders again.
+    assert cached_render(tmp_path, "c" * 40, unreadable, *args, max_bytes=two - 1) == cut
+    assert cached_render(tmp_path, "c" * 40, lambda: data, *args, max_bytes=10 * two) == whole
+    assert cached_render(tmp_path, "c" * 40, unreadable, *args) == whole  # that entry is complete

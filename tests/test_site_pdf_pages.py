@@ -17,7 +17,13 @@ from indexer.extract.pdf_pages import decode_boxes
 pytest.importorskip("pypdfium2")
 
 
-def _site(corpus_repo: Any, tmp_path: Path, files: dict[str, bytes], **settings: Any) -> tuple[Path, str]:
+NO_BUDGET = "pdf_page_budget = 0\n"  # these small PDFs' pages would not fit in 2x their bytes
+
+
+def _site(
+    corpus_repo: Any, tmp_path: Path, files: dict[str, bytes], settings_file: str = NO_BUDGET, **settings: Any
+) -> tuple[Path, str]:
+    (corpus_repo.root / "pincite.toml").write_text(settings_file, encoding="utf-8")
     corpus_repo.commit(files, "pdfs")
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=load_config(corpus_repo.root, settings))
@@ -69,3 +75,38 @@ def test_pdf_page_images_takes_zero_and_refuses_a_negative_count(corpus_repo: An
         load_config(corpus_repo.root, {"pdf_page_images": -1})
     with pytest.raises(ConfigError, match="positive number"):
         load_config(corpus_repo.root, {"pdf_max_pages": 0})
+
+
+def _site_bytes(site: Path, blob: str) -> int:
+    return sum(f.stat().st_size for f in (site / "pages" / blob).iterdir())
+
+
+def test_the_pages_of_a_pdf_take_at_most_their_budget_and_the_page_says_which_are_left_out(
+    corpus_repo: Any, tmp_path: Path
+) -> None:
+    pdf = two_column_pdf(pages=6)
+    site, blob = _site(corpus_repo, tmp_path, {"corpus/paper.pdf": pdf}, settings_file="pdf_page_budget = 4\n")
+    pngs = sorted(p.name for p in (site / "pages" / blob).glob("*.png"))
+    assert 0 < len(pngs) < 6  # 6 pages of text would take ~20x this PDF's bytes; some fit in 4x
+    assert _site_bytes(site, blob) <= 4 * len(pdf)
+    html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
+    assert html.count('<figure class="pdf-page"') == len(pngs)
+    cut = re.search(r'<p class="pdf-cut">(.*?)</p>', html)
+    assert cut is not None and f"Pages after {len(pngs)} are not shown as printed" in cut.group(1)
+    assert f"pages {len(pngs) + 1}–6 do not fit" in cut.group(1) and "pdf_page_budget" in cut.group(1)
+    # The build says so too; a larger budget shows more pages (the cache's shorter entry is not reused).
+    summary = build(corpus_repo.root, out=site, config=load_config(corpus_repo.root, {"pdf_page_budget": 8}))
+    assert len(list((site / "pages" / blob).glob("*.png"))) > len(pngs)
+    assert _site_bytes(site, blob) <= 8 * len(pdf)
+    summary = build(corpus_repo.root, out=site)
+    assert any(w.startswith("corpus/paper.pdf: pages as printed cut short:") for w in summary.warnings)
+    assert sorted(p.name for p in (site / "pages" / blob).glob("*.png")) == pngs
+
+
+def test_by_default_a_small_pdf_of_text_shows_no_page_image_and_says_why(corpus_repo: Any, tmp_path: Path) -> None:
+    pdf = pdf_of_pages([["A short memo of one line."]])
+    site, blob = _site(corpus_repo, tmp_path, {"corpus/memo.pdf": pdf}, settings_file="")
+    assert not (site / "pages" / blob).exists()
+    html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
+    assert '<figure class="pdf-page"' not in html
+    assert "No page is shown as printed: its page images may take at most 2× the PDF&#39;s" in html

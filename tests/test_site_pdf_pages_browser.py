@@ -32,6 +32,7 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
 
     repo = CorpusRepo(tmp_path_factory.mktemp("pdfpages") / "repo")
     data = two_column_pdf()
+    repo.write("pincite.toml", "pdf_page_budget = 0\n")  # a small PDF: its pages would not fit in 2x its bytes
     commit = repo.commit({"corpus/paper.pdf": data}, "a two-column paper")
     site = repo.root / "_site"
     build(repo.root, out=site)

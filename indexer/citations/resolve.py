@@ -303,13 +303,18 @@ class Resolver:
             raise ExtractionError(f"{path} (blob {blob[:12]}): {exc}") from None
 
     def _indexed_text(self, blob: str, path: str, encoding: str) -> documents.VersionText | None:
-        """The text the index (or the extraction cache) holds for an extracted blob under the active
-        extractor's identity: exactly what extracting again gives, without the seconds a PDF takes.
-        None for the text class (its blob is read as fast) and when neither holds it."""
+        """The text the index (or the extraction cache) holds for an extracted blob under an identity
+        the active extractor may give it (a PDF's with or without its OCR configuration): exactly what
+        extracting again gives, without the seconds a PDF takes. None for the text class (its blob
+        is read as fast) and when neither holds it."""
         extractor = extract_mod.extractor_for(path, encoding)
         if extractor.source_class == "text" or not extractor.available():
             return None
-        return documents.recorded_text(self.repo, self.index(), blob, path, extractor.identity())
+        for candidate in extractor.identities(self.limits):
+            found = documents.recorded_text(self.repo, self.index(), blob, path, candidate)
+            if found is not None:
+                return found
+        return None
 
     def encoding(self, blob: str, path: str, commit: str | None) -> str:
         """The encoding a text blob is read in (UTF-8 unless declared); see `text`."""
@@ -418,9 +423,26 @@ class Resolver:
         return recorded[-1] if recorded else None
 
     def active_identity(self, blob: str, path: str, commit: str | None = None) -> str | None:
-        """The identity the active extractor for `path` has (None when it is not installed)."""
+        """The identity the active extractor for `path` gives `blob` (None when it is not installed).
+
+        Where it may give several (a PDF: with its OCR configuration when some page has no text
+        layer), the one recorded for the blob, else the one extracting it gives; when that
+        fails, the last (no text of this blob is under it, so nothing is served in its name).
+        """
         extractor = extract_mod.extractor_for(path, self.encoding(blob, path, commit))
-        return extractor.identity() if extractor.available() else None
+        if not extractor.available():
+            return None
+        identities = extractor.identities(self.limits)
+        if len(identities) == 1:
+            return identities[0]
+        recorded = self.recorded_identities(blob)
+        for candidate in identities:
+            if candidate in recorded:
+                return candidate
+        try:
+            return self.text(blob, path, commit).extracted.identity
+        except ExtractionError:
+            return identities[-1]
 
     def text_under(self, blob: str, path: str, identity: str, commit: str | None = None) -> documents.VersionText:
         """The text of `blob` under exactly extractor `identity`, or an error naming it and the active one.

@@ -62,19 +62,22 @@ def library_version(distribution: str) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for extracting one document.
+    """Resource limits for extracting one document, and the OCR languages.
 
-    Limits decide whether a document is extracted at all, never what its text is, so they
-    are not part of an extractor's identity.
+    The limits decide whether a document is extracted at all, never what its text is, so they
+    are not part of an extractor's identity. The OCR languages decide the text of pages
+    without a text layer only: they are part of the identity of the PDFs that have such pages
+    (`Extractor.identities`, extract/pdf.py), not of every PDF.
     """
 
     max_bytes: int = 20_000_000
     pdf_max_pages: int = 2000
     timeout_seconds: float = 60.0
+    ocr_languages: tuple[str, ...] = ("eng",)
 
     @classmethod
     def from_config(cls, config: Config) -> Limits:
-        return cls(config.max_file_bytes, config.pdf_max_pages, config.extract_timeout_seconds)
+        return cls(config.max_file_bytes, config.pdf_max_pages, config.extract_timeout_seconds, config.ocr_languages)
 
 
 class Extractor(Protocol):
@@ -88,6 +91,14 @@ class Extractor(Protocol):
     def available(self) -> bool: ...
 
     def identity(self) -> str: ...
+
+    def identities(self, limits: Limits) -> tuple[str, ...]:
+        """Every identity a blob's text may have under these settings, `identity()` first.
+
+        One for most extractors; a PDF's second names the OCR that reads its pages without a
+        text layer, which only some blobs have (which one a blob gets is known once it is read).
+        """
+        ...
 
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText: ...
 

@@ -71,18 +71,21 @@ def extract_bytes(
     extractor = extract_mod.extractor_for(path, encoding)
     if extractor.source_class == "text" or not extractor.available() or root is None:
         return extract_mod.extract(read(), path, limits or limits_for(root), encoding)
-    identity = extractor.identity()
-    entry = _entry_path(root, blob, identity)
-    cached = _load(entry, blob, identity)
-    if cached is not None:
-        return cached
-    extracted = extract_mod.extract(read(), path, limits or limits_for(root))
-    if extracted.identity != identity:  # pragma: no cover - an extractor whose identity is not stable
+    limits = limits or limits_for(root)
+    # A PDF's text may be recorded under its OCR configuration's identity or without one (when
+    # every page has text); an entry under either is exactly what extracting now would give.
+    identities = extractor.identities(limits)
+    for identity in identities:
+        cached = _load(_entry_path(root, blob, identity), blob, identity)
+        if cached is not None:
+            return cached
+    extracted = extract_mod.extract(read(), path, limits)
+    if extracted.identity not in identities:  # pragma: no cover - an extractor whose identity is not stable
         raise ExtractionError(
-            f"{path}: extractor identity changed during extraction ({identity} -> {extracted.identity})"
+            f"{path}: extractor identity changed during extraction ({' or '.join(identities)} -> {extracted.identity})"
         )
     if store:
-        _store(root, entry, blob, extracted)
+        _store(root, _entry_path(root, blob, extracted.identity), blob, extracted)
     return extracted
 
 

@@ -193,6 +193,9 @@ class HtmlExtractor:
             f"lxml={library_version('lxml')} libxml2={libxml2}"
         )
 
+    def identities(self, limits: Limits) -> tuple[str, ...]:
+        return (self.identity(),)
+
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         limits = limits or Limits()
         markup, notes = decode_html(data, path)

@@ -6,9 +6,11 @@ its TSV output gives every word with its box. The recognized text of a page is i
 line of the page per line of text, a blank line between paragraphs.
 
 Everything that decides the text is in `identity`: the engine and its version, each language
-and a digest of its trained data, the page segmentation mode and the resolution. It becomes
-part of the PDF extractor's identity (extract/pdf.py), so a Tesseract upgrade is a new offset
-space and old citations keep their old text (docs/design.md#d13). Tesseract runs with one
+and a digest of its trained data, the page segmentation mode and the resolution. The languages
+are the `ocr_languages` setting. It becomes part of the extractor identity of each PDF that has
+pages without a text layer (`OFF` when nothing reads them; extract/pdf.py), and of no other PDF:
+a Tesseract upgrade is a new offset space for scans, whose old citations keep their old text
+(docs/design.md#d13), and leaves born-digital PDFs as they were. Tesseract runs with one
 thread (`OMP_THREAD_LIMIT=1`): the build runs documents side by side, and one thread gives
 the same words every run.
 
@@ -103,6 +105,33 @@ def identity(languages: Sequence[str] = DEFAULT_LANGUAGES) -> str:
     return f"ocr={version}:{data}:psm{PSM}:dpi{DPI}"
 
 
+OFF = "ocr=off"
+
+
+def configuration(languages: Sequence[str]) -> str:
+    """The OCR part of the identity of a PDF with pages without a text layer: `identity`, or `OFF`
+    when nothing reads them (Tesseract not installed, or no languages set)."""
+    return identity(languages) if languages and available() else OFF
+
+
+def skip_reason(languages: Sequence[str]) -> str:
+    """Why no OCR read a PDF's pages without text, for its skip reason (a build keeps the reason, not the hint)."""
+    if not available():
+        return "Tesseract is not installed to OCR it (Debian: apt-get install tesseract-ocr)"
+    if not languages:
+        return "OCR is off: ocr_languages = []"
+    return "OCR found no words on its pages"
+
+
+def skip_hint(languages: Sequence[str]) -> str:
+    """What to do about a PDF none of whose pages has text, with OCR as configured by `languages`."""
+    if not available():
+        return INSTALL_HINT
+    if not languages:
+        return "OCR is off (ocr_languages = []): name its languages in ocr_languages, then build with --retry-skipped"
+    return f"OCR (Tesseract, ocr_languages = {list(languages)}) found no words on its pages"
+
+
 def languages_of(extractor_identity: str) -> tuple[str, ...]:
     """The OCR languages an extractor identity names (`identity`'s form); () when it has no OCR."""
     found = re.search(r"\bocr=[^:\s]+:(\S+?):psm", extractor_identity)
@@ -112,10 +141,13 @@ def languages_of(extractor_identity: str) -> tuple[str, ...]:
 def check_languages(languages: Sequence[str], path: str) -> None:
     missing = [lang for lang in languages if lang not in installed_languages()]
     if missing:
+        packages = " ".join(f"tesseract-ocr-{lang.replace('_', '-')}" for lang in missing)
+        # The package is in the message as well: a build keeps a failure's message, not its hint.
         raise ExtractionError(
-            f"{path}: Tesseract has no language data for {', '.join(missing)}",
-            hint=" ".join(f"apt-get install tesseract-ocr-{lang}" for lang in missing)
-            + " (Debian), or choose other OCR languages",
+            f"{path}: Tesseract has no language data for {', '.join(missing)} (setting ocr_languages; "
+            f"Debian: apt-get install {packages})",
+            hint=f"apt-get install {packages} (Debian), or remove {', '.join(missing)} from ocr_languages "
+            "in pincite.toml; then build with --retry-skipped",
         )
 
 

@@ -28,7 +28,8 @@ from indexer.extract.base import ExtractedText, Limits, captured_log, importable
 from indexer.text.kinds import PDF_EXTENSIONS
 from indexer.text.normalize import LIGATURES  # the extracted text holds their letters, as quotes fold them
 
-VERSION = 2
+# 3: a PDF with pages without a text layer names its OCR configuration (`identities`).
+VERSION = 3
 PAGE_SEPARATOR = "\f\n"
 INSTALL_HINT = "pip install 'pincite[pdf]'"
 MODES = ("plain", "layout")
@@ -120,24 +121,27 @@ class PdfExtractor:
     source_class = "extracted"
     install_hint = INSTALL_HINT
 
-    def __init__(self, mode: str = "plain", ocr_languages: tuple[str, ...] | None = ocr.DEFAULT_LANGUAGES) -> None:
+    def __init__(self, mode: str = "plain") -> None:
         if mode not in MODES:
             raise ValueError(f"unknown pypdf extraction mode {mode!r}; use one of {', '.join(MODES)}")
         self.mode = mode
-        # Pages without a text layer are recognized by Tesseract in these languages when it is
-        # installed (extract/ocr.py); None: never. OCR is part of the identity whenever it is on.
-        self.ocr_languages = ocr_languages
 
     def available(self) -> bool:
         return importable("pypdf")
 
     def identity(self) -> str:
-        base = f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
-        languages = self._ocr_languages()
-        return f"{base} {ocr.identity(languages)}" if languages else base
+        """The identity of a PDF whose every page has a text layer: OCR has no part in its text."""
+        return f"pdf/{VERSION} pypdf={library_version('pypdf')} mode={self.mode}"
 
-    def _ocr_languages(self) -> tuple[str, ...]:
-        return self.ocr_languages if self.ocr_languages and ocr.available() else ()
+    def identities(self, limits: Limits) -> tuple[str, ...]:
+        """`identity()`, and the identity of a PDF with pages without a text layer under `limits`.
+
+        The second names the OCR that reads those pages (engine, version, each language's data,
+        options: `ocr.configuration`), or `ocr=off` when none does, so a PDF that has such pages
+        is never served a text read under another OCR configuration, and one that has none
+        keeps its identity whether Tesseract is installed or not (docs/design.md#d13).
+        """
+        return self.identity(), f"{self.identity()} {ocr.configuration(limits.ocr_languages)}"
 
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         # The byte limit is checked once for every extractor, in `extract.extract`.
@@ -155,7 +159,7 @@ class PdfExtractor:
                 for number, page in enumerate(reader.pages, start=1):
                     deadline.check()
                     pages.append(normalize_page(_page_text(page, self.mode, path, number)))
-                languages = self._ocr_languages()
+                languages = limits.ocr_languages if ocr.available() else ()
                 empty = [n for n, text in enumerate(pages) if not text]
                 if languages and empty:
                     for n, text in ocr.recognize_pages(data, empty, languages, path, deadline.check).items():
@@ -170,14 +174,16 @@ class PdfExtractor:
             _refuse_partial(path, warnings)
         if not any(pages):
             raise ExtractionError(
-                f"{path}: no extractable text (none of its {len(pages)} page(s) has a text layer; a scan?)",
-                hint=ocr.INSTALL_HINT if not self._ocr_languages() else "OCR (Tesseract) found no words on its pages",
+                f"{path}: no extractable text (none of its {len(pages)} page(s) has a text layer; a scan? "
+                f"{ocr.skip_reason(limits.ocr_languages)})",
+                hint=ocr.skip_hint(limits.ocr_languages),
             )
+        identity = self.identities(limits)[1] if empty else self.identity()
         text, page_starts = join_pages(pages)
         notes += tuple(f"pypdf: {w}" for w in list(dict.fromkeys(warnings))[:5])
         warning = unmapped_warning(text)
         notes += (warning,) if warning else ()
-        return ExtractedText(text, "extracted", self.identity(), title, page_starts, notes, warning=warning)
+        return ExtractedText(text, "extracted", identity, title, page_starts, notes, warning=warning)
 
 
 def _open(data: bytes, path: str, warnings: list[str]) -> tuple[Any, tuple[str, ...]]:

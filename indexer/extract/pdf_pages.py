@@ -19,6 +19,10 @@ Boxes are runs `[start, end, x0, y0, x1, y1]`: code points `start..end` (end exc
 document text lie in that rectangle of the page image. They depend on the extractor identity
 (the offsets count its text) and on `renderer_identity()`; entries are cached per (blob, both
 identities) under `.pincite/cache/pages/`, like extracted text (extract/cache.py).
+
+A byte budget (`max_bytes`; the site's `pdf_page_budget` times the PDF's bytes) stops the
+rendering before the first page that would pass it; an entry so cut records its budget and
+serves any budget up to it.
 """
 
 from __future__ import annotations
@@ -253,13 +257,25 @@ def page_texts(text: str, page_starts: Sequence[int]) -> list[tuple[int, str]]:
     return [(s, text[s:e]) for s, e in zip(starts, ends, strict=True)]
 
 
+def page_bytes(page: PageImage, page_start: int) -> int:
+    """What a rendered page costs in the site: its image and its boxes' JSON."""
+    return len(page.png) + len(json.dumps(page.boxes_json(page_start), separators=(",", ":")))
+
+
 def render_pages(
-    data: bytes, text: str, page_starts: Sequence[int], max_pages: int, ocr_languages: Sequence[str] = ()
+    data: bytes,
+    text: str,
+    page_starts: Sequence[int],
+    max_pages: int,
+    ocr_languages: Sequence[str] = (),
+    max_bytes: int = 0,
 ) -> list[PageImage]:
     """The first `max_pages` pages of the PDF `data` as images with the boxes of `text`'s words.
 
     A page PDFium finds no text on takes its boxes from Tesseract's words in `ocr_languages`
     (the extractor's, from its identity): the same engine on the same image reads the same words.
+    With `max_bytes` (0: no limit), rendering stops before the first page whose image and boxes
+    (`page_bytes`) would bring the pages' total past it.
     """
     import pypdfium2
 
@@ -267,7 +283,15 @@ def render_pages(
     try:
         pages = page_texts(text, page_starts)
         count = min(len(document), len(pages), max_pages)
-        return [_render_page(data, document[n], n + 1, *pages[n], ocr_languages) for n in range(count)]
+        rendered: list[PageImage] = []
+        spent = 0
+        for n in range(count):
+            page = _render_page(data, document[n], n + 1, *pages[n], ocr_languages)
+            spent += page_bytes(page, pages[n][0])
+            if max_bytes and spent > max_bytes:
+                break
+            rendered.append(page)
+        return rendered
     finally:
         document.close()
 
@@ -347,8 +371,12 @@ def cache_folder(root: Path, blob: str, extractor_identity: str) -> Path:
     return root / CACHE_DIR / key / blob[:2] / blob
 
 
-def load_cached(folder: Path, max_pages: int) -> list[PageImage] | None:
-    """The cached pages, or None when the entry is missing, damaged or holds fewer pages than asked."""
+def load_cached(folder: Path, max_pages: int, max_bytes: int = 0) -> list[PageImage] | None:
+    """The cached pages, or None when the entry is missing, damaged or holds fewer pages than asked.
+
+    An entry cut short by a byte budget (`store`'s `budget`) serves any budget up to that one:
+    the page after its last did not fit in it, so it fits in none smaller.
+    """
     try:
         record = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
         pages = []
@@ -358,15 +386,20 @@ def load_cached(folder: Path, max_pages: int) -> list[PageImage] | None:
                 return None
             boxes = tuple(tuple(int(v) for v in box) for box in entry["boxes"])
             pages.append(PageImage(int(entry["page"]), png, int(entry["w"]), int(entry["h"]), boxes))  # type: ignore[arg-type]
-        if len(pages) < max_pages and not record["complete"]:
+        budget = int(record.get("budget", 0))
+        cut_within = budget > 0 and 0 < max_bytes <= budget
+        if len(pages) < max_pages and not record["complete"] and not cut_within:
             return None
         return pages
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def store(folder: Path, pages: list[PageImage], complete: bool) -> None:
-    """Write an entry whole (a temporary folder renamed into place); a full disk only costs time."""
+def store(folder: Path, pages: list[PageImage], complete: bool, budget: int = 0) -> None:
+    """Write an entry whole (a temporary folder renamed into place); a full disk only costs time.
+
+    `budget`: the byte budget that stopped the rendering before the last page asked, else 0.
+    """
     with contextlib.suppress(OSError):
         make_parent(folder)
         temp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-"))
@@ -383,7 +416,7 @@ def store(folder: Path, pages: list[PageImage], complete: bool) -> None:
                         "sha256": hashlib.sha256(page.png).hexdigest(),
                     }
                 )
-            record = {"renderer": renderer_identity(), "complete": complete, "pages": entries}
+            record = {"renderer": renderer_identity(), "complete": complete, "budget": budget, "pages": entries}
             (temp / "pages.json").write_text(json.dumps(record), encoding="utf-8")
             if folder.exists():
                 shutil.rmtree(folder)
@@ -403,16 +436,23 @@ def cached_render(
     max_pages: int,
     *,
     keep: bool = True,
+    max_bytes: int = 0,
 ) -> list[PageImage]:
     """`render_pages` of the PDF `read()` returns, from the cache at `root` when it holds this blob
-    under both identities (`identity` is the extractor's). With `keep` false nothing is written."""
+    under both identities (`identity` is the extractor's). With `keep` false nothing is written.
+
+    A cached entry may hold more pages than `max_bytes` allows (made under a larger budget):
+    the caller keeps those that fit."""
+    languages = ocr.languages_of(identity)
     if root is None:
-        return render_pages(read(), text, page_starts, max_pages, ocr.languages_of(identity))
+        return render_pages(read(), text, page_starts, max_pages, languages, max_bytes)
     folder = cache_folder(root, blob, identity)
-    cached = load_cached(folder, max_pages)
+    cached = load_cached(folder, max_pages, max_bytes)
     if cached is not None:
         return cached
-    pages = render_pages(read(), text, page_starts, max_pages, ocr.languages_of(identity))
+    pages = render_pages(read(), text, page_starts, max_pages, languages, max_bytes)
+    total = len(page_starts) + 1
+    cut = len(pages) < min(max_pages, total)  # only a byte budget stops rendering before either
     if keep:
-        store(folder, pages, complete=len(pages) >= len(page_starts) + 1)
+        store(folder, pages, complete=len(pages) >= total, budget=max_bytes if cut else 0)
     return pages

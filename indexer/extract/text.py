@@ -35,6 +35,9 @@ class TextExtractor:
         base = f"text/{self.VERSION}"
         return base if self.encoding == UTF8 else f"{base}{ENCODING_MARK}{self.encoding}"
 
+    def identities(self, limits: Limits) -> tuple[str, ...]:
+        return (self.identity(),)
+
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         text = decode_text_blob(data, path, self.encoding)
         fmt = text_format(path)

@@ -87,11 +87,17 @@ class BuildSummary:
 
 @dataclass(frozen=True)
 class _Kind:
-    """How the build treats one tree entry: its extractor identity, or why it is skipped."""
+    """How the build treats one tree entry: its extractor identity, or why it is skipped.
+
+    `identities` are all those its text may be recorded under (`Extractor.identities`): a PDF
+    whose pages all have text is recorded under `identity`, one with scanned pages under the
+    identity of its OCR configuration.
+    """
 
     identity: str | None
     skip_reason: str = ""
     hint: str = ""
+    identities: tuple[str, ...] = ()
 
 
 def build_index(
@@ -197,7 +203,7 @@ def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) 
         )
     if not extractor.available():
         return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
-    return _Kind(extractor.identity())
+    return _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
 
 
 def _write_index(
@@ -213,14 +219,11 @@ def _write_index(
     known = writer.known_versions()
     with _stage(summary, "history"):
         intervals = _intervals(repo, config, commits)
-    wanted: dict[tuple[str, str], str] = {}  # (blob, identity) -> the first path that had it
-    for path, entry, kind, _first, _last in intervals:
-        if kind.identity is not None:
-            wanted.setdefault((entry.sha, kind.identity), path)
-    needed = {key: path for key, path in wanted.items() if key not in known}
-    summary.reused = len(wanted) - len(needed)
+    wanted, versions = _wanted_versions(intervals, known)
+    needed = {key: value for key, value in wanted.items() if key not in versions}
+    summary.reused = len(versions)
     failed = writer.skipped_version_ids()
-    summary.failures_reused = sum(1 for key in wanted if key not in needed and known[key] in failed)
+    summary.failures_reused = sum(1 for version_id in versions.values() if version_id in failed)
     total = len(needed)
     progress.stage("extracting", total)
     # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
@@ -229,24 +232,24 @@ def _write_index(
     blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes, skip_missing=True)
     missing: set[str] = set()  # not in the object store: their paths are skipped, nothing is recorded
 
-    def read() -> Iterator[tuple[tuple[str, str, int], bytes | None, str, str]]:
-        for (blob, identity), path in needed.items():
+    def read() -> Iterator[tuple[tuple[str, str, tuple[str, ...], int], bytes | None, str, str]]:
+        for (blob, identity), (path, identities) in needed.items():
             with _stage(summary, "read_blobs"):
                 _sha, size, data = next(blobs)
             if size == MISSING_SIZE:
                 missing.add(blob)
-            yield (blob, identity, size), data, path, identity
+            yield (blob, identity, identities, size), data, path, identity
 
     results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
     with contextlib.closing(blobs), contextlib.closing(results):
         for _ in range(total):
             reading, started = summary.stages.get("read_blobs", 0.0), time.monotonic()
-            (blob, identity, size), prepared = next(results)
+            (blob, identity, identities, size), prepared = next(results)
             waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
             summary.stages["extract_and_chunk"] = summary.stages.get("extract_and_chunk", 0.0) + waited
             # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build reads it.
             if blob not in missing:
-                known[(blob, identity)] = _index_version(config, writer, summary, blob, identity, size, prepared)
+                versions[(blob, identity)] = _index_version(config, writer, summary, blob, identities, size, prepared)
                 summary.extracted += 1
             progress.advance()
     head_seq = len(commits) - 1
@@ -261,7 +264,7 @@ def _write_index(
                 reason = f"blob {entry.sha[:12]} is missing from the object store"
                 summary.skipped.append(Skipped(path, reason, MISSING_BLOB_HINT))
             continue
-        version_id = known[(entry.sha, kind.identity)]
+        version_id = versions[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
     progress.stage("writing the index")
     with _stage(summary, "write_history"):
@@ -271,6 +274,29 @@ def _write_index(
         _summarise_head(writer, summary, head_seq)
     summary.commits = len(commits)
     summary.versions = len({pv.version_id for pv in path_versions})
+
+
+_Wanted = dict[tuple[str, str], tuple[str, tuple[str, ...]]]  # (blob, identity) -> (first path, identities)
+
+
+def _wanted_versions(
+    intervals: list[tuple[str, TreeEntry, _Kind, int, int]], known: dict[tuple[str, str], int]
+) -> tuple[_Wanted, dict[tuple[str, str], int]]:
+    """Every (blob, identity) the history holds, and the recorded version of those the index has.
+
+    A version recorded under any identity the blob may have now is the text extracting it again
+    would give: a PDF under its OCR configuration's, or under none when its pages all have text.
+    """
+    wanted: _Wanted = {}
+    for path, entry, kind, _first, _last in intervals:
+        if kind.identity is not None:
+            wanted.setdefault((entry.sha, kind.identity), (path, kind.identities))
+    versions: dict[tuple[str, str], int] = {}
+    for (blob, identity), (_path, identities) in wanted.items():
+        found = next((known[(blob, i)] for i in identities if (blob, i) in known), None)
+        if found is not None:
+            versions[(blob, identity)] = found
+    return wanted, versions
 
 
 def _intervals(
@@ -306,10 +332,13 @@ def _index_version(
     writer: IndexWriter,
     summary: BuildSummary,
     blob: str,
-    identity: str,
+    identities: tuple[str, ...],
     size: int,
     prepared: Prepared | None,
 ) -> int:
+    """Record the version: its text under the identity the extraction gave it, or why it has none
+    under the last of `identities` (a PDF's OCR configuration: another one tries it again)."""
+    identity = identities[-1]
     if prepared is None:  # iter_blobs does not read a blob over the limit
         return _add_skipped(
             writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
@@ -317,6 +346,7 @@ def _index_version(
     if isinstance(prepared, str):  # why it could not be extracted
         return _add_skipped(writer, blob, identity, size, prepared)
     extracted, passages = prepared
+    identity = extracted.identity if extracted.identity in identities else identity
     with _stage(summary, "write_versions"):
         # An extracted document without text is indexed (its path still resolves) with a warning.
         empty = not extracted.text.strip() and extracted.source_class != "text"

@@ -80,6 +80,7 @@ def diagnose(repo_path: Path | str = ".", index_path: Path | str | None = None) 
     if repo is None:
         return Report(tuple(checks))
     checks.append(_check_history(repo))
+    checks += _check_ocr_languages(config)
     checks.append(_check_textconv(repo, config))
     target = Path(index_path) if index_path else repo.root / config.index_path
     checks.append(_check_index(repo, target))
@@ -185,6 +186,22 @@ def _check_ocr(corpus: Counter[str] | None) -> Check:
                      ocr.INSTALL_HINT)  # fmt: skip
     languages = ", ".join(ocr.installed_languages()) or "none"
     return Check("ocr", OK, f"{ocr.engine_version()}: image-only PDF pages are recognized; language data: {languages}")
+
+
+def _check_ocr_languages(config: Config) -> list[Check]:
+    """The `ocr_languages` setting against the language data Tesseract has (nothing to say without Tesseract)."""
+    if not ocr.available():
+        return []
+    if not config.ocr_languages:
+        return [Check("ocr languages", OK, "OCR is off (ocr_languages = []): scanned PDF pages are not read")]
+    missing = [lang for lang in config.ocr_languages if lang not in ocr.installed_languages()]
+    if missing:
+        packages = " ".join(f"tesseract-ocr-{lang.replace('_', '-')}" for lang in missing)
+        return [
+            Check("ocr languages", WARN, f"ocr_languages names {', '.join(missing)}, which Tesseract has no data for",
+                  f"apt-get install {packages} (Debian), or remove them from ocr_languages")
+        ]  # fmt: skip
+    return [Check("ocr languages", OK, f"scanned PDF pages are read in {', '.join(config.ocr_languages)}")]
 
 
 def _check_pagefind() -> Check:

@@ -105,6 +105,8 @@ class SiteStats:
     files_linked: int = 0
     # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
     shown_as_source: dict[str, str] = field(default_factory=dict)
+    # PDFs some of whose pages as printed this build left out by their byte budget: path → why.
+    pages_cut: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> SiteJson:
         return {
@@ -115,6 +117,7 @@ class SiteStats:
             "files_linked": self.files_linked,
             "broken_links": [b.to_json() for b in self.broken_links],
             "shown_as_source": [{"path": p, "reason": r} for p, r in sorted(self.shown_as_source.items())],
+            "pages_cut": [{"path": p, "reason": r} for p, r in sorted(self.pages_cut.items())],
             "search_bundles_indexed": self.search_bundles_indexed,
             "search_bundles_reused": self.search_bundles_reused,
             "search_pages_indexed": self.search_pages_indexed,
@@ -543,13 +546,13 @@ class _SiteBuilder:
                     target.write_bytes(self.repo.read_blob(blob))
             printed = original is not None and original.endswith(".pdf")
             if printed:
-                key += "|" + pdf_pages.key(self.config.pdf_page_images)
+                key += "|" + pdf_pages.key(self.config.pdf_page_images, self.config.pdf_page_budget)
             self.new.versions[blob] = key
             reused = (
                 self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
             )
             if printed and original is not None and not (reused and self._link_pages(blob)):
-                self._publish_pages(ctx, meta, original)
+                self._publish_pages(ctx, meta, original, path)
             if reused:
                 self.stats.pages_reused += 1
                 self.progress.advance()
@@ -568,7 +571,7 @@ class _SiteBuilder:
             return False
         return bool(names) and all(self._link_previous(f"{rel}/{name}") for name in names)
 
-    def _publish_pages(self, ctx: PageContext, meta: VersionMeta, original: str) -> None:
+    def _publish_pages(self, ctx: PageContext, meta: VersionMeta, original: str, path: str) -> None:
         """Render (or take from the cache) a PDF version's pages as printed, and their figures for its page.
 
         Only the figures' markup is kept until the version pages are rendered, not the images or boxes.
@@ -584,7 +587,11 @@ class _SiteBuilder:
             self.config.pdf_page_images,
             self.repo.root,
             meta.notes,
+            pdf_bytes=meta.size,
+            budget=self.config.pdf_page_budget,
         )
+        if published is not None and published.cut_by_budget:
+            self.stats.pages_cut[path] = published.cut_by_budget
         if published is not None:
             root = root_prefix(f"v/{blob}.html")
             ctx.pdf_figures[blob] = pdf_pages.figures(published, root, root + original)

@@ -42,13 +42,30 @@ class Published:
     page_spans: tuple[tuple[int, int], ...]  # (start, end) of each page's text, document offsets
     line_starts: tuple[int, ...]
     recognized: frozenset[int] = frozenset()  # pages whose words OCR read from the image
+    page_count: int = 0  # the PDF's pages; those past `pages` are shown as text only
+    cut_by_budget: str = ""  # why pages past `pages` have no image (the byte budget), else ""
 
 
-def key(max_pages: int) -> str:
+def key(max_pages: int, budget: float = 0.0) -> str:
     """What the published pages depend on besides the version: the version page's reuse key adds it."""
     if max_pages <= 0 or not renderer.available():
         return "pages=off"
-    return f"pages={max_pages} {renderer.renderer_identity()}"
+    return f"pages={max_pages} budget={budget:g} {renderer.renderer_identity()}"
+
+
+def byte_budget(pdf_bytes: int, budget: float) -> int:
+    """The bytes a PDF's pages as printed may take in the site: `budget` times the PDF's; 0: no limit."""
+    return max(1, int(pdf_bytes * budget)) if budget > 0 else 0
+
+
+def within_budget(pages: Sequence[tuple[PageImage, int, str]], max_bytes: int) -> int:
+    """How many of `pages` (each with its boxes' JSON and its rules of lines.css) fit in `max_bytes`."""
+    spent = 0
+    for count, (page, boxes, css) in enumerate(pages):
+        spent += len(page.png) + boxes + len(css.encode("utf-8"))
+        if max_bytes and spent > max_bytes:
+            return count
+    return len(pages)
 
 
 def publish(
@@ -61,30 +78,56 @@ def publish(
     max_pages: int,
     cache_root: Path | None,
     notes: Sequence[str] = (),
+    *,
+    pdf_bytes: int = 0,
+    budget: float = 0.0,
 ) -> Published | None:
     """Render (or take from the cache) and write the pages of one PDF version; None when off or unrenderable.
 
-    A PDF PDFium cannot open costs its page images, never the build: the text view stays.
+    The pages' images, boxes and rules of lines.css take at most `budget` times the PDF's
+    `pdf_bytes` (0: no limit): the pages after the last that fits are shown as text only, and
+    `Published.cut_by_budget` says why. A PDF PDFium cannot open costs its page images, never
+    the build: the text view stays.
     """
     if max_pages <= 0 or not renderer.available():
         return None
+    max_bytes = byte_budget(pdf_bytes, budget)
     try:
         pages = renderer.cached_render(
-            cache_root, blob, read, text, page_starts, identity, max_pages, keep=cache_root is not None
-        )
+            cache_root, blob, read, text, page_starts, identity, max_pages,
+            keep=cache_root is not None, max_bytes=max_bytes,
+        )  # fmt: skip
     except Exception:  # PDFium's errors for a damaged file; pypdf read it, so its text stands
-        return None
-    if not pages:
         return None
     spans = tuple((start, start + len(page)) for start, page in page_texts(text, page_starts))
     line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
-    published = Published(blob, tuple(pages), spans[: len(pages)], line_starts, frozenset(ocr_pages(notes)))
+    recognized = frozenset(ocr_pages(notes))
+    costs = []
+    for page, (start, _end) in zip(pages, spans, strict=False):
+        alone = Published(blob, (page,), ((start, start),), line_starts)
+        boxes = len(json.dumps(page.boxes_json(start), separators=(",", ":")).encode("utf-8"))
+        costs.append((page, boxes, _lines_css(alone)))
+    kept = within_budget(costs, max_bytes)
+    shown = min(len(spans), max_pages)
+    cut = ""
+    if kept < shown:
+        cut = (
+            f"its page images may take at most {budget:g}× the PDF's {pdf_bytes:,} bytes in the site "
+            f"(pdf_page_budget), and {'no page fits' if not kept else f'pages {kept + 1}–{shown} do not fit'}"
+        )
+    if not kept and not cut:
+        return None
+    published = Published(
+        blob, tuple(pages[:kept]), spans[:kept], line_starts, recognized, page_count=len(spans), cut_by_budget=cut
+    )
+    if not kept:
+        return published
     folder = out / PAGES_DIR / blob
     folder.mkdir(parents=True, exist_ok=True)
-    for page, (start, _end) in zip(pages, published.page_spans, strict=True):
+    for page, (start, _end) in zip(published.pages, published.page_spans, strict=True):
         (folder / f"{page.number}.png").write_bytes(page.png)
-        boxes = json.dumps(page.boxes_json(start), separators=(",", ":"))
-        (folder / f"{page.number}.json").write_text(boxes, encoding="utf-8")
+        boxes_json = json.dumps(page.boxes_json(start), separators=(",", ":"))
+        (folder / f"{page.number}.json").write_text(boxes_json, encoding="utf-8")
     (folder / "lines.css").write_text(_lines_css(published), encoding="utf-8")
     return published
 
@@ -115,9 +158,23 @@ def _lines_css(published: Published) -> str:
     return "".join(rules)
 
 
+def _cut_pages(published: Published) -> str:
+    return f"Pages after {len(published.pages)} are not" if published.pages else "No page is"
+
+
 def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
     """The pages beside the text: one figure each, its image, alt text and the static boxes."""
     base = f"{root}{PAGES_DIR}/{published.blob}/"
+    cut = (
+        f'<p class="pdf-cut">{_cut_pages(published)} shown as printed: {escape(published.cut_by_budget)}. '
+        "Their text is all in the text view"
+        + (f' and the pages in <a href="{escape(pdf_href)}">the PDF</a>' if pdf_href else "")
+        + ".</p>"
+        if published.cut_by_budget
+        else ""
+    )
+    if not published.pages:
+        return Markup(cut)
     out = [
         f'<link rel="stylesheet" class="pdf-lines" href="{escape(base)}lines.css">',
         f'<aside class="pdf-pages" aria-label="Pages as printed" data-boxes="{escape(base)}">',
@@ -155,5 +212,6 @@ def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
             f'<figcaption>Page {page.number} as printed · its text: <a href="#L{first}">{lines}</a>{original}'
             "</figcaption></figure>"
         )
+    out.append(cut)
     out.append("</aside>")
     return Markup("".join(out))
