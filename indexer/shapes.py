@@ -501,6 +501,13 @@ class ShownAsSourceJson(TypedDict):
     reason: str
 
 
+class PagesCutJson(TypedDict):
+    """A PDF some of whose pages as printed were left out of the site by its byte budget."""
+
+    path: str
+    reason: str
+
+
 class SiteJson(TypedDict):
     """What the site stage rendered, reused and indexed, and the broken links and over-budget views it found."""
 
@@ -512,6 +519,7 @@ class SiteJson(TypedDict):
     files_linked: int
     broken_links: list[BrokenLinkJson]
     shown_as_source: list[ShownAsSourceJson]
+    pages_cut: list[PagesCutJson]
     search_bundles_indexed: int
     search_bundles_reused: int
     search_pages_indexed: int
