@@ -20,6 +20,7 @@ see lines inserted between cited lines, so a disagreement there is read by hand)
 
     python -m bench held-out <clone> --samples 200
     python -m bench held-out <clone of python/peps> --history-start <commit> --samples 200
+    python -m bench held-out <clone> --samples 1000 --cost   # and the check's CPU against git's diffs
 
 The clone is never written to: the run works in a local clone under the scratch folder.
 """
@@ -201,6 +202,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--work", type=Path, help="scratch folder kept after the run (default: a temporary one)")
+    parser.add_argument(
+        "--cost",
+        action="store_true",
+        help="also measure the check's CPU against git diffing the same blob pairs (best of 3 each)",
+    )
 
 
 def run(args: argparse.Namespace) -> Result:
@@ -253,6 +259,9 @@ def _run(args: argparse.Namespace, work: Path) -> Result:
                 "relocated": resolution.get("relocated"),
             }
         )
+    if args.cost:
+        pairs = [(f"{s.commit}:{s.path}", f"{head}:{r['truth']['path']}") for s, r in zip(samples, rows, strict=True)]
+        cost = diff_cost(repo, [p for p, r in zip(pairs, rows, strict=True) if r["truth"]["path"]], notes, env, work)
     drifted = [records[r["citation"]] for r in rows if r["verdict"] == "drifted" and r["citation"] in records]
     blamed = [crosscheck(repo, r, head, history) for r in drifted[:20]]
     figures = summarize(rows, blamed)
@@ -265,13 +274,61 @@ def _run(args: argparse.Namespace, work: Path) -> Result:
         rows=rows,
         blame=blamed,
     )
+    if args.cost:
+        figures["cost"] = cost
     notes_lines = [
         f"Repository: {figures['repository']} at commit {head}, roots `{args.roots}`, "
         f"{len(history):,} first-parent commits indexed"
         + (f" (from {args.history_start[:12]})" if args.history_start else " (the whole history)")
         + f"; seed {args.seed}."
     ]
-    return Result(markdown(figures), figures, subject=figures["repository"], notes=notes_lines)
+    subject = figures["repository"] + (", the check's CPU against git's diff" if args.cost else "")
+    return Result(markdown(figures), figures, subject=subject, notes=notes_lines)
+
+
+def diff_cost(repo: Path, pairs: list[tuple[str, str]], notes: Path, env: dict[str, str], work: Path) -> dict[str, Any]:
+    """CPU seconds (best of 3, process trees) of `pincite check` of the note, of its process floor,
+    of one `git diff` process per blob pair, and of one batched `git diff` of all the pairs (two
+    trees made with `git mktree`, one entry per pair, diffed once)."""
+    blobs = git(repo, "rev-parse", *[side for pair in pairs for side in pair]).split()
+    olds, news = blobs[0::2], blobs[1::2]
+    bare = work / "bare-diffs.sh"
+    bare.write_text(
+        "".join(
+            f"git -C {repo} diff -U0 --no-color --no-ext-diff {a} {b} >/dev/null\n"
+            for a, b in zip(olds, news, strict=True)
+        ),
+        encoding="utf-8",
+    )
+    listing = {
+        side: "".join(f"100644 blob {sha}\tpair{n:05d}\n" for n, sha in enumerate(shas))
+        for side, shas in (("old", olds), ("new", news))
+    }
+    for side, text in listing.items():
+        (work / f"{side}.tree").write_text(text, encoding="utf-8")
+    batched = work / "batched-diff.sh"
+    batched.write_text(
+        f"old=$(git -C {repo} mktree --missing < {work / 'old.tree'})\n"
+        f"new=$(git -C {repo} mktree --missing < {work / 'new.tree'})\n"
+        f"git -C {repo} diff -U0 --no-color --no-ext-diff --no-renames $old $new >/dev/null\n",
+        encoding="utf-8",
+    )
+
+    def best(argv: list[str], ok: tuple[int, ...] = (0,)) -> float:
+        return min(measure(argv, cwd=ROOT, env=env, ok=ok).cpu_s for _ in range(3))
+
+    check = best(pincite("check", str(notes), "--repo", str(repo)), ok=(0, 7))
+    floor = best(pincite("--version"))
+    figures = {
+        "pairs": len(pairs),
+        "distinct_pairs": len(set(zip(olds, news, strict=True))),
+        "check_cpu": round(check, 3),
+        "floor_cpu": round(floor, 3),
+        "bare_diffs_cpu": round(best(["sh", str(bare)]), 3),
+        "batched_diff_cpu": round(best(["sh", str(batched)]), 3),
+    }
+    log(f"cost: {figures}")
+    return figures
 
 
 def summarize(rows: list[dict[str, Any]], blamed: list[dict[str, Any]]) -> dict[str, Any]:
@@ -324,6 +381,20 @@ def markdown(f: dict[str, Any]) -> str:
         "",
         f"`pincite build --no-site` {f['build_seconds']} s; `pincite check --json` of the note {f['check_seconds']} s.",
     ]
+    cost = f.get("cost")
+    if cost:
+        net = cost["check_cpu"] - cost["floor_cpu"]
+        lines += [
+            "",
+            f"CPU, best of 3, whole process trees: `pincite check` of the {f['samples']} citations "
+            f"{cost['check_cpu']:.2f} s ({net:.2f} s above the {cost['floor_cpu']:.2f} s of `pincite --version`); "
+            f"{cost['pairs']} bare `git diff` processes of the same blob pairs ({cost['distinct_pairs']} distinct) "
+            f"{cost['bare_diffs_cpu']:.2f} s; one batched `git diff` of them (two `git mktree`, one diff) "
+            f"{cost['batched_diff_cpu']:.2f} s. Ratios: check / bare diffs "
+            f"{cost['check_cpu'] / cost['bare_diffs_cpu']:.2f}, "
+            f"check / batched diff {cost['check_cpu'] / cost['batched_diff_cpu']:.1f} "
+            f"({net / cost['batched_diff_cpu']:.1f} above the floor).",
+        ]
     for d in f["disagreements"][:10]:
         lines.append(f"- disagreement: `{d['citation']}`: pincite {d['verdict']}, git {d['truth']}")
     return "\n".join(lines)
