@@ -54,6 +54,7 @@ from indexer.vcs.repo import CommitInfo
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
 RARE_PASSAGES = 256  # a word held by fewer passages narrows a quote search; counting stops there
+NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
 
@@ -840,8 +841,8 @@ class IndexReader:
         each of the rare ones among `words`, and whose text holds each of `pieces` verbatim.
 
         A superset of the versions holding a text made of these words and pieces (see the
-        module docstring); callers confirm on the text. Only the rare words narrow (fewer than
-        RARE_PASSAGES passages hold each, `passages_with`), or the rarest alone when none is:
+        module docstring); callers confirm on the text. The two rarest words narrow when fewer
+        than RARE_PASSAGES passages hold each (`passages_with`), or the rarest alone otherwise:
         a common word narrows little and costs a lookup per passage holding it, which a false
         quote paid in every check. A word no passage holds answers at once: no version holds
         the quote. The pieces are then looked for in the texts left, one text at a time, by
@@ -855,7 +856,7 @@ class IndexReader:
             ranked = sorted(words, key=lambda w: (self.passages_with(w), w))
             if self.passages_with(ranked[0]) == 0:
                 return []
-            narrowing = [w for w in ranked if self.passages_with(w) < RARE_PASSAGES] or ranked[:1]
+            narrowing = [w for w in ranked[:NARROWING_WORDS] if self.passages_with(w) < RARE_PASSAGES] or ranked[:1]
             holding = " INTERSECT ".join(
                 "SELECT version_id FROM passage_spans WHERE id IN"
                 " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
