@@ -17,7 +17,8 @@ Case, punctuation other than the above, and Markdown markup are left alone.
 The offset map has one entry per normalized code point plus a final one: entry i is the
 offset in the original text where normalized code point i came from, and the last entry
 is len(text). A match normalized[i:j] therefore stands at text[map[i]:map[j]] (a folded
-whitespace run at the end of a match is included whole).
+whitespace run at the end of a match is included whole). `normalized_text(text)` is the same
+text without the map, for asking whether a quote stands in a text before asking where.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ QUOTE_FOLD = {
 # Every character str.isspace() accepts (a test checks the list against it).
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
 WHITESPACE += "\u2028\u2029\u202f\u205f\u3000"
-# One code point for one: quotes and dashes folded, every whitespace character made a space.
 _SPACES_AFTER_SPACE = re.compile(r"(?<= ) +")
 # Step 2: each ligature to the letters of its compatibility decomposition (a test checks them).
 LIGATURES = {
@@ -59,6 +59,7 @@ _LETTER_FOLDS = re.compile(f"[{re.escape(WORD_HYPHENS)}][{re.escape(WHITESPACE)}
 
 
 _HYPHEN_FOLDS = re.compile(f"-[{re.escape(WHITESPACE)}]*")  # `_LETTER_FOLDS` where "-" is the only one present
+# One code point for one: quotes and dashes folded, every whitespace character made a space.
 _ONE_FOR_ONE = {**QUOTE_FOLD, **dict.fromkeys(WHITESPACE.replace(" ", ""), " ")}
 
 
