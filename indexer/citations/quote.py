@@ -20,12 +20,19 @@ from indexer.shapes import QuoteVerdictJson
 from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
 from indexer.text.model import Span
-from indexer.text.normalize import QUOTE_FOLD, WORD_HYPHENS, normalize, normalize_for_match, normalize_spelling
+from indexer.text.normalize import (
+    QUOTE_FOLD,
+    WORD_HYPHENS,
+    normalize,
+    normalize_for_match,
+    normalize_spelling,
+    normalized_text,
+)
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
 # -- quote check ------------------------------------------------------------------
 MAX_LOCATIONS = 10
-QUERY_WORDS = 3  # the longest words narrow best; each more costs a lookup (about a millisecond)
+QUERY_WORDS = 8  # the rarest of the quote's longest words narrows; each costs one count, once per reader
 QUERY_PIECES = 8  # then the candidates' texts must hold these verbatim (SQLite's instr, cheap)
 _FOLD_TARGETS = frozenset(QUOTE_FOLD.values())
 
@@ -75,7 +82,7 @@ def check_quote(quote: str, resolved: Resolved | None, resolver: Resolver, reaso
         return QuoteVerdict(QuoteStatus.UNVERIFIABLE, f"the citation is unresolvable: {reason}".rstrip(": "))
     if not wanted:
         return QuoteVerdict(QuoteStatus.UNVERIFIABLE, "the quote is empty")
-    if wanted in normalize_for_match(resolved.text)[0]:
+    if wanted in normalized_text(resolved.text):
         return QuoteVerdict(QuoteStatus.MATCHED, "the quote stands in the cited span")
     found = exact_places(quote, resolved.commit, resolver, near=resolved)
     if found:
@@ -107,8 +114,7 @@ def near_place(wanted: str, resolved: Resolved, resolver: Resolver) -> tuple[Cit
     """Where the cited document holds the normalized quote's characters with other spaces, or
     else all its words in one passage in another order; with how it differs. None when neither."""
     version = resolved.document
-    normalized, offsets = resolver.normalized(version)
-    span, how = _respaced(wanted, normalized, offsets, version.text), "in another spacing"
+    span, how = _respaced(wanted, version, resolver), "in another spacing"
     if span is None:
         span, how = _reordered(wanted, version, resolver), "in another order, in one passage"
     if span is None:
@@ -118,49 +124,73 @@ def near_place(wanted: str, resolved: Resolved, resolver: Resolver) -> tuple[Cit
     return span_citation(resolved.commit, resolved.path, span, index, unit, identity_token=token_of(version)), how
 
 
-def _respaced(wanted: str, normalized: str, offsets: list[int], text: str) -> Span | None:
+def _respaced(wanted: str, version: VersionText, resolver: Resolver) -> Span | None:
     """The span where `wanted`, every space left out, stands in the normalized text likewise."""
     compact = wanted.replace(" ", "")
     if len(compact) < NEAR_MIN_CHARS:
         return None
-    spaceless, kept = _without_spaces(normalized)
-    at = spaceless.find(compact)
+    at = resolver.normalized_text(version).replace(" ", "").find(compact)
     if at == -1:
-        return None
-    return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, text))
+        return None  # the usual answer, found without mapping a position per character
+    normalized, offsets = resolver.normalized(version)
+    kept = _non_space_positions(normalized)
+    return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, version.text))
 
 
 @lru_cache(maxsize=4)  # a check of many quotes failing in one document computes it once
-def _without_spaces(normalized: str) -> tuple[str, tuple[int, ...]]:
-    kept = tuple(i for i, ch in enumerate(normalized) if ch != " ")
-    return "".join(normalized[i] for i in kept), kept
+def _non_space_positions(normalized: str) -> tuple[int, ...]:
+    """The positions of the normalized text's characters other than spaces, in order."""
+    return tuple(i for i, ch in enumerate(normalized) if ch != " ")
 
 
 def _reordered(wanted: str, version: VersionText, resolver: Resolver) -> Span | None:
-    """The first passage of the document that holds every word of `wanted` (in any order)."""
+    """The first passage of the document that holds every word of `wanted` (in any order).
+
+    Passages are the index's own (one query) when it holds the version, else cut here. They are
+    read only when the document's normalized text holds every word at all: a passage's words
+    are substrings of it (a passage is a stretch of the document, and normalizing a stretch
+    can only cut a word at its edge, never make a new one).
+    """
     words = set(_WORD_RE.findall(wanted))
     if len(words) < NEAR_MIN_WORDS:
         return None
+    normalized = resolver.normalized_text(version)
+    if not all(word in normalized for word in words):
+        return None  # the usual answer for a fabricated quote: no passage can hold them all
+    text = version.text
+    return next((s for s in _passage_spans(version, resolver) if _holds_words(text[s.start : s.end], words)), None)
+
+
+def _holds_words(passage: str, words: set[str]) -> bool:
+    """Whether the passage's normalized text has every one of `words` among its words."""
+    # Without a hyphen or a character beyond ASCII, normalizing changes no word: skip it.
+    plain = passage if passage.isascii() and "-" not in passage else normalize(passage)
+    return all(word in plain for word in words) and words <= set(_WORD_RE.findall(plain))
+
+
+def _passage_spans(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
+    """The document's passages as the index cut them, or (without that version indexed) as it would."""
+    reader = resolver.index()
+    if reader is not None:
+        indexed = reader.passage_spans_of(version.blob, version.extracted.identity)
+        if indexed:
+            return tuple(Span(start, end) for start, end in indexed)
     extracted = version.extracted
-    passages = _passage_words(
-        version.text, extracted.is_markdown, resolver.config.passage_max_chars, extracted.page_starts
-    )
-    return next((span for span, held in passages if words <= held), None)
+    return _cut(version.text, extracted.is_markdown, resolver.config.passage_max_chars, extracted.page_starts)
 
 
 @lru_cache(maxsize=4)
-def _passage_words(
-    text: str, markdown: bool, max_chars: int, page_starts: tuple[int, ...]
-) -> tuple[tuple[Span, frozenset[str]], ...]:
-    """Each passage of the text (as the index cuts it) with the words it holds, normalized."""
+def _cut(text: str, markdown: bool, max_chars: int, page_starts: tuple[int, ...]) -> tuple[Span, ...]:
     passages = chunk(text, markdown=markdown, max_chars=max_chars, page_starts=page_starts)
-    return tuple((Span(p.start, p.end), frozenset(_WORD_RE.findall(normalize(p.text)))) for p in passages)
+    return tuple(Span(p.start, p.end) for p in passages)
 
 
 def _unsearched_paths(commit: str, resolver: Resolver) -> list[str]:
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
-    return reader.skipped_paths_at(seq) if reader is not None and seq is not None else []
+    if reader is None or seq is None:
+        return []
+    return resolver.memo.skipped.get_or_compute(seq, lambda: reader.skipped_paths_at(seq))
 
 
 def exact_places(
@@ -177,6 +207,8 @@ def exact_places(
             version = resolver.text(blob, path, commit)
         except PinciteError:
             continue
+        if wanted not in resolver.normalized_text(version):
+            continue  # most candidates: the words stand there, not the quote
         normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
         for span in match_spans(wanted, normalized, offsets, version.text):

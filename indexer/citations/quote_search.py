@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -55,6 +56,7 @@ FUZZY_LIMIT = 3  # near matches reported
 FUZZY_CANDIDATES = 12  # bm25 passages considered for near matches
 FUZZY_SCORED = 4  # candidates compared character by character (the bound on fuzzy work)
 FTS_WORDS = 12  # longest words of the quote that pick bm25 candidates for near matches
+FTS_RARE_WORDS = 4  # of them, the rarest in the index are searched
 ANCHORS = 3  # word-level matching blocks tried as anchors of a near match
 FUZZY_MAX_WORDS = 200  # longest quote (in words) near matching compares: bounds its work
 _WORD = re.compile(r"\w+")
@@ -233,7 +235,7 @@ class QuoteSearcher:
             in_document = self._scored(wanted, candidates, target, unit)
             if in_document:
                 return in_document  # the cited words were edited in place: elsewhere is not searched
-        query = fts_words_query(wanted)
+        query = fts_words_query(wanted, self.reader.passages_with)
         if query is not None:
             for path, version_id, p, _snippet in self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None):
                 candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
@@ -262,6 +264,8 @@ class QuoteSearcher:
             version = self.resolver.text_at(target, path)
         except PinciteError:
             return ()
+        if wanted not in self.resolver.normalized_text(version):
+            return ()  # asked before where: the map of offsets costs more than the answer
         normalized, offsets = self.resolver.normalized(version)
         index = self.resolver.line_index(version)
         spans = islice(match_spans(wanted, normalized, offsets, version.text), MAX_LOCATIONS)
@@ -383,9 +387,16 @@ class QuoteSearcher:
 
 
 # -- helpers -------------------------------------------------------------------------
-def fts_words_query(normalized_quote: str) -> str | None:
-    """Any of the quote's words, for bm25-ranked near-match candidates."""
+def fts_words_query(normalized_quote: str, passages_with: Callable[[str], int] | None = None) -> str | None:
+    """Any of the quote's words, for bm25-ranked near-match candidates.
+
+    Of its longest words, the rarest (`passages_with` counts the passages holding one) when
+    given: a near match shares most of the quote's words, rare ones included, and a common
+    word would have bm25 score most of the index before the best few come out.
+    """
     words = sorted(set(_WORD.findall(normalized_quote)), key=lambda w: (-len(w), w))[:FTS_WORDS]
+    if passages_with is not None:
+        words = sorted(words, key=lambda w: (passages_with(w), w))[:FTS_RARE_WORDS]
     if not words:
         return None
     return " OR ".join(f'"{w}"' for w in words)

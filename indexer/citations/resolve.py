@@ -42,7 +42,7 @@ from indexer.index import documents
 from indexer.index.store import IndexReader
 from indexer.text.citation import Citation, identity_token, token_for
 from indexer.text.model import UTF8, LineIndex, Span
-from indexer.text.normalize import normalize_for_match
+from indexer.text.normalize import normalize_for_match, normalized_text
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
@@ -148,6 +148,7 @@ class ResolverMemo:
     declared: dict[str, dict[str, attributes.Declared]] = field(default_factory=dict)  # commit -> path -> encoding
     line_indexes: Memo[VersionKey, LineIndex] = field(default_factory=Memo)
     normalized: Memo[VersionKey, tuple[str, list[int]]] = field(default_factory=Memo)
+    normalized_texts: Memo[VersionKey, str] = field(default_factory=Memo)  # the same without the offsets
     text_blobs: Memo[VersionKey, str] = field(default_factory=Memo)  # the blob git diffs for a version
     hunks: Memo[tuple[str, str], list[Hunk]] = field(default_factory=Memo)  # (old text blob, new text blob)
     changes: Memo[tuple[str, str, str], PathChange] = field(default_factory=Memo)  # (old commit, new commit, path)
@@ -157,6 +158,7 @@ class ResolverMemo:
     # (normalized quote, commit seq) -> (path, version id) that may hold it: the quote check and the
     # recovery of a wrong or false quote ask the index the same question at the same commit.
     holding: Memo[tuple[str, int], list[tuple[str, int]]] = field(default_factory=Memo)
+    skipped: Memo[int, list[str]] = field(default_factory=Memo)  # commit seq -> paths without readable text
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
 
@@ -347,6 +349,14 @@ class Resolver:
     def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
         """The version's text as quote matching sees it, with its offset map (text.normalize)."""
         return self.memo.normalized.get_or_compute(version_key(version), lambda: normalize_for_match(version.text))
+
+    def normalized_text(self, version: documents.VersionText) -> str:
+        """The version's normalized text alone: whether a quote stands in it, before asking where."""
+        key = version_key(version)
+        mapped = self.memo.normalized.peek(key)
+        if mapped is not None:
+            return mapped[0]
+        return self.memo.normalized_texts.get_or_compute(key, lambda: normalized_text(version.text))
 
     def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:
         """What became of `path` between two commits (renames followed), once per (commits, path)."""

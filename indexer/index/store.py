@@ -53,6 +53,8 @@ from indexer.vcs.repo import CommitInfo
 
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
+RARE_PASSAGES = 256  # a word held by fewer passages narrows a quote search; counting stops there
+NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
 
@@ -221,6 +223,11 @@ def _passage(row: Sequence[Any]) -> Passage:
 
 # SQLite's primary result codes for a damaged file (extended codes add bits above the low byte).
 _DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def _word_query(word: str) -> str:
+    """The FTS5 query for one word of passage text, quoted as a phrase (no operator is read in it)."""
+    return 'text : "' + word.replace('"', '""') + '"'
 
 
 def _damage(exc: sqlite3.DatabaseError, index: str) -> IndexDamaged | None:
@@ -601,6 +608,7 @@ class IndexReader:
                 hint="rebuild it with `pincite build` (the build replaces an index of another schema)",
             )
         self.path = index_path
+        self._rarity: dict[str, int] = {}  # word -> passages holding it (`passages_with`)
 
     def close(self) -> None:
         self.conn.close()
@@ -689,6 +697,15 @@ class IndexReader:
             "SELECT ordinal, start FROM passage_spans WHERE version_id = ? ORDER BY ordinal", (version_id,)
         )
         return [PassageAnchor(*row) for row in rows]
+
+    def passage_spans_of(self, blob: str, identity: str) -> list[tuple[int, int]]:
+        """(start, end) of each passage of the version of `blob` under `identity`, in order; [] when not indexed."""
+        rows = self.conn.execute(
+            'SELECT s.start, s."end" FROM versions v JOIN passage_spans s ON s.version_id = v.id'
+            " WHERE v.blob = ? AND v.identity = ? ORDER BY s.ordinal",
+            (blob, identity),
+        ).fetchall()  # at once: a row at a time through the damage check costs more than the query
+        return [(int(r[0]), int(r[1])) for r in rows]
 
     def passages_of(self, version_id: int) -> list[Passage]:
         rows = self.conn.execute(
@@ -820,30 +837,37 @@ class IndexReader:
         return str(row[0]) if row else None
 
     def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
-        """(path, version id) of versions (at commit `seq`, or at any commit) with, for each of
-        `words`, a passage holding that word, and whose text holds each of `pieces` verbatim.
+        """(path, version id) of versions (at commit `seq`, or at any commit) with a passage holding
+        each of the rare ones among `words`, and whose text holds each of `pieces` verbatim.
 
         A superset of the versions holding a text made of these words and pieces (see the
-        module docstring); callers confirm on the text. The words narrow through the porter
-        table; the pieces are then looked for in the texts left, one text at a time, by Python's
-        substring search: SQLite's `instr` over the same texts took ten times as long (2 s for
-        one quote over 62 large documents), and it is what a false quote pays in every check.
+        module docstring); callers confirm on the text. The two rarest words narrow when fewer
+        than RARE_PASSAGES passages hold each (`passages_with`), or the rarest alone otherwise:
+        a common word narrows little and costs a lookup per passage holding it, which a false
+        quote paid in every check. A word no passage holds answers at once: no version holds
+        the quote. The pieces are then looked for in the texts left, one text at a time, by
+        Python's substring search: SQLite's `instr` over the same texts took ten times as long
+        (2 s for one quote over 62 large documents).
         """
         sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
         sql += " WHERE v.text IS NOT NULL"
         params: list[object] = []
         if words:
+            ranked = sorted(words, key=lambda w: (self.passages_with(w), w))
+            if self.passages_with(ranked[0]) == 0:
+                return []
+            narrowing = [w for w in ranked[:NARROWING_WORDS] if self.passages_with(w) < RARE_PASSAGES] or ranked[:1]
             holding = " INTERSECT ".join(
                 "SELECT version_id FROM passage_spans WHERE id IN"
                 " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
-                for _ in words
+                for _ in narrowing
             )
             sql += f" AND pv.version_id IN ({holding})"
-            params += ['text : "' + word.replace('"', '""') + '"' for word in words]
+            params += [_word_query(word) for word in narrowing]
         if seq is not None:
             sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
             params += [seq, seq]
-        found = [(r[0], int(r[1])) for r in self.conn.execute(sql + " ORDER BY pv.path", params)]
+        found = [(r[0], int(r[1])) for r in self.conn.execute(sql + " ORDER BY pv.path", params).fetchall()]
         if not pieces:
             return found
         texts: dict[int, bool] = {}  # version id -> holds every piece (a version may stand at several paths)
@@ -852,3 +876,11 @@ class IndexReader:
                 row = self.conn.execute("SELECT text FROM versions WHERE id = ?", (version_id,)).fetchone()
                 texts[version_id] = row is not None and all(piece in row[0] for piece in pieces)
         return [(path, version_id) for path, version_id in found if texts[version_id]]
+
+    def passages_with(self, word: str) -> int:
+        """How many passages, of every version, the porter table finds by `word`, counted up to
+        RARE_PASSAGES (a common word's count would cost a step per passage); remembered per reader."""
+        if word not in self._rarity:
+            query = "SELECT count(*) FROM (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? LIMIT ?)"
+            self._rarity[word] = int(self.conn.execute(query, (_word_query(word), RARE_PASSAGES)).fetchone()[0])
+        return self._rarity[word]

@@ -17,7 +17,8 @@ Case, punctuation other than the above, and Markdown markup are left alone.
 The offset map has one entry per normalized code point plus a final one: entry i is the
 offset in the original text where normalized code point i came from, and the last entry
 is len(text). A match normalized[i:j] therefore stands at text[map[i]:map[j]] (a folded
-whitespace run at the end of a match is included whole).
+whitespace run at the end of a match is included whole). `normalized_text(text)` is the same
+text without the map, for asking whether a quote stands in a text before asking where.
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ QUOTE_FOLD = {
 # Every character str.isspace() accepts (a test checks the list against it).
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
 WHITESPACE += "\u2028\u2029\u202f\u205f\u3000"
-# One code point for one: quotes and dashes folded, every whitespace character made a space.
-_FOLD_TABLE = str.maketrans({**QUOTE_FOLD, **dict.fromkeys(WHITESPACE, " ")})
 _SPACES_AFTER_SPACE = re.compile(r"(?<= ) +")
 # Step 2: each ligature to the letters of its compatibility decomposition (a test checks them).
 LIGATURES = {
@@ -59,9 +58,56 @@ WORD_HYPHENS = "-\u00ad\u2010\u2011"
 _LETTER_FOLDS = re.compile(f"[{re.escape(WORD_HYPHENS)}][{re.escape(WHITESPACE)}]*|[{''.join(LIGATURES)}]")
 
 
+_HYPHEN_FOLDS = re.compile(f"-[{re.escape(WHITESPACE)}]*")  # `_LETTER_FOLDS` where "-" is the only one present
+# One code point for one: quotes and dashes folded, every whitespace character made a space.
+_ONE_FOR_ONE = {**QUOTE_FOLD, **dict.fromkeys(WHITESPACE.replace(" ", ""), " ")}
+
+
 def normalize_for_match(text: str) -> tuple[str, list[int]]:
     """`text` normalized for quote matching, and the map back to its offsets (see module docstring)."""
     return _normalized(text, fold_letters=True)
+
+
+def normalized_text(text: str) -> str:
+    """`normalize_for_match(text)[0]` without the offset map, by the same steps on whole strings.
+
+    Whether a quote stands in a text is asked far more often than where: a fabricated quote
+    is looked for in every candidate document, and building a map per code point cost more
+    than the search. A test checks the two agree on any text.
+    """
+    composed = text if text.isascii() else unicodedata.normalize("NFC", text)
+    folds = _letter_folds_in(composed)
+    if folds is not None:
+        composed = folds.sub(_fold_letter, composed)
+    if composed.isspace():
+        return " "
+    folded = " ".join(composed.split())  # str.split() splits at runs of str.isspace characters
+    if composed[:1].isspace():
+        folded = " " + folded
+    if composed[-1:].isspace():
+        folded += " "
+    return _fold_chars(folded)
+
+
+def _fold_chars(text: str) -> str:
+    """Steps 4 and 5, and every whitespace character made a space: one code point for one.
+
+    Each character present is replaced on its own: `str.translate` with a table looks up every
+    code point of a text that is not ASCII, which took milliseconds per document.
+    """
+    if text.isascii() and text.isprintable():
+        return text  # none of them is there: each is a control character or not ASCII
+    for char, folded in _ONE_FOR_ONE.items():
+        if char in text:
+            text = text.replace(char, folded)
+    return text
+
+
+def _letter_folds_in(text: str) -> re.Pattern[str] | None:
+    """The pattern of steps 2 and 3 for a text, the fastest that finds every fold it holds; None without any."""
+    if not text.isascii() and any(char in text for char in (*LIGATURES, *WORD_HYPHENS[1:])):
+        return _LETTER_FOLDS
+    return _HYPHEN_FOLDS if "-" in text else None
 
 
 def _normalized(text: str, *, fold_letters: bool) -> tuple[str, list[int]]:
@@ -69,7 +115,7 @@ def _normalized(text: str, *, fold_letters: bool) -> tuple[str, list[int]]:
     lettered, lettered_origin = _fold_letters(composed) if fold_letters else (composed, None)
     if lettered_origin is not None:
         origin = lettered_origin if origin is None else [origin[i] for i in lettered_origin]
-    folded = lettered.translate(_FOLD_TABLE)  # positions unchanged
+    folded = _fold_chars(lettered)  # positions unchanged
     # Only the spaces after the first of a run go: the rest of the text keeps its positions,
     # so the map is built from a few ranges rather than character by character.
     out: list[str] = []
@@ -93,7 +139,7 @@ def normalize(text: str) -> str:
     quote cut at a word's hyphen ("asyn-", "- chronously") stands where step 3 left that
     hyphen out of the document's text.
     """
-    quote = normalize_for_match(text)[0].strip(" ")
+    quote = normalized_text(text).strip(" ")
     if len(quote) > 1 and quote[-1] == "-" and quote[-2].isalpha():
         quote = quote[:-1]
     unhyphenated = quote[1:].lstrip(" ")
@@ -121,13 +167,11 @@ def _fold_letters(text: str) -> tuple[str, list[int] | None]:
     out: list[str] = []
     origin: list[int] = []
     last = 0
-    for found in _LETTER_FOLDS.finditer(text):
+    folds = _letter_folds_in(text)
+    for found in folds.finditer(text) if folds is not None else ():
         start, end = found.span()
-        if text[start] in LIGATURES:
-            letters = LIGATURES[text[start]]
-        elif start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha():
-            letters = ""
-        else:
+        letters = _fold_letter(found)
+        if letters == found.group():
             continue
         out.append(text[last:start])
         origin.extend(range(last, start))
@@ -139,6 +183,17 @@ def _fold_letters(text: str) -> tuple[str, list[int] | None]:
     out.append(text[last:])
     origin.extend(range(last, len(text)))
     return "".join(out), origin
+
+
+def _fold_letter(found: re.Match[str]) -> str:
+    """What steps 2 and 3 make of one match of `_LETTER_FOLDS`: a ligature's letters, nothing for
+    a hyphen (and the whitespace after it) between two letters, else the match itself."""
+    text, (start, end) = found.string, found.span()
+    if text[start] in LIGATURES:
+        return LIGATURES[text[start]]
+    if start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha():
+        return ""
+    return found.group()
 
 
 def _nfc_with_origin(text: str) -> tuple[str, list[int] | None]:

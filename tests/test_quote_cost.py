@@ -1,0 +1,128 @@
+"""What a false quote costs: the narrowed search finds what the full scan finds, and skips the work it can.
+
+A fabricated quote is searched for in the whole corpus at the cited commit. The index narrows the
+documents by the quote's rare words, and a document's text is normalized without its offset map
+until the quote is known to stand in it: these tests hold both shortcuts to the full answer.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from indexer import build
+from indexer.citations import quote as quote_module
+from indexer.citations import resolve as resolve_module
+from indexer.citations.quote import check_quote, versions_holding
+from indexer.citations.resolve import Resolver
+from indexer.citations.verdicts import QuoteStatus
+from indexer.extract.base import ExtractedText
+from indexer.index import store
+from indexer.index.store import IndexReader, IndexWriter, PathVersion
+from indexer.text.chunk import chunk
+from indexer.text.citation import Citation
+from indexer.text.normalize import LIGATURES, QUOTE_FOLD, normalize, normalize_for_match, normalized_text
+from indexer.vcs.repo import CommitInfo, GitRepo
+from tests.conftest import CorpusRepo
+
+_CHARS = list("ab cé\t\n\r\u00a0\u3000e\u0301\u0308\u1100\u1161\u11a8-\u00ad\u20101\x85") + list(QUOTE_FOLD)
+texts = st.text(
+    alphabet=st.one_of(st.sampled_from(_CHARS + list(LIGATURES)), st.characters(blacklist_categories=("Cs",))),
+    max_size=80,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts)
+def test_the_text_alone_is_the_text_of_the_mapped_normalization(text: str) -> None:
+    assert normalized_text(text) == normalize_for_match(text)[0]
+
+
+# A small vocabulary, so that words repeat within and across documents at different rates.
+_WORDS = st.one_of(
+    st.sampled_from(["retention", "invoice", "kept", "for", "seven", "years", "the", "a", "copy", "site"]),
+    st.sampled_from(["ﬁle", "well-known", "asyn-\nchronously", "re-sign", "resign", "Café", "e\u0301t\u00e9"]),
+    st.text(alphabet="abcdefgh", min_size=1, max_size=9),
+)
+_SEPARATORS = st.sampled_from([" ", " ", " ", "\n", "\n\n", ", ", ". ", " “", "” ", " — ", "\t"])
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(st.tuples(_WORDS, _SEPARATORS), min_size=4, max_size=60))
+    return "".join(word + sep for word, sep in parts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents=st.lists(_documents(), min_size=1, max_size=4), data=st.data())
+def test_the_narrowed_search_finds_every_document_the_full_scan_finds(
+    documents: list[str], data: st.DataObject
+) -> None:
+    """Any stretch of a document, as a quote: the index's candidates, confirmed, are what scanning every text gives."""
+    chosen = documents[data.draw(st.integers(0, len(documents) - 1))]
+    i = data.draw(st.integers(0, len(chosen) - 1))
+    j = data.draw(st.integers(i + 1, len(chosen)))
+    quote = chosen[i:j]
+    wanted = normalize(quote)
+    assume(wanted and wanted in normalized_text(chosen))
+    full = {f"doc{n}.txt" for n, text in enumerate(documents) if wanted in normalized_text(text)}
+    # The count that makes a word rare, drawn small too: then some words narrow and some do not.
+    rare = data.draw(st.sampled_from([1, 2, 3, store.RARE_PASSAGES]))
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(store, "RARE_PASSAGES", rare):
+        index = Path(folder) / "index.sqlite"
+        writer = IndexWriter(index)
+        history = []
+        for n, text in enumerate(documents):
+            extracted = ExtractedText(text, "text", "text@1")
+            passages = chunk(text, markdown=False, max_chars=60)
+            version = writer.add_version(
+                blob=f"{n:040x}", identity="text@1", size=len(text), extracted=extracted, passages=passages
+            )
+            history.append(PathVersion(f"doc{n}.txt", version, 0, 0))
+        writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
+        writer.commit(optimize=True)
+        reader = IndexReader(index)
+        try:
+            candidates = {path for path, _version in versions_holding(reader, quote, 0)}
+        finally:
+            reader.close()
+    narrowed = {path for path in candidates if wanted in normalized_text(documents[int(path[3:-4])])}
+    assert narrowed == full
+
+
+DOCS = {
+    "corpus/retention.md": "# Retention\n\nInvoices are kept for seven years.\n\nEmail is kept for two years.\n",
+    "corpus/other.md": "# Other\n\nBackups are copied to a second site every night.\n",
+}
+
+
+def test_a_fabricated_quote_maps_no_offsets_and_cuts_no_passages(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With an index, a quote that stands nowhere is answered on normalized texts alone and the index's passages."""
+    corpus_repo.commit(DOCS)
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    mapped: list[str] = []
+    cut: list[str] = []
+    real_map, real_chunk = resolve_module.normalize_for_match, quote_module.chunk
+    monkeypatch.setattr(resolve_module, "normalize_for_match", lambda text: mapped.append(text) or real_map(text))
+    monkeypatch.setattr(quote_module, "chunk", lambda text, **options: cut.append(text) or real_chunk(text, **options))
+    resolved = resolver.resolve(Citation(resolver.commit("HEAD"), "corpus/retention.md", lines=(3, 3)))
+    # Its words stand in one passage in another order: the index's passages say which, none is cut here.
+    verdict = check_quote("years seven for kept are Invoices", resolved, resolver)
+    assert verdict.status == QuoteStatus.FAILED and verdict.near is not None
+    assert mapped == [] and cut == []
+    verdict = check_quote("years seven for kept copied Backups", resolved, resolver)
+    assert verdict.status == QuoteStatus.FAILED and verdict.near is None
+    assert mapped == [] and cut == []
+    # A quote that stands is mapped back to exact offsets, in the one document that holds it.
+    verdict = check_quote("copied to a second site", resolved, resolver)
+    assert verdict.status == QuoteStatus.WRONG_REF
+    assert verdict.suggestion is not None and verdict.suggestion.path == "corpus/other.md"
+    assert mapped == [DOCS["corpus/other.md"]]
