@@ -104,7 +104,12 @@ def test_any_quoted_slice_maps_back_to_original_text_with_the_same_normalization
     assert at != -1
     # Where the match stands in the original, found the way check and cite find it.
     citation_text = text[offsets[at] : source_end(offsets, at + len(wanted), text)]
-    assert normalize(citation_text) == wanted
+    cited = normalize(citation_text)
+    assert wanted in cited
+    # A match that starts or ends inside a character normalized to several ("ﬀ" → "ff") cites that
+    # whole character: a citation spans whole source characters, and only those at its two ends.
+    widening = len(normalize(citation_text[0])) - 1 + len(normalize(citation_text[-1])) - 1
+    assert len(cited) - len(wanted) <= widening
 
 
 def test_normalization_examples() -> None:
