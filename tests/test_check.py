@@ -386,3 +386,20 @@ def test_streamed_records_are_the_records_of_a_collected_report(setup: tuple[Cor
     (empty / "none.md").write_text("No citations here.\n")
     nothing = json.loads(run(repo, "check", str(empty), "--json").stdout)
     assert nothing["records"] == [] and nothing["summary"]["citations"] == 0
+
+
+def test_an_object_missing_from_the_store_makes_its_citations_unresolvable_and_check_goes_on(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    repo, pinned = setup
+    repo.commit({"corpus/notes/extra.md": "# Extra\n\nMore words.\n"})
+    lost = repo.git("rev-parse", "HEAD:corpus/notes").strip()
+    (repo.root / ".git" / "objects" / lost[:2] / lost[2:]).unlink()  # as a damaged or partial clone lacks it
+    doc = tmp_path / "review.md"
+    doc.write_text(four_cases(pinned))
+    result = run(repo, "check", str(doc), "--json")
+    data = json.loads(result.stdout)
+    assert result.exit_code == 7 and "Traceback" not in result.output
+    assert [r["verdict"] for r in data["records"]] == ["unresolvable"] * 4
+    resolutions = [r["resolution"] for r in data["records"]]
+    assert all(lost in r["reason"] and "git fsck" in (r["hint"] or "") for r in resolutions)

@@ -21,7 +21,7 @@ from indexer.citations.recovery import DEEP_SEARCH_BUDGET, Recoverer, RecoveryAt
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import BRANCH_HINT, CITATION_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
-from indexer.errors import CitationSyntaxError, UsageError
+from indexer.errors import CitationSyntaxError, RepositoryError, UsageError
 from indexer.files import atomic_write_if_unchanged
 from indexer.shapes import CheckRecordJson, CheckReportJson, CheckTailJson
 from indexer.text.citation import Citation, github_repo, github_url, permalink
@@ -326,10 +326,16 @@ def _check_one(file: str, found: Found, resolver: Resolver, target: str, recover
     except CitationSyntaxError as exc:  # reported as this citation's problem; the document's others are checked
         return CheckRecord(file, found.line, replace(found, citation=None, error=exc.message), None, None)
     quote_verdict = None
-    if found.quote:
-        quote_verdict = check_quote(found.quote, verdict.resolved, resolver, verdict.reason)
-    quote_status = quote_verdict.status if quote_verdict else None
-    recovery = recoverer.attempt(verdict, found.quote, quote_status)
+    try:
+        if found.quote:
+            quote_verdict = check_quote(found.quote, verdict.resolved, resolver, verdict.reason)
+        quote_status = quote_verdict.status if quote_verdict else None
+        recovery = recoverer.attempt(verdict, found.quote, quote_status)
+    except RepositoryError as exc:
+        # git cannot read what the quote check or the recovery needs (a damaged or partial clone):
+        # this citation cannot be vouched for, and says why; the others are still checked.
+        unreadable = replace(verdict, status=VerdictStatus.UNRESOLVABLE, reason=exc.message, hint=exc.hint)
+        return CheckRecord(file, found.line, found, unreadable, None)
     suggestion = None
     if found.quote and verdict.status == VerdictStatus.DRIFTED and recovery is not None and recovery.search is not None:
         # Recovery ran the same `exact_places` search at the target: reuse it, do not repeat it.

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from indexer.citations.lineage import Lineage, prefetch_renames, relocate_lines, touching_hunks
 from indexer.citations.resolve import Resolved, Resolver, span_citation
 from indexer.citations.verdicts import ChangeKind, FollowedBy, VerdictStatus
-from indexer.errors import PinciteError
+from indexer.errors import PinciteError, RepositoryError
 from indexer.extract import registry as extract_mod
 from indexer.index.documents import VersionText
 from indexer.text.citation import Citation
@@ -255,7 +255,15 @@ def prefetch_hunks(resolver: Resolver, citations: Iterable[Citation], target: st
     detected for all citations at once (`lineage.prefetch_renames`); paths the index cannot
     follow are diffed by one whole diff of their two commits.
     """
-    cited = _pinned(resolver, citations)
+    try:
+        _prefetch_hunks(resolver, _pinned(resolver, citations), target)
+    except RepositoryError:
+        # A commit or object git cannot read (a damaged or partial clone): `verify` meets the same
+        # failure citation by citation and calls just those citations unresolvable, saying why.
+        return
+
+
+def _prefetch_hunks(resolver: Resolver, cited: list[_Pinned], target: str) -> None:
     intervals = resolver.path_intervals()
     if intervals is not None:
         prefetch_renames(intervals, resolver.repo, ((commit, path, target) for _c, commit, path in cited))

@@ -34,7 +34,7 @@ from typing import IO, TYPE_CHECKING, TypeVar
 
 import git
 
-from indexer.errors import MissingBlob, RepositoryError, ShallowHistoryError, UnknownRevision
+from indexer.errors import MISSING_BLOB_HINT, MissingBlob, RepositoryError, ShallowHistoryError, UnknownRevision
 from indexer.machine import usable_cores
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
@@ -132,6 +132,8 @@ class PathChange:
 
 _ABBREVIATED_SHA = re.compile(r"[0-9a-fA-F]{4,39}")
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# How git says an object it needs is not in the store (a partial, shallow or damaged clone).
+MISSING_OBJECT = re.compile(r"(?:unable to|could not) read|missing (?:blob|tree|object)|bad object", re.IGNORECASE)
 _OBJECTS, _ALTERNATES = "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"
 
 
@@ -277,7 +279,9 @@ class GitRepo:
             _git_command(*args), cwd=self.root, input=input_bytes, capture_output=True, env=environment
         )
         if check and proc.returncode != 0:
-            raise RepositoryError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
+            stderr = proc.stderr.decode(errors="replace").strip()
+            hint = MISSING_BLOB_HINT if MISSING_OBJECT.search(stderr) else None
+            raise RepositoryError(f"git {' '.join(args[:3])} failed: {stderr}", hint=hint)
         return proc.stdout
 
     def run_text(self, *args: str) -> str:
