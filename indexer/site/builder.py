@@ -825,12 +825,11 @@ class _SiteBuilder:
         figures = self._head_texts(ok, metas)
         # The search page's "did you mean": the words of the documents at the built commit.
         (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
-        citing = {p: v for p, v in ok.items() if version_key(metas[v]) in figures.citing}
-        rows, problem = citations_report(ctx, citing)
+        rows, problem = citations_report(ctx, set(ok))
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
 
     def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
-        """The words and the citing versions at the built commit: the previous site's, updated."""
+        """The words of the versions at the built commit: the previous site's, updated."""
         version_ids = {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
         wanted = {version_key(metas[v]) for v in ok.values()}
         figures = head_texts(
