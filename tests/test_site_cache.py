@@ -52,8 +52,9 @@ def test_a_site_cached_at_a_later_commit_gives_the_earlier_commits_site(
     corpus_repo: CorpusRepo, tmp_path: Path
 ) -> None:
     old, _new = _two_commits(corpus_repo)
-    _site(corpus_repo, tmp_path / "later")  # what a push to main saved
+    _site(corpus_repo, tmp_path / "later")  # what a push to main saved: the site and the index
     _restore(tmp_path / "later", tmp_path / "site")
+    shutil.copy2(tmp_path / "later.sqlite", tmp_path / "site.sqlite")
     stats = _site(corpus_repo, tmp_path / "site", old)  # a build of an older commit picks it up
     assert stats["previous_site"] == "reused" and stats["pages_reused"] > 0
     assert "seven years" in _handbook(tmp_path / "site") and "ten years" not in _handbook(tmp_path / "site")
