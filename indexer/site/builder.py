@@ -158,7 +158,8 @@ class _Manifest:
         if not isinstance(data, dict):
             return cls(), "ignored: its manifest cannot be read"
         if data.get("pincite") != __version__:
-            return cls(), f"ignored: made by pincite {data.get('pincite') or 'before 0.1'}, not {__version__}"
+            made_by = f"pincite {data['pincite']}" if data.get("pincite") else "a pincite that recorded no version"
+            return cls(), f"ignored: made by {made_by}, not {__version__}"
         if data.get("seal") != _seal(data):
             return cls(), "ignored: its manifest does not match its seal (edited or cut short)"
         try:
@@ -226,7 +227,7 @@ def site_fingerprint(folders: Sequence[Path], config: Config) -> str:
     """What every reused page was rendered by: pincite, the templates and the settings pages show.
 
     A previous page is reused only under the same fingerprint, and CI's cache key of the site
-    (`site_cache_key`) starts with it, so neither serves a page another pincite or other settings made.
+    (`site_cache_key`) is a digest of it, so neither serves a page another pincite or other settings made.
     """
     # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
     renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
