@@ -27,6 +27,8 @@ from conftest import CorpusRepo
 from test_ci_workflow import HANDBOOK_V1, make_corpus, run_site_workflow
 from workflow_steps import LocalCache, expand, read_outputs, run_step
 
+from indexer.site.render import doc_page_path
+
 ROOT = Path(__file__).resolve().parent.parent
 IMPACT_WORKFLOW = ROOT / ".github" / "workflows" / "impact.yml"
 SITE_WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
@@ -144,3 +146,20 @@ def test_a_pull_request_that_breaks_nothing_passes(corpus_repo: CorpusRepo, tmp_
 def test_the_guide_holds_the_workflow_as_it_is() -> None:
     guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
     assert "```yaml\n" + IMPACT_WORKFLOW.read_text(encoding="utf-8") + "```" in guide
+
+
+def test_a_second_push_to_a_pull_request_reuses_its_review_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    make_corpus(corpus_repo)
+    cache = tmp_path / "actions-cache"
+    run_site_workflow(corpus_repo.root, tmp_path / "main", cache)
+    corpus_repo.git("checkout", "-q", "-b", "pr")
+    first_push = corpus_repo.commit({"corpus/handbook.md": HANDBOOK_V1 + "\nA first addition.\n"})
+    first = run_impact_workflow(corpus_repo.root, first_push, tmp_path / "pr1", cache)
+    # The site workflow's site was built for the published URL: not this review site's settings.
+    assert first.restored["_site"] is None and first.build["site"]["previous_site"] == "none"
+    second_push = corpus_repo.commit({"corpus/handbook.md": HANDBOOK_V1 + "\nA second addition.\n"})
+    second = run_impact_workflow(corpus_repo.root, second_push, tmp_path / "pr2", cache)
+    assert second.restored["_site"] is not None
+    assert second.build["site"]["previous_site"] == "reused" and second.build["site"]["pages_reused"] > 0
+    handbook = second.artifact / doc_page_path("corpus/handbook.md")
+    assert "A second addition." in handbook.read_text(encoding="utf-8")
