@@ -176,6 +176,44 @@ def _build_stages(
 
 
 @dataclass(frozen=True)
+class CacheKeys:
+    """What CI's cache entries are saved under, and the folders they hold (relative to the repository).
+
+    Each key is a prefix: a workflow adds the commit, and restores the newest entry of the prefix.
+    `index` changes with pincite (and so the index's schema); the index's entries are valid at any
+    commit. `site` changes with everything a reused page was made under (`site_cache_key`).
+    """
+
+    index: str
+    site: str
+    state_dir: str  # the index and the extraction caches
+    site_dir: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"index": self.index, "site": self.site, "state-dir": self.state_dir, "site-dir": self.site_dir}
+
+
+def cache_keys(repo: RepoPath = ".", *, config: Config | None = None) -> CacheKeys:
+    """The CI cache keys of the repository's index and site under its settings (docs/guide.md, "Set up CI")."""
+    import hashlib
+
+    from indexer import __version__
+    from indexer.index.store import SCHEMA_VERSION
+    from indexer.site.builder import site_cache_key
+    from indexer.state import STATE_FOLDER
+
+    with GitRepo(repo) as git:
+        config = config or load_config(git.root)
+        index = hashlib.sha256(f"pincite {__version__}|schema {SCHEMA_VERSION}".encode()).hexdigest()[:20]
+        return CacheKeys(
+            index=f"pincite-index-{index}-",
+            site=f"pincite-site-{site_cache_key(git.root, config)}-",
+            state_dir=STATE_FOLDER,
+            site_dir=config.site_dir,
+        )
+
+
+@dataclass(frozen=True)
 class Cited:
     """A new citation and every form of it: text form, permalink, GitHub URL, SWHID, Markdown."""
 

@@ -520,6 +520,7 @@ class SiteJson(TypedDict):
     broken_links: list[BrokenLinkJson]
     shown_as_source: list[ShownAsSourceJson]
     pages_cut: list[PagesCutJson]
+    previous_site: str
     search_bundles_indexed: int
     search_bundles_reused: int
     search_pages_indexed: int

@@ -6,9 +6,10 @@ expressions it uses filled in); each `uses:` step is replaced by its local equiv
     actions/checkout              a fresh `git clone` of the corpus repository (full history)
     actions/setup-python          nothing: this interpreter runs pincite
     actions/configure-pages       the base URL output, https://docs.example.org/corpus/
-    actions/cache                 a folder of saved entries by key: restore the exact key, else
-                                  the newest entry matching a restore-keys prefix; save this
-                                  run's file under the key after the job (never overwriting)
+    actions/cache                 a folder of saved entries by key (workflow_steps.LocalCache):
+                                  restore the exact key, else the newest entry matching a
+                                  restore-keys prefix; save this run's paths under the key after
+                                  the job (never overwriting)
     actions/upload-pages-artifact pack the folder with the action's own tar command; Pages
                                   accepts only files and folders
 
@@ -19,7 +20,6 @@ step runs with `--json` appended so the test can read how many blobs were extrac
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import tarfile
 from dataclasses import dataclass
@@ -28,7 +28,9 @@ from typing import Any
 
 import yaml
 from conftest import CorpusRepo
-from workflow_steps import expand, run_step
+from workflow_steps import LocalCache, read_outputs, run_step
+
+from indexer.site.render import doc_page_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
@@ -45,6 +47,7 @@ class Run:
     check_output: str
     check_summary: str
     index: Path
+    restored: dict[str, str | None]  # by cached path: the key restored, or None
 
 
 def make_corpus(corpus_repo: CorpusRepo) -> str:
@@ -64,7 +67,8 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
     job = workflow["jobs"]["build"]
     clone = workdir / "repo"
     contexts: dict[str, Any] = {"steps": {}, "github": {}}
-    cache_entries: list[tuple[str, str]] = []
+    actions_cache = LocalCache(cache)
+    restored: dict[str, str | None] = {}
     build_json: dict[str, Any] = {}
     check_output = ""
     summary_file = workdir / "step-summary.md"
@@ -81,10 +85,7 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
         elif action == "actions/configure-pages":
             contexts["steps"][step["id"]] = {"outputs": {"base_url": BASE_URL}}
         elif action == "actions/cache":
-            key = expand(step["with"]["key"], contexts)
-            prefixes = [expand(line.strip(), contexts) for line in step["with"]["restore-keys"].splitlines()]
-            cache_entries.append((key, step["with"]["path"]))
-            restore_cache(cache, clone, step["with"]["path"], key, [p for p in prefixes if p])
+            restored[step["with"]["path"]] = actions_cache.restore(step, contexts, clone)
         elif action == "actions/upload-pages-artifact":
             upload_path = clone / step["with"]["path"]
         elif action:
@@ -94,33 +95,17 @@ def run_site_workflow(source: Path, workdir: Path, cache: Path) -> Run:
         else:
             command, result = run_step(step, contexts, clone, workdir)
             assert result.returncode == 0, f"step {step.get('name', command)!r} failed:\n{result.stderr}"
+            if "id" in step:
+                contexts["steps"][step["id"]] = {"outputs": read_outputs(workdir)}
             if command.startswith("pincite build"):
                 build_json = json.loads(result.stdout)
             if command.startswith("pincite check"):
                 check_output = result.stdout
-    for key, path in cache_entries:
-        save_cache(cache, clone, path, key)
+    actions_cache.save_pending(clone)
     assert upload_path is not None, "the workflow uploads no Pages artifact"
     assert build_json and check_output is not None
     summary = summary_file.read_text(encoding="utf-8") if summary_file.exists() else ""
-    return Run(upload_path, build_json, check_output, summary, clone / cache_entries[0][1])
-
-
-def restore_cache(cache: Path, clone: Path, path: str, key: str, prefixes: list[str]) -> None:
-    saved = sorted(cache.glob("*"), key=lambda entry: entry.stat().st_mtime, reverse=True) if cache.is_dir() else []
-    hit = next((entry for entry in saved if entry.name == key), None)
-    for prefix in prefixes:
-        hit = hit or next((entry for entry in saved if entry.name.startswith(prefix)), None)
-    if hit is not None:
-        (clone / path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(hit, clone / path)
-
-
-def save_cache(cache: Path, clone: Path, path: str, key: str) -> None:
-    assert (clone / path).is_file(), f"the build left no {path} for the cache to save"
-    cache.mkdir(parents=True, exist_ok=True)
-    if not (cache / key).exists():
-        shutil.copy2(clone / path, cache / key)
+    return Run(upload_path, build_json, check_output, summary, clone / ".pincite" / "index.sqlite", restored)
 
 
 def assert_deployable(site: Path, workdir: Path) -> None:
@@ -160,3 +145,11 @@ def test_site_workflow_runs_on_a_fresh_clone_and_reuses_the_cached_index(
     assert second.build["extracted"] == 1
     assert second.build["reused"] == 2
     assert "2 verified" in second.check_summary
+    # The site came back too: only what the new handbook version touches is rendered again.
+    assert first.restored == {".pincite": None, "_site": None}
+    assert second.restored[".pincite"] is not None and second.restored["_site"] is not None
+    assert second.build["site"]["previous_site"] == "reused"
+    # The handbook's first version page, the notes' version page and document page.
+    assert second.build["site"]["pages_reused"] == 3
+    handbook = (second.site_dir / doc_page_path("corpus/handbook.md")).read_text(encoding="utf-8")
+    assert "Laptops are returned on the last day." in handbook

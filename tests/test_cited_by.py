@@ -6,10 +6,16 @@ from __future__ import annotations
 import html
 import json
 import re
+import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from indexer.api import build
+from indexer.citations import drift
 from indexer.site.cited_by import CITATIONS_JSON, CitingPlace, gutter_marks
+from indexer.text.citation import Citation
 from tests.conftest import CorpusRepo
 
 POLICY = "# Policy\n\nline a\nline b\nline c\nline d\n"
@@ -119,3 +125,27 @@ def test_gutter_marks_are_empty_elements_and_stay_inside_the_document() -> None:
     assert 'href="../doc/x.md.html#L3"' in marks[2] and 'href="https://github.com/o/r/blob/s/m.md#L3"' in marks[2]
     assert 'href="#cited-by-3"' in marks[9]
     assert all(re.sub(r"<[^>]+>", "", mark) == "" for mark in marks.values())
+
+
+def test_one_check_per_build_serves_the_citations_page_and_cited_by(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus(corpus_repo)
+    verified: list[str] = []
+    original = drift.verify
+
+    def counting(citation: Citation, *args: Any, **kwargs: Any) -> Any:
+        verified.append(citation.text_form())
+        return original(citation, *args, **kwargs)
+
+    # Every module that holds `verify` by name counts, whichever calls it.
+    for module in list(sys.modules.values()):
+        if module is not None and module.__name__.startswith("indexer") and getattr(module, "verify", None) is original:
+            monkeypatch.setattr(module, "verify", counting)
+    build(corpus_repo.root)
+    site = corpus_repo.root / "_site"
+    listed = json.loads((site / CITATIONS_JSON).read_text(encoding="utf-8"))["citations"]
+    assert len(listed) == 2 and len(verified) == 2  # each citation of the tree verified once, not once per page
+    report = (site / "citations.html").read_text(encoding="utf-8")
+    assert "corpus/notes.md:3" in report and "docs/memo.md:3" in report
+    assert 'href="doc/corpus/notes.md.html#L3"' in report  # a document with a page links to it

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
+import jsonschema
 import pytest
 from click.testing import CliRunner, Result
 
@@ -284,3 +286,36 @@ def test_a_rewritten_quote_is_annotated_where_it_is_cited_only(corpus_repo: Corp
     (line,) = impact_annotations(api.impact("main", corpus_repo.root))
     assert line.startswith("::error file=docs/memo.md,line=1,title=citation quote::")
     assert "(quote matched → failed)" in line
+
+
+def test_sarif_validates_against_the_schema_with_the_edited_lines_related(change: Change) -> None:
+    from tests.test_code_scanning import sarif_schema
+
+    result = run(change.repo, "--base", "main", "--format", "sarif")
+    assert result.exit_code == 7
+    log = json.loads(result.output)
+    jsonschema.validate(log, sarif_schema())
+    (sarif_run,) = log["runs"]
+    rules = [rule["id"] for rule in sarif_run["tool"]["driver"]["rules"]]
+    assert rules == ["impact-drifted", "impact-unresolvable", "impact-quote", "impact-moved", "impact-mended"]
+
+    def place(location: dict[str, Any]) -> tuple[str, int, int | None]:
+        physical = location["physicalLocation"]
+        region = physical["region"]
+        return physical["artifactLocation"]["uri"], region["startLine"], region.get("endLine")
+
+    found = [
+        (r["ruleId"], r["level"], place(r["locations"][0]), [place(x) for x in r.get("relatedLocations", [])])
+        for r in sarif_run["results"]
+    ]
+    assert found == [
+        ("impact-drifted", "error", ("docs/memo.md", 3, None), [("corpus/edited.md", 3, None)]),
+        ("impact-moved", "note", ("docs/memo.md", 5, None), [("corpus/moved/renamed.md", 2, None)]),
+        ("impact-drifted", "error", ("docs/memo.md", 7, None), []),  # the cited file is gone: no lines to point at
+    ]
+    drifted = sarif_run["results"][0]
+    assert rules[drifted["ruleIndex"]] == drifted["ruleId"]
+    assert f"changed by {change.edit[:12]} (edit a cited line)" in drifted["message"]["text"]
+    assert "[edited lines](1)" in drifted["message"]["text"]
+    strict = json.loads(run(change.repo, "--base", "main", "--format", "sarif", "--strict").output)
+    assert strict["runs"][0]["results"][1]["level"] == "warning"

@@ -8,6 +8,7 @@ head, and each `uses:` step is replaced by its local equivalent:
     actions/checkout        a fresh `git clone` (full history), the PR's head checked out detached
     actions/setup-python    nothing: this interpreter runs pincite
     actions/cache/restore   the exact key, else the newest entry a restore-keys prefix matches
+                            (workflow_steps.LocalCache); actions/cache saves after the job too
     actions/upload-artifact the folder must hold the built site
 
 The install step is skipped: pincite is installed in this environment already.
@@ -23,8 +24,10 @@ from typing import Any
 
 import yaml
 from conftest import CorpusRepo
-from test_ci_workflow import HANDBOOK_V1, make_corpus, restore_cache, run_site_workflow
-from workflow_steps import expand, run_step
+from test_ci_workflow import HANDBOOK_V1, make_corpus, run_site_workflow
+from workflow_steps import LocalCache, expand, read_outputs, run_step
+
+from indexer.site.render import doc_page_path
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPACT_WORKFLOW = ROOT / ".github" / "workflows" / "impact.yml"
@@ -37,7 +40,7 @@ class Run:
     annotations: str
     summary: str
     build: dict[str, Any]
-    restored: str | None
+    restored: dict[str, str | None]  # by cached path: the key restored, or None
     artifact: Path
 
 
@@ -49,7 +52,8 @@ def run_impact_workflow(source: Path, pr_head: str, workdir: Path, cache: Path) 
     ).stdout.strip()
     event = {"pull_request": {"number": 1, "head": {"sha": pr_head}, "base": {"sha": base_sha}}}
     contexts: dict[str, Any] = {"steps": {}, "github": {"event": event, "base_ref": "main", "sha": pr_head}}
-    impact_status, annotations, build, restored, artifact = -1, "", {}, None, None
+    impact_status, annotations, build, artifact = -1, "", {}, None
+    actions_cache, restored = LocalCache(cache), {}
     for step in workflow["jobs"]["impact"]["steps"]:
         action = str(step.get("uses", "")).split("@")[0]
         if action == "actions/checkout":
@@ -59,11 +63,8 @@ def run_impact_workflow(source: Path, pr_head: str, workdir: Path, cache: Path) 
             subprocess.run(["git", "checkout", "-q", "--detach", ref], cwd=clone, check=True, capture_output=True)
         elif action == "actions/setup-python":
             pass
-        elif action == "actions/cache/restore":
-            key = expand(step["with"]["key"], contexts)
-            prefixes = [expand(line.strip(), contexts) for line in step["with"]["restore-keys"].splitlines()]
-            restore_cache(cache, clone, step["with"]["path"], key, [p for p in prefixes if p])
-            restored = key if (cache / key).exists() and (clone / step["with"]["path"]).exists() else None
+        elif action in ("actions/cache", "actions/cache/restore"):
+            restored[step["with"]["path"]] = actions_cache.restore(step, contexts, clone)
         elif action == "actions/upload-artifact":
             artifact = clone / step["with"]["path"]
         elif action:
@@ -76,9 +77,12 @@ def run_impact_workflow(source: Path, pr_head: str, workdir: Path, cache: Path) 
                 impact_status, annotations = result.returncode, result.stdout
                 continue
             assert result.returncode == 0, f"step {step.get('name', command)!r} failed:\n{result.stderr}"
+            if "id" in step:
+                contexts["steps"][step["id"]] = {"outputs": read_outputs(workdir)}
             if command.startswith("pincite build"):
                 build = json.loads(result.stdout)
     assert artifact is not None, "the workflow uploads no site"
+    actions_cache.save_pending(clone)
     summary_file = workdir / "step-summary.md"
     summary = summary_file.read_text(encoding="utf-8") if summary_file.exists() else ""
     return Run(impact_status, annotations, summary, build, restored, artifact)
@@ -91,9 +95,14 @@ def test_the_workflow_runs_on_pull_requests_and_reads_the_site_workflows_cache()
     steps = workflow["jobs"]["impact"]["steps"]
     restore = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache/restore@"))
     saved = next(s for s in site["jobs"]["build"]["steps"] if str(s.get("uses", "")).startswith("actions/cache@"))
-    assert restore["with"]["path"] == saved["with"]["path"]
+    assert restore["with"]["path"] == saved["with"]["path"] == ".pincite"
     # The site workflow saves under the pushed commit; the base branch's tip is that commit.
     assert restore["with"]["key"] == saved["with"]["key"].replace("github.sha", "github.event.pull_request.base.sha")
+    # The review site: saved in the pull request's scope, restored by the same prefix as the site workflow's.
+    review = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache@"))
+    site_cache = [s for s in site["jobs"]["build"]["steps"] if str(s.get("uses", "")).startswith("actions/cache@")][1]
+    assert review["with"]["path"] == site_cache["with"]["path"] == "_site"
+    assert review["with"]["restore-keys"] == site_cache["with"]["restore-keys"]
     upload = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
     assert upload["if"] == "${{ !cancelled() }}", "the site is uploaded for review even when impact fails"
     assert workflow["permissions"] == {"contents": "read"}
@@ -110,7 +119,7 @@ def test_a_pull_request_that_edits_a_cited_line_is_annotated_on_both_ends(
     pr_head = corpus_repo.commit({"corpus/handbook.md": edited}, message="handbook: ten years")
 
     run = run_impact_workflow(corpus_repo.root, pr_head, tmp_path / "pr", cache)
-    assert run.restored is not None, "the base branch's index was not restored by its exact key"
+    assert run.restored[".pincite"] is not None, "the base branch's index was not restored"
     assert run.build["extracted"] == 1  # only the blob the pull request added
     assert run.impact_status == 7
     assert (
@@ -129,7 +138,7 @@ def test_a_pull_request_that_breaks_nothing_passes(corpus_repo: CorpusRepo, tmp_
     corpus_repo.git("checkout", "-q", "-b", "pr")
     pr_head = corpus_repo.commit({"corpus/handbook.md": HANDBOOK_V1 + "\nA new closing line.\n"})
     run = run_impact_workflow(corpus_repo.root, pr_head, tmp_path / "pr", tmp_path / "empty-cache")
-    assert run.restored is None  # no cache yet: a cold build
+    assert set(run.restored.values()) == {None}  # no cache yet: a cold build
     assert run.impact_status == 0, run.annotations
     assert "::error" not in run.annotations and "**0 broken**" in run.summary
 
@@ -137,3 +146,20 @@ def test_a_pull_request_that_breaks_nothing_passes(corpus_repo: CorpusRepo, tmp_
 def test_the_guide_holds_the_workflow_as_it_is() -> None:
     guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
     assert "```yaml\n" + IMPACT_WORKFLOW.read_text(encoding="utf-8") + "```" in guide
+
+
+def test_a_second_push_to_a_pull_request_reuses_its_review_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    make_corpus(corpus_repo)
+    cache = tmp_path / "actions-cache"
+    run_site_workflow(corpus_repo.root, tmp_path / "main", cache)
+    corpus_repo.git("checkout", "-q", "-b", "pr")
+    first_push = corpus_repo.commit({"corpus/handbook.md": HANDBOOK_V1 + "\nA first addition.\n"})
+    first = run_impact_workflow(corpus_repo.root, first_push, tmp_path / "pr1", cache)
+    # The site workflow's site was built for the published URL: not this review site's settings.
+    assert first.restored["_site"] is None and first.build["site"]["previous_site"] == "none"
+    second_push = corpus_repo.commit({"corpus/handbook.md": HANDBOOK_V1 + "\nA second addition.\n"})
+    second = run_impact_workflow(corpus_repo.root, second_push, tmp_path / "pr2", cache)
+    assert second.restored["_site"] is not None
+    assert second.build["site"]["previous_site"] == "reused" and second.build["site"]["pages_reused"] > 0
+    handbook = second.artifact / doc_page_path("corpus/handbook.md")
+    assert "A second addition." in handbook.read_text(encoding="utf-8")

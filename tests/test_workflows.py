@@ -24,6 +24,7 @@ from indexer.config import Config
 from indexer.integrations.github import CHECK_OUTPUTS, IMPACT_OUTPUTS, format_outputs
 from indexer.integrations.github import main as ci_outputs_main
 from indexer.integrations.starter import workflow_text
+from indexer.state import STATE_FOLDER
 from indexer.text.kinds import PROSE_EXTENSIONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,11 +146,17 @@ def test_site_workflow_builds_checks_and_deploys() -> None:
     actions = [uses(step) for step in build]
     checkout = build[actions.index("actions/checkout")]
     assert checkout["with"]["fetch-depth"] == 0
-    cache = build[actions.index("actions/cache")]
-    assert cache["with"]["path"] == Config().index_path
-    assert "${{ github.sha }}" in cache["with"]["key"]
-    prefix = cache["with"]["restore-keys"].strip()
-    assert cache["with"]["key"].startswith(prefix), "restore-keys must be a prefix of the key"
+    caches = [step for step in build if uses(step) == "actions/cache"]
+    # The index (with the extraction caches beside it) and the site, each under keys pincite names.
+    assert [c["with"]["path"] for c in caches] == [STATE_FOLDER, Config().site_dir]
+    assert Config().index_path.startswith(STATE_FOLDER + "/")
+    for cache, output in zip(caches, ("index", "site"), strict=True):
+        assert cache["with"]["key"] == f"${{{{ steps.keys.outputs.{output} }}}}${{{{ github.sha }}}}"
+        prefix = cache["with"]["restore-keys"].strip()
+        assert cache["with"]["key"].startswith(prefix), "restore-keys must be a prefix of the key"
+    keys = next(step for step in build if step.get("id") == "keys")
+    build_step = next(step for step in build if str(step.get("run", "")).startswith("pincite build"))
+    assert keys["env"] == build_step["env"], "the site's cache key is named under the build's settings"
     runs = [str(step.get("run", "")) for step in build]
     build_at = next(i for i, run in enumerate(runs) if run.startswith("pincite build"))
     check_at = next(i for i, run in enumerate(runs) if run.startswith("pincite check"))
@@ -175,9 +182,11 @@ def test_composite_action_contract() -> None:
         assert match and match.group(1) in ids and match.group(2) == name, (name, spec)
     assert set(CHECK_OUTPUTS) | set(IMPACT_OUTPUTS) | {"site-path", "index-path"} == set(action["outputs"])
     cache = next(step for step in steps if str(step.get("uses", "")).startswith("actions/cache@"))
+    assert cache["with"]["path"] == "${{ steps.keys.outputs.state-dir }}"
     for step in steps:
         if any(f"pincite {command}" in step.get("run", "") for command in ("build", "check", "impact")):
-            assert step["env"]["PINCITE_INDEX_PATH"] == cache["with"]["path"], "the cache must find the index"
+            index = step["env"]["PINCITE_INDEX_PATH"]
+            assert index.startswith(STATE_FOLDER + "/"), "the cache must hold the index"
     strictness = action["inputs"]["strictness"]["description"]
     assert all(f'"{level}"' in strictness for level in ("errors", "strict", "report"))
 
@@ -276,3 +285,29 @@ def test_release_workflow_checks_then_publishes_by_trusted_publishing() -> None:
         for step in job["steps"]:
             if "uses" in step:  # third-party code runs with publishing rights: pinned to a commit, not a tag
                 assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+
+
+def test_the_cache_keys_change_with_the_sites_settings_and_templates(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n\nText.\n"})
+    monkeypatch.chdir(corpus_repo.root)
+
+    def keys() -> dict[str, str]:
+        assert ci_outputs_main(["keys"]) == 0
+        return dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
+
+    plain = keys()
+    assert plain["state-dir"] == STATE_FOLDER and plain["site-dir"] == Config().site_dir
+    assert plain["index"].startswith("pincite-index-") and plain["site"].startswith("pincite-site-")
+    monkeypatch.setenv("PINCITE_SITE_URL", "https://docs.example.org/corpus/")
+    other_url = keys()
+    assert other_url["index"] == plain["index"] and other_url["site"] != plain["site"]
+    monkeypatch.delenv("PINCITE_SITE_URL")
+    (corpus_repo.root / "templates" / "static").mkdir(parents=True)
+    (corpus_repo.root / "templates" / "static" / "extra.css").write_text("body { color: teal }\n", encoding="utf-8")
+    (corpus_repo.root / "pincite.toml").write_text('template_dir = "templates"\n', encoding="utf-8")
+    assert keys()["site"] not in (plain["site"], other_url["site"])
+    monkeypatch.setattr("indexer.site.builder.__version__", "99.0")
+    monkeypatch.setattr("indexer.__version__", "99.0")
+    assert keys()["index"] != plain["index"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,61 @@ def read_outputs(workdir: Path) -> dict[str, str]:
     lines = target.read_text(encoding="utf-8").splitlines()
     target.unlink()
     return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
+class LocalCache:
+    """A stand-in for the Actions cache (actions/cache, actions/cache/restore) in a folder.
+
+    An entry is saved once under its key, holding each of the step's paths (files or folders,
+    one a line) as the job left them; a restore takes the exact key, else the newest entry whose
+    key starts with a restore-keys prefix, and puts its paths back in the clone.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pending: list[tuple[str, list[str]]] = []  # what actions/cache saves after the job
+
+    def _saved(self) -> list[str]:
+        """The entries' keys, newest first."""
+        order = self.folder / "order.txt"
+        return order.read_text(encoding="utf-8").splitlines()[::-1] if order.exists() else []
+
+    def restore(self, step: dict[str, Any], contexts: dict[str, Any], clone: Path) -> str | None:
+        """Run a cache step's restore half; the key restored, or None. actions/cache also saves later."""
+        spec = step["with"]
+        paths = [expand(line.strip(), contexts) for line in str(spec["path"]).splitlines() if line.strip()]
+        key = expand(spec["key"], contexts)
+        prefixes = [expand(line.strip(), contexts) for line in str(spec.get("restore-keys", "")).splitlines()]
+        if str(step["uses"]).split("@")[0] == "actions/cache":
+            self.pending.append((key, paths))
+        saved = self._saved()
+        hit = key if key in saved else next((k for p in prefixes if p for k in saved if k.startswith(p)), None)
+        if hit is None:
+            return None
+        entry = self.folder / "entries" / hit
+        for path in paths:
+            source, target = entry / path, clone / path
+            if source.is_dir():
+                shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+            elif source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+        return hit
+
+    def save_pending(self, clone: Path) -> None:
+        """What actions/cache does after the job: save each key not saved before."""
+        for key, paths in self.pending:
+            if key in self._saved():
+                continue
+            entry = self.folder / "entries" / key
+            for path in paths:
+                source = clone / path
+                assert source.exists(), f"the job left no {path} for the cache to save"
+                if source.is_dir():
+                    shutil.copytree(source, entry / path, symlinks=True)
+                else:
+                    (entry / path).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(source, entry / path)
+            with (self.folder / "order.txt").open("a", encoding="utf-8") as order:
+                order.write(key + "\n")
+        self.pending = []

@@ -261,6 +261,14 @@ def check_text(
     return _check_documents([(Path(name), text)], resolver, against, False, None, False, None, recoverer)
 
 
+def check_committed(documents: list[tuple[str, str]], resolver: Resolver, against: str) -> CheckReport:
+    """Check the citations of documents given as (path, text), as committed, the way `check_paths`
+    checks files: each record names its document by that path. A text without a citation's hint is
+    not scanned at all (the site checks every document of the tree this way, once per build)."""
+    scannable = [(Path(path), text) for path, text in documents if CITATION_HINT.search(text)]
+    return _check_documents(scannable, resolver, against, False, None, False, None)
+
+
 def _check_documents(
     documents: list[tuple[Path, str]],
     resolver: Resolver,

@@ -13,7 +13,7 @@ from indexer.api import ImpactRecord, ImpactReport
 from indexer.cli.common import emit_json, json_option, output_format, repo_option, report_option, write_json
 from indexer.errors import CheckFailed
 from indexer.integrations.annotations import describe, impact_annotations, impact_summary
-from indexer.integrations.code_scanning import repository_root
+from indexer.integrations.code_scanning import impact_sarif, repository_root
 
 
 @click.command("impact")
@@ -23,11 +23,12 @@ from indexer.integrations.code_scanning import repository_root
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "github", "markdown"]),
+    type=click.Choice(["text", "github", "markdown", "sarif"]),
     default="text",
     show_default=True,
     help="github: annotations on the edited source lines and the citing lines, and a job summary; "
-    "markdown: the summary alone.",
+    "markdown: the summary alone; sarif: a SARIF 2.1.0 log for code scanning (a result on each citing "
+    "line, the edited source lines related to it).",
 )
 @click.option("--strict", is_flag=True, help="Fail on citations the change moves to another file too.")
 @repo_option
@@ -51,6 +52,7 @@ def impact_command(
       pincite impact --base origin/main --format github docs/
       pincite impact --base v1.2 --head my-branch --json
       pincite impact --base origin/main --format github --report impact.json
+      pincite impact --base origin/main --format sarif > impact.sarif
 
     Reads the citations of the documents committed at --head (PATHS, files or folders, default:
     the whole tree) and judges each at the start of the change (the merge base of --base and
@@ -71,6 +73,8 @@ def impact_command(
         _write_summary(impact_summary(report))
     elif fmt == "markdown":
         click.echo(impact_summary(report), nl=False)
+    elif fmt == "sarif":
+        emit_json(impact_sarif(report, root, strict=strict))
     else:
         _print_text(report)
     if report.failed(strict):

@@ -55,19 +55,22 @@ def impact_annotations(report: ImpactReport, *, strict: bool = False) -> list[st
             edit = "rename"
         count = f"{len(records)} citation{'s' if len(records) != 1 else ''}"
         message = _MESSAGES[kind].format(edit=edit, count=count) + f": {listed}"
-        lines.append(annotation(_level(kind, strict), path, message, title=f"pincite impact: {kind}", lines=span))
+        lines.append(annotation(impact_level(kind, strict), path, message, title=f"pincite impact: {kind}", lines=span))
     for record in report.records:
         message = f"{record.raw}: {describe(record)}"
         title = f"citation {record.base.status} → {record.head.status}"
         if record.kind in (ImpactKind.QUOTE, ImpactKind.MOVED, ImpactKind.MENDED):
             title = f"citation {record.kind}"
         lines.append(
-            annotation(_level(record.kind, strict), record.file, message, title=title, lines=(record.line, record.line))
+            annotation(
+                impact_level(record.kind, strict), record.file, message, title=title, lines=(record.line, record.line)
+            )
         )
     return lines
 
 
-def _level(kind: str, strict: bool) -> str:
+def impact_level(kind: str, strict: bool) -> str:
+    """The workflow command an impact record is reported with: error, warning or notice."""
     if kind == ImpactKind.MENDED:
         return "notice"
     if kind == ImpactKind.MOVED:

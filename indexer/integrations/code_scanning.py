@@ -1,4 +1,4 @@
-"""What `pincite check` tells CI: GitHub workflow annotations and SARIF 2.1.0 for code scanning.
+"""What `pincite check` and `pincite impact` tell CI: workflow annotations and SARIF 2.1.0 for code scanning.
 
 Both speak of a record by what happened to it (`problem`): a failed quote is "quote failed"
 whatever its citation's verdict, a drifted citation is "citation drifted". Files are named
@@ -13,8 +13,9 @@ from typing import Any
 
 from indexer import __version__
 from indexer.citations.check import CheckRecord, CheckReport
-from indexer.citations.verdicts import QuoteStatus, Severity
-from indexer.integrations.annotations import annotation
+from indexer.citations.impact import ImpactReport
+from indexer.citations.verdicts import ImpactKind, QuoteStatus, Severity
+from indexer.integrations.annotations import annotation, describe, impact_level
 from indexer.vcs.repo import GitRepo
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -87,41 +88,100 @@ def github_annotations(report: CheckReport, repo_root: Path) -> list[str]:
     return lines
 
 
-def sarif_log(report: CheckReport, repo_root: Path) -> dict[str, Any]:
-    """The report as a SARIF 2.1.0 log with one run: a result per record that needs attention."""
+@dataclass(frozen=True)
+class Location:
+    """A place in a file of the repository, named from its root."""
+
+    uri: str
+    start_line: int
+    end_line: int | None = None
+
+    def to_sarif(self) -> dict[str, Any]:
+        region: dict[str, int] = {"startLine": self.start_line}
+        if self.end_line is not None and self.end_line != self.start_line:
+            region["endLine"] = self.end_line
+        return {"physicalLocation": {"artifactLocation": {"uri": self.uri, "uriBaseId": "%SRCROOT%"}, "region": region}}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One SARIF result: what is wrong (`problem`), how badly, where, and the places it concerns."""
+
+    problem: Problem
+    level: str  # SARIF's: error, warning or note
+    message: str
+    location: Location
+    related: tuple[Location, ...] = ()
+
+
+def sarif(findings: list[Finding], rules: list[Problem], repo_root: Path) -> dict[str, Any]:
+    """The one SARIF 2.1.0 writer: a log with one run of pincite, its `rules`, a result per finding."""
+    ids = [rule.rule_id for rule in rules]
     results = []
-    for record in report.records:
-        found = problem(record)
-        if found is None:
-            continue
-        results.append(
-            {
-                "ruleId": found.rule_id,
-                "ruleIndex": list(PROBLEMS).index(found.rule_id),
-                "level": str(record.severity),  # error or warning: SARIF's words too
-                "message": {"text": f"{record.found.raw}: {record.details}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {
-                                "uri": repo_relative(record.file, repo_root),
-                                "uriBaseId": "%SRCROOT%",
-                            },
-                            "region": {"startLine": record.line},
-                        }
-                    }
-                ],
-            }
-        )
-    rules = [{"id": p.rule_id, "name": p.title, "shortDescription": {"text": p.description}} for p in PROBLEMS.values()]
+    for found in findings:
+        result: dict[str, Any] = {
+            "ruleId": found.problem.rule_id,
+            "ruleIndex": ids.index(found.problem.rule_id),
+            "level": found.level,
+            "message": {"text": found.message},
+            "locations": [found.location.to_sarif()],
+        }
+        if found.related:
+            result["relatedLocations"] = [{"id": n, **place.to_sarif()} for n, place in enumerate(found.related, 1)]
+        results.append(result)
+    described = [{"id": p.rule_id, "name": p.title, "shortDescription": {"text": p.description}} for p in rules]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "pincite", "version": __version__, "rules": rules}},
+                "tool": {"driver": {"name": "pincite", "version": __version__, "rules": described}},
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": repo_root.resolve().as_uri() + "/"}},
                 "results": results,
             }
         ],
     }
+
+
+def sarif_log(report: CheckReport, repo_root: Path) -> dict[str, Any]:
+    """`check`'s report as SARIF: a result per record that needs attention."""
+    findings = []
+    for record in report.records:
+        found = problem(record)
+        if found is None:
+            continue
+        where = Location(repo_relative(record.file, repo_root), record.line)
+        # error or warning: SARIF's words too
+        findings.append(Finding(found, str(record.severity), f"{record.found.raw}: {record.details}", where))
+    return sarif(findings, list(PROBLEMS.values()), repo_root)
+
+
+IMPACT_PROBLEMS = {
+    kind: Problem(f"impact-{kind}", f"pincite impact: {kind}", description)
+    for kind, description in (
+        (ImpactKind.DRIFTED, "The change edits or removes lines a citation in the documents cites."),
+        (ImpactKind.UNRESOLVABLE, "After the change, a citation in the documents can no longer be checked."),
+        (ImpactKind.QUOTE, "After the change, a citation's quoted words no longer stand where it cites."),
+        (ImpactKind.MOVED, "The change moves the cited lines to another file (a rename)."),
+        (ImpactKind.MENDED, "The change puts right a citation that was broken before it."),
+    )
+}
+SARIF_LEVEL = {"error": "error", "warning": "warning", "notice": "note"}  # workflow command → SARIF
+
+
+def impact_sarif(report: ImpactReport, repo_root: Path, *, strict: bool = False) -> dict[str, Any]:
+    """`impact`'s records as SARIF: a result on each citing line, with the edited source lines related to it."""
+    findings = []
+    for record in report.records:
+        related: tuple[Location, ...] = ()
+        span = record.source_lines()
+        if span is not None:
+            related = (Location(record.source_path, span[0], span[1]),)
+        message = f"{record.raw}: {describe(record)}"
+        if related:
+            message += f" (the [edited lines](1) in {record.source_path})"
+        level = SARIF_LEVEL[impact_level(record.kind, strict)]
+        findings.append(
+            Finding(IMPACT_PROBLEMS[record.kind], level, message, Location(record.file, record.line), related)
+        )
+    return sarif(findings, list(IMPACT_PROBLEMS.values()), repo_root)

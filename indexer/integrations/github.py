@@ -2,7 +2,8 @@
 
 The composite action (`action.yml`) runs `python -m indexer.integrations.github build|check|impact FILE`
 and appends what this prints to `$GITHUB_OUTPUT`: one `name=value` line per output, the
-names the action declares.
+names the action declares. `python -m indexer.integrations.github keys` prints the cache keys of the
+repository in the working folder (`api.cache_keys`) the same way, for the workflows' cache steps.
 """
 
 from __future__ import annotations
@@ -53,9 +54,24 @@ def format_outputs(outputs: dict[str, str]) -> str:
 OUTPUTS_OF = {"build": build_outputs, "check": check_outputs, "impact": impact_outputs}
 
 
+def key_outputs() -> dict[str, str]:
+    """The cache keys and folders of the repository in the working folder, under its settings."""
+    from indexer.api import cache_keys
+    from indexer.errors import PinciteError
+
+    try:
+        return cache_keys(".").to_json()
+    except PinciteError as exc:
+        print(f"ci_outputs: {exc}", file=sys.stderr)
+        raise SystemExit(exc.exit_code) from exc
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["keys"]:
+        sys.stdout.write(format_outputs(key_outputs()))
+        return 0
     if len(argv) != 2 or argv[0] not in OUTPUTS_OF:
-        print("usage: python -m indexer.integrations.github build|check|impact FILE.json", file=sys.stderr)
+        print("usage: python -m indexer.integrations.github build|check|impact FILE.json | keys", file=sys.stderr)
         return 2
     kind, path = argv
     try:

@@ -227,13 +227,26 @@ jobs:
         run: python -m pip install 'pincite[all]'
       - id: pages
         uses: actions/configure-pages@983d7736d9b0ae728b81ab479565c72886d7745b  # v5
+      # Cache keys that change with pincite and with the site's settings and templates.
+      - name: Name the caches
+        id: keys
+        env:
+          PINCITE_SITE_URL: ${{ steps.pages.outputs.base_url }}
+        run: python -m indexer.integrations.github keys >> "$GITHUB_OUTPUT"
       - name: Restore the previous index
         uses: actions/cache@5a3ec84eff668545956fd18022155c47e93e2684  # v4.2.3
         with:
-          path: .pincite/index.sqlite
-          key: pincite-index-${{ github.sha }}
+          path: .pincite
+          key: ${{ steps.keys.outputs.index }}${{ github.sha }}
           restore-keys: |
-            pincite-index-
+            ${{ steps.keys.outputs.index }}
+      - name: Restore the previous site
+        uses: actions/cache@5a3ec84eff668545956fd18022155c47e93e2684  # v4.2.3
+        with:
+          path: _site
+          key: ${{ steps.keys.outputs.site }}${{ github.sha }}
+          restore-keys: |
+            ${{ steps.keys.outputs.site }}
       - name: Show what pincite finds
         run: pincite doctor
       - name: Build the index and the site

@@ -35,7 +35,10 @@ class BannerInputs:
     """Everything a path's history file depends on; equal inputs mean an equal file."""
 
     path: str
-    intervals: tuple[tuple[str, str, int, int], ...]  # (blob, identity, first_seq, last_seq)
+    # (blob, identity, the commits it runs from and to, the commit that ended it): commits by
+    # SHA, not by place on the line, so a site kept from another history (a rewritten branch,
+    # another repository, a CI cache) is not taken for this one's. "" for an interval still open.
+    intervals: tuple[tuple[str, str, str, str, str], ...]
     head_blob: str | None  # None: the path is gone from the built commit
     # For each gap in the path's history (a move or a deletion): where the versions before it
     # lead at the built commit (path, blob, identity), or why nowhere. Empty without gaps.
@@ -46,7 +49,7 @@ class BannerInputs:
         return self.head_blob is not None
 
     def key(self) -> str:
-        parts = [f"{b}:{i}:{f}-{last}" for b, i, f, last in self.intervals]
+        parts = [f"{b}:{i}:{f}-{last}>{after}" for b, i, f, last, after in self.intervals]
         return f"{HISTORY_FORMAT}|{self.head_blob}|{int(self.at_head)}|{self.lead}|" + ",".join(parts)
 
 
@@ -124,12 +127,14 @@ class BannerDataBuilder:
 
     def inputs(self, path: str, pvs: list[PathVersion]) -> BannerInputs:
         # The interval running to HEAD has no end yet: its end is not part of the key (or the file).
+        open_ = self.head_seq
         intervals = tuple(
             (
                 self.meta[pv.version_id].blob,
                 self.meta[pv.version_id].identity,
-                pv.first_seq,
-                -1 if pv.last_seq == self.head_seq else pv.last_seq,
+                self.commits[pv.first_seq].sha,
+                "" if pv.last_seq == open_ else self.commits[pv.last_seq].sha,
+                "" if pv.last_seq == open_ else self.commits[pv.last_seq + 1].sha,
             )
             for pv in pvs
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ from typing import Any
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
+from indexer import __version__
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError, writing
 from indexer.files import atomic_write
@@ -107,6 +109,8 @@ class SiteStats:
     shown_as_source: dict[str, str] = field(default_factory=dict)
     # PDFs some of whose pages as printed this build left out by their byte budget: path → why.
     pages_cut: dict[str, str] = field(default_factory=dict)
+    # What the build made of the site it replaces: "none", "reused", or "ignored: why" (a manifest it cannot trust).
+    previous_site: str = "none"
 
     def to_json(self) -> SiteJson:
         return {
@@ -124,6 +128,7 @@ class SiteStats:
             "search_pages_superseded": self.search_pages_superseded,
             "pagefind_seconds": round(self.pagefind_seconds, 3),
             "seconds": round(self.seconds, 3),
+            "previous_site": self.previous_site,
         }
 
 
@@ -142,27 +147,78 @@ class _Manifest:
     over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
 
     @classmethod
-    def load(cls, site: Path) -> _Manifest:
+    def load(cls, site: Path) -> tuple[_Manifest, str]:
+        """The previous site's manifest, and what became of it: reused, or why it is ignored.
+
+        A manifest is trusted only when this pincite wrote it and its seal (a digest of the rest)
+        still holds: a site restored from a CI cache may come from another pincite, or have been
+        edited or cut short, and a page reused on a false record would be a wrong page.
+        """
         try:
             data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(), PREVIOUS_NONE
+        except (OSError, ValueError):
+            return cls(), "ignored: its manifest cannot be read"
+        if not isinstance(data, dict):
+            return cls(), "ignored: its manifest cannot be read"
+        if data.get("pincite") != __version__:
+            made_by = f"pincite {data['pincite']}" if data.get("pincite") else "a pincite that recorded no version"
+            return cls(), f"ignored: made by {made_by}, not {__version__}"
+        if data.get("seal") != _seal(data):
+            return cls(), "ignored: its manifest does not match its seal (edited or cut short)"
+        try:
             return cls(
-                data["fingerprint"],
-                data["versions"],
-                data["docs"],
-                data["history"],
-                data.get("files", {}),
-                data.get("links", {}),
-                data.get("changes", {}),
-                data.get("diffs", {}),
-                _folders(data.get("search_base", [])),
-                {str(k): str(v) for k, v in dict(data.get("over_budget", {})).items()},
-            )
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return cls()
+                _text(data["fingerprint"]),
+                _strings(data["versions"]),
+                _strings(data["docs"]),
+                _strings(data["history"]),
+                _strings(data["files"]),
+                {str(path): _pairs(kept) for path, kept in dict(data["links"]).items()},
+                _strings(data["changes"]),
+                _strings(data["diffs"]),
+                _folders(data["search_base"]),
+                _strings(data["over_budget"]),
+            ), PREVIOUS_REUSED
+        except (KeyError, TypeError, ValueError):
+            return cls(), "ignored: its manifest is not one this pincite writes"
 
     def save(self, site: Path) -> None:
         # The fields as they are (asdict would deep-copy every record first).
-        atomic_write(site / MANIFEST, json.dumps(vars(self), sort_keys=True).encode("utf-8"))
+        data: dict[str, Any] = {**vars(self), "pincite": __version__}
+        data["seal"] = _seal(data)
+        atomic_write(site / MANIFEST, json.dumps(data, sort_keys=True).encode("utf-8"))
+
+
+PREVIOUS_NONE = "none"
+PREVIOUS_REUSED = "reused"
+
+
+def _seal(data: dict[str, Any]) -> str:
+    """A digest of a manifest's fields but the seal: an edited or truncated manifest no longer matches it."""
+    rest = {key: value for key, value in data.items() if key != "seal"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _strings(value: object) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise TypeError("not a mapping of strings")
+    return value
+
+
+def _pairs(value: object) -> list[list[str]]:
+    """A page's links as recorded: [[url, kind], ...]."""
+    if not isinstance(value, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in value
+    ):
+        raise TypeError("not a list of links")
+    return value
 
 
 def _folders(recorded: object) -> list[str]:
@@ -170,6 +226,33 @@ def _folders(recorded: object) -> list[str]:
     if isinstance(recorded, str):
         return [recorded] if recorded else []
     return [str(folder) for folder in recorded] if isinstance(recorded, list) else []
+
+
+def site_fingerprint(folders: Sequence[Path], config: Config) -> str:
+    """What every reused page was rendered by: pincite, the templates and the settings pages show.
+
+    A previous page is reused only under the same fingerprint, and CI's cache key of the site
+    (`site_cache_key`) is a digest of it, so neither serves a page another pincite or other settings made.
+    """
+    # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
+    renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
+    return fingerprint(
+        folders,
+        f"pincite {__version__}",
+        config.site_title,
+        config.site_url,
+        str(config.site_publish_index),
+        config.site_language,
+        *renders,
+    )
+
+
+def site_cache_key(repo_root: Path, config: Config) -> str:
+    """The part of a CI cache key that says which sites a build may reuse: one digest of everything
+    the manifest's records are valid under (the fingerprint, Pagefind, the PDF page images' setting)."""
+    fp = site_fingerprint(template_folders(repo_root, config.template_dir), config)
+    under = f"{fp}|{pagefind_version()}|{pdf_pages.key(config.pdf_page_images, config.pdf_page_budget)}"
+    return hashlib.sha256(under.encode("utf-8")).hexdigest()[:20]
 
 
 def render_site(
@@ -414,17 +497,8 @@ class _SiteBuilder:
         self.stats = SiteStats()
         self.folders = template_folders(repo.root, config.template_dir)
         self.env: Environment = make_environment(self.folders, sandboxed=config.template_dir is not None)
-        # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
-        renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
-        self.fp = fingerprint(
-            self.folders,
-            config.site_title,
-            config.site_url,
-            str(config.site_publish_index),
-            config.site_language,
-            *renders,
-        )
-        self.old = _Manifest.load(previous)
+        self.fp = site_fingerprint(self.folders, config)
+        self.old, self.stats.previous_site = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
         self.adopt_versions: Path | None = None
         self.needed_versions: set[str] = set()
@@ -733,7 +807,7 @@ class _SiteBuilder:
             if path not in ctx.history_paths:
                 continue
             self.progress.advance()
-            rel, key = changes_page_path(path), changes_key(path, pvs, metas, head_seq)
+            rel, key = changes_page_path(path), changes_key(path, pvs, metas, ctx.commits)
             self.new.changes[path] = key
             if same_fp and self._reuse(self.old.changes, path, key, rel):
                 self.stats.pages_reused += 1
@@ -770,7 +844,10 @@ class _SiteBuilder:
         for doc in documents:
             folders.setdefault(doc["folder"], []).append(doc)
         layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
-        renderer = SectionRenderer(self.env, FolderSections.load(self.previous / HOME_FILE, self.fp))
+        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
+        renderer = SectionRenderer(
+            self.env, kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp)
+        )
         home_site = ctx.site_values("index.html")
         sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
         folder_rows = []
@@ -811,16 +888,15 @@ class _SiteBuilder:
         figures = self._head_texts(ok, metas)
         # The search page's "did you mean": the words of the documents at the built commit.
         (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
-        citing = {p: v for p, v in ok.items() if version_key(metas[v]) in figures.citing}
-        rows, problem = citations_report(ctx, citing)
+        rows, problem = citations_report(ctx, set(ok))
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
 
     def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
-        """The words and the citing versions at the built commit: the previous site's, updated."""
+        """The words of the versions at the built commit: the previous site's, updated."""
         version_ids = {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
         wanted = {version_key(metas[v]) for v in ok.values()}
         figures = head_texts(
-            HeadTexts.load(self.previous / TEXTS_FILE),
+            HeadTexts.load(self.previous / TEXTS_FILE) if self.stats.previous_site == PREVIOUS_REUSED else None,
             wanted,
             version_ids,
             self.reader.version_text,

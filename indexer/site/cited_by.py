@@ -1,8 +1,9 @@
 """Who cites a document: "Cited by" on its page, marks in its source view's gutter, `citations.json`.
 
 Every citation in the repository's documents at the built commit (the documents `pincite impact`
-reads: the prose files of the whole tree, as committed) is verified against that commit, its quote
-checked, and filed under the document its cited lines stand in now (followed through renames).
+reads: the prose files of the whole tree, as committed) is checked once against that commit, as
+`pincite check` checks it (verdict, quote, recovery); the records are the citations page's rows, and
+each citation is filed under the document its cited lines stand in now (followed through renames).
 A document page lists the citations filed under it — the citing document and line, the lines they
 cite there and the verdict at this build — and its source view marks the cited line ranges in the
 gutter, each mark a link to the citing place: plain HTML, no script needed. Marks are empty
@@ -21,16 +22,15 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from indexer.citations.check import parsed_citations_in
-from indexer.citations.drift import Verdict, prefetch_hunks, verify
+from indexer.citations.check import CheckRecord, check_committed
+from indexer.citations.drift import Verdict
 from indexer.citations.impact import committed_documents
-from indexer.citations.quote import check_quote
 from indexer.citations.resolve import Resolver
 from indexer.citations.verdicts import VerdictStatus
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.site.render import doc_page_path, url_path
-from indexer.text.citation import Citation, github_repo, github_url
+from indexer.text.citation import Citation, github_url
 from indexer.vcs.repo import GitRepo
 
 CITATIONS_JSON = "citations.json"
@@ -72,6 +72,8 @@ class CitedBy:
     head: str
     places: list[CitingPlace] = field(default_factory=list)
     problem: str | None = None  # why the citations could not be read, if they could not
+    # The check's records, every citation found (near-misses and branch links too): the citations page's rows.
+    records: list[CheckRecord] = field(default_factory=list, repr=False)
 
     _by_path: dict[str, list[CitingPlace]] | None = field(default=None, repr=False)
 
@@ -100,36 +102,37 @@ class CitedBy:
 
 
 def collect(repo: GitRepo, config: Config, index_path: Path, head: str, pages: set[str]) -> CitedBy:
-    """Verify every citation in the repository's documents at `head`; `pages` are the document pages built."""
+    """Check every citation in the repository's documents at `head` once; `pages` are the document pages built.
+
+    The one check serves both the citations page (its records, recovery included) and who cites
+    each document (`CitedBy.places`).
+    """
     found = CitedBy(head)
     resolver = Resolver(repo, config, index_path)
     try:
         documents, _skipped = committed_documents(repo, head, [])
-        own = github_repo(repo.origin_url())
-        cited = [(path, f) for path, text in documents for f in parsed_citations_in(text, own)]
-        prefetch_hunks(resolver, (f.citation for _p, f in cited if f.citation is not None), head)
-        for path, f in cited:
-            assert f.citation is not None
-            verdict = verify(f.citation, repo, head, resolver=resolver)
-            quote = check_quote(f.quote, verdict.resolved, resolver, verdict.reason).status if f.quote else None
-            href = _citing_href(path, f.line, head, pages, repo)
-            found.places.append(_place(path, f.line, href, f.raw, verdict, quote, resolver))
+        found.records = check_committed(documents, resolver, head).records
+        for record in found.records:
+            if record.verdict is None or record.found.citation is None:
+                continue  # a near-miss or a branch link: on the citations page, citing nothing
+            quote = record.quote_verdict.status if record.quote_verdict else None
+            href = citing_href(record.file, record.line, head, pages, repo)
+            found.places.append(_place(record.file, record.line, href, record.found.raw, record.verdict, quote))
     except PinciteError as exc:
-        found.problem, found.places = str(exc), []
+        found.problem, found.places, found.records = str(exc), [], []
     finally:
         resolver.close()
     return found
 
 
-def _citing_href(path: str, line: int, head: str, pages: set[str], repo: GitRepo) -> str | None:
+def citing_href(path: str, line: int, head: str, pages: set[str], repo: GitRepo) -> str | None:
+    """Where a reader reads a citing place: its document page in this site when it has one, else GitHub."""
     if path in pages:
-        return f"{doc_page_path(path)}#L{line}"
+        return f"{url_path(doc_page_path(path))}#L{line}"
     return github_url(Citation(head, path, lines=(line, line)), repo.origin_url(), (line, line))
 
 
-def _place(
-    file: str, line: int, href: str | None, raw: str, verdict: Verdict, quote: str | None, resolver: Resolver
-) -> CitingPlace:
+def _place(file: str, line: int, href: str | None, raw: str, verdict: Verdict, quote: str | None) -> CitingPlace:
     resolved = verdict.resolved
     cited = resolved.citation if resolved else verdict.citation
     lines: tuple[int, int] | None = None

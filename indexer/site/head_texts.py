@@ -1,11 +1,9 @@
 """What the site derives from the whole texts at the built commit, kept from build to build.
 
-Two outputs read every text at the built commit: `words.txt` (the search page's "did you mean",
-`vocabulary.py`) counts the words of the distinct versions there, and the citations page checks
-the documents whose text holds something shaped like a citation. Reading and scanning 10,000
-texts takes seconds; a version's text never changes, so the word counts and the versions that
-may cite are kept in the site (`TEXTS_FILE`), with the versions they were made from, and a build
-reads only the texts of the versions that came or went since.
+`words.txt` (the search page's "did you mean", `vocabulary.py`) counts the words of the distinct
+versions at the built commit. Reading 10,000 texts takes seconds; a version's text never changes,
+so the word counts are kept in the site (`TEXTS_FILE`), with the versions they were made from, and
+a build reads only the texts of the versions that came or went since.
 """
 
 from __future__ import annotations
@@ -16,13 +14,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.citations.scan import CITATION_HINT
 from indexer.index.store import VersionMeta
 from indexer.site.vocabulary import WORD, word_counts
 
 TEXTS_FILE = ".pincite-texts.json"
 # The rules the kept figures were made by: other rules, and the figures are made again.
-RULES = f"words {WORD.pattern} lowercased|citing {CITATION_HINT.pattern}"
+RULES = f"words {WORD.pattern} lowercased"
 
 
 def version_key(meta: VersionMeta) -> str:
@@ -32,11 +29,10 @@ def version_key(meta: VersionMeta) -> str:
 
 @dataclass
 class HeadTexts:
-    """Word counts over a set of versions' texts, and those of them that may hold a citation."""
+    """Word counts over a set of versions' texts."""
 
     versions: set[str] = field(default_factory=set)
     counts: Counter[str] = field(default_factory=Counter)
-    citing: set[str] = field(default_factory=set)
 
     @classmethod
     def load(cls, file: Path) -> HeadTexts | None:
@@ -45,7 +41,7 @@ class HeadTexts:
             data = json.loads(file.read_text(encoding="utf-8"))
             if data["rules"] != RULES:
                 return None
-            return cls(set(data["versions"]), Counter(data["counts"]), set(data["citing"]))
+            return cls(set(data["versions"]), Counter(data["counts"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -54,19 +50,15 @@ class HeadTexts:
             "rules": RULES,
             "versions": sorted(self.versions),
             "counts": dict(sorted(self.counts.items())),
-            "citing": sorted(self.citing),
         }
         file.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
     def add(self, key: str, text: str) -> None:
         self.versions.add(key)
         self.counts.update(word_counts(text))
-        if CITATION_HINT.search(text):
-            self.citing.add(key)
 
     def remove(self, key: str, text: str) -> None:
         self.versions.discard(key)
-        self.citing.discard(key)
         for word, count in word_counts(text).items():
             left = self.counts[word] - count
             if left > 0:

@@ -68,7 +68,7 @@ class Step:
 
     @cached_property
     def key(self) -> str:
-        return f"{self.old_text}:{self.new_text}"
+        return f"{self.old_text}:{self.new_text}:{self.old_commit}:{self.new_commit}"
 
 
 def consecutive_steps(
@@ -87,11 +87,16 @@ def consecutive_steps(
     return steps
 
 
-def changes_key(path: str, pvs: list[PathVersion], metas: dict[int, VersionMeta], head_seq: int) -> str:
-    """What a history page shows: its intervals and their versions (the running one without its end)."""
-    parts = [
-        f"{metas[pv.version_id].blob}:{pv.first_seq}-{-1 if pv.last_seq == head_seq else pv.last_seq}" for pv in pvs
-    ]
+def changes_key(path: str, pvs: list[PathVersion], metas: dict[int, VersionMeta], commits: list[CommitInfo]) -> str:
+    """What a history page shows: its intervals, their versions and the commits that began and
+    ended them (by SHA: a page kept from another history is not this one's; the running interval
+    without its end)."""
+    head_seq = len(commits) - 1
+
+    def ends(pv: PathVersion) -> str:
+        return "" if pv.last_seq == head_seq else f"{commits[pv.last_seq].sha}>{commits[pv.last_seq + 1].sha}"
+
+    parts = [f"{metas[pv.version_id].blob}:{commits[pv.first_seq].sha}-{ends(pv)}" for pv in pvs]
     return path + "|" + ",".join(parts)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -12,18 +11,17 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
-from indexer.citations.scan import CITATION_HINT
 from indexer.config import Config
 from indexer.errors import PinciteError
 from indexer.index.store import IndexReader, PassageAnchor, PathVersion, VersionMeta
 from indexer.shapes import CheckRecordJson
 from indexer.site.budget import within_budget
-from indexer.site.cited_by import CitedBy, citing_link, gutter_marks
+from indexer.site.cited_by import CitedBy, citing_href, citing_link, gutter_marks
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
 from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
 from indexer.text import asciidoc
-from indexer.text.kinds import is_text_path, text_format
+from indexer.text.kinds import text_format
 from indexer.text.language import document_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
@@ -282,41 +280,23 @@ def table_of_contents(headings: list[tuple[int, str, str]], line_count: int) -> 
     return entries if len(entries) >= TOC_MIN_ENTRIES else []
 
 
-def citations_report(ctx: PageContext, documents: dict[str, int]) -> tuple[list[dict[str, Any]], str | None]:
-    """`check` over the corpus's own Markdown and text documents at the built commit.
-
-    The documents are written from the index (the committed text, not the working tree)
-    into a scratch folder, checked against the built commit, and each record gets links
-    to the cited version and to where the text stands now.
-    """
-    from indexer.citations.check import check_paths
+def citations_report(ctx: PageContext, pages: set[str]) -> tuple[list[dict[str, Any]], str | None]:
+    """The citations page's rows: the records of the build's one check (`cited_by.collect`), each with
+    links to the citing place, the cited version and where the text stands now."""
     from indexer.text.citation import parse_text_form
 
-    head = ctx.commits[-1].sha
-    texts = {p: ctx.reader.version(v).text or "" for p, v in documents.items() if is_text_path(p)}
-    # Only documents with something shaped like a citation go to the (slower) full scan.
-    scannable = {p: t for p, t in texts.items() if CITATION_HINT.search(t)}
-    if not scannable:
+    found = ctx.cited_by
+    if found is None:
         return [], None
-    with tempfile.TemporaryDirectory(prefix="pincite-check-") as scratch:
-        for path, text in scannable.items():
-            target = Path(scratch, path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        try:
-            report = check_paths([Path(scratch, p) for p in sorted(scannable)], ctx.repo, against=head)
-        except PinciteError as exc:
-            return [], str(exc)
-        rows = []
-        for record in report.records:
-            data = record.to_json()
-            file = Path(str(data["file"])).relative_to(scratch).as_posix()
-            href = f"{url_path(doc_page_path(file))}#L{data['line']}"
-            row: dict[str, Any] = {**data, "file": file, "file_href": href}
-            for key, form in (("cited_href", data.get("parsed")), ("now_href", _relocated(data))):
-                row[key] = _version_href(ctx, parse_text_form(str(form))) if form else None
-            rows.append(row)
-    return rows, None
+    head = ctx.commits[-1].sha
+    rows = []
+    for record in found.records:
+        data = record.to_json()
+        row: dict[str, Any] = {**data, "file_href": citing_href(record.file, record.line, head, pages, ctx.repo)}
+        for key, form in (("cited_href", data.get("parsed")), ("now_href", _relocated(data))):
+            row[key] = _version_href(ctx, parse_text_form(str(form))) if form else None
+        rows.append(row)
+    return rows, found.problem
 
 
 def _relocated(data: CheckRecordJson) -> str | None:
