@@ -58,7 +58,7 @@ def test_pages_are_joined_with_the_separator_and_their_starts_recorded() -> None
 def test_identity_names_extractor_version_library_and_mode() -> None:
     import pypdf
 
-    assert PdfExtractor(ocr_languages=None).identity() == f"pdf/2 pypdf={pypdf.__version__} mode=plain"
+    assert PdfExtractor(ocr_languages=None).identity() == f"pdf/3 pypdf={pypdf.__version__} mode=plain"
     assert "mode=layout" in PdfExtractor("layout").identity().split()
     with pytest.raises(ValueError, match="unknown pypdf extraction mode"):
         PdfExtractor("fancy")
@@ -66,7 +66,7 @@ def test_identity_names_extractor_version_library_and_mode() -> None:
 
 def test_registry_extracts_pdf_by_extension_in_any_case() -> None:
     result = extract(pdf_of_pages(PAGES[:1]), "reports/Annual.PDF")
-    assert result.identity.startswith("pdf/2 ")
+    assert result.identity.startswith("pdf/3 ")
     assert "twelve months" in result.text
 
 
@@ -85,6 +85,8 @@ def test_hyphenated_line_break_and_soft_hyphen_in_a_real_pdf() -> None:
         ("e\ufb03cient of\ufb01ce \ufb02ow", "efficient office flow\n"),
         ("reten-\ntion", "retention\n"),
         ("reten\u2010\ntion", "retention\n"),
+        ("Chicka -\nsaw", "Chickasaw\n"),
+        ("Word -\nDriven", "Word -\nDriven\n"),
         ("data-\nDriven", "data-\nDriven\n"),
         ("2020-\n2021", "2020-\n2021\n"),
         ("reten\u00ad\ntion and co\u00adoperate", "retention and cooperate\n"),

@@ -167,7 +167,7 @@ def test_textconv_prints_extracted_text_and_other_files_unchanged(tmp_path: Path
     assert runner.invoke(main, ["textconv", str(html)]).output.startswith("Expense claims\n\n")
     assert runner.invoke(main, ["textconv", str(other)]).stdout_bytes == b"\x00\x01raw"
     data = json.loads(runner.invoke(main, ["textconv", "--json", str(pdf)]).output)
-    assert data["identity"].startswith("pdf/2 ") and len(data["page_starts"]) == 1
+    assert data["identity"].startswith("pdf/3 ") and len(data["page_starts"]) == 1
 
 
 def test_textconv_errors_and_marker(tmp_path: Path) -> None:
