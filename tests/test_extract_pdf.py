@@ -85,6 +85,8 @@ def test_hyphenated_line_break_and_soft_hyphen_in_a_real_pdf() -> None:
         ("e\ufb03cient of\ufb01ce \ufb02ow", "efficient office flow\n"),
         ("reten-\ntion", "retention\n"),
         ("reten\u2010\ntion", "retention\n"),
+        ("Chicka -\nsaw", "Chickasaw\n"),
+        ("Word -\nDriven", "Word -\nDriven\n"),
         ("data-\nDriven", "data-\nDriven\n"),
         ("2020-\n2021", "2020-\n2021\n"),
         ("reten\u00ad\ntion and co\u00adoperate", "retention and cooperate\n"),

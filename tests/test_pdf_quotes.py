@@ -32,6 +32,8 @@ PAGES = [
     [
         "Each well-known failure is retried three times before the operator is paged.",
         "Leases expire after thirty seconds unless the holder renews them first.",
+        # A justified line's last hyphen set apart, as pypdf gives a Supreme Court slip opinion's.
+        "The Choctaw and Chicka -\nsaw Nations offered to sell water to the district.",
     ],
 ]
 SENTENCES = [
@@ -40,6 +42,7 @@ SENTENCES = [
     "The efficient offline flow suffices for the first prototype of the office tool.",
     "Each well-known failure is retried three times before the operator is paged.",
     "Leases expire after thirty seconds unless the holder renews them first.",
+    "The Choctaw and Chickasaw Nations offered to sell water to the district.",
 ]
 PATH = "corpus/paper.pdf"
 # What viewers and fonts put in place of letters.
@@ -67,6 +70,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Resolver
         ("The e\ufb03cient o\ufb04ine \ufb02ow su\ufb03ces", 2),
         ("Each well-known failure", 3),
         ("Each well-\nknown failure", 3),
+        ("The Choctaw and Chickasaw Nations offered", 5),
+        ("Chicka-\nsaw Nations offered", 5),
     ],
 )
 def test_a_quote_as_a_viewer_copies_it_is_matched(

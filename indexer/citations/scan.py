@@ -26,7 +26,7 @@ The quote of a citation, first rule that applies:
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -56,6 +56,7 @@ _NEAR_MISS = re.compile(rf"{_TEXT_START}[LlCc]\d[^\s()<>\[\]\"'`|*]*")
 # URL with a line anchor — found far faster than the scan itself: a text without it holds no citation to scan for.
 CITATION_HINT = re.compile(r"@[0-9a-fA-F]{4,40}#|/v/[0-9a-f]{40}\.html|github\.com/[^\s#]+/blob/[^\s#]+#L\d")
 _TRAILING_PUNCTUATION = ".,;:!?"
+_UNDERSCORES = re.compile("_*")
 NEAR_MISS_HINT = "write the selector as #L12, #L12-L18, #c120-340 or #L12C5-L18C9"
 BRANCH_HINT = "pin it to a commit: `pincite cite` writes one, or press `y` on GitHub for the commit's URL"
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -132,7 +133,9 @@ def scan(text: str, ours: OwnRepo | None = None) -> list[Found]:
         para = facts.para_start[row]
         first_in_para = para not in previous_end_in_para
         region_start = previous_end_in_para.get(para, facts.starts[para])
-        quote = _link_text_quote(text, start, facts.starts[para])
+        # The link text lies after the paragraph's previous citation: looking no further back keeps a
+        # long paragraph of many links linear.
+        quote = _link_text_quote(text, start, region_start)
         if quote is None:
             quote = _inline_quote(text[region_start:start])
         if quote is None and first_in_para:
@@ -150,21 +153,37 @@ def _candidates(text: str) -> list[tuple[CitationForm, int, int]]:
         if kind == CitationForm.TEXT:
             start = _after_opening_emphasis(text, start, end)
         spans.append((kind, start, end))
-    taken = [(m_start, m_end) for _, m_start, m_end in spans]
+    # The matches of one `finditer` neither overlap nor go back: sorted by start, so by end too.
+    taken_starts = [m_start for _, m_start, _ in spans]
+    taken_ends = [m_end for _, _, m_end in spans]
     for match in _NEAR_MISS.finditer(text):
         start, end = match.start(), match.end()
         while end > start and text[end - 1] in _TRAILING_PUNCTUATION:
             end -= 1
-        if not any(t_start < end and start < t_end for t_start, t_end in taken):
+        if not _overlaps(taken_starts, taken_ends, start, end):
             spans.append((CitationForm.NEAR_MISS, start, end))
     return sorted(spans, key=lambda s: s[1])
 
 
+def _overlaps(starts: list[int], ends: list[int], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps one of the sorted, disjoint spans (`starts[i]`, `ends[i]`): only
+    the last span starting before `end` can, found by bisection (one near-miss costs log n, not n)."""
+    last = bisect_left(starts, end) - 1
+    return last >= 0 and ends[last] > start
+
+
 def _after_opening_emphasis(text: str, start: int, end: int) -> int:
     """Where a text form starts once the `_` opening emphasis around it is dropped (`_PATH@SHA#L9_`)."""
-    closing = len(text[end:]) - len(text[end:].lstrip("_"))
-    opening = len(text[start:end]) - len(text[start:end].lstrip("_"))
+    # Matched in place, never `text[end:]`: a copy of the rest of the document per citation is quadratic.
+    closing = _underscores(text, end, len(text))
+    opening = _underscores(text, start, end)
     return start + min(opening, closing)
+
+
+def _underscores(text: str, start: int, stop: int) -> int:
+    """How many `_` stand in `text` from `start` on (not past `stop`)."""
+    run = _UNDERSCORES.match(text, start, stop)
+    return run.end() - start if run else 0
 
 
 def _counts(kind: CitationForm, raw: str, ours: OwnRepo | None) -> bool:

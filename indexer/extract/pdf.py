@@ -28,7 +28,8 @@ from indexer.extract.base import ExtractedText, Limits, captured_log, importable
 from indexer.text.kinds import PDF_EXTENSIONS
 from indexer.text.normalize import LIGATURES  # the extracted text holds their letters, as quotes fold them
 
-# 3: a PDF with pages without a text layer names its OCR configuration (`identities`).
+# 3: a PDF with pages without a text layer names its OCR configuration (`identities`), and a
+# line-end hyphen after a space ("Chicka -\nsaw") joins its word as one without the space does.
 VERSION = 3
 PAGE_SEPARATOR = "\f\n"
 INSTALL_HINT = "pip install 'pincite[pdf]'"
@@ -55,7 +56,9 @@ _TRANSLATE = str.maketrans(
 _PAGE_NUMBER = re.compile(r"[ \t]*\d{1,4}[ \t]*")
 _PRIVATE_USE = re.compile(f"[{chr(PRIVATE_USE[0])}-{chr(PRIVATE_USE[1])}]")
 _SOFT_HYPHEN_BREAK = re.compile("\u00ad[ \t]*\n[ \t]*")
-_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[-\u2010][ \t]*\n[ \t]*(?=[^\W\d_])")
+# A space may stand before the hyphen: pypdf gives "Chicka -⏎saw" where a justified line's last
+# glyph is set apart (30 of 145 line-end hyphens of a Supreme Court slip opinion).
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])[ \t]?[-\u2010][ \t]*\n[ \t]*(?=[^\W\d_])")
 # pypdf warnings that mean the bytes are not the whole file: the text would be partial.
 _FATAL_WARNINGS = ("EOF marker not found", "might be truncated")
 
@@ -67,8 +70,9 @@ def normalize_page(text: str) -> str:
     Adobe's small-cap and oldstyle code points (`SMALL_FORMS`) the characters they are forms
     of; control characters other than tab and LF are dropped; a soft hyphen at a line end
     joins the two lines; remaining soft hyphens are dropped; a hyphen (U+002D or U+2010)
-    between a letter at a line end and a lowercase letter starting the next line is removed
-    with the line break ("reten-\\ntion" -> "retention", while "data-\\nDriven" is kept);
+    between a letter at a line end (one space or tab may stand between them) and a lowercase
+    letter starting the next line is removed with the line break ("reten-\\ntion" and
+    "reten -\\ntion" -> "retention", while "data-\\nDriven" is kept);
     trailing spaces of lines and blank lines at the page's start and end are dropped; a last
     line holding only a number (1 to 4 digits: the page number of a footer) is dropped when
     other lines stand above it and the line before does not end in a hyphen or dash (a range

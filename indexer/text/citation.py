@@ -46,6 +46,7 @@ from indexer.errors import CitationSyntaxError, did_you_mean
 from indexer.text.kinds import is_text_path
 
 _ENCODE = set("%@# ()<>[]\"'`")
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+=,~-]*")  # none of _ENCODE, no space, no control
 _TEXT_FORM = re.compile(
     r"^(?P<path>[^@#\s]+)@(?P<commit>[0-9a-fA-F]{4,40})#(?P<sel>[^\s;]+)(?:;(?P<qualifier>[^\s]*))?$"
 )
@@ -203,6 +204,8 @@ def parse_identity_token(value: str, source: str) -> str:
 
 
 def encode_path(path: str) -> str:
+    if _PLAIN_PATH.fullmatch(path):  # most paths: nothing to escape, and no per-character look-up
+        return path
     return "".join(_percent(ch) if _needs_escape(ch) else ch for ch in path)
 
 
