@@ -67,6 +67,10 @@ def test_the_wheel_holds_the_package_and_the_site_templates(dist: Path) -> None:
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert f"Version: {indexer.__version__}" in text
     assert "Classifier: Operating System :: POSIX" in text and "Keywords:" in text
+    # The package page is read away from the repository: no image, no link that is not absolute.
+    description = text.split("\n\n", 1)[1]
+    assert "pincite init" in description and "![" not in description
+    assert all(re.match(r"https?://", target) for target in re.findall(r"\]\(([^)]*)\)", description))
 
 
 def test_the_installed_wheel_builds_searches_checks_and_serves(installed: Path, corpus_repo: CorpusRepo) -> None:
