@@ -294,9 +294,26 @@ def test_an_edited_latin1_document_gets_history_and_diff_pages_in_its_decoded_te
     old_blob = corpus_repo.git("rev-parse", f"{first}:corpus/guia.txt").strip()
     target = _history(site, "corpus/guia.txt")["versions"][old_blob]["target"]
     assert target["status"] == "modified"
-    assert target["hunks"] == [[3, 1, 3, 1, ["-Abre às 8h30.", "+Abre às 8h00."]]]
+    # The changed word of each line, in code points of the line with its sign: "8h30" and "8h00".
+    assert target["hunks"] == [[3, 1, 3, 1, ["-Abre às 8h30.", "+Abre às 8h00."], [[0, 9, 13], [1, 9, 13]]]]
     diff = site / diff_page_path(old_blob, corpus_repo.git("rev-parse", f"{second}:corpus/guia.txt").strip())
-    assert "Abre às 8h00." in diff.read_text(encoding="utf-8")
+    assert "+Abre às <ins>8h00</ins>." in diff.read_text(encoding="utf-8")
+
+
+def test_a_diff_page_marks_the_changed_words_of_a_long_line_and_escapes_them(corpus_repo, tmp_path: Path) -> None:
+    start = "The committee reviews every request in the order received and answers within "
+    first = corpus_repo.commit({"corpus/rules.md": f"# Rules\n\n{start}ten <b>days</b>.\n\nUnrelated.\n"})
+    second = corpus_repo.commit({"corpus/rules.md": f"# Rules\n\n{start}<script>x()</script> days.\n\nNew.\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blobs = [corpus_repo.git("rev-parse", f"{c}:corpus/rules.md").strip() for c in (first, second)]
+    page = (site / diff_page_path(*blobs)).read_text(encoding="utf-8")
+    assert "<script>" not in page and "<b>" not in page  # corpus text is escaped, marks or not
+    # Only the words that changed, at the end of a line 90 characters long, are marked.
+    assert f"-{start}<del>ten &lt;b&gt;days&lt;/b</del>&gt;." in page
+    assert f"+{start}&lt;<ins>script&gt;x()&lt;/script&gt; days</ins>." in page
+    # Two unrelated lines are each the whole change: nothing inside them is marked.
+    assert '<span class="del">-Unrelated.\n</span><span class="add">+New.\n</span>' in page
 
 
 def test_the_index_file_is_published_only_when_asked(corpus_repo, tmp_path: Path) -> None:
