@@ -54,7 +54,7 @@ from indexer.site.history_pages import (
 )
 from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
 from indexer.site.links import BrokenLink, SiteTargets, link_report
-from indexer.site.pages import PageContext, citations_report, original_file
+from indexer.site.pages import PageContext, citations_report, folder_neighbours, original_file
 from indexer.site.pool import PageJob, render_all
 from indexer.site.render import (
     doc_page_path,
@@ -421,6 +421,9 @@ class _SiteBuilder:
             self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
             ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
+            ctx.neighbours = folder_neighbours(
+                {p: metas[pv.version_id].title for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+            )
             self._documents(ctx, heads, metas)
             with ThreadPoolExecutor(max_workers=1) as pool:
                 # Pagefind reads the document pages alone, all written by now: it runs (in processes
@@ -557,7 +560,9 @@ class _SiteBuilder:
             # document can appear or go without the page's own text changing).
             cited = ctx.cited_by.key(path) if ctx.cited_by else ""
             history = path in ctx.history_paths
-            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|{history}|"
+            # The previous and next documents of its folder, which the page links by title.
+            pager = json.dumps([[n.path, n.title] if n else None for n in ctx.neighbours.get(path, ())])
+            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|{history}|{pager}|"
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept))
