@@ -42,6 +42,7 @@ from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.cited_by import CitedBy, collect
+from indexer.site.corpus_titles import corpus_titles
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
     Step,
@@ -410,11 +411,11 @@ class _SiteBuilder:
     def run(self) -> SiteStats:
         try:
             commits = self.reader.commits()
-            metas = self.reader.version_metas()
             by_path: dict[str, list[PathVersion]] = {}
             for pv in self.reader.all_path_versions():
                 by_path.setdefault(pv.path, []).append(pv)
             head_seq = len(commits) - 1
+            metas = corpus_titles(self.reader.version_metas(), by_path, head_seq, self.reader)
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
             ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
@@ -562,7 +563,9 @@ class _SiteBuilder:
             history = path in ctx.history_paths
             # The previous and next documents of its folder, which the page links by title.
             pager = json.dumps([[n.path, n.title] if n else None for n in ctx.neighbours.get(path, ())])
-            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|{history}|{pager}|"
+            # Its title is the corpus's to say (corpus_titles): part of the key, beside its version.
+            intro = ctx.commits[pv.first_seq].sha
+            base = f"{meta.blob}|{meta.identity}|{meta.title}|{intro}|{extra}|{cited}|{history}|{pager}|"
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept))

@@ -94,6 +94,7 @@ def changes_key(path: str, pvs: list[PathVersion], metas: dict[int, VersionMeta]
     parts = [
         f"{metas[pv.version_id].blob}:{pv.first_seq}-{-1 if pv.last_seq == head_seq else pv.last_seq}" for pv in pvs
     ]
+    parts += [metas[pv.version_id].title for pv in pvs]  # the corpus's titles (site/corpus_titles.py)
     return path + "|" + ",".join(parts)
 
 
