@@ -54,6 +54,7 @@ NOT_PROSE = (
 )
 RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
+PAGER = re.compile(r'<nav class="pager".*?</nav>', re.DOTALL)
 
 
 def prose_words(source: str) -> set[str]:
@@ -100,8 +101,9 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
         count = sum(titles.values())
         shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
         broken = [w for w in summary.warnings if "broken link" in w]
+        # Links a document writes: the previous/next links every page ends with are not counted.
         hrefs = sum(
-            len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', p.read_text(encoding="utf-8")))
+            len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', PAGER.sub("", p.read_text(encoding="utf-8"))))
             for p in site.glob("doc/**/*.html")
         )
         return {
