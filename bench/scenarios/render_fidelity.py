@@ -57,7 +57,34 @@ WORD = re.compile(r"[A-Za-z]{3,}")
 PAGER = re.compile(r'<nav class="pager".*?</nav>', re.DOTALL)
 
 
+_COMMENT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(?![\w:+.-]+[ \t]?::|_|\[|\|)|[ \t]*$)")
+
+
+def without_comments(source: str) -> str:
+    """The source without its reST comments (`.. a remark`, with the indented lines under it), which
+    no renderer shows: docutils and Sphinx leave them out of the page as they leave them out here."""
+    lines = source.split("\n")
+    n = 0
+    while n < len(lines):
+        found = _COMMENT.match(lines[n])
+        if not found:
+            n += 1
+            continue
+        indent = len(found.group(1).expandtabs())
+        lines[n] = ""
+        n += 1
+        while n < len(lines) and (
+            not lines[n].strip() or len(lines[n].expandtabs()) - len(lines[n].expandtabs().lstrip()) > indent
+        ):
+            if not lines[n].strip() and (n + 1 == len(lines) or not lines[n + 1][:1].isspace()):
+                break  # a blank line and then text at the margin: the comment has ended
+            lines[n] = ""
+            n += 1
+    return "\n".join(lines)
+
+
 def prose_words(source: str) -> set[str]:
+    source = without_comments(source)
     for pattern in NOT_PROSE:
         source = pattern.sub(" ", source)
     return set(WORD.findall(source))
