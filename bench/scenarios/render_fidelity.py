@@ -5,7 +5,8 @@ a scratch folder and reports, per repository:
 
 - documents, and how many have a rendered view;
 - words of the source missing from its rendered view: each document's words (letters only,
-  three or more) that stand in its source outside link targets, URLs, comments and markup names,
+  three or more) that stand in its source outside link targets, URLs, comments (with the lines under
+  them), markup names, footnote labels, a code block's language and layout options,
   and nowhere in the rendered view's text (a sample of them per document, to read by hand);
 - raw markup left in the rendered text (`:role:`, `[^x]`, `[!NOTE]`, `{#id}`, `:::`, `.. name::`);
 - titles that more than 1% (and at least two) of the documents share;
@@ -51,6 +52,11 @@ NOT_PROSE = (
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
     re.compile(r"^```\w*", re.MULTILINE),  # a fence's language
+    re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
+    re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
+    re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
+    # Layout options of images, figures and code (`:class: invert-in-dark-mode`, `:align: center`)
+    re.compile(r"^\s+:(?:class|align|width|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE),
 )
 RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
