@@ -38,6 +38,12 @@ RAW_MARKUP = {
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
 }
 NOT_PROSE = (
+    # First, before the patterns below take their names away:
+    # layout options of images, figures and code (`:class: invert-in-dark-mode`, `:align: center`),
+    re.compile(r"^\s+:(?:class|align|width|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE),
+    re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
+    re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
+    re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
     re.compile(r"^\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
     re.compile(r"~[\w.]+\."),  # `~pkg.name` shows `name`, as Sphinx shows it
     re.compile(r"<[^>\n]*>"),  # link targets, raw tags
@@ -52,11 +58,6 @@ NOT_PROSE = (
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
     re.compile(r"^```\w*", re.MULTILINE),  # a fence's language
-    re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
-    re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
-    re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
-    # Layout options of images, figures and code (`:class: invert-in-dark-mode`, `:align: center`)
-    re.compile(r"^\s+:(?:class|align|width|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE),
 )
 RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
