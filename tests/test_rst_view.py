@@ -99,7 +99,7 @@ This PEP describes the ``range literal`` proposal; see :pep:`8`, :pep:`the style
 Rationale
 =========
 
-Unknown :zzzrole:`gamma words` stay readable.
+Unknown :zzzrole:`gamma words` stay readable; see `above <rationale>`__.
 """
 
 
@@ -124,6 +124,8 @@ def test_unknown_directives_and_roles_show_their_words() -> None:
     assert "path" in text and "open" in text and "the style guide" in text and "PEP 8" in text
     assert 'href="https://peps.python.org/pep-0008/"' in html and 'href="https://peps.python.org/pep-0007/"' in html
     assert 'href="#h-rationale"' in html  # a label of this document: an in-page link
+    # `above <rationale>`__ names the label, not a file: an in-page link too
+    assert html.count('href="#h-rationale"') == 2
     assert ("directive directive-rejected" in html) and ("shown as source" in text)
     assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
 
