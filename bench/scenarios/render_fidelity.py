@@ -50,7 +50,7 @@ NOT_PROSE = (
     re.compile(r"\]\([^)]*\)"),  # Markdown link destinations
     re.compile(r"https?://\S+"),
     re.compile(r"^\.\. [^:\n]*$", re.MULTILINE),  # reST comments
-    re.compile(r"^\s*:[\w-]+:", re.MULTILINE),  # field and option names
+    re.compile(r"^\s*:[\w-]+:(?![\w:.+-]*`)", re.MULTILINE),  # field and option names (not a role's `:py:data:`)
     re.compile(r":[\w:.+-]+:`"),  # role names
     re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),  # directive names
     re.compile(r"^\.\. _[^:]+:.*$", re.MULTILINE),  # targets
