@@ -114,3 +114,15 @@ write_section(Path(sys.argv[1]), "real-repo", "rust-lang/rfcs", "a repository")
         "# Benchmarks\n\nIntro.\n\n## check\n\nnew figures\n\n## chunk\n\nkept\n"
         "\n## real-repo — rust-lang/rfcs\n\na repository\n"
     )
+
+
+def test_render_fidelity_counts_no_word_of_a_rest_comment_as_prose() -> None:
+    code = """
+from bench.scenarios.render_fidelity import prose_words
+source = (
+    "Kept words.\\n\\n.. Small features may be\\n   added until planned.\\n\\n"
+    "* item\\n\\n    .. NOTE: hidden remark\\n       encompass\\n\\n.. note::\\n\\n   Shown admonition.\\n\\nAfter.\\n"
+)
+print(sorted(prose_words(source)))
+"""
+    assert _python(code).strip() == str(sorted({"Kept", "words", "item", "Shown", "admonition", "After"}))

@@ -81,6 +81,8 @@ This PEP describes the ``range literal`` proposal; see :pep:`8`, :pep:`the style
 
    Guido found the *syntax* confusing.
 
+.. canonical-doc:: :mod:`python:sqlite3` and :external+py3.15:ref:`list displays <lists>`
+
 .. c:function:: PyObject* PyRange_New(long start)
 
    Makes a range object.
@@ -97,7 +99,7 @@ This PEP describes the ``range literal`` proposal; see :pep:`8`, :pep:`the style
 Rationale
 =========
 
-Unknown :zzzrole:`gamma words` stay readable.
+Unknown :zzzrole:`gamma words` stay readable; see `above <rationale>`__.
 """
 
 
@@ -113,13 +115,17 @@ def test_unknown_directives_and_roles_show_their_words() -> None:
         "../examples/ranges.py",
         "window.__pwned = 1",  # refused raw HTML: shown as its source text, never as HTML
         "gamma words",
+        "list displays",  # a directive's argument reads as its roles show it
     ):
         assert words in text, words
     assert "<script>" not in html
-    assert ":mod:" not in text and ":pep:" not in text and ":zzzrole:" not in text
+    assert ":mod:" not in text and ":pep:" not in text and ":zzzrole:" not in text and ":ref:" not in text
+    assert "sqlite3" in text and "python:sqlite3" not in text
     assert "path" in text and "open" in text and "the style guide" in text and "PEP 8" in text
     assert 'href="https://peps.python.org/pep-0008/"' in html and 'href="https://peps.python.org/pep-0007/"' in html
     assert 'href="#h-rationale"' in html  # a label of this document: an in-page link
+    # `above <rationale>`__ names the label, not a file: an in-page link too
+    assert html.count('href="#h-rationale"') == 2
     assert ("directive directive-rejected" in html) and ("shown as source" in text)
     assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
 
@@ -169,8 +175,9 @@ def test_peps_link_inside_the_site_and_images_are_published(corpus_repo: CorpusR
     site = tmp_path / "site"
     summary = build(corpus_repo.root, out=site)
     page = (site / "doc/corpus/peps/pep-0204.rst.html").read_text(encoding="utf-8")
-    # :pep:`8` and :doc:`pep-0008`, onto the published page
-    assert page.count('href="../../../doc/corpus/peps/pep-0008.rst.html"') == 2
+    # :pep:`8` and :doc:`pep-0008`, onto the published page (and the page's "Previous" link)
+    body = re.sub(r'<nav class="pager".*?</nav>', "", page, flags=re.S)
+    assert body.count('href="../../../doc/corpus/peps/pep-0008.rst.html"') == 2
     assert 'href="https://peps.python.org/pep-0007/"' in page  # PEP 7 is not published here
     image = re.search(r'<img src="([^"]+)" alt="Range diagram">', page)
     assert image, "the repository's image is shown"

@@ -294,9 +294,26 @@ def test_an_edited_latin1_document_gets_history_and_diff_pages_in_its_decoded_te
     old_blob = corpus_repo.git("rev-parse", f"{first}:corpus/guia.txt").strip()
     target = _history(site, "corpus/guia.txt")["versions"][old_blob]["target"]
     assert target["status"] == "modified"
-    assert target["hunks"] == [[3, 1, 3, 1, ["-Abre às 8h30.", "+Abre às 8h00."]]]
+    # The changed word of each line, in code points of the line with its sign: "8h30" and "8h00".
+    assert target["hunks"] == [[3, 1, 3, 1, ["-Abre às 8h30.", "+Abre às 8h00."], [[0, 9, 13], [1, 9, 13]]]]
     diff = site / diff_page_path(old_blob, corpus_repo.git("rev-parse", f"{second}:corpus/guia.txt").strip())
-    assert "Abre às 8h00." in diff.read_text(encoding="utf-8")
+    assert "+Abre às <ins>8h00</ins>." in diff.read_text(encoding="utf-8")
+
+
+def test_a_diff_page_marks_the_changed_words_of_a_long_line_and_escapes_them(corpus_repo, tmp_path: Path) -> None:
+    start = "The committee reviews every request in the order received and answers within "
+    first = corpus_repo.commit({"corpus/rules.md": f"# Rules\n\n{start}ten <b>days</b>.\n\nUnrelated.\n"})
+    second = corpus_repo.commit({"corpus/rules.md": f"# Rules\n\n{start}<script>x()</script> days.\n\nNew.\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    blobs = [corpus_repo.git("rev-parse", f"{c}:corpus/rules.md").strip() for c in (first, second)]
+    page = (site / diff_page_path(*blobs)).read_text(encoding="utf-8")
+    assert "<script>" not in page and "<b>" not in page  # corpus text is escaped, marks or not
+    # Only the words that changed, at the end of a line 90 characters long, are marked.
+    assert f"-{start}<del>ten &lt;b&gt;days&lt;/b</del>&gt;." in page
+    assert f"+{start}&lt;<ins>script&gt;x()&lt;/script&gt; days</ins>." in page
+    # Two unrelated lines are each the whole change: nothing inside them is marked.
+    assert '<span class="del">-Unrelated.\n</span><span class="add">+New.\n</span>' in page
 
 
 def test_the_index_file_is_published_only_when_asked(corpus_repo, tmp_path: Path) -> None:
@@ -653,3 +670,53 @@ def test_broken_links_are_warnings_and_fail_a_strict_build(corpus_repo, tmp_path
     assert strict.exit_code == 1 and "broken link 'gone.md'" in strict.output
     page = (site / "doc/corpus/a.md.html").read_text(encoding="utf-8")
     assert '<a href="../../doc/corpus/b.md.html#h-top"' in page
+
+
+def _pager(page: Path) -> list[tuple[str, str, str]]:
+    """The previous and next links of a document page: (rel, href, title shown)."""
+    html = page.read_text(encoding="utf-8")
+    nav = re.search(r'<nav class="pager".*?</nav>', html, re.S)
+    if nav is None:
+        return []
+    found = re.findall(r'rel="(\w+)" href="([^"]+)">.*?<span class="pager-title">(.*?)</span>', nav.group(0), re.S)
+    return [(rel, href, unescape(title)) for rel, href, title in found]
+
+
+def test_document_pages_link_the_previous_and_next_document_of_their_folder(corpus_repo, tmp_path: Path) -> None:
+    corpus_repo.commit(
+        {
+            "corpus/a.md": "# Alpha & 1 < 2\n\nA.\n",
+            "corpus/b.txt": "untitled text\n",
+            "corpus/c.md": "# Gamma\n\nC.\n",
+            "corpus/sub/d.md": "# Delta\n\nD.\n",
+        }
+    )
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    doc = site / "doc" / "corpus"
+    assert _pager(doc / "a.md.html") == [("next", "../../doc/corpus/b.txt.html", "b.txt")]
+    assert _pager(doc / "b.txt.html") == [
+        ("prev", "../../doc/corpus/a.md.html", "Alpha & 1 < 2"),  # escaped in the page, as every title
+        ("next", "../../doc/corpus/c.md.html", "Gamma"),
+    ]
+    assert "Alpha &amp; 1 &lt; 2" in (doc / "b.txt.html").read_text(encoding="utf-8")
+    assert _pager(doc / "c.md.html") == [("prev", "../../doc/corpus/b.txt.html", "b.txt")]
+    assert _pager(doc / "sub" / "d.md.html") == []  # alone in its folder; other folders are not neighbours
+    # A new neighbour renders the pages beside it again, and only those.
+    corpus_repo.commit({"corpus/bb.md": "# Beta two\n\nB.\n"})
+    warm = _build(corpus_repo, site)
+    assert _pager(doc / "c.md.html") == [("prev", "../../doc/corpus/bb.md.html", "Beta two")]
+    assert [n[2] for n in _pager(doc / "b.txt.html")] == ["Alpha & 1 < 2", "Beta two"]
+    assert _pager(doc / "a.md.html") == [("next", "../../doc/corpus/b.txt.html", "b.txt")]
+    assert warm["pages_rendered"] == 4  # bb's version and document pages, b's and c's document pages
+
+
+def test_a_history_page_has_the_search_box_and_keeps_a_version_apart_from_its_title(corpus_repo, tmp_path: Path):
+    corpus_repo.commit({"corpus/h.md": "# Summary of rules\n\nOne.\n"})
+    corpus_repo.commit({"corpus/h.md": "# Summary of rules\n\nTwo.\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    page = (site / "changes" / "corpus" / "h.md.html").read_text(encoding="utf-8")
+    assert 'role="search"' in page and 'id="q-top"' in page
+    text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", page)))
+    assert re.search(r"Version [0-9a-f]{12} · Summary of rules", text), text

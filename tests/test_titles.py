@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from indexer.api import build
-from indexer.text.titles import document_title, name_title, plain
+from indexer.text.titles import document_title, fallback_title, name_title, plain, shared_titles
 from tests.conftest import CorpusRepo
 
 
@@ -29,14 +29,24 @@ def test_titles_hold_no_markup(title: str, shown: str) -> None:
 
 def test_a_generic_first_heading_gives_way_to_the_metadata() -> None:
     rfc = "- Feature Name: `const_generics`\n- Start Date: 2017-05-01\n\n# Summary\n\nAllow constants.\n"
-    assert document_title(rfc, "markdown", "text/2000-const-generics.md") == "const_generics"
+    assert document_title(rfc, "markdown", "text/2000-const-generics.md") == "Summary"  # its own title
+    assert fallback_title(rfc, "text/2000-const-generics.md") == "const_generics"
 
 
 def test_without_metadata_the_file_name_names_it_spelled_as_the_text_spells_it() -> None:
     rfc = "- Feature Name: N/A\n- Start Date: 2014-03-11\n\n# Summary\n\nThe RFC process: an RFC is a process.\n"
-    assert document_title(rfc, "markdown", "text/0002-rfc-process.md") == "RFC process"
+    assert fallback_title(rfc, "text/0002-rfc-process.md") == "RFC process"
     assert name_title("docs/guide/README.md") == "Guide"
-    assert document_title("Abstract\n========\n\nWords.\n", "rst", "peps/pep-0999.rst") == "Pep 0999"
+    assert fallback_title("Abstract\n========\n\nWords.\n", "peps/pep-0999.rst") == "Pep 0999"
+
+
+def test_a_title_is_shared_when_more_than_one_percent_and_at_least_three_documents_hold_it() -> None:
+    assert shared_titles(["Summary", "summary:", "Summary.", "Other"]) == {"summary"}
+    assert shared_titles(["Summary", "Summary", "Other"]) == frozenset()  # two are not many
+    titles = ["Summary"] * 3 + [f"T{n}" for n in range(297)]  # 3 of 300 is 1%, not more
+    assert shared_titles(titles) == frozenset()
+    assert shared_titles([*titles, "Summary"]) == {"summary"}
+    assert shared_titles(["", "", "", "x"]) == frozenset()  # no title is not a title
 
 
 def test_a_heading_that_names_the_document_is_kept() -> None:
@@ -57,3 +67,30 @@ def test_the_home_page_lists_rfcs_by_their_names(corpus_repo: CorpusRepo, tmp_pa
     for title in ("Rfc process", "Const generics", "Async await"):
         assert f">{title}</a>" in home, title
     assert ">Summary</a>" not in home
+
+
+def test_a_title_few_documents_share_is_kept_and_the_rule_follows_the_corpus(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """ "Summary" on two documents of five is kept; once a third document opens with it, all three
+    give way to their names (pages rendered again), and a unique "Introduction" is kept throughout."""
+    files: dict[str, str | bytes | None] = {
+        "corpus/0001-alpha-plan.md": "# Summary\n\nAlpha.\n",
+        "corpus/0002-beta-plan.md": "# Summary\n\nBeta.\n",
+        "corpus/intro.md": "# Introduction\n\nHello.\n",
+        "corpus/x.md": "# X\n\nx.\n",
+        "corpus/y.md": "# Y\n\ny.\n",
+    }
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    page = (site / "doc" / "corpus" / "0001-alpha-plan.md.html").read_text(encoding="utf-8")
+    assert '<h1 class="doc-title">Summary</h1>' in page
+    corpus_repo.commit({"corpus/0003-gamma-plan.md": "# Summary\n\nGamma.\n"})
+    build(corpus_repo.root, out=site)
+    home = (site / "index.html").read_text(encoding="utf-8")
+    for title in ("Alpha plan", "Beta plan", "Gamma plan", "Introduction"):
+        assert f">{title}</a>" in home, title
+    assert ">Summary</a>" not in home
+    page = (site / "doc" / "corpus" / "0001-alpha-plan.md.html").read_text(encoding="utf-8")
+    assert '<h1 class="doc-title">Alpha plan</h1>' in page

@@ -5,7 +5,8 @@ a scratch folder and reports, per repository:
 
 - documents, and how many have a rendered view;
 - words of the source missing from its rendered view: each document's words (letters only,
-  three or more) that stand in its source outside link targets, URLs, comments and markup names,
+  three or more) that stand in its source outside link targets, URLs, comments (with the lines under
+  them), markup names, footnote labels, a code block's language and layout options,
   and nowhere in the rendered view's text (a sample of them per document, to read by hand);
 - raw markup left in the rendered text (`:role:`, `[^x]`, `[!NOTE]`, `{#id}`, `:::`, `.. name::`);
 - titles that more than 1% (and at least two) of the documents share;
@@ -37,13 +38,19 @@ RAW_MARKUP = {
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
 }
 NOT_PROSE = (
+    # First, before the patterns below take their names away:
+    # layout options of images, figures and code (`:class: invert-in-dark-mode`, `:align: center`),
+    re.compile(r"^\s+:(?:class|align|width|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE),
+    re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
+    re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
+    re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
     re.compile(r"^\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
     re.compile(r"~[\w.]+\."),  # `~pkg.name` shows `name`, as Sphinx shows it
     re.compile(r"<[^>\n]*>"),  # link targets, raw tags
     re.compile(r"\]\([^)]*\)"),  # Markdown link destinations
     re.compile(r"https?://\S+"),
     re.compile(r"^\.\. [^:\n]*$", re.MULTILINE),  # reST comments
-    re.compile(r"^\s*:[\w-]+:", re.MULTILINE),  # field and option names
+    re.compile(r"^\s*:[\w-]+:(?![\w:.+-]*`)", re.MULTILINE),  # field and option names (not a role's `:py:data:`)
     re.compile(r":[\w:.+-]+:`"),  # role names
     re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),  # directive names
     re.compile(r"^\.\. _[^:]+:.*$", re.MULTILINE),  # targets
@@ -54,9 +61,37 @@ NOT_PROSE = (
 )
 RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
+PAGER = re.compile(r'<nav class="pager".*?</nav>', re.DOTALL)
+
+
+_COMMENT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(?![\w:+.-]+[ \t]?::|_|\[|\|)|[ \t]*$)")
+
+
+def without_comments(source: str) -> str:
+    """The source without its reST comments (`.. a remark`, with the indented lines under it), which
+    no renderer shows: docutils and Sphinx leave them out of the page as they leave them out here."""
+    lines = source.split("\n")
+    n = 0
+    while n < len(lines):
+        found = _COMMENT.match(lines[n])
+        if not found:
+            n += 1
+            continue
+        indent = len(found.group(1).expandtabs())
+        lines[n] = ""
+        n += 1
+        while n < len(lines) and (
+            not lines[n].strip() or len(lines[n].expandtabs()) - len(lines[n].expandtabs().lstrip()) > indent
+        ):
+            if not lines[n].strip() and (n + 1 == len(lines) or not lines[n + 1][:1].isspace()):
+                break  # a blank line and then text at the margin: the comment has ended
+            lines[n] = ""
+            n += 1
+    return "\n".join(lines)
 
 
 def prose_words(source: str) -> set[str]:
+    source = without_comments(source)
     for pattern in NOT_PROSE:
         source = pattern.sub(" ", source)
     return set(WORD.findall(source))
@@ -100,8 +135,9 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
         count = sum(titles.values())
         shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
         broken = [w for w in summary.warnings if "broken link" in w]
+        # Links a document writes: the previous/next links every page ends with are not counted.
         hrefs = sum(
-            len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', p.read_text(encoding="utf-8")))
+            len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', PAGER.sub("", p.read_text(encoding="utf-8"))))
             for p in site.glob("doc/**/*.html")
         )
         return {

@@ -24,10 +24,11 @@ from indexer.citations.lineage import Lineage, PathIntervals, follow, prefetch_r
 from indexer.citations.verdicts import ChangeKind
 from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import IndexReader, PathVersion, VersionMeta
+from indexer.text.word_diff import hunk_marks
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk
 
 MAX_HUNK_LINES = 400
-HISTORY_FORMAT = 3  # bump when an entry changes shape, so entries of earlier builds are written again
+HISTORY_FORMAT = 4  # bump when an entry changes shape, so entries of earlier builds are written again
 
 
 @dataclass(frozen=True)
@@ -305,4 +306,7 @@ def _hunk_json(hunk: Hunk) -> list[object]:
     lines = list(hunk.lines[:MAX_HUNK_LINES])
     if len(hunk.lines) > MAX_HUNK_LINES:
         lines.append(f"\\ {len(hunk.lines) - MAX_HUNK_LINES} more lines not shown")
-    return [hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count, lines]
+    marks = [list(m) for m in hunk_marks(hunk.lines) if m[0] < MAX_HUNK_LINES]
+    # The changed words of its lines ([line index, start, end] in code points, the sign counted),
+    # after the lines, so that a reader of the shape before (drift.js) reads the first five alike.
+    return [hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count, lines, *([marks] if marks else [])]

@@ -46,6 +46,7 @@ from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.cited_by import CitedBy, collect
+from indexer.site.corpus_titles import corpus_titles
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
     Step,
@@ -58,7 +59,7 @@ from indexer.site.history_pages import (
 )
 from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
 from indexer.site.links import BrokenLink, SiteTargets, link_report
-from indexer.site.pages import PageContext, citations_report, original_file
+from indexer.site.pages import PageContext, citations_report, folder_neighbours, original_file
 from indexer.site.pool import PageJob, render_all
 from indexer.site.render import (
     doc_page_path,
@@ -463,6 +464,14 @@ def _read_shard(file: Path) -> dict[str, Any]:
     return entries if isinstance(entries, dict) else {}
 
 
+PAGER_KEY = "\0pager:"  # where a document page's key ends with its previous and next documents
+
+
+def searched_key(key: str) -> str:
+    """A document page's key without its previous/next links: what Pagefind reads of the page."""
+    return key.split(PAGER_KEY, 1)[0]
+
+
 def _records(kept: list[list[str]]) -> list[tuple[str, str]]:
     return [(str(url), str(kind)) for url, kind in kept]
 
@@ -511,11 +520,11 @@ class _SiteBuilder:
     def run(self) -> SiteStats:
         try:
             commits = self.reader.commits()
-            metas = self.reader.version_metas()
             by_path: dict[str, list[PathVersion]] = {}
             for pv in self.reader.all_path_versions():
                 by_path.setdefault(pv.path, []).append(pv)
             head_seq = len(commits) - 1
+            metas = corpus_titles(self.reader.version_metas(), by_path, head_seq, self.reader)
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
             ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
@@ -523,6 +532,9 @@ class _SiteBuilder:
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
             self.progress.stage("finding citations")
             ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
+            ctx.neighbours = folder_neighbours(
+                {p: metas[pv.version_id].title for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
+            )
             self._documents(ctx, heads, metas)
             with ThreadPoolExecutor(max_workers=1) as pool:
                 # Pagefind reads the document pages alone, all written by now: it runs (in processes
@@ -674,7 +686,7 @@ class _SiteBuilder:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
         self.progress.stage("document pages", len(heads))
-        jobs: list[tuple[PageJob, str]] = []  # with the start of its page's key
+        jobs: list[tuple[PageJob, str, str]] = []  # with the start and the end of its page's key
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]
             if meta.status != "ok":
@@ -686,21 +698,26 @@ class _SiteBuilder:
             # document can appear or go without the page's own text changing).
             cited = ctx.cited_by.key(path) if ctx.cited_by else ""
             history = path in ctx.history_paths
-            base = f"{meta.blob}|{meta.identity}|{ctx.commits[pv.first_seq].sha}|{extra}|{cited}|{history}|"
+            # Its title is the corpus's to say (corpus_titles): part of the key, beside its version.
+            intro = ctx.commits[pv.first_seq].sha
+            base = f"{meta.blob}|{meta.identity}|{meta.title}|{intro}|{extra}|{cited}|{history}|"
+            # The previous and next documents of its folder, which the page links by title: the end
+            # of the key, which search leaves out (`searched_key`: Pagefind does not read them).
+            pager = PAGER_KEY + json.dumps([[n.path, n.title] if n else None for n in ctx.neighbours.get(path, ())])
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
-                key = base + targets.state(path, _records(kept))
+                key = base + targets.state(path, _records(kept)) + pager
                 if self._reuse(self.old.docs, path, key, rel):
                     self._links_of(path, _records(kept), targets, key)
                     self._over_budget(path, self.old.over_budget.get(path))
                     self.stats.pages_reused += 1
                     self.progress.advance()
                     continue
-            jobs.append((PageJob(meta, path, self.out / rel, pv), base))
-        rendered = render_all(ctx, [job for job, _base in jobs], self.index_path, targets)
-        for (job, base), result in zip(jobs, rendered, strict=True):
+            jobs.append((PageJob(meta, path, self.out / rel, pv), base, pager))
+        rendered = render_all(ctx, [job for job, _base, _pager in jobs], self.index_path, targets)
+        for (job, base, pager), result in zip(jobs, rendered, strict=True):
             records = result.records
-            self._links_of(job.path, records, targets, base + targets.state(job.path, records))
+            self._links_of(job.path, records, targets, base + targets.state(job.path, records) + pager)
             self._over_budget(job.path, result.over_budget)
             self.stats.pages_rendered += 1
             self.progress.advance()
@@ -919,7 +936,8 @@ class _SiteBuilder:
         live = self.previous / SEARCH_FOLDER
         self.live_search = live if live.is_dir() else None
         base = self._previous_base(live, salt)
-        kept = plan_search(self.new.docs, salt, base, self.config.site_search_delta_share)
+        searched = {path: searched_key(key) for path, key in self.new.docs.items()}
+        kept = plan_search(searched, salt, base, self.config.site_search_delta_share)
         plan = kept or self._fresh_plan(salt)
         self._index(plan.bundles)
         dropped: list[str] = []
@@ -949,7 +967,8 @@ class _SiteBuilder:
     def _fresh_plan(self, salt: str) -> SearchPlan:
         """A new base over every document page, in parts Pagefind can hold in `site_search_part_mb` of pages."""
         part_bytes = int(self.config.site_search_part_mb * 1_000_000)
-        return fresh_plan(self.new.docs, salt, self._page_bytes, part_bytes)
+        searched = {path: searched_key(key) for path, key in self.new.docs.items()}
+        return fresh_plan(searched, salt, self._page_bytes, part_bytes)
 
     def _page_bytes(self, path: str) -> int:
         return (self.out / doc_page_path(path)).stat().st_size

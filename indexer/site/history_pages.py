@@ -27,10 +27,12 @@ from indexer.index.store import PathVersion, VersionMeta
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.pages import PageContext
 from indexer.site.render import doc_page_path, root_prefix, site_page, url_path
+from indexer.text.word_diff import hunk_marks
 from indexer.vcs.repo import CommitInfo, Hunk
 
 MAX_DIFF_LINES = 5000
 LINE_KINDS = {"+": "add", "-": "del"}  # any other line of a hunk is a note ("\\ No newline ...")
+WORD_TAGS = {"add": "ins", "del": "del"}  # the element that marks a changed word, by the line's kind
 
 
 def changes_page_path(path: str) -> str:
@@ -97,6 +99,7 @@ def changes_key(path: str, pvs: list[PathVersion], metas: dict[int, VersionMeta]
         return "" if pv.last_seq == head_seq else f"{commits[pv.last_seq].sha}>{commits[pv.last_seq + 1].sha}"
 
     parts = [f"{metas[pv.version_id].blob}:{commits[pv.first_seq].sha}-{ends(pv)}" for pv in pvs]
+    parts += [metas[pv.version_id].title for pv in pvs]  # the corpus's titles (site/corpus_titles.py)
     return path + "|" + ",".join(parts)
 
 
@@ -142,13 +145,23 @@ def render_changes_page(
 def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk], target: Path) -> None:
     rel = step.rel
     lines: list[tuple[str, str]] = []
+    marked: list[str] = []  # each line as HTML, its changed words inside <del> or <ins>
     for hunk in hunks:
         lines.append(("head", hunk.header))
-        lines.extend((LINE_KINDS.get(line[:1], "note"), line) for line in hunk.lines)
+        marked.append(str(escape(hunk.header)))
+        ranges: dict[int, list[tuple[int, int]]] = {}
+        for n, start, end in hunk_marks(hunk.lines):
+            ranges.setdefault(n, []).append((start, end))
+        for n, line in enumerate(hunk.lines):
+            kind = LINE_KINDS.get(line[:1], "note")
+            lines.append((kind, line))
+            marked.append(marked_line(line, ranges.get(n, []), WORD_TAGS.get(kind, "mark")))
     shown = lines[:MAX_DIFF_LINES]
     # Written here rather than by a loop in the template: a diff page is mostly these lines, and
     # the site writes one per pair of consecutive versions. `lines` stays for templates of one's own.
-    diff_lines = Markup("".join(f'<span class="{kind}">{escape(line)}\n</span>' for kind, line in shown))
+    diff_lines = Markup(
+        "".join(f'<span class="{kind}">{html}\n</span>' for (kind, _line), html in zip(shown, marked, strict=False))
+    )
     html = ctx.env.get_template("diff.html").render(
         site=ctx.site_values(rel),
         path=path,
@@ -163,3 +176,13 @@ def render_diff_page(ctx: PageContext, path: str, step: Step, hunks: list[Hunk],
         removed=sum(h.old_count for h in hunks),
     )
     ctx.pages.write(target, html)
+
+
+def marked_line(line: str, ranges: list[tuple[int, int]], tag: str) -> str:
+    """A hunk line as escaped HTML, each changed range (code points, sorted) inside `<tag>`."""
+    parts, at = [], 0
+    for start, end in ranges:
+        parts.append(f"{escape(line[at:start])}<{tag}>{escape(line[start:end])}</{tag}>")
+        at = end
+    parts.append(str(escape(line[at:])))
+    return "".join(parts)

@@ -87,13 +87,14 @@ class FolderSections:
 def rows_key(docs: list[dict[str, Any]]) -> str:
     """Everything a folder's rows hold: each document's path, link, version and change.
 
-    A version's record (title, size, class, ...) is fixed by its blob and extractor identity, or
-    for one without text by the reason; a commit's by its SHA.
+    A version's record (size, class, ...) is fixed by its blob and extractor identity, or for one
+    without text by the reason; a commit's by its SHA; its title is the corpus's (corpus_titles).
     """
     digest = hashlib.sha256()
     for doc in docs:
         meta = doc["meta"]
-        row = (doc["path"], doc["href"] or "", meta.blob, meta.identity, meta.status, meta.reason, doc["change"].sha)
+        row = [doc["path"], doc["href"] or "", meta.blob, meta.identity, meta.title, meta.status, meta.reason]
+        row.append(doc["change"].sha)
         digest.update("\0".join(row).encode("utf-8", "surrogatepass") + b"\1")
     return digest.hexdigest()
 

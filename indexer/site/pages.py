@@ -32,6 +32,31 @@ CSP = (
 )
 
 
+@dataclass(frozen=True)
+class Neighbour:
+    """A document a page links to as the previous or next one of its folder."""
+
+    path: str
+    title: str  # "" when the document has none: the link shows its file name
+
+
+def folder_neighbours(titles: dict[str, str]) -> dict[str, tuple[Neighbour | None, Neighbour | None]]:
+    """Each document's previous and next document in its own folder, in path order (as the home page lists them).
+
+    `titles` holds the documents that get a page, with their titles.
+    """
+    by_folder: dict[str, list[str]] = {}
+    for path in sorted(titles):
+        by_folder.setdefault(path.rpartition("/")[0], []).append(path)
+    out: dict[str, tuple[Neighbour | None, Neighbour | None]] = {}
+    for paths in by_folder.values():
+        for n, path in enumerate(paths):
+            before = Neighbour(paths[n - 1], titles[paths[n - 1]]) if n > 0 else None
+            after = Neighbour(paths[n + 1], titles[paths[n + 1]]) if n + 1 < len(paths) else None
+            out[path] = (before, after)
+    return out
+
+
 @dataclass
 class PageContext:
     """What every page of one build needs: the settings, the history, the repository, the templates, the index."""
@@ -50,6 +75,8 @@ class PageContext:
     # The paths with a history page (history_pages.has_history_page): only their document pages link
     # to one (a version page is immutable: its script adds the link from the path's history file).
     history_paths: frozenset[str] = frozenset()
+    # Each document page's previous and next document of its folder (`folder_neighbours`).
+    neighbours: dict[str, tuple[Neighbour | None, Neighbour | None]] = field(default_factory=dict)
 
     def site_values(self, rel: str, lang: str = "") -> dict[str, Any]:
         """What every page's template reads; `lang` is a document's language (the site's by default)."""
@@ -203,9 +230,20 @@ def render_doc_page(
         pages=len(meta.page_starts) + 1 if meta.page_starts else 0,
         cited_by=[(place, citing_link(place, root)) for place in cited_by],
         cited_by_head=ctx.commits[-1].sha,
+        pager=_pager(ctx, pv.path),
     )
     ctx.pages.write(target, html)
     return over_budget
+
+
+def _pager(ctx: PageContext, path: str) -> list[dict[str, str]]:
+    """The previous and next documents of the page's folder, as the template links them."""
+    before, after = ctx.neighbours.get(path, (None, None))
+    return [
+        {"rel": rel, "label": label, "href": doc_page_path(n.path), "title": n.title, "name": n.path.rpartition("/")[2]}
+        for rel, label, n in (("prev", "Previous", before), ("next", "Next", after))
+        if n is not None
+    ]
 
 
 View = tuple[Any, list[tuple[int, str, str]]]

@@ -48,6 +48,7 @@ TEXT_ROLES = frozenset(
 LITERAL_DIRECTIVES = frozenset({"productionlist", "code-block", "sourcecode", "highlight", "graphviz", "mermaid"})
 ROLE_NAME = re.compile(r"(?<![\w\\`]):((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`|`:((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):")
 DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*)[ \t]?::", re.MULTILINE)
+INVENTORY = re.compile(r"^[\w.+-]+:(?=[~!]?[\w.]+$)")  # `python:` in `python:sqlite3`; never `c:func` alone
 TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
 
 _known_directives: dict[str, bool] = {}
@@ -102,8 +103,11 @@ def _split(text: str) -> tuple[str, str]:
 
 
 def _shown_target(role: str, target: str) -> str:
-    """What Sphinx shows for a target without a title: `~a.b.c` shows `c`; `!x` shows `x`."""
+    """What Sphinx shows for a target without a title: `~a.b.c` shows `c`; `!x` shows `x`; a code
+    name in another project's inventory (`python:sqlite3`, intersphinx's form) shows `sqlite3`."""
     target = target.lstrip("!")
+    if (role in CODE_ROLES or ":" in role) and INVENTORY.match(target):
+        target = INVENTORY.sub("", target, count=1)
     if target.startswith("~"):
         target = target[1:].rsplit(".", 1)[-1]
     if role == "pep":
@@ -171,7 +175,7 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
         label += nodes.inline(name, name, classes=["directive-name"])
         if self.arguments:
             label += nodes.Text(" ")
-            label += nodes.inline(self.arguments[0], self.arguments[0], classes=["directive-argument"])
+            label += self._argument(self.arguments[0])
             if "\n" not in self.arguments[0]:
                 label["pincite-lines"] = (self.lineno, self.lineno)
         elif not self.options:
@@ -186,6 +190,17 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
         if self.content:
             box += self._content(name)
         return [box]
+
+    def _argument(self, argument: str) -> nodes.inline:
+        """The argument as inline reST (`.. canonical-doc:: :mod:`python:sqlite3`` shows `sqlite3`
+        as the roles show it), or as written when its markup does not parse cleanly."""
+        shown = nodes.inline(argument, "", classes=["directive-argument"])
+        parsed, messages = self.state.inline_text(argument, self.lineno)
+        if messages or any(isinstance(n, nodes.problematic) for part in parsed for n in part.findall()):
+            shown += nodes.Text(argument)
+        else:
+            shown.extend(parsed)
+        return shown
 
     def _content(self, name: str) -> list[nodes.Node]:
         literal = nodes.literal_block("\n".join(self.content), "\n".join(self.content), classes=["directive-source"])

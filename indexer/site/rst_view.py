@@ -224,6 +224,11 @@ def _clean(tree: nodes.document, links: DocumentLinks | None) -> None:
         uri = ref.get("refuri")
         if uri is None:
             continue
+        label = _own_label(tree, uri)
+        if label is not None:
+            del ref["refuri"]
+            ref["refid"] = label
+            continue
         href = _href(uri, links)
         if href is None:
             ref.replace_self(nodes.inline("", "", *ref.children))
@@ -233,6 +238,16 @@ def _clean(tree: nodes.document, links: DocumentLinks | None) -> None:
         uri = target.get("refuri")
         if uri is not None and not _safe_uri(uri):
             del target["refuri"]
+
+
+def _own_label(tree: nodes.document, uri: str) -> str | None:
+    """The id of this document's label a bare relative link names (`above <print_idea>`__ meant the
+    label `.. _print_idea:`, which docutils and Sphinx read as a file name and link to a page that
+    is not there); None for anything that reads as a path or an address."""
+    if not uri or any(c in uri for c in "/:#.?"):
+        return None
+    refid: str | None = tree.nameids.get(nodes.fully_normalize_name(uri))
+    return refid
 
 
 def _href(uri: str, links: DocumentLinks | None) -> str | None:

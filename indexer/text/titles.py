@@ -11,14 +11,19 @@
 A title is what a reader would pick (docs/design.md#d17): never markup (`**withdrawn**` is
 "withdrawn", `` :pep:`8` `` is "8", `# Title {#id}` is "Title"), and never a generic heading
 that many documents share ("Summary", "Motivation": 604 of rust-lang/rfcs' 650 documents
-begin with `# Summary`). For a generic first heading the document's own metadata names it —
-an RFC-style `- Feature Name: …` or `Title: …` line near the top — or else its file name
-(`0002-rfc-process.md` is "RFC process", spelled as the text spells its words).
+begin with `# Summary`). Which headings are generic is the corpus's to say, not a word list's:
+`shared_titles` names the titles that more than `SHARED_SHARE` of a corpus's documents (and at
+least `SHARED_MIN` of them) hold, and for those the document's own metadata names it — an
+RFC-style `- Feature Name: …` or `Title: …` line near the top — or else its file name
+(`0002-rfc-process.md` is "RFC process", spelled as the text spells its words): `fallback_title`.
+`document_title` is a document's own title, which one document alone cannot judge.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
@@ -28,12 +33,10 @@ _FRONT_MATTER_TITLE = re.compile(r"^title:\s*(.+?)\s*$")
 _HEADER_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:\s")
 _ATX = re.compile(r"^ {0,3}#{1,6}\s+(.+?)(?:\s+#+)?\s*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-# Headings that open many documents of a kind and name none of them (measured: the first headings
-# more than 1% of the documents of rust-lang/rfcs, python/peps and man-page corpora share).
-GENERIC_HEADINGS = frozenset(
-    {"summary", "introduction", "abstract", "motivation", "overview", "background", "contents"}
-    | {"table of contents", "toc", "preface", "description", "synopsis", "name", "readme", "about"}
-)
+# A title more than this share of a corpus's documents hold, and at least SHARED_MIN of them, names
+# none of them: the share the render-fidelity benchmark counts as shared (docs/design.md#d17).
+SHARED_SHARE = 0.01
+SHARED_MIN = 3
 # `- Feature Name: `const_generics``, `* Title: …`: metadata lines at the top of an RFC-style document.
 _METADATA_TITLE = re.compile(r"^\s*[-*+]?\s*(?:feature[ -]name|title|name)\s*:\s*(.+?)\s*$", re.IGNORECASE)
 _NOT_A_NAME = re.compile(r"^(?:n/?a|none|tbd|-+|\(.*\)|<.*>|`?\(?fill me in.*)$", re.IGNORECASE)
@@ -62,10 +65,26 @@ def document_title(text: str, fmt: TextFormat, path: str = "") -> str:
             found = rst.title(lines)
         elif fmt == "asciidoc":
             found = asciidoc.title(lines)
-    found = plain(found)
-    if is_generic(found):
-        found = plain(_metadata_title(lines)) or name_title(path, text) or found
-    return found[:MAX_TITLE]
+    return plain(found)[:MAX_TITLE]
+
+
+def fallback_title(text: str, path: str) -> str:
+    """What names a document whose own title many share: its metadata line, else its file name ("" for none)."""
+    return (plain(_metadata_title(text[:20_000].splitlines())) or name_title(path, text))[:MAX_TITLE]
+
+
+def title_key(title: str) -> str:
+    """Titles that differ only in case or end punctuation are one title ("Summary", "Summary:")."""
+    return title.strip(" .:").casefold()
+
+
+def shared_titles(titles: Iterable[str]) -> frozenset[str]:
+    """The keys (`title_key`) of the titles more than `SHARED_SHARE` of these documents' titles, and at
+    least `SHARED_MIN` of them, hold: a heading such as "Summary" that opens many documents of a kind."""
+    counts = Counter(title_key(t) for t in titles if t)
+    total = sum(counts.values())
+    floor = max(SHARED_MIN, int(total * SHARED_SHARE) + 1)
+    return frozenset(key for key, n in counts.items() if n >= floor)
 
 
 def plain(title: str) -> str:
@@ -77,10 +96,6 @@ def plain(title: str) -> str:
     pieces = title.split(_HOLE)
     title = pieces[0] + "".join(char + rest for char, rest in zip(escaped, pieces[1:], strict=False))
     return " ".join(title.split())
-
-
-def is_generic(title: str) -> bool:
-    return title.strip(" .:").lower() in GENERIC_HEADINGS
 
 
 def _metadata_title(lines: list[str]) -> str:

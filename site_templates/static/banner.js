@@ -1,12 +1,16 @@
 // The drift banner of a version page: the verdict drift.js decided, written as text and links
 // (and, for a changed or deleted span, where recovery.js found the cited text). The page's
 // `data-*` attributes on #banner carry the verdict for scripts and tests.
+import { codePoints, unitOffset } from "./codepoints.js";
 import { el } from "./dom.js";
 import { pageCommitAndPath, versionHref } from "./page.js";
 import { encodePath } from "./paths.js";
 import { linesSelector, shiftedSelector } from "./selectors.js";
 
-const SHORT_DIFF_LINES = 4; // hunk headers and lines: what fits the banner's reserved height
+const SHORT_DIFF_ROWS = 4; // hunk headers and lines: what fits the banner's reserved height
+// Characters of a diff row in the banner's diff column (22rem of .8rem monospace): a longer line
+// wraps, so it counts as more rows, and a diff too tall to show whole goes under "Show the change".
+const ROW_CHARS = 44;
 
 // The banner's text (a template of before this version may have put it straight in the banner).
 const bannerText = (banner) => banner.querySelector(".banner-text") || banner;
@@ -98,16 +102,33 @@ function showKept(view, result, sel) {
   if (by) body.append(" Renamed by ", ...commitLine(by), ".");
 }
 
-// git's diff of the cited lines, and its size in lines (hunk headers included).
+// A hunk line with its changed words (code-point ranges the build found, indexer/text/word_diff.py)
+// inside <ins> or <del>.
+function markedLine(line, ranges) {
+  const tag = line[0] === "+" ? "ins" : "del";
+  const parts = [];
+  let at = 0;
+  for (const [start, end] of ranges) {
+    const [a, b] = [unitOffset(line, start), unitOffset(line, end)];
+    parts.push(line.slice(at, a), el(tag, {}, line.slice(a, b)));
+    at = b;
+  }
+  parts.push(line.slice(at) + "\n");
+  return parts;
+}
+
+// git's diff of the cited lines, and its size in rows of the banner's diff column (hunk headers included).
 function diffBlock(hunks) {
   const diff = el("pre", { class: "hunk", tabindex: "0", "aria-label": "git's diff of the cited lines" });
   let size = 0;
-  for (const [os, oc, ns, nc, lines] of hunks) {
+  for (const [os, oc, ns, nc, lines, marks = []] of hunks) {
     diff.append(el("span", { class: "hunk-head" }, `@@ -${os},${oc} +${ns},${nc} @@\n`));
-    for (const line of lines) {
-      diff.append(el("span", { class: line[0] === "+" ? "add" : line[0] === "-" ? "del" : "" }, line + "\n"));
-    }
-    size += 1 + lines.length;
+    lines.forEach((line, n) => {
+      const ranges = marks.filter((m) => m[0] === n).map((m) => [m[1], m[2]]);
+      const kind = line[0] === "+" ? "add" : line[0] === "-" ? "del" : "";
+      diff.append(el("span", { class: kind }, ...(ranges.length ? markedLine(line, ranges) : [line + "\n"])));
+    });
+    size += 1 + lines.reduce((rows, line) => rows + Math.max(1, Math.ceil(codePoints(line) / ROW_CHARS)), 0);
   }
   return [diff, size];
 }
@@ -124,7 +145,7 @@ function showChanged(view, result, note) {
       " at ", el("code", {}, head.slice(0, 12)), ".");
   }
   const [diff, size] = diffBlock(result.hunks);
-  if (size <= SHORT_DIFF_LINES) {
+  if (size <= SHORT_DIFF_ROWS) {
     // A short diff is shown open, with the commit that made it, beside the verdict (inside
     // the box reserved for the banner on a wide screen).
     bannerText(banner).replaceChildren(cited, title, body, ...(note ? [el("p", { class: "banner-note" }, note)] : []));

@@ -17,3 +17,10 @@ export function codePoints(s) {
   for (let i = 0; i < s.length; i += unitsAt(s, i)) n++;
   return n;
 }
+
+/** The UTF-16 offset in `s` of code point `cp` (the end of `s` past its last code point). */
+export function unitOffset(s, cp) {
+  let i = 0;
+  for (let n = 0; n < cp && i < s.length; n++) i += unitsAt(s, i);
+  return i;
+}

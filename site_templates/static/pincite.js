@@ -1,9 +1,10 @@
 // pincite site, every page: span highlighting in the source view, the document's two views,
-// search words marked, and select-to-cite. Offsets are Unicode code points of the document text
-// (as in `pincite cite --chars`); codepoints.js converts at the edge. A version page adds its
+// search words marked, Copy buttons on code blocks, and select-to-cite. Offsets are Unicode code
+// points of the document text (as in `pincite cite --chars`); codepoints.js converts at the edge. A version page adds its
 // drift banner (version-page.js). The modules load natively (<script type="module">), so a page
 // opened from file:// runs none of them and reads as without JavaScript.
 import { setupCite } from "./cite-panel.js";
+import { setupCopyButtons } from "./copy-code.js";
 import { identityMismatch } from "./page.js";
 import { parseSelector } from "./selectors.js";
 import { highlight, linkLineNumbers, src } from "./source-view.js";
@@ -29,6 +30,7 @@ function start() {
   const term = highlightTerms();
   if (term && !sel && !window.location.hash) term.scrollIntoView({ block: "center" });
   setupScrollers();
+  setupCopyButtons();
   const offer = setupCite(main);
   offer(sel);
   window.addEventListener("hashchange", () => {

@@ -19,6 +19,7 @@ import { lineStarts, spanText, src } from "./source-view.js";
 import "./citation-text.js";
 import "./cite-panel.js";
 import "./codepoints.js";
+import "./copy-code.js";
 import "./quote.js";
 import "./rendered-align.js";
 import "./search-index.js";
