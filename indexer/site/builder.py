@@ -716,7 +716,9 @@ class _SiteBuilder:
             for folder, docs in folders.items():
                 rel = folder_page_path(folder)
                 folder_rows.append({"folder": folder, "href": rel, "count": len(docs)})
-                section = renderer.section(ctx.site_values(rel), rel, folder, docs)
+                if renderer.kept_page(rel, folder, docs) and self._link_previous(rel):
+                    continue
+                section = renderer.section(ctx.site_values(rel), rel, folder, docs, keep=False)
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
                 self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
         renderer.fresh.save(self.out / HOME_FILE)
