@@ -76,6 +76,7 @@ from indexer.site.search_bundles import (
     pagefind_version,
     plan_search,
     read_indexed,
+    thin_runtimes,
     write_bundle_list,
 )
 from indexer.site.vocabulary import ranked, words_file
@@ -803,6 +804,7 @@ class _SiteBuilder:
         self.stats.search_pages_superseded = len(plan.superseded)
         # A bundle kept from the previous build is still in the live folder, which the new site adopts.
         folders = [(self.out / SEARCH_FOLDER if b.folder in made_here else live) / b.folder for b in plan.bundles]
+        thin_runtimes(folders, [b.folder in made_here for b in plan.bundles])
         write_bundle_list(self.out, plan, dropped, folders)
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:

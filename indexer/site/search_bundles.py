@@ -46,6 +46,10 @@ marks `<!--pincite:unindexed-->…<!--/pincite:unindexed-->` (a rendered documen
 which Pagefind would parse only to ignore: a third of the page's bytes, a quarter of Pagefind's
 time). The bundle is the one the whole page would give.
 
+Pagefind writes its WebAssembly, one file a language, into every bundle; a reader loads it from
+the first bundle that holds the language searched, so the other bundles' copies are removed when
+the bundle is made (`thin_runtimes`).
+
 Why one delta and not more: a query fetches a word-index chunk per query word from every bundle,
 and with Pagefind's default chunk size those do not shrink with the bundle below some 30 KB
 (BENCHMARKS.md, "Search bundles"); a delta of a few pages costs a reader a few KB.
@@ -89,8 +93,8 @@ PAGEFIND_CHUNK_POSITIONS = 20_000
 CHUNK_SIZE_VARIABLE = "PAGEFIND_UNSTABLE_INDEX_CHUNK_SIZE"
 
 # What Pagefind writes for its own search interfaces: the site has its own (static/search-index.js).
-# `wasm.unknown.pagefind` stays: Pagefind loads it for every language it has no stemmer for
-# (Chinese, Japanese, ...), whose words it does not stem.
+# The WebAssembly files are thinned apart (`thin_runtimes`); `wasm.unknown.pagefind` is the one
+# Pagefind loads for every language it has no stemmer for (Chinese, Japanese, ...).
 PAGEFIND_UNUSED = (
     "pagefind-ui.js",
     "pagefind-ui.css",
@@ -273,6 +277,45 @@ def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], fold
         "bundle_languages": {b.folder: sorted(found) for b, found in zip(plan.bundles, languages, strict=True)},
     }
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
+
+
+def thin_runtimes(folders: Sequence[Path], made: Sequence[bool]) -> None:
+    """Remove from the bundles made by this build the WebAssembly no reader loads from them.
+
+    `folders` are the plan's bundle folders in listing order; `made[i]` says whether this build
+    made `folders[i]` (a kept bundle is immutable, and was thinned when it was made). Pagefind
+    writes its WebAssembly (some 75 KB a language) into every bundle, yet the search page loads it
+    from one: the first bundle in listing order that holds the language searched, with the others
+    merged into it (static/search-index.js). So a bundle keeps the file of a language only when no
+    bundle before it holds that language: at 38,000 pages in 40 languages and 12 bundles, 20 MB
+    and 275 files become one file a language.
+    """
+    held: set[str] = set()
+    for folder, fresh in zip(folders, made, strict=True):
+        languages = _entry_languages(folder)
+        if languages is None:
+            return  # a bundle whose languages are unknown: what the next ones need is unknown too
+        if fresh:
+            needed = {
+                f"wasm.{record.get('wasm') or 'unknown'}.pagefind"
+                for lang, record in languages.items()
+                if lang not in held
+            }
+            for file in folder.glob("wasm.*.pagefind"):
+                if file.name not in needed:
+                    file.unlink()
+        held.update(languages)
+
+
+def _entry_languages(folder: Path) -> dict[str, dict[str, Any]] | None:
+    """The languages of the bundle in `folder` as Pagefind's entry file records them, or None."""
+    try:
+        languages = json.loads((folder / "pagefind-entry.json").read_text("utf-8"))["languages"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(languages, dict) or not all(isinstance(r, dict) for r in languages.values()):
+        return None
+    return languages
 
 
 def bundle_languages(folder: Path) -> dict[str, int]:
