@@ -76,6 +76,7 @@ from indexer.site.search_bundles import (
     pagefind_version,
     plan_search,
     read_indexed,
+    search_record,
     thin_runtimes,
     write_bundle_list,
 )
@@ -818,7 +819,8 @@ class _SiteBuilder:
         return fresh_plan(self.new.docs, salt, self._page_bytes, part_bytes)
 
     def _page_bytes(self, path: str) -> int:
-        return (self.out / doc_page_path(path)).stat().st_size
+        """What Pagefind is given of a page: the base's parts are cut by these bytes."""
+        return len(search_record((self.out / doc_page_path(path)).read_bytes()))
 
     def _index(self, bundles: list[Bundle]) -> None:
         """Run Pagefind for the bundles the live site does not hold already."""
