@@ -462,7 +462,7 @@ def test_a_changed_document_ranks_as_it_would_in_a_new_base(
     assert _paths(found) == sorted(set(harbours) | {EDITED})  # and no sample page twice
 
 
-PARTED = Config(site_search_delta_share=0.5, site_search_part_mb=0.005)  # records of 1–2 KB: a few per part
+PARTED = Config(site_search_delta_share=0.5, site_search_part_mb=0.02)  # pages of 5–6 KB: a few per part
 
 
 def test_a_large_base_is_made_in_parts_that_are_searched_as_one(

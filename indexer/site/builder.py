@@ -76,7 +76,6 @@ from indexer.site.search_bundles import (
     pagefind_version,
     plan_search,
     read_indexed,
-    search_record,
     thin_runtimes,
     write_bundle_list,
 )
@@ -819,8 +818,10 @@ class _SiteBuilder:
         return fresh_plan(self.new.docs, salt, self._page_bytes, part_bytes)
 
     def _page_bytes(self, path: str) -> int:
-        """What Pagefind is given of a page: the base's parts are cut by these bytes."""
-        return len(search_record((self.out / doc_page_path(path)).read_bytes()))
+        """The base's parts are cut by the pages' bytes, not their lean records' (`search_record`):
+        cut by the records' bytes at 20 MB, a part held twice the pages, and Pagefind's peak went
+        from 470 to 680 MB at 10,000 documents (BENCHMARKS.md, `build-memory`). Memory first."""
+        return (self.out / doc_page_path(path)).stat().st_size
 
     def _index(self, bundles: list[Bundle]) -> None:
         """Run Pagefind for the bundles the live site does not hold already."""

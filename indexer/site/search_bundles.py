@@ -415,8 +415,8 @@ def search_record(page: bytes) -> bytes:
 
     Pagefind reads a page's language, its `data-pagefind-*` metadata and the element marked
     `data-pagefind-body`, nothing else: the record gives the bundle the whole page gives (same
-    fragments, same ids), from less than half the bytes at tldr's ~500-byte pages, and the base's
-    parts are sized by these bytes. A page without the shipped template's body mark is given whole.
+    fragments, same ids), from less than half the bytes at tldr's ~500-byte pages. A page without
+    the shipped template's body mark is given whole.
     """
     page = searched_part(page)
     head_end, body = page.find(b"</head>"), page.find(SEARCH_BODY)
