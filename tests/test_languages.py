@@ -147,6 +147,43 @@ def test_a_chinese_page_is_found_by_a_two_character_word(served_languages: str, 
     page.close()
 
 
+def test_a_bundle_keeps_the_webassembly_of_the_languages_no_earlier_bundle_holds(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    files: dict[str, str | bytes | None] = {}
+    for n in range(6):
+        files[f"corpus/pages/contracts{n}.md"] = ENGLISH + f"\nNote {n}: " + "board " * 300 + "\n"
+        files[f"corpus/pages.de/vertraege{n}.md"] = GERMAN + f"\nNotiz {n}: " + "Aufsicht " * 300 + "\n"
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config(site_search_part_mb=0.02))
+    listing = json.loads((site / "search-bundles.json").read_text(encoding="utf-8"))
+    assert len(listing["bundles"]) >= 3
+    wasm = {name: sorted(f.name for f in (site / "pagefind" / name).glob("wasm.*")) for name in listing["bundles"]}
+    first = {
+        lang: next(b for b in listing["bundles"] if lang in listing["bundle_languages"][b]) for lang in ("de", "en")
+    }
+    expected = {b: sorted(f"wasm.{lang}.pagefind" for lang, holder in first.items() if holder == b) for b in wasm}
+    assert wasm == expected
+    # Every bundle still holds the script a reader may start from.
+    assert all((site / "pagefind" / b / "pagefind.js").is_file() for b in listing["bundles"])
+
+    server, base = serve_in_thread(site)
+    try:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        found_de = _results(page, str(base), "search.html?q=Vertrag&lang=de")
+        found_en = _results(page, str(base), "search.html?q=contract&lang=en")
+        assert len(found_de) == 6 and all("pages.de/" in href for href in found_de)
+        assert len(found_en) == 6 and all("pages/contracts" in href for href in found_en)
+        assert errors == []
+        page.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_the_site_language_setting_is_a_language_tag(tmp_path: Path) -> None:
     (tmp_path / "pincite.toml").write_text('site_language = "pt_br"\n')
     assert load_config(tmp_path).site_language == "pt-BR"

@@ -36,6 +36,7 @@ from indexer.site.search_bundles import (
     plan_search,
     read_indexed,
     run_pagefind,
+    search_record,
     searched_part,
     shuffled,
 )
@@ -550,6 +551,9 @@ def test_a_bundle_is_what_pagefind_makes_of_the_whole_pages(corpus_repo: CorpusR
     run_pagefind(whole, whole / "out")  # as the site runs it, on the pages as written
     page = (site / "doc" / "corpus" / "rendered.md.html").read_bytes()
     assert b'<ol id="src"' in page and b'<ol id="src"' not in searched_part(page)
+    record = search_record(page)  # what Pagefind is given: no chrome, no source lines
+    assert b'<ol id="src"' not in record and b"<header" not in record and b"Content-Security-Policy" not in record
+    assert b'<html lang="en">' in record and b'data-pagefind-meta="path[content]"' in record
     folder = site / "pagefind" / _bundle(site, "base").folder
     made = _fragments(folder)
     assert made == _fragments(whole / "out")

@@ -14,6 +14,7 @@ from pathlib import Path
 from indexer.api import build
 from indexer.config import Config
 from indexer.site.history_pages import changes_page_path
+from indexer.site.home import HOME_FILE
 from tests.conftest import CorpusRepo
 
 
@@ -119,6 +120,36 @@ def test_a_large_sites_home_page_lists_folders_within_its_budget(corpus_repo: Co
     assert sum(href.startswith("../../../doc/corpus/lang07/") for href in page_links(folder_page)) == 100
     pages = [home, *sorted((site / "folders").rglob("*.html"))]
     assert len(pages) == 34 and not broken_links(site, pages)
+
+
+def test_a_rebuild_writes_only_the_folder_pages_whose_documents_changed(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit(
+        {f"corpus/lang{f}/page{n:03d}.md": f"# Page {f} {n}\n\nWord{n}.\n" for f in range(3) for n in range(100)}
+    )
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    pages = {f: site / f"folders/corpus/lang{f}/index.html" for f in range(3)}
+    inodes = {f: page.stat().st_ino for f, page in pages.items()}
+    # The home file keeps no folder page's rows: the page itself is kept.
+    kept = json.loads((site / HOME_FILE).read_text(encoding="utf-8"))["sections"]
+    assert all(html == "" for name, (_key, html) in kept.items() if name.startswith("folders/")), kept.keys()
+    assert any(name.startswith("folders/") for name in kept)
+
+    corpus_repo.commit({"corpus/lang1/page007.md": "# Page 1 7\n\nEdited.\n"})
+    _build(corpus_repo, site)
+    assert [f for f, page in pages.items() if page.stat().st_ino != inodes[f]] == [1]
+    assert all(page.is_file() for page in pages.values())
+    assert sum(href.startswith("../../../doc/corpus/lang0/") for href in page_links(pages[0])) == 100
+
+    # A site whose home file was lost renders every folder page again, the same pages.
+    before = {f: page.read_bytes() for f, page in pages.items()}
+    (site / HOME_FILE).unlink()
+    corpus_repo.commit({"corpus/lang2/page008.md": "# Page 2 8\n\nEdited.\n"})
+    _build(corpus_repo, site)
+    assert all(pages[f].stat().st_ino != inodes[f] for f in range(3))
+    assert pages[0].read_bytes() == before[0]
 
 
 def test_a_small_sites_home_page_lists_every_document(corpus_repo: CorpusRepo, tmp_path: Path) -> None:

@@ -194,11 +194,18 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--measure", type=Path, default=None, help="only measure the queries on this built site")
     parser.add_argument("--repo", type=Path, default=None, help="with --measure: the repository the site is of")
     parser.add_argument("--more-words", type=int, default=0, help="with --measure: this many more warm queries")
+    parser.add_argument(
+        "--words", default="", help="with --measure: the cold and the warm query (`a,b`) instead of --repo's headings"
+    )
 
 
 def run(args: argparse.Namespace) -> Result:
     from indexer.config import Config
 
+    if args.measure is not None and args.words:
+        cold, warm = args.words.split(",", 1)
+        found = measure_queries(args.measure, cold, warm)
+        return Result(_query_markdown(found), found, subject="queries on a built site")
     if args.measure is not None:
         if args.repo is None:
             raise SystemExit("--measure needs --repo (the query words come from its documents)")

@@ -4,12 +4,19 @@ The corpus has tldr-pages' shape in small: `--docs` Markdown pages of about 500 
 `pages/` and `pages.<lang>/` folders of several sub-folders each, added in one commit, then
 `--edits` commits that each edit one page. Each checkout builds it cold (`pincite build`); the
 figures are the files and bytes under each top folder of the site, the home page's bytes, and the
-site's bytes and files per published document version. Counts and bytes, not times.
+site's bytes and files per published document version, and the site's bytes as a multiple of the
+text it publishes (the blobs of the documents at the built commit). Counts and bytes, not times.
+
+With `--repo CLONE` (and `--roots`, `--history-start`), the same figures for a clone of a real
+repository (e.g. tldr-pages/tldr, roots `pages*`, history from HEAD), built as it is; the clone
+is never written to (the index goes beside the site).
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import json
 import random
 import subprocess
 import tempfile
@@ -43,6 +50,29 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=int, default=3000)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repo", type=Path, help="a clone of a real repository to build instead")
+    parser.add_argument("--roots", default="", help="with --repo: its corpus roots, comma-separated (`pages*` globs)")
+    parser.add_argument("--history-start", default="", help="with --repo: the first commit of the history indexed")
+
+
+def repo_roots(repo: Path, patterns: str) -> list[str]:
+    """The top-level folders of `repo` at HEAD that the comma-separated `patterns` (fnmatch) name."""
+    listing = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-d", "--name-only", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.split()
+    wanted = [p for p in patterns.split(",") if p]
+    return [name for name in listing if any(fnmatch.fnmatch(name, p) for p in wanted)]
+
+
+def text_bytes(repo: Path, roots: list[str]) -> int:
+    """The bytes of the files under `roots` at HEAD: the text the site publishes."""
+    out = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-r", "-l", "HEAD", "--", *roots],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return sum(int(line.split()[3]) for line in out.splitlines() if line.split()[1] == "blob")
 
 
 def corpus(folder: Path, docs: int, edits: int, seed: int) -> int:
@@ -84,29 +114,58 @@ def shape(site: Path) -> dict[str, tuple[int, int]]:
 def run(args: argparse.Namespace) -> Result:
     rows = ["| checkout | folder | files | KB |", "|---|---|---|---|"]
     totals = [
-        "| checkout | site KB | files | KB per version | files per version | home page KB |",
-        "|---|---|---|---|---|---|",
+        "| checkout | site KB | ÷ text | files | KB per version | files per version | home page KB |",
+        "|---|---|---|---|---|---|---|",
     ]
     figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        versions = corpus(repo, args.docs, args.edits, args.seed)
+        settings: dict[str, str] = {}
+        if args.repo is not None:
+            repo = args.repo.resolve()
+            roots = repo_roots(repo, args.roots) if args.roots else ["corpus"]
+            settings["PINCITE_ROOTS"] = ",".join(roots)
+            if args.history_start:
+                settings["PINCITE_HISTORY_START"] = args.history_start
+            versions = 0
+        else:
+            repo = Path(tmp) / "repo"
+            versions = corpus(repo, args.docs, args.edits, args.seed)
+            roots = ["corpus"]
+        text = text_bytes(repo, roots)
         for checkout in checkouts(args.baseline):
             out = Path(tmp) / f"site-{checkout.name}"
-            build = pincite("build", "--repo", str(repo), "--out", str(out))
+            index = Path(tmp) / f"index-{checkout.name}.sqlite"
+            build = pincite("build", "--repo", str(repo), "--out", str(out), "--index", str(index), "--json")
             # From the checkout: `python -m` puts the working folder first on the path.
-            subprocess.run(build, env=checkout_env(checkout.path), cwd=checkout.path, check=True, capture_output=True)
+            env = checkout_env(checkout.path, **settings)
+            done = subprocess.run(build, env=env, cwd=checkout.path, check=True, capture_output=True, text=True)
+            versions = versions or int(json.loads(done.stdout)["versions"])
             folders = shape(out)
             files = sum(c for c, _ in folders.values())
             size = sum(b for _, b in folders.values())
             home = (out / "index.html").stat().st_size
-            figures[checkout.name] = {"folders": folders, "files": files, "bytes": size, "home": home}
-            for name in ("changes", "doc", "v", "folders", "pagefind", "history", "(top)"):
+            figures[checkout.name] = {
+                "folders": folders,
+                "files": files,
+                "bytes": size,
+                "home": home,
+                "text_bytes": text,
+                "versions": versions,
+            }
+            for name in ("changes", "doc", "v", "folders", "pagefind", "history", "diff", "(top)"):
                 count, total = folders.get(name, (0, 0))
                 rows.append(f"| {checkout.name} | `{name}` | {count} | {total / 1000:.0f} |")
             totals.append(
-                f"| {checkout.name} | {size / 1000:.0f} | {files} | {size / 1000 / versions:.1f} "
+                f"| {checkout.name} | {size / 1000:.0f} | {size / text:.1f}× | {files} | {size / 1000 / versions:.1f} "
                 f"| {files / versions:.2f} | {home / 1000:.1f} |"
             )
-    lead = f"{args.docs} pages in {len(LANGUAGES)} language folders, {args.edits} edits: {versions} document versions."
+    if args.repo is not None:
+        start = f", history from {args.history_start}" if args.history_start else ", whole history"
+        lead = (
+            f"{args.repo.name}: {len(roots)} roots{start}: {versions} document versions, {text / 1e6:.1f} MB of text."
+        )
+    else:
+        lead = (
+            f"{args.docs} pages in {len(LANGUAGES)} language folders, {args.edits} edits: {versions} document versions."
+        )
     return Result(lead + "\n\n" + "\n".join(totals) + "\n\n" + "\n".join(rows), figures)

@@ -81,6 +81,7 @@ from indexer.site.search_bundles import (
     pagefind_version,
     plan_search,
     read_indexed,
+    thin_runtimes,
     write_bundle_list,
 )
 from indexer.site.vocabulary import ranked, words_file
@@ -872,7 +873,9 @@ class _SiteBuilder:
             for folder, docs in folders.items():
                 rel = folder_page_path(folder)
                 folder_rows.append({"folder": folder, "href": rel, "count": len(docs)})
-                section = renderer.section(ctx.site_values(rel), rel, folder, docs)
+                if renderer.kept_page(rel, folder, docs) and self._link_previous(rel):
+                    continue
+                section = renderer.section(ctx.site_values(rel), rel, folder, docs, keep=False)
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
                 self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
         renderer.fresh.save(self.out / HOME_FILE)
@@ -957,6 +960,7 @@ class _SiteBuilder:
         self.stats.search_pages_superseded = len(plan.superseded)
         # A bundle kept from the previous build is still in the live folder, which the new site adopts.
         folders = [(self.out / SEARCH_FOLDER if b.folder in made_here else live) / b.folder for b in plan.bundles]
+        thin_runtimes(folders, [b.folder in made_here for b in plan.bundles])
         write_bundle_list(self.out, plan, dropped, folders)
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
@@ -971,6 +975,9 @@ class _SiteBuilder:
         return fresh_plan(searched, salt, self._page_bytes, part_bytes)
 
     def _page_bytes(self, path: str) -> int:
+        """The base's parts are cut by the pages' bytes, not their lean records' (`search_record`):
+        cut by the records' bytes at 20 MB, a part held twice the pages, and Pagefind's peak went
+        from 470 to 680 MB at 10,000 documents (BENCHMARKS.md, `build-memory`). Memory first."""
         return (self.out / doc_page_path(path)).stat().st_size
 
     def _index(self, bundles: list[Bundle]) -> None:

@@ -87,8 +87,11 @@ class CitedBy:
 
     def key(self, path: str) -> str:
         """What a document page shows of its citing places: a change means the page is rendered again."""
-        shown = json.dumps([p.to_json() for p in self.of(path)], sort_keys=True)
-        return hashlib.sha256(shown.encode("utf-8")).hexdigest()[:16] if shown != "[]" else ""
+        places = self.of(path)
+        if not places:
+            return ""  # most pages: asked for every document page of every build
+        shown = json.dumps([p.to_json() for p in places], sort_keys=True)
+        return hashlib.sha256(shown.encode("utf-8")).hexdigest()[:16]
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -175,7 +175,11 @@ class SiteTargets:
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
         statuses = [self.status(self.locate(document, url)[0]) for url, _kind in records]
-        return hashlib.sha256(json.dumps(statuses).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(statuses).encode()).hexdigest()[:16] if statuses else NO_LINKS_STATE
+
+
+# `SiteTargets.state` of a page without links, worked out once (asked for every unchanged page).
+NO_LINKS_STATE = hashlib.sha256(b"[]").hexdigest()[:16]
 
 
 def detect_docs_roots(files: Iterable[str]) -> tuple[str, ...]:

@@ -25,10 +25,10 @@ from indexer.text.kinds import text_format
 from indexer.text.language import document_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
+# Styles, fonts and fetches fall back to default-src ('self'): naming them again cost 52 bytes a page.
 CSP = (
-    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-    "frame-src 'none'; worker-src 'self' blob:"
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-src 'none'; worker-src 'self' blob:"
 )
 
 

@@ -41,10 +41,15 @@ the salt), so a bundle is immutable: an unchanged bundle keeps its folder from b
 Like version pages, bundles are not copied from site to site: the live `pagefind/` folder gains
 the new bundles and moves into the new site (see `builder._swap`).
 
-What Pagefind reads of a page: the staged copy leaves out the section the document template
-marks `<!--pincite:unindexed-->…<!--/pincite:unindexed-->` (a rendered document's source lines,
-which Pagefind would parse only to ignore: a third of the page's bytes, a quarter of Pagefind's
-time). The bundle is the one the whole page would give.
+What Pagefind reads of a page: the staged copy (`search_record`) is the page's language, its
+Pagefind metadata and its searchable body alone. It leaves out the site's chrome, and the section
+the document template marks `<!--pincite:unindexed-->…<!--/pincite:unindexed-->` (a rendered
+document's source lines, which Pagefind would parse only to ignore: a third of the page's bytes, a
+quarter of Pagefind's time). The bundle is the one the whole page would give.
+
+Pagefind writes its WebAssembly, one file a language, into every bundle; a reader loads it from
+the first bundle that holds the language searched, so the other bundles' copies are removed when
+the bundle is made (`thin_runtimes`).
 
 Why one delta and not more: a query fetches a word-index chunk per query word from every bundle,
 and with Pagefind's default chunk size those do not shrink with the bundle below some 30 KB
@@ -58,6 +63,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,6 +87,9 @@ FRAGMENT_SIGNATURE = b"pagefind_dcd"
 # Around what a page holds for readers but not for search; only the last such section is cut,
 # so a marker inside the document's own text (before it) cannot hide that text from search.
 UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:unindexed-->"
+# Where the document template's searchable body starts, and the head's Pagefind metadata.
+SEARCH_BODY = b"<article data-pagefind-body"
+PAGEFIND_META = re.compile(rb"<meta\s[^>]*data-pagefind-[^>]*>")
 
 # Pagefind's own word-index chunk size (in word positions), and the variable that sets another.
 # The variable is marked unstable by Pagefind: without it, parts give the same search, and a query
@@ -89,8 +98,8 @@ PAGEFIND_CHUNK_POSITIONS = 20_000
 CHUNK_SIZE_VARIABLE = "PAGEFIND_UNSTABLE_INDEX_CHUNK_SIZE"
 
 # What Pagefind writes for its own search interfaces: the site has its own (static/search-index.js).
-# `wasm.unknown.pagefind` stays: Pagefind loads it for every language it has no stemmer for
-# (Chinese, Japanese, ...), whose words it does not stem.
+# The WebAssembly files are thinned apart (`thin_runtimes`); `wasm.unknown.pagefind` is the one
+# Pagefind loads for every language it has no stemmer for (Chinese, Japanese, ...).
 PAGEFIND_UNUSED = (
     "pagefind-ui.js",
     "pagefind-ui.css",
@@ -275,6 +284,45 @@ def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], fold
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
 
 
+def thin_runtimes(folders: Sequence[Path], made: Sequence[bool]) -> None:
+    """Remove from the bundles made by this build the WebAssembly no reader loads from them.
+
+    `folders` are the plan's bundle folders in listing order; `made[i]` says whether this build
+    made `folders[i]` (a kept bundle is immutable, and was thinned when it was made). Pagefind
+    writes its WebAssembly (some 75 KB a language) into every bundle, yet the search page loads it
+    from one: the first bundle in listing order that holds the language searched, with the others
+    merged into it (static/search-index.js). So a bundle keeps the file of a language only when no
+    bundle before it holds that language: at 38,000 pages in 40 languages and 12 bundles, 20 MB
+    and 275 files become one file a language.
+    """
+    held: set[str] = set()
+    for folder, fresh in zip(folders, made, strict=True):
+        languages = _entry_languages(folder)
+        if languages is None:
+            return  # a bundle whose languages are unknown: what the next ones need is unknown too
+        if fresh:
+            needed = {
+                f"wasm.{record.get('wasm') or 'unknown'}.pagefind"
+                for lang, record in languages.items()
+                if lang not in held
+            }
+            for file in folder.glob("wasm.*.pagefind"):
+                if file.name not in needed:
+                    file.unlink()
+        held.update(languages)
+
+
+def _entry_languages(folder: Path) -> dict[str, dict[str, Any]] | None:
+    """The languages of the bundle in `folder` as Pagefind's entry file records them, or None."""
+    try:
+        languages = json.loads((folder / "pagefind-entry.json").read_text("utf-8"))["languages"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(languages, dict) or not all(isinstance(r, dict) for r in languages.values()):
+        return None
+    return languages
+
+
 def bundle_languages(folder: Path) -> dict[str, int]:
     """The languages Pagefind indexed in the bundle in `folder` (an index each), with their pages."""
     try:
@@ -349,7 +397,7 @@ def _stage(site: Path, rel: str, stage: Path, sample: bool) -> None:
     staged = stage / rel
     staged.parent.mkdir(parents=True, exist_ok=True)
     page = (site / rel).read_bytes()
-    searched = searched_part(page)
+    searched = search_record(page)
     if sample:
         searched = marked_sample(searched)
     if searched is not page:
@@ -365,6 +413,33 @@ def marked_sample(page: bytes) -> bytes:
     """A sample page with `SAMPLE_MARK` before its `</head>` (or first, in a page without one)."""
     head_end = page.find(b"</head>")
     return page[:head_end] + SAMPLE_MARK + page[head_end:] if head_end >= 0 else SAMPLE_MARK + page
+
+
+def search_record(page: bytes) -> bytes:
+    """The page as Pagefind is given it: its `<html>` tag (the language), the Pagefind metadata of
+    its head and its searchable body, without the site's chrome or its last unindexed section.
+
+    Pagefind reads a page's language, its `data-pagefind-*` metadata and the element marked
+    `data-pagefind-body`, nothing else: the record gives the bundle the whole page gives (same
+    fragments, same ids), from less than half the bytes at tldr's ~500-byte pages. A page without
+    the shipped template's body mark is given whole.
+    """
+    page = searched_part(page)
+    head_end, body = page.find(b"</head>"), page.find(SEARCH_BODY)
+    html_start = page.find(b"<html")
+    html_end = page.find(b">", html_start)
+    if not 0 <= html_start < html_end < head_end < body:
+        return page
+    metas = PAGEFIND_META.findall(page, html_end, head_end)
+    head = b"\n".join([b'<meta charset="utf-8">', *metas])
+    return (
+        b"<!doctype html>\n"
+        + page[html_start : html_end + 1]
+        + b"\n<head>\n"
+        + head
+        + b"\n</head>\n<body>\n"
+        + page[body:]
+    )
 
 
 def searched_part(page: bytes) -> bytes:
