@@ -10,6 +10,7 @@ import pytest
 from extract_samples import pdf_of_pages, two_column_pdf
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image
 
 from indexer.extract.pdf import PdfExtractor
 from indexer.extract.pdf_pages import (
@@ -17,6 +18,7 @@ from indexer.extract.pdf_pages import (
     align,
     cached_render,
     decode_boxes,
+    encode,
     encode_boxes,
     page_bytes,
     page_texts,
@@ -123,3 +125,31 @@ def test_a_byte_budget_stops_rendering_and_its_cache_entry_serves_no_larger_budg
     assert cached_render(tmp_path, "c" * 40, unreadable, *args, max_bytes=two - 1) == cut
     assert cached_render(tmp_path, "c" * 40, lambda: data, *args, max_bytes=10 * two) == whole
     assert cached_render(tmp_path, "c" * 40, unreadable, *args) == whole  # that entry is complete
+
+
+def _page(fill: int) -> Image.Image:
+    """A page of black text strokes (with anti-aliased grays) on white, and a flat `fill` rectangle."""
+    image = Image.new("L", (200, 300), 255)
+    for y in range(20, 120, 10):
+        image.paste(0, (20, y, 180, y + 2))
+        image.paste(90, (20, y + 2, 40, y + 3))  # an anti-aliased edge: a gray of few pixels (under 1%)
+    image.paste(fill, (20, 150, 180, 280))
+    return image
+
+
+def test_a_page_of_text_and_a_flat_fill_keeps_its_fill_exactly_and_thresholds_the_rest() -> None:
+    png = encode(_page(fill=200), pictured=False)
+    with Image.open(io.BytesIO(png)) as image:
+        grays = {color for _count, color in image.convert("L").getcolors() or ()}
+        assert grays == {0, 200, 255}  # the edge's 90 is black now, the fill is still 200
+        assert image.convert("L").getpixel((100, 200)) == 200
+    text_only = encode(_page(fill=255), pictured=False)
+    with Image.open(io.BytesIO(text_only)) as image:
+        assert {color for _count, color in image.convert("L").getcolors() or ()} == {0, 255}
+    assert len(text_only) < len(encode(_page(fill=255), pictured=True))
+
+
+def test_a_page_that_draws_a_picture_keeps_four_grays() -> None:
+    with Image.open(io.BytesIO(encode(_page(fill=200), pictured=True))) as image:
+        assert {color for _count, color in image.convert("L").getcolors() or ()} <= {0, 85, 170, 255}
+        assert image.convert("L").getpixel((100, 200)) == 170

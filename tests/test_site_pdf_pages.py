@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from extract_samples import pdf_of_pages, two_column_pdf
+from PIL import Image
 
 from indexer.api import build
 from indexer.config import load_config
@@ -103,8 +104,18 @@ def test_the_pages_of_a_pdf_take_at_most_their_budget_and_the_page_says_which_ar
     assert sorted(p.name for p in (site / "pages" / blob).glob("*.png")) == pngs
 
 
-def test_by_default_a_small_pdf_of_text_shows_no_page_image_and_says_why(corpus_repo: Any, tmp_path: Path) -> None:
+def test_by_default_a_short_memo_shows_its_page_in_one_bit(corpus_repo: Any, tmp_path: Path) -> None:
     pdf = pdf_of_pages([["A short memo of one line."]])
+    site, blob = _site(corpus_repo, tmp_path, {"corpus/memo.pdf": pdf}, settings_file="")
+    assert _site_bytes(site, blob) <= 2 * len(pdf)  # a page of black text on white: two tones, 1 bit a pixel
+    with Image.open(site / "pages" / blob / "1.png") as image:
+        assert image.mode in ("1", "P") and len(image.convert("L").getcolors() or ()) == 2
+
+
+def test_by_default_a_dense_page_of_text_that_does_not_fit_shows_no_image_and_says_why(
+    corpus_repo: Any, tmp_path: Path
+) -> None:
+    pdf = two_column_pdf(pages=1)
     site, blob = _site(corpus_repo, tmp_path, {"corpus/memo.pdf": pdf}, settings_file="")
     assert not (site / "pages" / blob).exists()
     html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")

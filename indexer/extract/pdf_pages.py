@@ -2,8 +2,11 @@
 
 The renderer is PDFium through pypdfium2 (docs/extractors.md, "Pages as printed", says why and
 with what figures). For each page it gives:
-- an image: grayscale at `DPI` (the width capped at `MAX_WIDTH` pixels), reduced to four gray
-  levels and written as a 2-bit PNG — legible text at about a sixth of the bytes of full gray;
+- an image: grayscale at `DPI` (the width capped at `MAX_WIDTH` pixels), written as the smallest
+  PNG that keeps the page legible (`encode`): a page of text and flat fills (no image, no
+  gradient) as black, white and its few flat grays — 1 bit a pixel, or 2 with a gray fill —,
+  which is 40–80% smaller than four gray levels and keeps thin strokes; any other page (a photo,
+  a scan, a gradient) in four gray levels, 2 bits a pixel;
 - the boxes of the words of the *extracted* text (the text citations count code points in),
   in image pixels, keyed by document offsets.
 
@@ -46,10 +49,16 @@ from indexer.extract.base import importable, library_version
 from indexer.extract.pdf import PAGE_SEPARATOR
 from indexer.state import make_parent
 
-VERSION = 1
+VERSION = 2
 DPI = 110
 MAX_WIDTH = 1000
 GRAY_LEVELS = 4
+# Two-tone pages: a pixel darker than this is black (above 128, so an anti-aliased thin stroke keeps
+# its pixels), and a gray holding at least FILL_SHARE of the page's pixels is a flat fill, kept as it
+# is (anti-aliasing spreads over many grays, each well under 1%: measured on py-pdf/sample-files).
+INK_THRESHOLD = 160
+FILL_SHARE = 0.01
+MAX_FILLS = 2
 MIN_BLOCK = 4
 CACHE_DIR = Path(".pincite/cache/pages")
 INSTALL_HINT = "pip install 'pincite[pdf]' (it installs pypdfium2)"
@@ -120,7 +129,8 @@ def renderer_identity() -> str:
 
     return (
         f"pages/{VERSION} pypdfium2={library_version('pypdfium2')} pdfium={PDFIUM_INFO.build} "
-        f"dpi={DPI} max_width={MAX_WIDTH} gray={GRAY_LEVELS} block={MIN_BLOCK}"
+        f"dpi={DPI} max_width={MAX_WIDTH} gray={GRAY_LEVELS} ink={INK_THRESHOLD} fill={FILL_SHARE:g}x{MAX_FILLS} "
+        f"block={MIN_BLOCK}"
     )
 
 
@@ -302,6 +312,7 @@ def _render_page(
     width_pt, height_pt = page.get_size()
     scale = min(DPI / 72, MAX_WIDTH / width_pt)
     image = page.render(scale=scale, grayscale=True).to_pil().convert("L")
+    png = encode(image, pictured=_has_pictures(page))
     boxes: list[tuple[int, int, int, int, int, int]] = []
     if page.get_rotation() == 0 and page_text:  # a rotated page's boxes would need turning: none, not wrong ones
         rendered, char_boxes = _renderer_text(page, scale, height_pt)
@@ -309,7 +320,7 @@ def _render_page(
             rendered, char_boxes = _recognized_text(data, number - 1, ocr_languages, scale)
         boxes = word_boxes(page_text, page_start, align(page_text, rendered), char_boxes)
     page.close()
-    return PageImage(number, _png(image), image.width, image.height, tuple(boxes))
+    return PageImage(number, png, image.width, image.height, tuple(boxes))
 
 
 def _recognized_text(data: bytes, index: int, languages: Sequence[str], scale: float) -> tuple[str, list[Box | None]]:
@@ -352,16 +363,52 @@ def _renderer_text(page: Any, scale: float, height_pt: float) -> tuple[str, list
     return "".join(chars), boxes
 
 
-def _png(image: Any) -> bytes:
-    """Four gray levels as a 2-bit palette PNG: text stays crisp, the bytes fall to about a third."""
+def _has_pictures(page: Any) -> bool:
+    """Whether the page draws an image or a gradient (in a form too): its grays are not flat fills."""
+    import pypdfium2.raw as raw
+
+    kinds = [raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_SHADING]
+    return next(iter(page.get_objects(filter=kinds)), None) is not None
+
+
+def encode(image: Any, pictured: bool) -> bytes:
+    """The page as the smallest legible PNG: two-tone (with its flat fills) unless `pictured`, else four grays.
+
+    The choice is the page's own (its histogram, whether it draws pictures), made the same way
+    each time, so an image is decided by the page and `renderer_identity()` alone.
+    """
+    if not pictured:
+        histogram = image.histogram()
+        floor = FILL_SHARE * image.width * image.height
+        fills = [v for v in range(1, 255) if histogram[v] >= floor]
+        if len(fills) <= MAX_FILLS:
+            return _two_tone(image, fills)
+    return _four_grays(image)
+
+
+def _two_tone(image: Any, fills: Sequence[int]) -> bytes:
+    """Black and white at `INK_THRESHOLD`, the `fills` grays kept exactly: 1 bit a pixel, 2 with fills."""
+    levels = [0, 255, *fills]
+    table = [levels.index(v) if v in fills else (0 if v < INK_THRESHOLD else 1) for v in range(256)]
+    return _palette_png(image.point(table), levels, 1 if not fills else 2)
+
+
+def _four_grays(image: Any) -> bytes:
+    """Four gray levels, 2 bits a pixel: a photo or a scan stays readable at a third of full gray's bytes."""
     top = GRAY_LEVELS - 1
-    indexed = image.point([round(v * top / 255) for v in range(256)]).convert("P")
+    levels = [round(level * 255 / top) for level in range(GRAY_LEVELS)]
+    return _palette_png(image.point([round(v * top / 255) for v in range(256)]), levels, 2)
+
+
+def _palette_png(indexes: Any, levels: Sequence[int], bits: int) -> bytes:
+    """A palette PNG of `bits` a pixel whose pixel values (`indexes`, mode L) index the grays `levels`."""
+    indexed = indexes.convert("P")
     palette: list[int] = []
-    for level in range(GRAY_LEVELS):
-        palette += [round(level * 255 / top)] * 3
+    for level in levels:
+        palette += [level] * 3
     indexed.putpalette(palette)
     out = io.BytesIO()
-    indexed.save(out, "PNG", bits=2)
+    indexed.save(out, "PNG", bits=bits)
     return out.getvalue()
 
 
