@@ -146,3 +146,15 @@ def test_by_default_a_dense_page_of_text_that_does_not_fit_shows_no_image_and_sa
     html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
     assert '<figure class="pdf-page"' not in html
     assert "No page is shown as printed: its page images may take at most 2× the PDF&#39;s" in html
+
+
+def test_cited_pages_are_the_pages_holding_any_cited_line() -> None:
+    from indexer.site.pdf_pages import cited_pages
+
+    text = "a\nb\n\f\nc\nd\n\f\ne"  # page 1: lines 1-2, page 2: lines 4-5, page 3: line 7
+    line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
+    spans = ((0, 4), (6, 10), (12, 13))
+    assert cited_pages(line_starts, spans, [(2, 2)]) == {1}
+    assert cited_pages(line_starts, spans, [(2, 4)]) == {1, 2}
+    assert cited_pages(line_starts, spans, [(7, 7), (5, 5)]) == {2, 3}
+    assert cited_pages(line_starts, spans, [(99, 99)]) == set()
