@@ -5,7 +5,7 @@ with what figures). For each page it gives:
 - an image: grayscale at `DPI` (the width capped at `MAX_WIDTH` pixels), written as the smallest
   PNG that keeps the page legible (`encode`): a page of text and flat fills (no image, no
   gradient) as black, white and its few flat grays — 1 bit a pixel, or 2 with a gray fill —,
-  which is 40–80% smaller than four gray levels and keeps thin strokes; any other page (a photo,
+  which is 30–80% smaller than four gray levels and keeps thin strokes; any other page (a photo,
   a scan, a gradient) in four gray levels, 2 bits a pixel;
 - the boxes of the words of the *extracted* text (the text citations count code points in),
   in image pixels, keyed by document offsets.

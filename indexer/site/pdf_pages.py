@@ -42,7 +42,7 @@ class Published:
     page_spans: tuple[tuple[int, int], ...]  # (start, end) of each page's text, document offsets
     line_starts: tuple[int, ...]
     recognized: frozenset[int] = frozenset()  # pages whose words OCR read from the image
-    page_count: int = 0  # the PDF's pages; those past `pages` are shown as text only
+    page_count: int = 0  # the PDF's pages; those not in `pages` are shown as text only
     cut_by_budget: str = ""  # why some pages have no image (the byte budget), else ""
     left_out: tuple[int, ...] = ()  # the numbers of the pages the byte budget left out
 
@@ -161,7 +161,7 @@ def _not_fitting(numbers: Sequence[int]) -> str:
 
 
 def _pages_named(numbers: Sequence[int]) -> str:
-    """ "page 3", "pages 2–4, 7": sorted page numbers with their runs joined."""
+    """Sorted page numbers named, their runs joined: "page 3", "pages 2–4, 7"."""
     runs: list[list[int]] = []
     for n in numbers:
         if runs and runs[-1][1] == n - 1:
