@@ -297,8 +297,8 @@ OPTIONS: dict[str, Option] = {
     "template_dir": Text("A folder of Jinja2 templates that override the shipped ones.", optional=True),
     "pdf_max_pages": Number("PDFs with more pages are skipped as oversized.", minimum=1, maximum=10**7, whole=True),
     "pdf_page_images": Number(
-        "Pages of each PDF the site shows as printed, with the cited words lit: pages up to this "
-        "number get an image and word boxes (about 30 KB a page of text); 0 turns page images off.",
+        "Pages of each PDF the site shows as printed, with the cited words lit: this many pages get an image "
+        "and word boxes (10–40 KB a page of text), the pages citations name first; 0 turns page images off.",
         minimum=1,
         maximum=10**6,
         whole=True,
@@ -312,8 +312,9 @@ OPTIONS: dict[str, Option] = {
     ),
     "pdf_page_budget": Number(
         "Most bytes the pages as printed of one PDF (images, word boxes) take in the site, as a multiple of "
-        "the PDF's own bytes: pages past the last that fits are shown as text only, and the version page and "
-        "the build say so. A page of text costs some 20–40 KB, so a small PDF of text may show none; 0: no limit.",
+        "the PDF's own bytes, spent on the pages citations name first: pages past the last that fits are shown "
+        "as text only, and the version page and the build say so. A page of text costs some 10–40 KB, so a small "
+        "PDF of dense text may show only its cited pages, or none; 0: no limit.",
         minimum=0.01,
         maximum=10_000.0,
         zero_off=True,

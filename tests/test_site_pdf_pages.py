@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 from extract_samples import pdf_of_pages, two_column_pdf
+from PIL import Image
 
 from indexer.api import build
 from indexer.config import load_config
+from indexer.extract.pdf import PdfExtractor
 from indexer.extract.pdf_pages import decode_boxes
 
 pytest.importorskip("pypdfium2")
@@ -92,8 +94,10 @@ def test_the_pages_of_a_pdf_take_at_most_their_budget_and_the_page_says_which_ar
     html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
     assert html.count('<figure class="pdf-page"') == len(pngs)
     cut = re.search(r'<p class="pdf-cut">(.*?)</p>', html)
-    assert cut is not None and f"Pages after {len(pngs)} are not shown as printed" in cut.group(1)
-    assert f"pages {len(pngs) + 1}–6 do not fit" in cut.group(1) and "pdf_page_budget" in cut.group(1)
+    named = f"ages {len(pngs) + 1}–6 are not" if len(pngs) < 5 else "age 6 is not"
+    assert cut is not None and f"{named} shown as printed" in cut.group(1)
+    assert f"{len(pngs) + 1}–6 do not fit" in cut.group(1) or "page 6 does not fit" in cut.group(1)
+    assert "pdf_page_budget" in cut.group(1)
     # The build says so too; a larger budget shows more pages (the cache's shorter entry is not reused).
     summary = build(corpus_repo.root, out=site, config=load_config(corpus_repo.root, {"pdf_page_budget": 8}))
     assert len(list((site / "pages" / blob).glob("*.png"))) > len(pngs)
@@ -103,10 +107,54 @@ def test_the_pages_of_a_pdf_take_at_most_their_budget_and_the_page_says_which_ar
     assert sorted(p.name for p in (site / "pages" / blob).glob("*.png")) == pngs
 
 
-def test_by_default_a_small_pdf_of_text_shows_no_page_image_and_says_why(corpus_repo: Any, tmp_path: Path) -> None:
+def test_the_budget_goes_to_the_page_a_citation_names_first_then_to_the_others(
+    corpus_repo: Any, tmp_path: Path
+) -> None:
+    pdf = two_column_pdf(pages=6)
+    (corpus_repo.root / "pincite.toml").write_text("pdf_page_budget = 4\n", encoding="utf-8")
+    pinned = corpus_repo.commit({"corpus/paper.pdf": pdf}, "a paper")
+    extracted = PdfExtractor().extract(pdf, "paper.pdf")
+    line = extracted.text[: extracted.page_starts[3] + 1].count("\n") + 2  # a line of page 5
+    quote = extracted.text.splitlines()[line - 1][:30]
+    corpus_repo.commit({"corpus/note.md": f'# Note\n\n"{quote}" corpus/paper.pdf@{pinned}#L{line}\n'}, "cite page 5")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    blob = corpus_repo.git("rev-parse", "HEAD:corpus/paper.pdf").strip()
+    pngs = sorted(p.name for p in (site / "pages" / blob).glob("*.png"))
+    assert "5.png" in pngs and len(pngs) < 6 and _site_bytes(site, blob) <= 4 * len(pdf)
+    html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
+    figures = re.findall(r'<figure class="pdf-page" id="pp(\d+)"', html)
+    assert figures == sorted(figures, key=int) and "5" in figures  # shown in page order
+    assert "(the cited pages go first)" in html
+    assert f"#L{line}:target) :is(#pp5," in (site / "pages" / blob / "lines.css").read_text(encoding="utf-8")
+
+
+def test_by_default_a_short_memo_shows_its_page_in_one_bit(corpus_repo: Any, tmp_path: Path) -> None:
     pdf = pdf_of_pages([["A short memo of one line."]])
+    site, blob = _site(corpus_repo, tmp_path, {"corpus/memo.pdf": pdf}, settings_file="")
+    assert _site_bytes(site, blob) <= 2 * len(pdf)  # a page of black text on white: two tones, 1 bit a pixel
+    with Image.open(site / "pages" / blob / "1.png") as image:
+        assert image.mode in ("1", "P") and len(image.convert("L").getcolors() or ()) == 2
+
+
+def test_by_default_a_dense_page_of_text_that_does_not_fit_shows_no_image_and_says_why(
+    corpus_repo: Any, tmp_path: Path
+) -> None:
+    pdf = two_column_pdf(pages=1)
     site, blob = _site(corpus_repo, tmp_path, {"corpus/memo.pdf": pdf}, settings_file="")
     assert not (site / "pages" / blob).exists()
     html = (site / "v" / f"{blob}.html").read_text(encoding="utf-8")
     assert '<figure class="pdf-page"' not in html
     assert "No page is shown as printed: its page images may take at most 2× the PDF&#39;s" in html
+
+
+def test_cited_pages_are_the_pages_holding_any_cited_line() -> None:
+    from indexer.site.pdf_pages import cited_pages
+
+    text = "a\nb\n\f\nc\nd\n\f\ne"  # page 1: lines 1-2, page 2: lines 4-5, page 3: line 7
+    line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
+    spans = ((0, 4), (6, 10), (12, 13))
+    assert cited_pages(line_starts, spans, [(2, 2)]) == {1}
+    assert cited_pages(line_starts, spans, [(2, 4)]) == {1, 2}
+    assert cited_pages(line_starts, spans, [(7, 7), (5, 5)]) == {2, 3}
+    assert cited_pages(line_starts, spans, [(99, 99)]) == set()

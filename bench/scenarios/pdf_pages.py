@@ -5,7 +5,8 @@ HEAD) or of a folder (`--folder`) — the CPU seconds of pincite's extraction (p
 pages as printed the site publishes (`indexer.site.pdf_pages.publish`: PDFium's images, the
 alignment, the boxes, lines.css), once without a byte budget and once with `--budget` (the
 `pdf_page_budget` setting, 2x by default): the bytes written against the PDF's own bytes, the
-pages shown, the CPU against the extraction's, and the share of words with a box. The bounds
+pages shown, the CPU against the extraction's, the share of words with a box, and whether a
+citation of the last page gets that page shown within the budget (cited pages go first). The bounds
 (issue 33): images and boxes at most 2x the PDF's bytes, rendering at most 3x the extraction's CPU.
 
     python -m bench pdf-pages
@@ -118,7 +119,9 @@ def pdfs_of_repo(clone: Path, missing: list[str]) -> list[tuple[str, bytes]]:
     return found
 
 
-def _published(data: bytes, extracted: Any, budget: float) -> tuple[int, int, float, Any]:
+def _published(
+    data: bytes, extracted: Any, budget: float, cited_lines: tuple[tuple[int, int], ...] = ()
+) -> tuple[int, int, float, Any]:
     """Bytes written, pages shown, CPU seconds and the `Published` of one `publish` without a cache."""
     from indexer.site.pdf_pages import publish
 
@@ -126,7 +129,7 @@ def _published(data: bytes, extracted: Any, budget: float) -> tuple[int, int, fl
         started = cpu_seconds()
         published = publish(
             Path(folder), "0" * 40, lambda: data, extracted.text, extracted.page_starts, extracted.identity,
-            10_000, None, extracted.notes, pdf_bytes=len(data), budget=budget,
+            10_000, None, extracted.notes, pdf_bytes=len(data), budget=budget, cited_lines=cited_lines,
         )  # fmt: skip
         cpu = cpu_seconds() - started
         written = sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
@@ -144,6 +147,10 @@ def measure(data: bytes, name: str, budget: float) -> dict[str, Any]:
     all_bytes, all_pages, all_cpu, whole = _published(data, extracted, 0.0)
     cut_bytes, cut_pages, cut_cpu, _cut = _published(data, extracted, budget)
     texts = page_texts(extracted.text, extracted.page_starts)
+    # A citation of a line of the last page: is that page shown within the budget (cited pages go first)?
+    last_line = extracted.text[: texts[-1][0]].count("\n") + 1
+    _b, _p, _c, cited = _published(data, extracted, budget, ((last_line, last_line),))
+    last_shown = cited is not None and any(p.number == len(texts) for p in cited.pages)
     starts = {start + m.start() for start, text in texts[:all_pages] for m in re.finditer(r"\S+", text)}
     boxed = len(starts & {box[0] for p in (whole.pages if whole else ()) for box in p.boxes})
     return {
@@ -154,6 +161,7 @@ def measure(data: bytes, name: str, budget: float) -> dict[str, Any]:
         "unbudgeted": {"pages": all_pages, "bytes": all_bytes, "cpu_s": round(all_cpu, 3)},
         "budgeted": {"pages": cut_pages, "bytes": cut_bytes, "cpu_s": round(cut_cpu, 3)},
         "words_boxed": round(boxed / len(starts), 3) if starts else None,
+        "last_page_cited_shown": last_shown,
     }
 
 
@@ -253,6 +261,7 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     boxed = [r["words_boxed"] for r in rows if r["words_boxed"] is not None]
     out["words_boxed_median"] = statistics.median(boxed) if boxed else None
     out["pages"] = sum(r["pages"] for r in rows)
+    out["last_page_cited_shown"] = sum(1 for r in rows if r["last_page_cited_shown"])
     return out
 
 
@@ -276,13 +285,18 @@ def _markdown(figures: dict[str, Any]) -> str:
         "",
         f"Words with a box (pages without a budget): median {totals['words_boxed_median']}.",
         "",
-        "| PDF | bytes | pages | shown within the budget | site bytes ÷ PDF bytes, without → with |",
-        "|---|---|---|---|---|",
+        f"A citation of a line on the last page: that page is shown within the budget for "
+        f"{totals['last_page_cited_shown']} of {n} PDFs (the cited pages take the budget first).",
+        "",
+        "| PDF | bytes | pages | shown within the budget | site bytes ÷ PDF bytes, without → with "
+        "| last page shown when cited |",
+        "|---|---|---|---|---|---|",
     ]
     for r in rows:
         ratio = [round(r[k]["bytes"] / r["pdf_bytes"], 2) for k in ("unbudgeted", "budgeted")]
         lines.append(
-            f"| {r['pdf']} | {r['pdf_bytes']:,} | {r['pages']} | {r['budgeted']['pages']} | {ratio[0]}× → {ratio[1]}× |"
+            f"| {r['pdf']} | {r['pdf_bytes']:,} | {r['pages']} | {r['budgeted']['pages']} | {ratio[0]}× → {ratio[1]}× "
+            f"| {'yes' if r['last_page_cited_shown'] else 'no'} |"
         )
     if figures["ocr"]:
         lines += ["", "| OCR of a rasterized PDF | pages | pages/s | words | word accuracy |", "|---|---|---|---|---|"]

@@ -2,8 +2,11 @@
 
 The renderer is PDFium through pypdfium2 (docs/extractors.md, "Pages as printed", says why and
 with what figures). For each page it gives:
-- an image: grayscale at `DPI` (the width capped at `MAX_WIDTH` pixels), reduced to four gray
-  levels and written as a 2-bit PNG — legible text at about a sixth of the bytes of full gray;
+- an image: grayscale at `DPI` (the width capped at `MAX_WIDTH` pixels), written as the smallest
+  PNG that keeps the page legible (`encode`): a page of text and flat fills (no image, no
+  gradient) as black, white and its few flat grays — 1 bit a pixel, or 2 with a gray fill —,
+  which is 30–80% smaller than four gray levels and keeps thin strokes; any other page (a photo,
+  a scan, a gradient) in four gray levels, 2 bits a pixel;
 - the boxes of the words of the *extracted* text (the text citations count code points in),
   in image pixels, keyed by document offsets.
 
@@ -17,12 +20,14 @@ hyphenated word pypdf joined) gets one box per line.
 
 Boxes are runs `[start, end, x0, y0, x1, y1]`: code points `start..end` (end exclusive) of the
 document text lie in that rectangle of the page image. They depend on the extractor identity
-(the offsets count its text) and on `renderer_identity()`; entries are cached per (blob, both
-identities) under `.pincite/cache/pages/`, like extracted text (extract/cache.py).
+(the offsets count its text) and on `renderer_identity()`; each page is cached on its own per
+(blob, both identities, page number) under `.pincite/cache/pages/`, like extracted text
+(extract/cache.py): a page is the same whichever others are rendered beside it.
 
-A byte budget (`max_bytes`; the site's `pdf_page_budget` times the PDF's bytes) stops the
-rendering before the first page that would pass it; an entry so cut records its budget and
-serves any budget up to it.
+Pages are rendered in `page_order`: the pages asked `first` (the site's cited pages), then the
+others from page 1. A byte budget (`max_bytes`; the site's `pdf_page_budget` times the PDF's
+bytes) stops the rendering before the first page in that order that would pass it, so the budget
+is spent on the pages citations name before the rest.
 """
 
 from __future__ import annotations
@@ -33,10 +38,9 @@ import hashlib
 import io
 import json
 import os
-import shutil
 import tempfile
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,12 +48,17 @@ from typing import Any
 from indexer.extract import ocr
 from indexer.extract.base import importable, library_version
 from indexer.extract.pdf import PAGE_SEPARATOR
-from indexer.state import make_parent
 
-VERSION = 1
+VERSION = 2
 DPI = 110
 MAX_WIDTH = 1000
 GRAY_LEVELS = 4
+# Two-tone pages: a pixel darker than this is black (above 128, so an anti-aliased thin stroke keeps
+# its pixels), and a gray holding at least FILL_SHARE of the page's pixels is a flat fill, kept as it
+# is (anti-aliasing spreads over many grays, each well under 1%: measured on py-pdf/sample-files).
+INK_THRESHOLD = 160
+FILL_SHARE = 0.01
+MAX_FILLS = 2
 MIN_BLOCK = 4
 CACHE_DIR = Path(".pincite/cache/pages")
 INSTALL_HINT = "pip install 'pincite[pdf]' (it installs pypdfium2)"
@@ -120,7 +129,8 @@ def renderer_identity() -> str:
 
     return (
         f"pages/{VERSION} pypdfium2={library_version('pypdfium2')} pdfium={PDFIUM_INFO.build} "
-        f"dpi={DPI} max_width={MAX_WIDTH} gray={GRAY_LEVELS} block={MIN_BLOCK}"
+        f"dpi={DPI} max_width={MAX_WIDTH} gray={GRAY_LEVELS} ink={INK_THRESHOLD} fill={FILL_SHARE:g}x{MAX_FILLS} "
+        f"block={MIN_BLOCK}"
     )
 
 
@@ -262,6 +272,14 @@ def page_bytes(page: PageImage, page_start: int) -> int:
     return len(page.png) + len(json.dumps(page.boxes_json(page_start), separators=(",", ":")))
 
 
+def page_order(count: int, max_pages: int, first: Collection[int] = ()) -> list[int]:
+    """The numbers (from 1) of the pages to render, in order: those of `first` within 1..count, then
+    the others from page 1; at most `max_pages` of them."""
+    chosen = sorted(n for n in set(first) if 1 <= n <= count)
+    taken = set(chosen)
+    return (chosen + [n for n in range(1, count + 1) if n not in taken])[: max(0, max_pages)]
+
+
 def render_pages(
     data: bytes,
     text: str,
@@ -269,31 +287,67 @@ def render_pages(
     max_pages: int,
     ocr_languages: Sequence[str] = (),
     max_bytes: int = 0,
+    first: Collection[int] = (),
 ) -> list[PageImage]:
-    """The first `max_pages` pages of the PDF `data` as images with the boxes of `text`'s words.
+    """`max_pages` pages of the PDF `data` as images with the boxes of `text`'s words, in `page_order`.
 
     A page PDFium finds no text on takes its boxes from Tesseract's words in `ocr_languages`
     (the extractor's, from its identity): the same engine on the same image reads the same words.
     With `max_bytes` (0: no limit), rendering stops before the first page whose image and boxes
     (`page_bytes`) would bring the pages' total past it.
     """
-    import pypdfium2
+    with _Renderer(lambda: data, text, page_starts, ocr_languages) as renderer:
+        return _within(renderer.render, page_texts(text, page_starts), max_pages, max_bytes, first)
 
-    document = pypdfium2.PdfDocument(data)
-    try:
-        pages = page_texts(text, page_starts)
-        count = min(len(document), len(pages), max_pages)
-        rendered: list[PageImage] = []
-        spent = 0
-        for n in range(count):
-            page = _render_page(data, document[n], n + 1, *pages[n], ocr_languages)
-            spent += page_bytes(page, pages[n][0])
-            if max_bytes and spent > max_bytes:
-                break
-            rendered.append(page)
-        return rendered
-    finally:
-        document.close()
+
+def _within(
+    get: Callable[[int], PageImage | None],
+    pages: Sequence[tuple[int, str]],
+    max_pages: int,
+    max_bytes: int,
+    first: Collection[int],
+) -> list[PageImage]:
+    """The pages `get` gives, in `page_order`, up to the first that would pass `max_bytes`."""
+    rendered: list[PageImage] = []
+    spent = 0
+    for number in page_order(len(pages), max_pages, first):
+        page = get(number)
+        if page is None:  # the text counts a page PDFium does not have
+            continue
+        spent += page_bytes(page, pages[number - 1][0])
+        if max_bytes and spent > max_bytes:
+            break
+        rendered.append(page)
+    return rendered
+
+
+class _Renderer:
+    """One PDF's pages rendered on demand: the document is opened at the first page asked, if any is."""
+
+    def __init__(
+        self, read: Callable[[], bytes], text: str, page_starts: Sequence[int], ocr_languages: Sequence[str]
+    ) -> None:
+        self.read, self.ocr_languages = read, ocr_languages
+        self.pages = page_texts(text, page_starts)
+        self.data = b""
+        self.document: Any = None
+
+    def render(self, number: int) -> PageImage | None:
+        import pypdfium2
+
+        if self.document is None:
+            self.data = self.read()
+            self.document = pypdfium2.PdfDocument(self.data)
+        if number > len(self.document):
+            return None
+        return _render_page(self.data, self.document[number - 1], number, *self.pages[number - 1], self.ocr_languages)
+
+    def __enter__(self) -> _Renderer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.document is not None:
+            self.document.close()
 
 
 def _render_page(
@@ -302,6 +356,7 @@ def _render_page(
     width_pt, height_pt = page.get_size()
     scale = min(DPI / 72, MAX_WIDTH / width_pt)
     image = page.render(scale=scale, grayscale=True).to_pil().convert("L")
+    png = encode(image, pictured=_has_pictures(page))
     boxes: list[tuple[int, int, int, int, int, int]] = []
     if page.get_rotation() == 0 and page_text:  # a rotated page's boxes would need turning: none, not wrong ones
         rendered, char_boxes = _renderer_text(page, scale, height_pt)
@@ -309,7 +364,7 @@ def _render_page(
             rendered, char_boxes = _recognized_text(data, number - 1, ocr_languages, scale)
         boxes = word_boxes(page_text, page_start, align(page_text, rendered), char_boxes)
     page.close()
-    return PageImage(number, _png(image), image.width, image.height, tuple(boxes))
+    return PageImage(number, png, image.width, image.height, tuple(boxes))
 
 
 def _recognized_text(data: bytes, index: int, languages: Sequence[str], scale: float) -> tuple[str, list[Box | None]]:
@@ -352,16 +407,52 @@ def _renderer_text(page: Any, scale: float, height_pt: float) -> tuple[str, list
     return "".join(chars), boxes
 
 
-def _png(image: Any) -> bytes:
-    """Four gray levels as a 2-bit palette PNG: text stays crisp, the bytes fall to about a third."""
+def _has_pictures(page: Any) -> bool:
+    """Whether the page draws an image or a gradient (in a form too): its grays are not flat fills."""
+    import pypdfium2.raw as raw
+
+    kinds = [raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_SHADING]
+    return next(iter(page.get_objects(filter=kinds)), None) is not None
+
+
+def encode(image: Any, pictured: bool) -> bytes:
+    """The page as the smallest legible PNG: two-tone (with its flat fills) unless `pictured`, else four grays.
+
+    The choice is the page's own (its histogram, whether it draws pictures), made the same way
+    each time, so an image is decided by the page and `renderer_identity()` alone.
+    """
+    if not pictured:
+        histogram = image.histogram()
+        floor = FILL_SHARE * image.width * image.height
+        fills = [v for v in range(1, 255) if histogram[v] >= floor]
+        if len(fills) <= MAX_FILLS:
+            return _two_tone(image, fills)
+    return _four_grays(image)
+
+
+def _two_tone(image: Any, fills: Sequence[int]) -> bytes:
+    """Black and white at `INK_THRESHOLD`, the `fills` grays kept exactly: 1 bit a pixel, 2 with fills."""
+    levels = [0, 255, *fills]
+    table = [levels.index(v) if v in fills else (0 if v < INK_THRESHOLD else 1) for v in range(256)]
+    return _palette_png(image.point(table), levels, 1 if not fills else 2)
+
+
+def _four_grays(image: Any) -> bytes:
+    """Four gray levels, 2 bits a pixel: a photo or a scan stays readable at a third of full gray's bytes."""
     top = GRAY_LEVELS - 1
-    indexed = image.point([round(v * top / 255) for v in range(256)]).convert("P")
+    levels = [round(level * 255 / top) for level in range(GRAY_LEVELS)]
+    return _palette_png(image.point([round(v * top / 255) for v in range(256)]), levels, 2)
+
+
+def _palette_png(indexes: Any, levels: Sequence[int], bits: int) -> bytes:
+    """A palette PNG of `bits` a pixel whose pixel values (`indexes`, mode L) index the grays `levels`."""
+    indexed = indexes.convert("P")
     palette: list[int] = []
-    for level in range(GRAY_LEVELS):
-        palette += [round(level * 255 / top)] * 3
+    for level in levels:
+        palette += [level] * 3
     indexed.putpalette(palette)
     out = io.BytesIO()
-    indexed.save(out, "PNG", bits=2)
+    indexed.save(out, "PNG", bits=bits)
     return out.getvalue()
 
 
@@ -371,59 +462,40 @@ def cache_folder(root: Path, blob: str, extractor_identity: str) -> Path:
     return root / CACHE_DIR / key / blob[:2] / blob
 
 
-def load_cached(folder: Path, max_pages: int, max_bytes: int = 0) -> list[PageImage] | None:
-    """The cached pages, or None when the entry is missing, damaged or holds fewer pages than asked.
-
-    An entry cut short by a byte budget (`store`'s `budget`) serves any budget up to that one:
-    the page after its last did not fit in it, so it fits in none smaller.
-    """
+def load_cached(folder: Path, number: int) -> PageImage | None:
+    """Page `number` from the cache, or None when it is missing or damaged."""
     try:
-        record = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
-        pages = []
-        for entry in record["pages"][:max_pages]:
-            png = (folder / f"{entry['page']}.png").read_bytes()
-            if hashlib.sha256(png).hexdigest() != entry["sha256"]:
-                return None
-            boxes = tuple(tuple(int(v) for v in box) for box in entry["boxes"])
-            pages.append(PageImage(int(entry["page"]), png, int(entry["w"]), int(entry["h"]), boxes))  # type: ignore[arg-type]
-        budget = int(record.get("budget", 0))
-        cut_within = budget > 0 and 0 < max_bytes <= budget
-        if len(pages) < max_pages and not record["complete"] and not cut_within:
+        entry = json.loads((folder / f"{number}.json").read_text(encoding="utf-8"))
+        png = (folder / f"{number}.png").read_bytes()
+        if hashlib.sha256(png).hexdigest() != entry["sha256"]:
             return None
-        return pages
+        boxes = tuple(tuple(int(v) for v in box) for box in entry["boxes"])
+        return PageImage(number, png, int(entry["w"]), int(entry["h"]), boxes)  # type: ignore[arg-type]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def store(folder: Path, pages: list[PageImage], complete: bool, budget: int = 0) -> None:
-    """Write an entry whole (a temporary folder renamed into place); a full disk only costs time.
-
-    `budget`: the byte budget that stopped the rendering before the last page asked, else 0.
-    """
+def store(folder: Path, page: PageImage) -> None:
+    """Write one page, its image before its record (each a temporary file renamed into place): a
+    record names its image's digest, so a half-written page is a missing one. A full disk only costs time."""
+    record = {
+        "renderer": renderer_identity(),
+        "w": page.width,
+        "h": page.height,
+        "boxes": list(page.boxes),
+        "sha256": hashlib.sha256(page.png).hexdigest(),
+    }
     with contextlib.suppress(OSError):
-        make_parent(folder)
-        temp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-"))
-        try:
-            entries = []
-            for page in pages:
-                (temp / f"{page.number}.png").write_bytes(page.png)
-                entries.append(
-                    {
-                        "page": page.number,
-                        "w": page.width,
-                        "h": page.height,
-                        "boxes": list(page.boxes),
-                        "sha256": hashlib.sha256(page.png).hexdigest(),
-                    }
-                )
-            record = {"renderer": renderer_identity(), "complete": complete, "budget": budget, "pages": entries}
-            (temp / "pages.json").write_text(json.dumps(record), encoding="utf-8")
-            if folder.exists():
-                shutil.rmtree(folder)
-            os.rename(temp, folder)
-        finally:
-            if temp.exists():
-                shutil.rmtree(temp, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, data in ((f"{page.number}.png", page.png), (f"{page.number}.json", json.dumps(record).encode())):
+            handle, temp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+                os.replace(temp, folder / name)
+            finally:
+                if os.path.exists(temp):
+                    os.unlink(temp)
 
 
 def cached_render(
@@ -437,22 +509,23 @@ def cached_render(
     *,
     keep: bool = True,
     max_bytes: int = 0,
+    first: Collection[int] = (),
 ) -> list[PageImage]:
-    """`render_pages` of the PDF `read()` returns, from the cache at `root` when it holds this blob
-    under both identities (`identity` is the extractor's). With `keep` false nothing is written.
-
-    A cached entry may hold more pages than `max_bytes` allows (made under a larger budget):
-    the caller keeps those that fit."""
+    """`render_pages` of the PDF `read()` returns, each page from the cache at `root` when it holds
+    it under both identities (`identity` is the extractor's); the PDF is read only if a page is
+    not there. With `keep` false nothing is written."""
     languages = ocr.languages_of(identity)
-    if root is None:
-        return render_pages(read(), text, page_starts, max_pages, languages, max_bytes)
-    folder = cache_folder(root, blob, identity)
-    cached = load_cached(folder, max_pages, max_bytes)
-    if cached is not None:
-        return cached
-    pages = render_pages(read(), text, page_starts, max_pages, languages, max_bytes)
-    total = len(page_starts) + 1
-    cut = len(pages) < min(max_pages, total)  # only a byte budget stops rendering before either
-    if keep:
-        store(folder, pages, complete=len(pages) >= total, budget=max_bytes if cut else 0)
-    return pages
+    with _Renderer(read, text, page_starts, languages) as renderer:
+        if root is None:
+            return _within(renderer.render, renderer.pages, max_pages, max_bytes, first)
+        folder = cache_folder(root, blob, identity)
+
+        def get(number: int) -> PageImage | None:
+            page = load_cached(folder, number)
+            if page is None:
+                page = renderer.render(number)
+                if page is not None and keep:
+                    store(folder, page)
+            return page
+
+        return _within(get, renderer.pages, max_pages, max_bytes, first)

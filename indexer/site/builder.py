@@ -529,10 +529,11 @@ class _SiteBuilder:
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
             ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
-            self._versions(ctx, by_path, metas)
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
+            # Citations first: a PDF version's pages as printed spend their byte budget on the cited pages.
             self.progress.stage("finding citations")
             ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
+            self._versions(ctx, by_path, metas)
             ctx.neighbours = folder_neighbours(
                 {p: metas[pv.version_id].title for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
             )
@@ -632,14 +633,16 @@ class _SiteBuilder:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(self.repo.read_blob(blob))
             printed = original is not None and original.endswith(".pdf")
+            cited = ctx.cited_by.version_lines(blob) if ctx.cited_by and printed else []
             if printed:
                 key += "|" + pdf_pages.key(self.config.pdf_page_images, self.config.pdf_page_budget)
+                key += f"|cited={json.dumps(cited)}" if cited else ""  # the pages shown first
             self.new.versions[blob] = key
             reused = (
                 self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
             )
             if printed and original is not None and not (reused and self._link_pages(blob)):
-                self._publish_pages(ctx, meta, original, path)
+                self._publish_pages(ctx, meta, original, path, cited)
             if reused:
                 self.stats.pages_reused += 1
                 self.progress.advance()
@@ -658,7 +661,9 @@ class _SiteBuilder:
             return False
         return bool(names) and all(self._link_previous(f"{rel}/{name}") for name in names)
 
-    def _publish_pages(self, ctx: PageContext, meta: VersionMeta, original: str, path: str) -> None:
+    def _publish_pages(
+        self, ctx: PageContext, meta: VersionMeta, original: str, path: str, cited: list[tuple[int, int]]
+    ) -> None:
         """Render (or take from the cache) a PDF version's pages as printed, and their figures for its page.
 
         Only the figures' markup is kept until the version pages are rendered, not the images or boxes.
@@ -676,6 +681,7 @@ class _SiteBuilder:
             meta.notes,
             pdf_bytes=meta.size,
             budget=self.config.pdf_page_budget,
+            cited_lines=cited,
         )
         if published is not None and published.cut_by_budget:
             self.stats.pages_cut[path] = published.cut_by_budget

@@ -74,6 +74,9 @@ class CitedBy:
     problem: str | None = None  # why the citations could not be read, if they could not
     # The check's records, every citation found (near-misses and branch links too): the citations page's rows.
     records: list[CheckRecord] = field(default_factory=list, repr=False)
+    # The lines (first, last) of each pinned version (by blob) that citations name: a PDF version's
+    # pages as printed show the cited pages first (site/pdf_pages.py).
+    versions: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
     _by_path: dict[str, list[CitingPlace]] | None = field(default=None, repr=False)
 
@@ -84,6 +87,10 @@ class CitedBy:
                 if place.path is not None:
                     self._by_path.setdefault(place.path, []).append(place)
         return self._by_path.get(path, [])
+
+    def version_lines(self, blob: str) -> list[tuple[int, int]]:
+        """The lines of the version `blob` that citations name, sorted, each range once."""
+        return sorted(set(self.versions.get(blob, ())))
 
     def key(self, path: str) -> str:
         """What a document page shows of its citing places: a change means the page is rendered again."""
@@ -121,8 +128,11 @@ def collect(repo: GitRepo, config: Config, index_path: Path, head: str, pages: s
             quote = record.quote_verdict.status if record.quote_verdict else None
             href = citing_href(record.file, record.line, head, pages, repo)
             found.places.append(_place(record.file, record.line, href, record.found.raw, record.verdict, quote))
+            if record.verdict.resolved is not None:
+                resolved = record.verdict.resolved
+                found.versions.setdefault(resolved.blob, []).append(resolved.lines)
     except PinciteError as exc:
-        found.problem, found.places, found.records = str(exc), [], []
+        found.problem, found.places, found.records, found.versions = str(exc), [], [], {}
     finally:
         resolver.close()
     return found

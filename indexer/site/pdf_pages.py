@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,8 +42,9 @@ class Published:
     page_spans: tuple[tuple[int, int], ...]  # (start, end) of each page's text, document offsets
     line_starts: tuple[int, ...]
     recognized: frozenset[int] = frozenset()  # pages whose words OCR read from the image
-    page_count: int = 0  # the PDF's pages; those past `pages` are shown as text only
-    cut_by_budget: str = ""  # why pages past `pages` have no image (the byte budget), else ""
+    page_count: int = 0  # the PDF's pages; those not in `pages` are shown as text only
+    cut_by_budget: str = ""  # why some pages have no image (the byte budget), else ""
+    left_out: tuple[int, ...] = ()  # the numbers of the pages the byte budget left out
 
 
 def key(max_pages: int, budget: float = 0.0) -> str:
@@ -68,6 +69,21 @@ def within_budget(pages: Sequence[tuple[PageImage, int, str]], max_bytes: int) -
     return len(pages)
 
 
+def cited_pages(
+    line_starts: Sequence[int], page_spans: Sequence[tuple[int, int]], lines: Iterable[tuple[int, int]]
+) -> set[int]:
+    """The numbers (from 1) of the pages that hold any of the text lines `lines` (first, last; from 1)."""
+    starts = [start for start, _end in page_spans]
+    found: set[int] = set()
+    for first, last in lines:
+        if first < 1 or first > len(line_starts):
+            continue
+        begin = line_starts[first - 1]
+        end = line_starts[last] - 1 if last < len(line_starts) else page_spans[-1][1]
+        found.update(range(bisect.bisect_right(starts, begin), bisect.bisect_right(starts, max(begin, end)) + 1))
+    return {n for n in found if n >= 1}
+
+
 def publish(
     out: Path,
     blob: str,
@@ -81,46 +97,54 @@ def publish(
     *,
     pdf_bytes: int = 0,
     budget: float = 0.0,
+    cited_lines: Sequence[tuple[int, int]] = (),
 ) -> Published | None:
     """Render (or take from the cache) and write the pages of one PDF version; None when off or unrenderable.
 
     The pages' images, boxes and rules of lines.css take at most `budget` times the PDF's
-    `pdf_bytes` (0: no limit): the pages after the last that fits are shown as text only, and
-    `Published.cut_by_budget` says why. A PDF PDFium cannot open costs its page images, never
-    the build: the text view stays.
+    `pdf_bytes` (0: no limit), spent first on the pages that hold `cited_lines` (the lines of
+    this version that citations in the repository name), then on the others from page 1: the
+    pages past the last that fits are shown as text only, and `Published.cut_by_budget` says
+    which and why. A PDF PDFium cannot open costs its page images, never the build: the text
+    view stays.
     """
     if max_pages <= 0 or not renderer.available():
         return None
     max_bytes = byte_budget(pdf_bytes, budget)
+    spans = tuple((start, start + len(page)) for start, page in page_texts(text, page_starts))
+    line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
+    first = cited_pages(line_starts, spans, cited_lines)
     try:
         pages = renderer.cached_render(
             cache_root, blob, read, text, page_starts, identity, max_pages,
-            keep=cache_root is not None, max_bytes=max_bytes,
+            keep=cache_root is not None, max_bytes=max_bytes, first=first,
         )  # fmt: skip
     except Exception:  # PDFium's errors for a damaged file; pypdf read it, so its text stands
         return None
-    spans = tuple((start, start + len(page)) for start, page in page_texts(text, page_starts))
-    line_starts = (0, *(i + 1 for i, ch in enumerate(text) if ch == "\n"))
     recognized = frozenset(ocr_pages(notes))
     costs = []
-    for page, (start, _end) in zip(pages, spans, strict=False):
+    for page in pages:
+        start = spans[page.number - 1][0]
         alone = Published(blob, (page,), ((start, start),), line_starts)
         boxes = len(json.dumps(page.boxes_json(start), separators=(",", ":")).encode("utf-8"))
         costs.append((page, boxes, _lines_css(alone)))
     kept = within_budget(costs, max_bytes)
-    shown = min(len(spans), max_pages)
+    shown = sorted(pages[:kept], key=lambda page: page.number)
+    left_out = sorted(set(renderer.page_order(len(spans), max_pages, first)) - {page.number for page in shown})
     cut = ""
-    if kept < shown:
+    if left_out:
         cut = (
             f"its page images may take at most {budget:g}× the PDF's {pdf_bytes:,} bytes in the site "
-            f"(pdf_page_budget), and {'no page fits' if not kept else f'pages {kept + 1}–{shown} do not fit'}"
+            f"(pdf_page_budget), and {_not_fitting(left_out) if shown else 'no page fits'}"
+            + (" (the cited pages go first)" if first else "")
         )
-    if not kept and not cut:
+    if not shown and not cut:
         return None
     published = Published(
-        blob, tuple(pages[:kept]), spans[:kept], line_starts, recognized, page_count=len(spans), cut_by_budget=cut
-    )
-    if not kept:
+        blob, tuple(shown), tuple(spans[page.number - 1] for page in shown), line_starts, recognized,
+        page_count=len(spans), cut_by_budget=cut, left_out=tuple(left_out),
+    )  # fmt: skip
+    if not shown:
         return published
     folder = out / PAGES_DIR / blob
     folder.mkdir(parents=True, exist_ok=True)
@@ -130,6 +154,22 @@ def publish(
         (folder / f"{page.number}.json").write_text(boxes_json, encoding="utf-8")
     (folder / "lines.css").write_text(_lines_css(published), encoding="utf-8")
     return published
+
+
+def _not_fitting(numbers: Sequence[int]) -> str:
+    return f"{_pages_named(numbers)} {'does' if len(numbers) == 1 else 'do'} not fit"
+
+
+def _pages_named(numbers: Sequence[int]) -> str:
+    """Sorted page numbers named, their runs joined: "page 3", "pages 2–4, 7"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    named = ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+    return f"page {named}" if len(numbers) == 1 else f"pages {named}"
 
 
 def line_rects(published: Published, page: PageImage) -> dict[int, list[tuple[int, int, int, int]]]:
@@ -159,7 +199,10 @@ def _lines_css(published: Published) -> str:
 
 
 def _cut_pages(published: Published) -> str:
-    return f"Pages after {len(published.pages)} are not" if published.pages else "No page is"
+    if not published.pages:
+        return "No page is"
+    named = _pages_named(published.left_out)
+    return f"{named[0].upper()}{named[1:]} {'is' if len(published.left_out) == 1 else 'are'} not"
 
 
 def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
