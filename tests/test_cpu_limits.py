@@ -27,7 +27,7 @@ from indexer.extract import base
 from indexer.extract import html as html_extractor
 from indexer.index import prepare as prepare_mod
 from indexer.index.prepare import NotThisTime, prepare
-from indexer.site import budget
+from indexer.site import asciidoc_view, budget, pages
 
 PAGE = html_page(ARTICLE)
 
@@ -179,3 +179,42 @@ def test_a_child_that_spins_is_stopped_by_its_cpu_limit() -> None:
 def test_a_child_that_waits_past_its_cpu_limit_finishes() -> None:
     out = base.run_with_cpu_limit([sys.executable, "-c", "import time; time.sleep(2); print('done')"], b"", 1.0, {})
     assert out.returncode == 0 and out.stdout.strip() == b"done"
+
+
+def test_a_page_whose_rendering_hung_is_rendered_again_by_the_next_build(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus_repo.commit({"corpus/a.md": "# A\n\nSome *words*.\n", "corpus/b.md": "# B\n\nOther words.\n"})
+    site = tmp_path / "site"
+    real = pages.markdown_view
+
+    def hangs_on_a(text: str, links: object) -> object:
+        if text.startswith("# A"):
+            time.sleep(60)  # waits, using no CPU, as on a pipe that never answers
+        return real(text, links)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pages, "markdown_view", hangs_on_a)
+        patched.setattr(budget, "RENDER_SECONDS", 0.5)  # a backstop of 0.5 s: the floor and factor come down
+        patched.setattr(base, "WALL_FLOOR_SECONDS", 0.3)
+        patched.setattr(base, "WALL_FACTOR", 1.0)
+        first = build(corpus_repo.root, out=site)
+    shown = {entry["path"]: entry["reason"] for entry in (first.site or {})["shown_as_source"]}
+    assert list(shown) == ["corpus/a.md"] and "stopped as hung" in shown["corpus/a.md"]
+    again = build(corpus_repo.root, out=site)
+    assert (again.site or {})["shown_as_source"] == []
+    assert 'class="rendered-body"' in (site / "doc/corpus/a.md.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not asciidoc_view.available(), reason="Asciidoctor is not installed")
+def test_asciidoctor_is_stopped_by_its_own_cpu_limit_and_converts_the_next_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The title stalls Asciidoctor itself (a line scan of 200 KB of spaces): its Ruby process
+    # spins while this one waits on the pipe using no CPU, so only Ruby's own limit can stop it.
+    monkeypatch.setattr(budget, "RENDER_SECONDS", 1.0)
+    stall = "= x" + " " * 200_000 + "y\n"
+    made = budget.within_budget("asciidoc", "corpus/title.adoc", stall, lambda: asciidoc_view.asciidoc_view(stall))
+    assert made.value is None and made.refused == "rendering used more than 1 s of CPU"
+    view = asciidoc_view.asciidoc_view("= Title\n\nHello *world*.\n")
+    assert view is not None and "<strong>world</strong>" in view[0]

@@ -43,6 +43,9 @@ class Budgeted(Generic[T]):
 
     value: T | None
     refused: str | None = None
+    # Stopped as hung (the wall-clock backstop), which says nothing about the text: the next
+    # build renders it again rather than reusing the page.
+    hung: bool = False
 
 
 def markdown_nesting(text: str) -> int:
@@ -82,8 +85,7 @@ def within_budget(fmt: str, path: str, text: str, render: Callable[[], T]) -> Bu
     except CpuLimitExceeded:
         return Budgeted(None, f"rendering used more than {RENDER_SECONDS:g} s of CPU")
     except ExtractionHung:
-        return Budgeted(
-            None, f"rendering was stopped as hung after {wall_backstop(RENDER_SECONDS):g} s of wall-clock time"
-        )
+        stopped = f"rendering was stopped as hung after {wall_backstop(RENDER_SECONDS):g} s of wall-clock time"
+        return Budgeted(None, stopped, hung=True)
     except RecursionError:
         return Budgeted(None, "nested too deep to render")
