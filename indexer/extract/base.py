@@ -129,18 +129,27 @@ def wall_backstop(cpu_seconds: float) -> float:
     return max(WALL_FLOOR_SECONDS, WALL_FACTOR * cpu_seconds)
 
 
-def children_cpu() -> float:
-    """The CPU the child programs this process waited for have used, user and system."""
+def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def run_with_cpu_limit(
-    command: list[str], data: bytes, cpu_seconds: float, env: dict[str, str]
-) -> subprocess.CompletedProcess[bytes]:
+@dataclass(frozen=True)
+class ChildRun:
+    """What a child program run under a CPU limit gave, and the CPU it used."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    cpu_seconds: float
+
+
+def run_with_cpu_limit(command: list[str], data: bytes, cpu_seconds: float, env: dict[str, str]) -> ChildRun:
     """Run `command` on `data`; the kernel stops it once it has used `cpu_seconds` of CPU (RLIMIT_CPU).
 
-    It then ends by SIGXCPU (or SIGKILL a second later): `over_cpu_limit` says so. The
+    It then ends by SIGXCPU (or SIGKILL a second later): `over_cpu_limit` says so. Its CPU is
+    the growth of this process's waited-for children's while it ran (another thread's child
+    ending meanwhile would count too: only OCR runs children during an extraction). The
     wall-clock backstop (`wall_backstop`) raises subprocess.TimeoutExpired for a child that
     waits without using CPU. On Linux the limit is set from outside once the child runs
     (`prlimit`: counted from its start all the same); elsewhere in the child before it starts.
@@ -152,6 +161,7 @@ def run_with_cpu_limit(
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default
 
     outside = hasattr(resource, "prlimit")
+    before = _children_cpu()
     proc = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
@@ -171,7 +181,7 @@ def run_with_cpu_limit(
             proc.kill()
             proc.communicate()
             raise
-    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+    return ChildRun(proc.returncode, out, err, _children_cpu() - before)
 
 
 def over_cpu_limit(returncode: int) -> bool:
@@ -179,7 +189,7 @@ def over_cpu_limit(returncode: int) -> bool:
     return returncode in (-signal.SIGXCPU, -signal.SIGKILL)
 
 
-@dataclass(frozen=True)
+@dataclass
 class CpuBudget:
     """The CPU time one piece of work (extracting or rendering a document) may use.
 
@@ -195,10 +205,15 @@ class CpuBudget:
     cpu_start: float
     wall_seconds: float
     wall_start: float
+    children: float = 0.0  # the CPU of the child programs the work ran (`charge`)
 
     def cpu_used(self) -> float:
-        """This thread's CPU since the start, and that of the child programs it ran and waited for (OCR)."""
-        return time.thread_time() + children_cpu() - self.cpu_start
+        """This thread's CPU since the start, and that of the child programs the work ran (OCR)."""
+        return time.thread_time() - self.cpu_start + self.children
+
+    def charge(self, child: ChildRun) -> None:
+        """Count a child program's CPU (Tesseract's for a page) as the work's."""
+        self.children += child.cpu_seconds
 
     def cpu_left(self) -> float:
         return max(self.seconds - self.cpu_used(), 0.0)
@@ -244,7 +259,7 @@ def cpu_limit(
     """
     wall = wall_backstop(seconds) if wall_seconds is None else wall_seconds
     started = time.monotonic()
-    budget = CpuBudget(path, seconds, setting, what, time.thread_time() + children_cpu(), wall, started)
+    budget = CpuBudget(path, seconds, setting, what, time.thread_time(), wall, started)
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield budget
         return

@@ -169,13 +169,14 @@ def page_image(data: bytes, index: int) -> bytes:
     return out.getvalue()
 
 
-def recognize(png: bytes, languages: Sequence[str], path: str, cpu_seconds: float = PAGE_CPU_SECONDS) -> list[Word]:
+def recognize(png: bytes, languages: Sequence[str], path: str, budget: CpuBudget | None = None) -> list[Word]:
     """The words Tesseract reads in an image, in reading order, with their boxes.
 
-    Tesseract may use `cpu_seconds` of CPU (at most `PAGE_CPU_SECONDS`), counted by the kernel.
+    Tesseract may use `PAGE_CPU_SECONDS` of CPU, counted by the kernel, and no more than is left
+    of `budget` (the document's extraction), which is charged with what it used.
     """
     command = ["tesseract", "stdin", "stdout", "-l", "+".join(languages), "--psm", str(PSM), "--dpi", str(DPI), "tsv"]
-    cpu_seconds = min(cpu_seconds, PAGE_CPU_SECONDS)
+    cpu_seconds = PAGE_CPU_SECONDS if budget is None else min(budget.cpu_left(), PAGE_CPU_SECONDS)
     try:
         out = run_with_cpu_limit(command, png, cpu_seconds, {**os.environ, "OMP_THREAD_LIMIT": "1"})
     except subprocess.TimeoutExpired as exc:
@@ -184,6 +185,8 @@ def recognize(png: bytes, languages: Sequence[str], path: str, cpu_seconds: floa
             f"{wall_backstop(cpu_seconds):g} s of wall-clock time",
             hint="the next build tries it again",
         ) from exc
+    if budget is not None:
+        budget.charge(out)
     if over_cpu_limit(out.returncode):
         raise CpuLimitExceeded(
             f"{path}: OCR of a page used more than {math.ceil(cpu_seconds):g} s of CPU", hint="a huge or noisy scan"
@@ -252,8 +255,9 @@ def recognize_pages(
     for index in indices:
         budget.check()
         try:
-            texts[index] = words_text(recognize(page_image(data, index), languages, path, budget.cpu_left()))
+            texts[index] = words_text(recognize(page_image(data, index), languages, path, budget))
         except CpuLimitExceeded:
             budget.check()  # the document's budget is spent, not only the page's: say so
             raise
+    budget.check()  # the last page's Tesseract CPU counts too
     return texts
