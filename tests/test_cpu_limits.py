@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CorpusRepo
-from extract_samples import ARTICLE, html_page
+from extract_samples import ARTICLE, html_page, pdf_with_heavy_page
 
 from indexer import build
 from indexer.config import load_config
@@ -219,3 +219,32 @@ def test_asciidoctor_is_stopped_by_its_own_cpu_limit_and_converts_the_next_docum
     assert made.value is None and made.refused == "rendering used more than 1 s of CPU"
     view = asciidoc_view.asciidoc_view("= Title\n\nHello *world*.\n")
     assert view is not None and "<strong>world</strong>" in view[0]
+
+
+def test_a_build_worker_process_stops_an_extraction_by_its_cpu(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pool's workers are fresh processes (forkserver): the limit reaches them through the
+    # repository's settings, and the PDF's own parsing (about a second of CPU) meets it.
+    corpus_repo.commit(
+        {
+            "corpus/heavy.pdf": pdf_with_heavy_page(20_000),
+            "corpus/a.md": "# A\n\nText.\n",
+            "pincite.toml": "extract_timeout_seconds = 0.2\n",
+        }
+    )
+    pools: list[int] = []
+    real_pool = prepare_mod.ProcessPoolExecutor
+
+    def counting_pool(workers: int, **kwargs: object) -> object:
+        pools.append(workers)
+        return real_pool(workers, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare_mod, "usable_cores", lambda: 2)
+    monkeypatch.setattr(prepare_mod, "POOL_MIN_VERSIONS", 1)
+    monkeypatch.setattr(prepare_mod, "ProcessPoolExecutor", counting_pool)
+    summary = build(corpus_repo.root, site=False)
+    assert pools == [2]
+    assert [(s.path, s.reason) for s in summary.skipped] == [
+        ("corpus/heavy.pdf", "extraction used more than 0.2 s of CPU (extract_timeout_seconds)")
+    ]
