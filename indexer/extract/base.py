@@ -142,12 +142,13 @@ class ChildRun:
     stdout: bytes
     stderr: bytes
     cpu_seconds: float
+    over_cpu_limit: bool  # the kernel stopped it at its CPU limit
 
 
 def run_with_cpu_limit(command: list[str], data: bytes, cpu_seconds: float, env: dict[str, str]) -> ChildRun:
     """Run `command` on `data`; the kernel stops it once it has used `cpu_seconds` of CPU (RLIMIT_CPU).
 
-    It then ends by SIGXCPU (or SIGKILL a second later): `over_cpu_limit` says so. Its CPU is
+    It then ends by SIGXCPU (or SIGKILL a second later): `ChildRun.over_cpu_limit`. Its CPU is
     the growth of this process's waited-for children's while it ran (another thread's child
     ending meanwhile would count too: only OCR runs children during an extraction). The
     wall-clock backstop (`wall_backstop`) raises subprocess.TimeoutExpired for a child that
@@ -155,9 +156,12 @@ def run_with_cpu_limit(command: list[str], data: bytes, cpu_seconds: float, env:
     (`prlimit`: counted from its start all the same); elsewhere in the child before it starts.
     """
     soft = max(1, math.ceil(cpu_seconds))  # the kernel counts whole seconds
+    ceiling = resource.getrlimit(resource.RLIMIT_CPU)[1]  # a child cannot be given more than this process has
+    hard = soft + 1 if ceiling == resource.RLIM_INFINITY else min(soft + 1, ceiling)
+    soft = min(soft, hard)
 
     def limit_self() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default
 
     outside = hasattr(resource, "prlimit")
@@ -174,19 +178,17 @@ def run_with_cpu_limit(command: list[str], data: bytes, cpu_seconds: float, env:
         if outside:
             with contextlib.suppress(ProcessLookupError):
                 resource.prlimit(proc.pid, resource.RLIMIT_CORE, (0, 0))
-                resource.prlimit(proc.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+                resource.prlimit(proc.pid, resource.RLIMIT_CPU, (soft, hard))
         try:
             out, err = proc.communicate(data, timeout=wall_backstop(cpu_seconds))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
             raise
-    return ChildRun(proc.returncode, out, err, _children_cpu() - before)
-
-
-def over_cpu_limit(returncode: int) -> bool:
-    """Whether a child run by `run_with_cpu_limit` was stopped by its CPU limit."""
-    return returncode in (-signal.SIGXCPU, -signal.SIGKILL)
+    used = _children_cpu() - before
+    # SIGXCPU at the soft limit; SIGKILL at the hard one (or from elsewhere: then it used less).
+    stopped = proc.returncode == -signal.SIGXCPU or (proc.returncode == -signal.SIGKILL and used >= soft)
+    return ChildRun(proc.returncode, out, err, used, stopped)
 
 
 @dataclass

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.errors import CpuLimitExceeded, ExtractionError, ExtractionHung
-from indexer.extract.base import CpuBudget, importable, over_cpu_limit, run_with_cpu_limit, wall_backstop
+from indexer.extract.base import CpuBudget, importable, run_with_cpu_limit, wall_backstop
 
 DPI = 300
 PSM = 3  # fully automatic page segmentation, Tesseract's default
@@ -187,7 +187,7 @@ def recognize(png: bytes, languages: Sequence[str], path: str, budget: CpuBudget
         ) from exc
     if budget is not None:
         budget.charge(out)
-    if over_cpu_limit(out.returncode):
+    if out.over_cpu_limit:
         raise CpuLimitExceeded(
             f"{path}: OCR of a page used more than {math.ceil(cpu_seconds):g} s of CPU", hint="a huge or noisy scan"
         )
