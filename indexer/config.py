@@ -319,7 +319,14 @@ OPTIONS: dict[str, Option] = {
         maximum=10_000.0,
         zero_off=True,
     ),
-    "extract_timeout_seconds": Number("Time limit for extracting one document.", minimum=0.0, maximum=86_400.0),
+    "extract_timeout_seconds": Number(
+        "Most CPU time extracting one document may use, its OCR (Tesseract) included. CPU, not time on the "
+        "clock: a loaded machine indexes what an idle one does. A document over it is skipped and remembered "
+        "until a limit changes or `--retry-skipped`. A wall-clock backstop of 20 times this (at least 10 "
+        "minutes) stops an extraction that waits without using CPU; that one is tried again by the next build.",
+        minimum=0.0,
+        maximum=86_400.0,
+    ),
     "discovery_indexes": Strings("Other pincite index files searched by the local discovery provider."),
     "fetch_max_bytes": Number(
         "Largest response body `pincite snapshot` accepts.", minimum=1, maximum=10**12, whole=True

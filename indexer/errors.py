@@ -10,6 +10,8 @@
     │   └── MissingBlob (3)            a blob the object store does not hold (a partial clone)
     ├── IndexError_ (4)                index missing, locked, or of another schema version
     ├── ExtractionError (5)            one document's text could not be obtained
+    │   ├── CpuLimitExceeded (5)       it used more CPU than its limit (remembered: it would again)
+    │   ├── ExtractionHung (5)         the wall-clock backstop stopped it waiting (tried again next build)
     │   └── BinaryFileError (5)        git treats the file as binary: it has no text to cite
     ├── FetchError (6)                 a snapshot fetch failed or was refused
     │   └── GuardRefusal (6)           the SSRF guard refused a URL
@@ -130,6 +132,20 @@ class ExtractionError(PinciteError):
         """
         prefix = f"{path}: "
         return self.message.removeprefix(prefix)
+
+
+class CpuLimitExceeded(ExtractionError):
+    """Work on one document that used more CPU than its limit allows (`extract_timeout_seconds`).
+
+    CPU time, unlike time on the clock, hardly depends on how loaded the machine is: the same
+    bytes under the same limit run over it again, so a build remembers this failure.
+    """
+
+
+class ExtractionHung(ExtractionError):
+    """Work on one document stopped by the wall-clock backstop of its CPU limit: it waited, it did
+    not work (a pipe or a child program that did not answer). Not remembered: the next build
+    tries the document again."""
 
 
 class BinaryFileError(ExtractionError):

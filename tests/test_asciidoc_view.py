@@ -130,9 +130,9 @@ def test_doctor_says_whether_asciidoc_is_rendered(tmp_path: Path, monkeypatch: p
 def test_a_ruby_that_cannot_load_asciidoctor_is_not_started_for_every_page(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(asciidoc_view, "RUBY", "require 'no_such_library_here'")
     converter = asciidoc_view._Converter()
-    assert converter.convert("= Title\n", "plx") is None and converter.broken
+    assert converter.convert("= Title\n", "plx", 20.0) is None and converter.broken
     first = converter.proc
-    assert converter.convert("= Title\n", "plx") is None and converter.proc is first  # not started again
+    assert converter.convert("= Title\n", "plx", 20.0) is None and converter.proc is first  # not started again
 
 
 @needs_asciidoctor

@@ -11,7 +11,7 @@ import pytest
 from extract_samples import RECORDS, concatenated, pdf_of_pages, rasterized
 
 from indexer import api
-from indexer.errors import ExtractionError
+from indexer.errors import CpuLimitExceeded, ExtractionError
 from indexer.extract import ocr
 from indexer.extract.base import Limits
 from indexer.extract.pdf import PdfExtractor
@@ -45,6 +45,15 @@ def test_a_rasterized_page_is_recognized_with_its_identity_and_note() -> None:
     assert extracted.identity == PdfExtractor().identities(Limits())[1]
     assert ocr.ocr_pages(extracted.notes) == {1}
     assert ocr.languages_of(extracted.identity) == ("eng",)
+
+
+@needs_tesseract
+def test_tesseracts_cpu_counts_against_the_documents_cpu_limit() -> None:
+    # Tesseract's CPU (a second or more for this page), not this process's, is most of the work:
+    # it is charged to the document, and the kernel stops Tesseract at what is left of the limit.
+    scan = rasterized(pdf_of_pages([RECORDS]))
+    with pytest.raises(CpuLimitExceeded, match=r"scan.pdf: extraction used more than 0.3 s of CPU"):
+        PdfExtractor().extract(scan, "scan.pdf", Limits(timeout_seconds=0.3))
 
 
 def test_a_pdf_whose_pages_all_have_text_keeps_its_identity_whatever_the_ocr(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ import unicodedata
 from typing import Any
 
 from indexer.errors import ExtractionError
-from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+from indexer.extract.base import ExtractedText, Limits, captured_log, cpu_limit, importable, library_version
 from indexer.text import charsets
 from indexer.text.kinds import HTML_EXTENSIONS
 
@@ -201,7 +201,7 @@ class HtmlExtractor:
         markup, notes = decode_html(data, path)
         if not markup.strip():
             raise ExtractionError(f"{path}: no extractable text (the file is empty)", hint="commit the page's HTML")
-        with captured_log("readability"), time_limit(limits.timeout_seconds, path):
+        with captured_log("readability"), cpu_limit(limits.timeout_seconds, path):
             try:
                 text, title, fallback = _main_text(markup, path)
             except ExtractionError:

@@ -23,16 +23,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import math
 import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.errors import ExtractionError
-from indexer.extract.base import importable
+from indexer.errors import CpuLimitExceeded, ExtractionError, ExtractionHung
+from indexer.extract.base import CpuBudget, importable, run_with_cpu_limit, wall_backstop
 
 DPI = 300
 PSM = 3  # fully automatic page segmentation, Tesseract's default
@@ -43,7 +44,10 @@ INSTALL_HINT = (
 )
 _NOTE = "ocr: pages {pages} recognized by {engine} ({languages}): the words were read from the image, not typed"
 _NOTE_PAGES = re.compile(r"^ocr: pages ([\d, ]+) recognized by ")
-_TIMEOUT_SECONDS = 120
+# The CPU one page's recognition may use (Tesseract's own, one thread): a normal page takes a
+# few seconds. The kernel stops Tesseract at the limit; a wall-clock backstop (extract/base.py,
+# `wall_backstop`) ends one that hangs without using CPU.
+PAGE_CPU_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -165,22 +169,28 @@ def page_image(data: bytes, index: int) -> bytes:
     return out.getvalue()
 
 
-def recognize(png: bytes, languages: Sequence[str], path: str) -> list[Word]:
-    """The words Tesseract reads in an image, in reading order, with their boxes."""
+def recognize(png: bytes, languages: Sequence[str], path: str, budget: CpuBudget | None = None) -> list[Word]:
+    """The words Tesseract reads in an image, in reading order, with their boxes.
+
+    Tesseract may use `PAGE_CPU_SECONDS` of CPU, counted by the kernel, and no more than is left
+    of `budget` (the document's extraction), which is charged with what it used.
+    """
     command = ["tesseract", "stdin", "stdout", "-l", "+".join(languages), "--psm", str(PSM), "--dpi", str(DPI), "tsv"]
+    cpu_seconds = PAGE_CPU_SECONDS if budget is None else min(budget.cpu_left(), PAGE_CPU_SECONDS)
     try:
-        out = subprocess.run(
-            command,
-            input=png,
-            capture_output=True,
-            timeout=_TIMEOUT_SECONDS,
-            check=False,
-            env={**os.environ, "OMP_THREAD_LIMIT": "1"},
-        )
+        out = run_with_cpu_limit(command, png, cpu_seconds, {**os.environ, "OMP_THREAD_LIMIT": "1"})
     except subprocess.TimeoutExpired as exc:
-        raise ExtractionError(
-            f"{path}: OCR of a page took longer than {_TIMEOUT_SECONDS} s", hint="a huge or noisy scan"
+        raise ExtractionHung(
+            f"{path}: OCR of a page was stopped as hung: Tesseract did not finish in "
+            f"{wall_backstop(cpu_seconds):g} s of wall-clock time",
+            hint="the next build tries it again",
         ) from exc
+    if budget is not None:
+        budget.charge(out)
+    if out.over_cpu_limit:
+        raise CpuLimitExceeded(
+            f"{path}: OCR of a page used more than {math.ceil(cpu_seconds):g} s of CPU", hint="a huge or noisy scan"
+        )
     if out.returncode != 0:
         detail = out.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
         raise ExtractionError(f"{path}: Tesseract failed ({detail[0]})", hint="check the install with `pincite doctor`")
@@ -234,12 +244,20 @@ def ocr_pages(notes: Sequence[str]) -> set[int]:
 
 
 def recognize_pages(
-    data: bytes, indices: Sequence[int], languages: Sequence[str], path: str, check: Callable[[], None]
+    data: bytes, indices: Sequence[int], languages: Sequence[str], path: str, budget: CpuBudget
 ) -> dict[int, str]:
-    """The recognized text of each page `indices` (from 0) of the PDF `data`; `check` runs between pages."""
+    """The recognized text of each page `indices` (from 0) of the PDF `data`, within the extraction's `budget`.
+
+    Tesseract's CPU counts against the budget: each page may use what is left of it.
+    """
     check_languages(languages, path)
     texts = {}
     for index in indices:
-        check()
-        texts[index] = words_text(recognize(page_image(data, index), languages, path))
+        budget.check()
+        try:
+            texts[index] = words_text(recognize(page_image(data, index), languages, path, budget))
+        except CpuLimitExceeded:
+            budget.check()  # the document's budget is spent, not only the page's: say so
+            raise
+    budget.check()  # the last page's Tesseract CPU counts too
     return texts

@@ -24,7 +24,7 @@ from typing import Any
 
 from indexer.errors import ExtractionError
 from indexer.extract import ocr
-from indexer.extract.base import ExtractedText, Limits, captured_log, importable, library_version, time_limit
+from indexer.extract.base import ExtractedText, Limits, captured_log, cpu_limit, importable, library_version
 from indexer.text.kinds import PDF_EXTENSIONS
 from indexer.text.normalize import LIGATURES  # the extracted text holds their letters, as quotes fold them
 
@@ -150,7 +150,7 @@ class PdfExtractor:
     def extract(self, data: bytes, path: str, limits: Limits | None = None) -> ExtractedText:
         # The byte limit is checked once for every extractor, in `extract.extract`.
         limits = limits or Limits()
-        with captured_log("pypdf") as warnings, time_limit(limits.timeout_seconds, path) as deadline:
+        with captured_log("pypdf") as warnings, cpu_limit(limits.timeout_seconds, path) as budget:
             try:
                 reader, notes = _open(data, path, warnings)
                 count = len(reader.pages)
@@ -161,12 +161,12 @@ class PdfExtractor:
                     )
                 pages = []
                 for number, page in enumerate(reader.pages, start=1):
-                    deadline.check()
+                    budget.check()
                     pages.append(normalize_page(_page_text(page, self.mode, path, number)))
                 languages = limits.ocr_languages if ocr.available() else ()
                 empty = [n for n, text in enumerate(pages) if not text]
                 if languages and empty:
-                    for n, text in ocr.recognize_pages(data, empty, languages, path, deadline.check).items():
+                    for n, text in ocr.recognize_pages(data, empty, languages, path, budget).items():
                         pages[n] = normalize_page(text)
                     if any(pages[n] for n in empty):
                         notes += (ocr.note([n + 1 for n in empty if pages[n]], languages),)

@@ -22,7 +22,7 @@ from indexer.errors import MISSING_BLOB_HINT, RepositoryError
 from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
-from indexer.index.prepare import Prepared, prepared_in_order
+from indexer.index.prepare import NotThisTime, Outcome, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
@@ -231,6 +231,8 @@ def _write_index(
     # at a time: the build's memory does not grow with the corpus.
     blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes, skip_missing=True)
     missing: set[str] = set()  # not in the object store: their paths are skipped, nothing is recorded
+    # Stopped as hung (the wall-clock backstop): their paths are skipped, nothing is recorded.
+    hung: dict[str, str] = {}
 
     def read() -> Iterator[tuple[tuple[str, str, tuple[str, ...], int], bytes | None, str, str]]:
         for (blob, identity), (path, identities) in needed.items():
@@ -247,8 +249,11 @@ def _write_index(
             (blob, identity, identities, size), prepared = next(results)
             waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
             summary.stages["extract_and_chunk"] = summary.stages.get("extract_and_chunk", 0.0) + waited
-            # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build reads it.
-            if blob not in missing:
+            # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build
+            # reads it. Nor is a hung extraction: it says nothing about the bytes, the next build tries again.
+            if isinstance(prepared, NotThisTime):
+                hung[blob] = prepared.reason
+            elif blob not in missing:
                 versions[(blob, identity)] = _index_version(config, writer, summary, blob, identities, size, prepared)
                 summary.extracted += 1
             progress.advance()
@@ -263,6 +268,10 @@ def _write_index(
             if last == head_seq:
                 reason = f"blob {entry.sha[:12]} is missing from the object store"
                 summary.skipped.append(Skipped(path, reason, MISSING_BLOB_HINT))
+            continue
+        if entry.sha in hung:
+            if last == head_seq:
+                summary.skipped.append(Skipped(path, hung[entry.sha], "the next build tries it again"))
             continue
         version_id = versions[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
@@ -334,7 +343,7 @@ def _index_version(
     blob: str,
     identities: tuple[str, ...],
     size: int,
-    prepared: Prepared | None,
+    prepared: Outcome | None,
 ) -> int:
     """Record the version: its text under the identity the extraction gave it, or why it has none
     under the last of `identities` (a PDF's OCR configuration: another one tries it again)."""

@@ -16,10 +16,11 @@ import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import TypeVar
 
 from indexer.config import Config
-from indexer.errors import ExtractionError
+from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
 from indexer.machine import usable_cores, worker_deaths_reported
@@ -31,11 +32,22 @@ POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processe
 WINDOW_PER_WORKER = 8  # blobs in flight per worker process
 BLOBS_PER_TASK = 4  # one task carries several blobs: each task costs pickling and wake-ups on both sides
 
-# What preparing one version gives: its text and passages, or why it has none.
-Prepared = tuple[extract_mod.ExtractedText, list[Passage]] | str
+
+@dataclass(frozen=True)
+class NotThisTime:
+    """Why a version has no text in this build only: its extraction was stopped as hung (the
+    wall-clock backstop of its CPU limit), which says nothing about the bytes. Not remembered."""
+
+    reason: str
+
+
+# What preparing one version gives: its text and passages, why it has none (remembered with
+# the limits it met), or why it has none this time.
+Outcome = tuple[extract_mod.ExtractedText, list[Passage]] | str
+Prepared = Outcome | NotThisTime
 # A passage as it crosses processes: its fields but its text, a slice of the version's text.
 _PackedPassage = tuple[int, int, int, int, int, str, int | None, int | None]
-_Packed = tuple[extract_mod.ExtractedText, list[_PackedPassage]] | str | None
+_Packed = tuple[extract_mod.ExtractedText, list[_PackedPassage]] | str | NotThisTime | None
 T = TypeVar("T")
 
 
@@ -60,6 +72,8 @@ def prepare(config: Config, data: bytes, path: str, identity: str) -> Prepared:
     """`extract_and_chunk`, with a failure given as its reason (a string crosses processes simply)."""
     try:
         return extract_and_chunk(config, data, path, identity)
+    except ExtractionHung as exc:
+        return NotThisTime(exc.reason_for(path))
     except ExtractionError as exc:
         return exc.reason_for(path)  # stored per blob: no path
 
@@ -101,7 +115,7 @@ def prepare_batch(config: Config, work: list[tuple[bytes | None, str, str]]) -> 
 
 def _pack(prepared: Prepared) -> _Packed:
     # Passages sent as tuples without their text: half the bytes, a third of the pickling time.
-    if isinstance(prepared, str):
+    if isinstance(prepared, str | NotThisTime):
         return prepared
     extracted, passages = prepared
     packed = [
@@ -111,7 +125,7 @@ def _pack(prepared: Prepared) -> _Packed:
 
 
 def _unpack(packed: _Packed) -> Prepared | None:
-    if packed is None or isinstance(packed, str):
+    if packed is None or isinstance(packed, str | NotThisTime):
         return packed
     extracted, fields = packed
     text = extracted.text

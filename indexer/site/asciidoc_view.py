@@ -16,6 +16,11 @@ processor gives each paragraph, literal, listing and admonition block a role nam
 secret of the document (a document cannot guess it) holding its lines, which become the
 `data-line-start`/`data-line-end` attributes select-to-cite reads.
 
+Ruby's CPU is limited per document like the rest of the rendering (site/budget.py's
+`RENDER_SECONDS`): the kernel's RLIMIT_CPU, raised before each document, stops the conversion
+and Ruby answers `cpu`, which the render budget reports; a Ruby that hangs without using CPU
+meets the budget's wall-clock backstop and is ended.
+
 Without Asciidoctor the page keeps the source view with its outline, and `pincite doctor`
 says how to get the rendered view.
 """
@@ -32,6 +37,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from indexer.errors import CpuLimitExceeded
+from indexer.site import budget
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import sanitize, wrap_tables
 
@@ -58,20 +65,33 @@ class PinciteLines < Asciidoctor::Extensions::Treeprocessor
   end
 end
 
+# The kernel counts this process's CPU: at the soft limit set before each document it sends
+# SIGXCPU, which stops the conversion where it stands. Not a StandardError, so no rescue in
+# Asciidoctor swallows it.
+class PinciteCpuLimit < Exception; end
+Signal.trap('XCPU') { raise PinciteCpuLimit }
+CPU_HARD = Process.getrlimit(:CPU)[1]
+
 $stdin.binmode
 $stdout.binmode
 while (header = $stdin.gets)
-  marker, size = header.split
+  marker, size, seconds = header.split
   source = $stdin.read(size.to_i).force_encoding('UTF-8')
   begin
+    used = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+    Process.setrlimit(:CPU, [(used + seconds.to_f).ceil, CPU_HARD].min, CPU_HARD)
     registry = Asciidoctor::Extensions.create { tree_processor PinciteLines }
     html = Asciidoctor.convert(source, safe: :secure, standalone: false, sourcemap: true,
       extension_registry: registry,
       attributes: { 'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
                     'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil })
     out = "ok\n" + html
+  rescue PinciteCpuLimit
+    out = "cpu\n"
   rescue StandardError, ScriptError => e
     out = "error\n" + e.message
+  ensure
+    Process.setrlimit(:CPU, CPU_HARD, CPU_HARD)
   end
   out = out.b
   $stdout.write("#{out.bytesize}\n")
@@ -102,15 +122,19 @@ class _Converter:
     broken: bool = False  # Ruby could not load Asciidoctor: not tried again in this process
     answered: int = 0  # documents the current process converted
 
-    def convert(self, text: str, role: str) -> str | None:
-        """Asciidoctor's HTML for `text`; None when it fails (the page shows the source)."""
+    def convert(self, text: str, role: str, cpu_seconds: float) -> str | None:
+        """Asciidoctor's HTML for `text`; None when it fails (the page shows the source).
+
+        Ruby may use `cpu_seconds` of its own CPU on it (counted by the kernel, in whole
+        seconds); over it, CpuLimitExceeded.
+        """
         if self.broken and self.owner == os.getpid():
             return None
         try:
             proc = self._process()
             data = text.encode("utf-8")
             assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(f"{role} {len(data)}\n".encode("ascii") + data)
+            proc.stdin.write(f"{role} {len(data)} {cpu_seconds:g}\n".encode("ascii") + data)
             proc.stdin.flush()
             header = proc.stdout.readline()
             if not header:  # Ruby stopped: it could not load Asciidoctor, or a document crashed it
@@ -123,8 +147,10 @@ class _Converter:
             self.proc = None  # started again for the next document
             return None
         except BaseException:
-            self._discard()  # interrupted mid-answer (the render budget's time limit): the stream is out of step
+            self._discard()  # interrupted mid-answer (the render budget's backstop): the stream is out of step
             raise
+        if status == "cpu":
+            raise CpuLimitExceeded(f"Asciidoctor used more than {cpu_seconds:g} s of CPU")
         return body if status == "ok" else None
 
     def _discard(self) -> None:
@@ -155,7 +181,7 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     if not available():
         return None
     role = "pl" + secrets.token_hex(8)
-    converted = _CONVERTER.convert(text, role)
+    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS)
     if converted is None:
         return None
     marker = "m" + secrets.token_hex(8) + "~"

@@ -3,11 +3,14 @@
 One committed file must not hang or crash the site build. Before a document is rendered, its
 size is checked against the renderer's cap and, for Markdown, its nesting is measured from the
 parser's events (pulldown-cmark is linear; the sanitizer's HTML tree builder is not, on deep
-nesting); then the renderer runs under a time limit, in the main thread a real-time alarm that
-stops pure-Python work (docutils, Pygments, the AsciiDoc outline) where it stands. A document
-over budget gets no rendered view: its page shows the source and says why, and the build
-summary lists it. The limits are fixed, so every build of a commit decides alike (short of
-the time limit, which is generous and only meant to stop the pathological).
+nesting); then the renderer runs under a CPU-time limit (extract/base.py's `cpu_limit`: in the
+main thread a CPU-time timer that stops pure-Python work — docutils, Pygments, the AsciiDoc
+outline — where it stands). It counts the CPU the rendering used, not the time on the clock, so
+a loaded machine decides as an idle one does; only a rendering that waits without using CPU
+(Asciidoctor's process not answering) meets the limit's much larger wall-clock backstop
+(`wall_backstop`). Asciidoctor's own CPU is limited in its process (site/asciidoc_view.py). A
+document over budget gets no rendered view: its page shows the source and says why, and the
+build summary lists it. The limits are fixed, so every build of a commit decides alike.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from typing import Generic, TypeVar
 
 import pyromark
 
-from indexer.errors import ExtractionError
-from indexer.extract.base import time_limit
+from indexer.errors import CpuLimitExceeded, ExtractionHung
+from indexer.extract.base import cpu_limit, wall_backstop
 from indexer.site.markdown import _OPTIONS  # the options the Markdown view parses with
 
 # A rendered view (Markdown, reST) of more text than this is not made: the source view shows it.
@@ -28,7 +31,7 @@ MAX_RENDER_BYTES = 1_000_000
 MAX_OUTLINE_BYTES = 5_000_000
 # Nested blocks and inline elements; a real document rarely passes 15.
 MAX_NESTING = 100
-# One document's rendering, end to end.
+# The CPU one document's rendering may use, end to end (this process's; Asciidoctor's its own).
 RENDER_SECONDS = 20.0
 
 T = TypeVar("T")
@@ -40,6 +43,9 @@ class Budgeted(Generic[T]):
 
     value: T | None
     refused: str | None = None
+    # Stopped as hung (the wall-clock backstop), which says nothing about the text: the next
+    # build renders it again rather than reusing the page.
+    hung: bool = False
 
 
 def markdown_nesting(text: str) -> int:
@@ -74,9 +80,12 @@ def within_budget(fmt: str, path: str, text: str, render: Callable[[], T]) -> Bu
     if reason is not None:
         return Budgeted(None, reason)
     try:
-        with time_limit(RENDER_SECONDS, path):
+        with cpu_limit(RENDER_SECONDS, path, setting="the render budget", what="rendering"):
             return Budgeted(render())
-    except ExtractionError:
-        return Budgeted(None, f"rendering took longer than {RENDER_SECONDS:g} s")
+    except CpuLimitExceeded:
+        return Budgeted(None, f"rendering used more than {RENDER_SECONDS:g} s of CPU")
+    except ExtractionHung:
+        stopped = f"rendering was stopped as hung after {wall_backstop(RENDER_SECONDS):g} s of wall-clock time"
+        return Budgeted(None, stopped, hung=True)
     except RecursionError:
         return Budgeted(None, "nested too deep to render")

@@ -91,6 +91,10 @@ from indexer.vcs.repo import CommitInfo, GitRepo
 MANIFEST = ".pincite-site.json"
 
 
+# Starts the key of a page whose rendering was stopped as hung; no page is reused under it.
+HUNG_KEY = "hung|"
+
+
 @dataclass
 class SiteStats:
     """What a site build rendered, reused and indexed, and the broken links and over-budget views it found."""
@@ -726,6 +730,8 @@ class _SiteBuilder:
             records = result.records
             self._links_of(job.path, records, targets, base + targets.state(job.path, records) + pager)
             self._over_budget(job.path, result.over_budget)
+            if result.again:  # stopped as hung: a key no build makes, so the next renders the page again
+                self.new.docs[job.path] = HUNG_KEY + self.new.docs[job.path]
             self.stats.pages_rendered += 1
             self.progress.advance()
 

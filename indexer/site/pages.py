@@ -193,10 +193,11 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
 
 def render_doc_page(
     ctx: PageContext, meta: VersionMeta, pv: PathVersion, target: Path, links: DocumentLinks | None = None
-) -> str | None:
+) -> tuple[str | None, bool]:
     """The page of a document at the built commit; `links` resolves (and records) its Markdown links.
 
-    Returns why the document is shown as source alone when its rendered view was over budget.
+    Returns why the document is shown as source alone when its rendered view was over budget
+    (else None), and whether that is so for this build only (its rendering was stopped as hung).
     """
     rel = doc_page_path(pv.path)
     text, anchors = _text_and_anchors(ctx, meta)
@@ -205,7 +206,7 @@ def render_doc_page(
     cited_by = ctx.cited_by.of(pv.path) if ctx.cited_by else []
     marks = gutter_marks(cited_by, root, meta.line_count)
     view = source_view(text, anchors, meta.page_starts, _pdf_href(root, original), marks)
-    rendered, headings, over_budget = _rendered_view(meta, pv.path, text, links, ctx.config)
+    rendered, headings, over_budget, hung = _rendered_view(meta, pv.path, text, links, ctx.config)
     intro = ctx.commits[pv.first_seq]
     parts = pv.path.split("/")
     html = ctx.env.get_template("document.html").render(
@@ -233,7 +234,7 @@ def render_doc_page(
         pager=_pager(ctx, pv.path),
     )
     ctx.pages.write(target, html)
-    return over_budget
+    return over_budget, hung
 
 
 def _pager(ctx: PageContext, path: str) -> list[dict[str, str]]:
@@ -251,13 +252,15 @@ View = tuple[Any, list[tuple[int, str, str]]]
 
 def _rendered_view(
     meta: VersionMeta, path: str, text: str, links: DocumentLinks | None, config: Config | None = None
-) -> tuple[Any, list[tuple[int, str, str]], str | None]:
-    """The rendered view of a Markdown, reST or AsciiDoc text document and its headings, within the budget.
+) -> tuple[Any, list[tuple[int, str, str]], str | None, bool]:
+    """The rendered view of a Markdown, reST or AsciiDoc text document and its headings, within the budget,
+    and whether a refusal holds for this build only (`Budgeted.hung`).
 
-    (None, [], None) shows the source alone; (None, [], reason) shows it because the view was over budget.
+    (None, [], None, False) shows the source alone; (None, [], reason, …) shows it because the view
+    was over budget.
     """
     if meta.source_class != "text":
-        return None, [], None
+        return None, [], None, False
     fmt = text_format(path)
     render: Callable[[], View]
     if fmt == "markdown" and meta.is_markdown:
@@ -272,12 +275,12 @@ def _rendered_view(
 
         render = partial(_asciidoc_or_source, asciidoc_view, text, links)
     else:
-        return None, [], None
+        return None, [], None, False
     made = within_budget(fmt, path, text, render)
     view, headings = made.value if made.value is not None else (None, [])
     if view is None and links is not None:
         links.records.clear()  # the source view links nowhere
-    return view, headings, made.refused
+    return view, headings, made.refused, made.hung
 
 
 def _asciidoc_or_source(view: Any, text: str, links: DocumentLinks | None) -> tuple[Any, list[tuple[int, str, str]]]:

@@ -42,6 +42,7 @@ class PageResult:
 
     records: Records
     over_budget: str | None = None
+    again: bool = False  # over budget in this build only (stopped as hung): not to be reused
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ def render(ctx: PageContext, targets: SiteTargets | None, job: PageJob) -> PageR
     links = None
     if targets is not None and (job.meta.is_markdown or text_format(job.path) in ("rst", "asciidoc")):
         links = DocumentLinks(job.path, targets, ctx.repo.read_blob)
-    over_budget = render_doc_page(ctx, job.meta, job.pv, job.target, links)
-    return PageResult(links.records if links else [], over_budget)
+    over_budget, again = render_doc_page(ctx, job.meta, job.pv, job.target, links)
+    return PageResult(links.records if links else [], over_budget, again)
 
 
 def render_all(
