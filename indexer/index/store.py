@@ -611,6 +611,8 @@ class IndexReader:
         self._rarity: dict[str, int] = {}  # word -> passages holding it (`passages_with`)
         self._rare_versions: dict[str, set[int]] = {}  # a rare word -> the versions of its passages
         self._live: dict[int, dict[int, list[str]]] = {}  # commit seq -> version id -> its paths there
+        self._seqs: dict[str, int | None] = {}  # commit SHA -> its seq (`commit_seq`)
+        self._blobs: dict[int, str | None] = {}  # version id -> its blob (`version_blob`)
 
     def close(self) -> None:
         self.conn.close()
@@ -631,8 +633,11 @@ class IndexReader:
         return str(row[0])
 
     def commit_seq(self, sha: str) -> int | None:
-        row = self.conn.execute("SELECT seq FROM commits WHERE sha = ?", (sha,)).fetchone()
-        return int(row[0]) if row else None
+        """The position of commit `sha` in the indexed line, or None; remembered (a check asks per quote)."""
+        if sha not in self._seqs:
+            row = self.conn.execute("SELECT seq FROM commits WHERE sha = ?", (sha,)).fetchone()
+            self._seqs[sha] = int(row[0]) if row else None
+        return self._seqs[sha]
 
     def head_seq(self) -> int:
         row = self.conn.execute("SELECT MAX(seq) FROM commits").fetchone()
@@ -717,12 +722,13 @@ class IndexReader:
         return [_passage(row) for row in rows]
 
     def search_passages(
-        self, fts_query: str, seq: int, limit: int, path_prefix: str | None
+        self, fts_query: str, seq: int, limit: int, path_prefix: str | None, *, snippets: bool = True
     ) -> list[tuple[str, int, Passage, str]]:
-        """(path, version id, passage, snippet) of ranked matches at commit `seq`."""
+        """(path, version id, passage, snippet) of ranked matches at commit `seq`; without `snippets`
+        the snippet is '' (making one tokenizes the passage again: a quote's near matches need none)."""
+        snippet = "snippet(passages_fts, 0, char(57344), char(57345), '…', 16)" if snippets else "''"
         sql = (
-            f"SELECT pv.path, p.version_id, {_passage_columns('p')},"
-            " snippet(passages_fts, 0, char(57344), char(57345), '…', 16)"
+            f"SELECT pv.path, p.version_id, {_passage_columns('p')}, {snippet}"
             " FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid"
             " JOIN path_versions pv ON pv.version_id = p.version_id AND pv.first_seq <= :seq AND pv.last_seq >= :seq"
             " WHERE passages_fts MATCH :q"
@@ -834,9 +840,11 @@ class IndexReader:
         return [(PathVersion(r[0], r[1], r[2], r[3]), str(r[4])) for r in rows]
 
     def version_blob(self, version_id: int) -> str | None:
-        """The blob SHA of a version, without loading its text."""
-        row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
-        return str(row[0]) if row else None
+        """The blob SHA of a version, without loading its text; remembered (a version never changes)."""
+        if version_id not in self._blobs:
+            row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
+            self._blobs[version_id] = str(row[0]) if row else None
+        return self._blobs[version_id]
 
     def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
         """(path, version id) of versions (at commit `seq`, or at any commit) with a passage holding
