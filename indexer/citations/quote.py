@@ -27,6 +27,7 @@ from indexer.text.normalize import (
     normalize_for_match,
     normalize_spelling,
     normalized_text,
+    offsets_near,
 )
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
@@ -227,9 +228,8 @@ def exact_places(
             continue
         if wanted not in resolver.normalized_text(version):
             continue  # most candidates: the words stand there, not the quote
-        normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
-        for span in match_spans(wanted, normalized, offsets, version.text):
+        for span in place_spans(wanted, version, resolver):
             if len(hits) >= MAX_LOCATIONS * 4:
                 break
             cite = span_citation(commit, path, span, index, unit, quote=quote, identity_token=token_of(version))
@@ -238,6 +238,26 @@ def exact_places(
             hits.append((0 if same else rank + 1, distance, cite))
     hits.sort(key=lambda h: (h[0], h[1]))
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
+
+
+def place_spans(wanted: str, version: VersionText, resolver: Resolver) -> Iterator[Span]:
+    """The spans of the version's text where the normalized quote `wanted` stands, in order.
+
+    A quote that stands once (the usual wrong reference) is mapped back through the offsets of
+    the stretch that holds it (`offsets_near`); the whole document's map, which costs several
+    times its normalized text, is made only when the quote stands more than once or the run
+    made it already.
+    """
+    mapped = resolver.memo.normalized.peek(version_key(version))
+    normalized = mapped[0] if mapped is not None else resolver.normalized_text(version)
+    at = normalized.find(wanted)
+    if mapped is None and at != -1 and normalized.find(wanted, at + 1) == -1:
+        base, offsets = offsets_near(version.text, at, at + len(wanted))
+        yield Span(offsets[at - base], source_end(offsets, at - base + len(wanted), version.text))
+        return
+    if at != -1:
+        normalized, offsets = resolver.normalized(version)
+        yield from match_spans(wanted, normalized, offsets, version.text)
 
 
 def quote_spans(wanted: str, text: str, most: int) -> list[Span]:
