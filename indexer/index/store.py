@@ -54,6 +54,7 @@ from indexer.vcs.repo import CommitInfo
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
 RARE_PASSAGES = 256  # a word held by fewer passages narrows a quote search; counting stops there
+LIVE_COMMITS = 4  # commits whose versions a reader keeps for quote searches (`_live_versions`)
 NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
@@ -909,11 +910,14 @@ class IndexReader:
         return self._rarity[word]
 
     def _live_versions(self, seq: int) -> dict[int, list[str]]:
-        """Version id -> its paths at commit `seq`, read once per commit and reader."""
+        """Version id -> its paths at commit `seq`, read once per commit and reader (the last
+        LIVE_COMMITS commits asked are kept: a server's reader is asked at many)."""
         if seq not in self._live:
             live: dict[int, list[str]] = {}
             for pv in self.paths_at(seq):
                 live.setdefault(pv.version_id, []).append(pv.path)
+            if len(self._live) >= LIVE_COMMITS:
+                del self._live[next(iter(self._live))]
             self._live[seq] = live
         return self._live[seq]
 
