@@ -162,12 +162,25 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Spa
     words = set(_WORD_RE.findall(wanted))
     if len(words) < NEAR_MIN_WORDS:
         return None
+    text = version.text
+    nearest = None
+    if _holds_words(text[cited.start : cited.end], words):
+        # The cited lines hold every word (a quote of them reordered): the passage that holds
+        # those lines is the answer, found before the whole text is searched word by word.
+        spans = _by_distance(_passage_spans(version, resolver), cited)
+        nearest = next((s for s in spans[:2] if _holds_words(text[s.start : s.end], words)), None)
+    if nearest is not None:
+        return nearest
     normalized = resolver.normalized_text(version)
     if not all(word in normalized for word in words):
         return None  # the usual answer for a fabricated quote: no passage can hold them all
-    text = version.text
-    spans = sorted(_passage_spans(version, resolver), key=lambda s: (_distance(s, cited), s.start))
+    spans = _by_distance(_passage_spans(version, resolver), cited)
     return next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
+
+
+def _by_distance(spans: tuple[Span, ...], cited: Span) -> list[Span]:
+    """The passages nearest the cited span first (those overlapping it at their order)."""
+    return sorted(spans, key=lambda s: (_distance(s, cited), s.start))
 
 
 def _distance(passage: Span, cited: Span) -> int:
