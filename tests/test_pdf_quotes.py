@@ -226,3 +226,18 @@ def test_a_failed_quote_whose_words_stand_garbled_gets_a_near_place(corpus_repo:
     for fabricated in ("simple and expressive for", "brown quick dogs over cats"):
         verdict = check_quote(fabricated, cited, resolver)
         assert verdict.status == QuoteStatus.FAILED and verdict.near is None
+
+
+def test_the_near_place_in_another_order_is_the_passage_nearest_the_cited_span(corpus_repo: CorpusRepo) -> None:
+    """Two passages hold the reordered words: the one the citation points into is named, not the first."""
+    text = "# One\n\nQuick brown foxes jump over lazy dogs.\n\n# Two\n\nQuick brown foxes jump over lazy dogs again.\n"
+    corpus_repo.commit({"corpus/twice.md": text})
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    cited = cite_quote(resolver, "corpus/twice.md", "again", "HEAD")
+    verdict = check_quote("dogs lazy over jump foxes brown Quick", cited, resolver)
+    assert verdict.status == QuoteStatus.FAILED and verdict.near is not None and verdict.near.chars is not None
+    assert verdict.near.chars[0] >= text.index("# Two")
+    first = cite_quote(resolver, "corpus/twice.md", "# One", "HEAD")
+    verdict = check_quote("dogs lazy over jump foxes brown Quick", first, resolver)
+    assert verdict.near is not None and verdict.near.chars is not None
+    assert verdict.near.chars[1] <= text.index("# Two")

@@ -33,6 +33,7 @@ from indexer.text.normalize import (
     normalize_for_match,
     normalize_spelling,
     normalized_text,
+    offsets_near,
 )
 from indexer.vcs.repo import CommitInfo, GitRepo
 from tests.conftest import CorpusRepo
@@ -48,6 +49,20 @@ texts = st.text(
 @given(texts)
 def test_the_text_alone_is_the_text_of_the_mapped_normalization(text: str) -> None:
     assert normalized_text(text) == normalize_for_match(text)[0]
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts, st.data())
+def test_the_map_of_a_stretch_is_the_whole_maps_there(text: str, data: st.DataObject) -> None:
+    """Offsets mapped for the stretches that hold a place are the whole text's map at that place,
+    however small the stretches (cut at whitespace, never where a fold could reach across)."""
+    normalized, offsets = normalize_for_match(text)
+    start = data.draw(st.integers(0, len(normalized)))
+    end = data.draw(st.integers(start, len(normalized)))
+    step = data.draw(st.integers(1, 40))
+    base, near = offsets_near(text, start, end, step)
+    assert base <= start and base + len(near) - 1 >= end
+    assert near == offsets[base : base + len(near)]
 
 
 # A small vocabulary, so that words repeat within and across documents at different rates.
@@ -133,8 +148,13 @@ def test_a_fabricated_quote_maps_no_offsets_and_cuts_no_passages(
     verdict = check_quote("years seven for kept copied Backups", resolved, resolver)
     assert verdict.status == QuoteStatus.FAILED and verdict.near is None
     assert mapped == [] and cut == []
-    # A quote that stands is mapped back to exact offsets, in the one document that holds it.
+    # A quote that stands is mapped back to exact offsets, in the one document that holds it, and
+    # only in the stretch that holds it when it stands there once.
+    stretches: list[str] = []
+    real_near = quote_module.offsets_near
+    monkeypatch.setattr(quote_module, "offsets_near", lambda text, *a: stretches.append(text) or real_near(text, *a))
     verdict = check_quote("copied to a second site", resolved, resolver)
     assert verdict.status == QuoteStatus.WRONG_REF
     assert verdict.suggestion is not None and verdict.suggestion.path == "corpus/other.md"
-    assert mapped == [DOCS["corpus/other.md"]]
+    assert verdict.suggestion.lines == (3, 3)
+    assert mapped == [] and stretches == [DOCS["corpus/other.md"]]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of
+from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of, version_key
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.index.documents import VersionText
@@ -27,6 +27,7 @@ from indexer.text.normalize import (
     normalize_for_match,
     normalize_spelling,
     normalized_text,
+    offsets_near,
 )
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
@@ -112,11 +113,12 @@ _WORD_RE = re.compile(r"\w+")
 
 def near_place(wanted: str, resolved: Resolved, resolver: Resolver) -> tuple[Citation, str] | None:
     """Where the cited document holds the normalized quote's characters with other spaces, or
-    else all its words in one passage in another order; with how it differs. None when neither."""
+    else all its words in one passage in another order (the passage nearest the cited span);
+    with how it differs. None when neither."""
     version = resolved.document
     span, how = _respaced(wanted, version, resolver), "in another spacing"
     if span is None:
-        span, how = _reordered(wanted, version, resolver), "in another order, in one passage"
+        span, how = _reordered(wanted, version, resolver, resolved.span), "in another order, in one passage"
     if span is None:
         return None
     index = resolver.line_index(version)
@@ -129,12 +131,17 @@ def _respaced(wanted: str, version: VersionText, resolver: Resolver) -> Span | N
     compact = wanted.replace(" ", "")
     if len(compact) < NEAR_MIN_CHARS:
         return None
-    at = resolver.normalized_text(version).replace(" ", "").find(compact)
+    at = _compact(resolver.normalized_text(version)).find(compact)
     if at == -1:
         return None  # the usual answer, found without mapping a position per character
     normalized, offsets = resolver.normalized(version)
     kept = _non_space_positions(normalized)
     return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, version.text))
+
+
+@lru_cache(maxsize=4)  # many quotes failing in one document: its text without spaces is made once
+def _compact(normalized: str) -> str:
+    return normalized.replace(" ", "")
 
 
 @lru_cache(maxsize=4)  # a check of many quotes failing in one document computes it once
@@ -143,22 +150,42 @@ def _non_space_positions(normalized: str) -> tuple[int, ...]:
     return tuple(i for i, ch in enumerate(normalized) if ch != " ")
 
 
-def _reordered(wanted: str, version: VersionText, resolver: Resolver) -> Span | None:
-    """The first passage of the document that holds every word of `wanted` (in any order).
+def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Span) -> Span | None:
+    """The passage of the document nearest the `cited` span that holds every word of `wanted`
+    (in any order): the cited passage first, then the others by their distance from it.
 
-    Passages are the index's own (one query) when it holds the version, else cut here. They are
-    read only when the document's normalized text holds every word at all: a passage's words
-    are substrings of it (a passage is a stretch of the document, and normalizing a stretch
-    can only cut a word at its edge, never make a new one).
+    Passages are the index's own (one query per version and run) when it holds the version, else
+    cut here. They are read only when the document's normalized text holds every word at all: a
+    passage's words are substrings of it (a passage is a stretch of the document, and normalizing
+    a stretch can only cut a word at its edge, never make a new one).
     """
     words = set(_WORD_RE.findall(wanted))
     if len(words) < NEAR_MIN_WORDS:
         return None
+    text = version.text
+    nearest = None
+    if _holds_words(text[cited.start : cited.end], words):
+        # The cited lines hold every word (a quote of them reordered): the passage that holds
+        # those lines is the answer, found before the whole text is searched word by word.
+        spans = _by_distance(_passage_spans(version, resolver), cited)
+        nearest = next((s for s in spans[:2] if _holds_words(text[s.start : s.end], words)), None)
+    if nearest is not None:
+        return nearest
     normalized = resolver.normalized_text(version)
     if not all(word in normalized for word in words):
         return None  # the usual answer for a fabricated quote: no passage can hold them all
-    text = version.text
-    return next((s for s in _passage_spans(version, resolver) if _holds_words(text[s.start : s.end], words)), None)
+    spans = _by_distance(_passage_spans(version, resolver), cited)
+    return next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
+
+
+def _by_distance(spans: tuple[Span, ...], cited: Span) -> list[Span]:
+    """The passages nearest the cited span first (those overlapping it at their order)."""
+    return sorted(spans, key=lambda s: (_distance(s, cited), s.start))
+
+
+def _distance(passage: Span, cited: Span) -> int:
+    """Characters between a passage and the cited span; 0 when they overlap or touch."""
+    return max(passage.start - cited.end, cited.start - passage.end, 0)
 
 
 def _holds_words(passage: str, words: set[str]) -> bool:
@@ -169,7 +196,12 @@ def _holds_words(passage: str, words: set[str]) -> bool:
 
 
 def _passage_spans(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
-    """The document's passages as the index cut them, or (without that version indexed) as it would."""
+    """The document's passages as the index cut them, or (without that version indexed) as it
+    would; once per version and run."""
+    return resolver.memo.passage_spans.get_or_compute(version_key(version), lambda: _spans_of(version, resolver))
+
+
+def _spans_of(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
     reader = resolver.index()
     if reader is not None:
         indexed = reader.passage_spans_of(version.blob, version.extracted.identity)
@@ -209,9 +241,8 @@ def exact_places(
             continue
         if wanted not in resolver.normalized_text(version):
             continue  # most candidates: the words stand there, not the quote
-        normalized, offsets = resolver.normalized(version)
         index = resolver.line_index(version)
-        for span in match_spans(wanted, normalized, offsets, version.text):
+        for span in place_spans(wanted, version, resolver):
             if len(hits) >= MAX_LOCATIONS * 4:
                 break
             cite = span_citation(commit, path, span, index, unit, quote=quote, identity_token=token_of(version))
@@ -220,6 +251,26 @@ def exact_places(
             hits.append((0 if same else rank + 1, distance, cite))
     hits.sort(key=lambda h: (h[0], h[1]))
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
+
+
+def place_spans(wanted: str, version: VersionText, resolver: Resolver) -> Iterator[Span]:
+    """The spans of the version's text where the normalized quote `wanted` stands, in order.
+
+    A quote that stands once (the usual wrong reference) is mapped back through the offsets of
+    the stretch that holds it (`offsets_near`); the whole document's map, which costs several
+    times its normalized text, is made only when the quote stands more than once or the run
+    made it already.
+    """
+    mapped = resolver.memo.normalized.peek(version_key(version))
+    normalized = mapped[0] if mapped is not None else resolver.normalized_text(version)
+    at = normalized.find(wanted)
+    if mapped is None and at != -1 and normalized.find(wanted, at + 1) == -1:
+        base, offsets = offsets_near(version.text, at, at + len(wanted))
+        yield Span(offsets[at - base], source_end(offsets, at - base + len(wanted), version.text))
+        return
+    if at != -1:
+        normalized, offsets = resolver.normalized(version)
+        yield from match_spans(wanted, normalized, offsets, version.text)
 
 
 def quote_spans(wanted: str, text: str, most: int) -> list[Span]:

@@ -237,7 +237,8 @@ class QuoteSearcher:
                 return in_document  # the cited words were edited in place: elsewhere is not searched
         query = fts_words_query(wanted, self.reader.passages_with)
         if query is not None:
-            for path, version_id, p, _snippet in self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None):
+            ranked = self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None, snippets=False)
+            for path, version_id, p, _snippet in ranked:
                 candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
         return self._scored(wanted, candidates, target, unit)
 

@@ -150,6 +150,7 @@ class ResolverMemo:
     normalized: Memo[VersionKey, tuple[str, list[int]]] = field(default_factory=Memo)
     normalized_texts: Memo[VersionKey, str] = field(default_factory=Memo)  # the same without the offsets
     text_blobs: Memo[VersionKey, str] = field(default_factory=Memo)  # the blob git diffs for a version
+    passage_spans: Memo[VersionKey, tuple[Span, ...]] = field(default_factory=Memo)  # a version's passages
     hunks: Memo[tuple[str, str], list[Hunk]] = field(default_factory=Memo)  # (old text blob, new text blob)
     changes: Memo[tuple[str, str, str], PathChange] = field(default_factory=Memo)  # (old commit, new commit, path)
     corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots

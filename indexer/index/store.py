@@ -54,6 +54,7 @@ from indexer.vcs.repo import CommitInfo
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
 RARE_PASSAGES = 256  # a word held by fewer passages narrows a quote search; counting stops there
+LIVE_COMMITS = 4  # commits whose versions a reader keeps for quote searches (`_live_versions`)
 NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
 SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
@@ -609,6 +610,10 @@ class IndexReader:
             )
         self.path = index_path
         self._rarity: dict[str, int] = {}  # word -> passages holding it (`passages_with`)
+        self._rare_versions: dict[str, set[int]] = {}  # a rare word -> the versions of its passages
+        self._live: dict[int, dict[int, list[str]]] = {}  # commit seq -> version id -> its paths there
+        self._seqs: dict[str, int | None] = {}  # commit SHA -> its seq (`commit_seq`)
+        self._blobs: dict[int, str | None] = {}  # version id -> its blob (`version_blob`)
 
     def close(self) -> None:
         self.conn.close()
@@ -629,8 +634,11 @@ class IndexReader:
         return str(row[0])
 
     def commit_seq(self, sha: str) -> int | None:
-        row = self.conn.execute("SELECT seq FROM commits WHERE sha = ?", (sha,)).fetchone()
-        return int(row[0]) if row else None
+        """The position of commit `sha` in the indexed line, or None; remembered (a check asks per quote)."""
+        if sha not in self._seqs:
+            row = self.conn.execute("SELECT seq FROM commits WHERE sha = ?", (sha,)).fetchone()
+            self._seqs[sha] = int(row[0]) if row else None
+        return self._seqs[sha]
 
     def head_seq(self) -> int:
         row = self.conn.execute("SELECT MAX(seq) FROM commits").fetchone()
@@ -715,12 +723,13 @@ class IndexReader:
         return [_passage(row) for row in rows]
 
     def search_passages(
-        self, fts_query: str, seq: int, limit: int, path_prefix: str | None
+        self, fts_query: str, seq: int, limit: int, path_prefix: str | None, *, snippets: bool = True
     ) -> list[tuple[str, int, Passage, str]]:
-        """(path, version id, passage, snippet) of ranked matches at commit `seq`."""
+        """(path, version id, passage, snippet) of ranked matches at commit `seq`; without `snippets`
+        the snippet is '' (making one tokenizes the passage again: a quote's near matches need none)."""
+        snippet = "snippet(passages_fts, 0, char(57344), char(57345), '…', 16)" if snippets else "''"
         sql = (
-            f"SELECT pv.path, p.version_id, {_passage_columns('p')},"
-            " snippet(passages_fts, 0, char(57344), char(57345), '…', 16)"
+            f"SELECT pv.path, p.version_id, {_passage_columns('p')}, {snippet}"
             " FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid"
             " JOIN path_versions pv ON pv.version_id = p.version_id AND pv.first_seq <= :seq AND pv.last_seq >= :seq"
             " WHERE passages_fts MATCH :q"
@@ -832,9 +841,11 @@ class IndexReader:
         return [(PathVersion(r[0], r[1], r[2], r[3]), str(r[4])) for r in rows]
 
     def version_blob(self, version_id: int) -> str | None:
-        """The blob SHA of a version, without loading its text."""
-        row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
-        return str(row[0]) if row else None
+        """The blob SHA of a version, without loading its text; remembered (a version never changes)."""
+        if version_id not in self._blobs:
+            row = self.conn.execute("SELECT blob FROM versions WHERE id = ?", (version_id,)).fetchone()
+            self._blobs[version_id] = str(row[0]) if row else None
+        return self._blobs[version_id]
 
     def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
         """(path, version id) of versions (at commit `seq`, or at any commit) with a passage holding
@@ -845,29 +856,13 @@ class IndexReader:
         than RARE_PASSAGES passages hold each (`passages_with`), or the rarest alone otherwise:
         a common word narrows little and costs a lookup per passage holding it, which a false
         quote paid in every check. A word no passage holds answers at once: no version holds
-        the quote. The pieces are then looked for in the texts left, one text at a time, by
-        Python's substring search: SQLite's `instr` over the same texts took ten times as long
-        (2 s for one quote over 62 large documents).
+        the quote. A rare word's versions come from the same lookup that counted it, remembered
+        per reader (fewer than RARE_PASSAGES ids a word), so a quote of known words costs one query:
+        its versions at `seq`. The pieces are then looked for in the texts left, one text at a
+        time, by Python's substring search: SQLite's `instr` over the same texts took ten times
+        as long (2 s for one quote over 62 large documents).
         """
-        sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
-        sql += " WHERE v.text IS NOT NULL"
-        params: list[object] = []
-        if words:
-            ranked = sorted(words, key=lambda w: (self.passages_with(w), w))
-            if self.passages_with(ranked[0]) == 0:
-                return []
-            narrowing = [w for w in ranked[:NARROWING_WORDS] if self.passages_with(w) < RARE_PASSAGES] or ranked[:1]
-            holding = " INTERSECT ".join(
-                "SELECT version_id FROM passage_spans WHERE id IN"
-                " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
-                for _ in narrowing
-            )
-            sql += f" AND pv.version_id IN ({holding})"
-            params += [_word_query(word) for word in narrowing]
-        if seq is not None:
-            sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
-            params += [seq, seq]
-        found = [(r[0], int(r[1])) for r in self.conn.execute(sql + " ORDER BY pv.path", params).fetchall()]
+        found = self._versions_with_words(words, seq)
         if not pieces:
             return found
         texts: dict[int, bool] = {}  # version id -> holds every piece (a version may stand at several paths)
@@ -877,6 +872,35 @@ class IndexReader:
                 texts[version_id] = row is not None and all(piece in row[0] for piece in pieces)
         return [(path, version_id) for path, version_id in found if texts[version_id]]
 
+    def _versions_with_words(self, words: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
+        """(path, version id) of the versions with text (at `seq`, or any) that hold the rare words."""
+        sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+        sql += " WHERE v.text IS NOT NULL"
+        params: list[object] = []
+        if words:
+            ranked = sorted(words, key=lambda w: (self.passages_with(w), w))
+            if self.passages_with(ranked[0]) == 0:
+                return []
+            rare = [w for w in ranked[:NARROWING_WORDS] if self.passages_with(w) < RARE_PASSAGES]
+            if rare:
+                # Intersected here, from what counting them found: no passage list is walked again.
+                holding = set.intersection(*(self._versions_of_word(w) for w in rare))
+                if seq is not None:  # the versions at `seq` from one look-up per commit, not one per quote
+                    live = self._live_versions(seq)
+                    return sorted((path, v) for v in holding & live.keys() for path in live[v])
+                sql += f" AND pv.version_id IN ({','.join('?' * len(holding))})"
+                params += sorted(holding)
+            else:
+                sql += (
+                    " AND pv.version_id IN (SELECT version_id FROM passage_spans WHERE id IN"
+                    " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?))"
+                )
+                params.append(_word_query(ranked[0]))
+        if seq is not None:
+            sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
+            params += [seq, seq]
+        return [(r[0], int(r[1])) for r in self.conn.execute(sql + " ORDER BY pv.path", params).fetchall()]
+
     def passages_with(self, word: str) -> int:
         """How many passages, of every version, the porter table finds by `word`, counted up to
         RARE_PASSAGES (a common word's count would cost a step per passage); remembered per reader."""
@@ -884,3 +908,26 @@ class IndexReader:
             query = "SELECT count(*) FROM (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? LIMIT ?)"
             self._rarity[word] = int(self.conn.execute(query, (_word_query(word), RARE_PASSAGES)).fetchone()[0])
         return self._rarity[word]
+
+    def _live_versions(self, seq: int) -> dict[int, list[str]]:
+        """Version id -> its paths at commit `seq`, read once per commit and reader (the last
+        LIVE_COMMITS commits asked are kept: a server's reader is asked at many)."""
+        if seq not in self._live:
+            live: dict[int, list[str]] = {}
+            for pv in self.paths_at(seq):
+                live.setdefault(pv.version_id, []).append(pv.path)
+            if len(self._live) >= LIVE_COMMITS:
+                del self._live[next(iter(self._live))]
+            self._live[seq] = live
+        return self._live[seq]
+
+    def _versions_of_word(self, word: str) -> set[int]:
+        """The versions with a passage the porter table finds by a rare `word`; remembered per reader
+        (fewer than RARE_PASSAGES ids a word: the memory stays small)."""
+        if word not in self._rare_versions:
+            query = (
+                "SELECT DISTINCT version_id FROM passage_spans WHERE id IN"
+                " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
+            )
+            self._rare_versions[word] = {int(r[0]) for r in self.conn.execute(query, (_word_query(word),)).fetchall()}
+        return self._rare_versions[word]

@@ -89,6 +89,45 @@ def normalized_text(text: str) -> str:
     return _fold_chars(folded)
 
 
+# Where a text can be cut so that its normalized halves, joined, are its normalized whole: after a
+# whitespace run that follows neither a word hyphen (step 3 could drop it with the run) nor the
+# text's start, and before a printable ASCII character (NFC composes nothing across it).
+_CUT = re.compile(f"(?<=[^{re.escape(WHITESPACE + WORD_HYPHENS)}])[{re.escape(WHITESPACE)}]+(?=[!-~])")
+MAP_STEP = 256  # characters of slack before and after the stretch `offsets_near` maps
+
+
+def offsets_near(text: str, start: int, end: int, step: int = MAP_STEP) -> tuple[int, list[int]]:
+    """`(base, offsets)`: `offsets[i]` is `normalize_for_match(text)[1][base + i]` for every normalized
+    position from `base` to past `end`, `base <= start`; computed for a stretch of `text` only.
+
+    Citing the one place where a quote stands needs the map there, not in the whole document: the
+    text is cut (`_CUT`) a little before where normalized position `start` would stand if nothing
+    folded, the normalized length of what comes before counted without a map (backing off when a
+    fold made it longer than `start`), and only the stretch from the cut to past `end` is mapped.
+    The last entry is where the next stretch starts (or `len(text)`), as in the whole map.
+    """
+    guess = max(0, start - step)
+    while True:
+        a = _cut_after(text, guess) if guess else 0
+        base = len(normalized_text(text[:a])) if a else 0
+        if base <= start:
+            break
+        guess = max(0, guess - 2 * (base - start) - step)  # folds made the text before longer: back off
+    b = _cut_after(text, a + (end - base) + step)  # past `end` by `step`: a shrinking fold is made up for
+    while base + len(normalized_text(text[a:b])) < end and b < len(text):
+        b = _cut_after(text, b + (b - a))  # whitespace runs folded: the stretch must reach further
+    local = normalize_for_match(text[a:b])[1]
+    return base, [a + offset for offset in local]
+
+
+def _cut_after(text: str, at: int) -> int:
+    """The first cut of `text` at or after `at` (see `_CUT`), or `len(text)`."""
+    if at >= len(text):
+        return len(text)
+    found = _CUT.search(text, at)
+    return found.end() if found is not None else len(text)
+
+
 def _fold_chars(text: str) -> str:
     """Steps 4 and 5, and every whitespace character made a space: one code point for one.
 
