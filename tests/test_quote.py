@@ -117,6 +117,8 @@ def test_normalization_examples() -> None:
     assert normalize("Cafe\u0301") == normalize("Café") == "Café"
     assert normalize("CASE") != normalize("case")  # nothing else is folded
     assert normalize("*emphasis*") == "*emphasis*"
+    # A quote cut at a soft hyphen inside a word ("a\u00ada" holds "aa") ends as a "-" cut there does.
+    assert normalize("\u00ada") == normalize("-a") == "a" and normalize("a\u00ad") == "a"
 
 
 def test_quote_words_are_whole_ascii_words_between_spaces() -> None:

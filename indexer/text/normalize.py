@@ -174,15 +174,15 @@ def _normalized(text: str, *, fold_letters: bool) -> tuple[str, list[int]]:
 def normalize(text: str) -> str:
     """The normalized text alone, ends stripped: how a quote is compared.
 
-    A "-" at either end next to a letter goes too (at the start, with the space after it): a
-    quote cut at a word's hyphen ("asyn-", "- chronously") stands where step 3 left that
-    hyphen out of the document's text.
+    A word hyphen (`WORD_HYPHENS`: "-", a soft hyphen…) at either end next to a letter goes too
+    (at the start, with the space after it): a quote cut at a word's hyphen ("asyn-",
+    "- chronously") stands where step 3 left that hyphen out of the document's text.
     """
     quote = normalized_text(text).strip(" ")
-    if len(quote) > 1 and quote[-1] == "-" and quote[-2].isalpha():
+    if len(quote) > 1 and quote[-1] in WORD_HYPHENS and quote[-2].isalpha():
         quote = quote[:-1]
     unhyphenated = quote[1:].lstrip(" ")
-    if quote[:1] == "-" and unhyphenated[:1].isalpha():
+    if quote[:1] and quote[:1] in WORD_HYPHENS and unhyphenated[:1].isalpha():
         quote = unhyphenated
     return quote
 

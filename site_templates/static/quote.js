@@ -128,14 +128,16 @@ export function normalizeForMatch(text) {
 }
 
 // indexer.text.normalize.normalize: how a quote is compared (ends stripped of the folded space).
-// A "-" at either end next to a letter goes too, at the start with the space after it (a quote cut
-// at a word's hyphen).
+// A word hyphen ("-", a soft hyphen…) at either end next to a letter goes too, at the start with the
+// space after it (a quote cut at a word's hyphen).
 export function normalizeQuote(text) {
   const points = Array.from(normalizePoints(text)[0].join("").replace(/^ +| +$/g, ""));
-  if (points.length > 1 && points[points.length - 1] === "-" && LETTER.test(points[points.length - 2])) points.pop();
+  if (points.length > 1 && WORD_HYPHENS.has(points[points.length - 1]) && LETTER.test(points[points.length - 2])) {
+    points.pop();
+  }
   let first = 1;
   while (first < points.length && points[first] === " ") first++;
-  if (points[0] === "-" && first < points.length && LETTER.test(points[first])) return points.slice(first).join("");
+  if (WORD_HYPHENS.has(points[0]) && first < points.length && LETTER.test(points[first])) return points.slice(first).join("");
   return points.join("");
 }
 
