@@ -165,3 +165,24 @@ def browser() -> Iterator[Any]:
         instance = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+def index_of_texts(index: Path, texts: list[str], max_chars: int) -> Path:
+    """A real index of `texts` as `doc<n>.txt`, all at one commit: what quote narrowing searches."""
+    from indexer.extract.base import ExtractedText
+    from indexer.index.store import IndexWriter, PathVersion
+    from indexer.text.chunk import chunk
+    from indexer.vcs.repo import CommitInfo
+
+    writer = IndexWriter(index)
+    history = []
+    for number, body in enumerate(texts):
+        passages = chunk(body, markdown=False, max_chars=max_chars)
+        extracted = ExtractedText(body, "text", "text@1")
+        version = writer.add_version(
+            blob=f"{number:040x}", identity="text@1", size=len(body), extracted=extracted, passages=passages
+        )
+        history.append(PathVersion(f"doc{number}.txt", version, 0, 0))
+    writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
+    writer.commit(optimize=True)
+    return index

@@ -23,7 +23,7 @@ from indexer.citations.verdicts import QuoteStatus
 from indexer.text.citation import Citation
 from indexer.text.normalize import LIGATURES, QUOTE_FOLD, WHITESPACE, WORD_HYPHENS, normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo
-from tests.conftest import CorpusRepo
+from tests.conftest import CorpusRepo, index_of_texts
 
 texts = st.text(
     alphabet=st.one_of(
@@ -165,10 +165,7 @@ def test_a_version_holding_a_quote_is_among_those_with_its_words(texts: list[str
     import tempfile
     from pathlib import Path
 
-    from indexer.extract.base import ExtractedText
-    from indexer.index.store import IndexReader, IndexWriter, PathVersion
-    from indexer.text.chunk import chunk
-    from indexer.vcs.repo import CommitInfo
+    from indexer.index.store import IndexReader
 
     chosen = data.draw(st.integers(0, len(texts) - 1))
     text = texts[chosen]
@@ -180,18 +177,7 @@ def test_a_version_holding_a_quote_is_among_those_with_its_words(texts: list[str
     wanted = normalize(text[i:j])
     assume(wanted and wanted in normalize_for_match(text)[0])
     with tempfile.TemporaryDirectory() as folder:
-        writer = IndexWriter(Path(folder) / "index.sqlite")
-        history = []
-        for number, body in enumerate(texts):
-            extracted = ExtractedText(body, "text", "text@1")
-            passages = chunk(body, markdown=False, max_chars=100)
-            version = writer.add_version(
-                blob=f"{number:040x}", identity="text@1", size=len(body), extracted=extracted, passages=passages
-            )
-            history.append(PathVersion(f"doc{number}.txt", version, 0, 0))
-        writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
-        writer.commit(optimize=True)
-        reader = IndexReader(Path(folder) / "index.sqlite")
+        reader = IndexReader(index_of_texts(Path(folder) / "index.sqlite", texts, max_chars=100))
         try:
             found = {path for path, _version in versions_holding(reader, text[i:j], 0)}
         finally:

@@ -21,10 +21,8 @@ from indexer.citations import resolve as resolve_module
 from indexer.citations.quote import check_quote, versions_holding
 from indexer.citations.resolve import Resolver
 from indexer.citations.verdicts import QuoteStatus
-from indexer.extract.base import ExtractedText
 from indexer.index import store
-from indexer.index.store import IndexReader, IndexWriter, PathVersion
-from indexer.text.chunk import chunk
+from indexer.index.store import IndexReader
 from indexer.text.citation import Citation
 from indexer.text.normalize import (
     LIGATURES,
@@ -35,8 +33,8 @@ from indexer.text.normalize import (
     normalized_text,
     offsets_near,
 )
-from indexer.vcs.repo import CommitInfo, GitRepo
-from tests.conftest import CorpusRepo
+from indexer.vcs.repo import GitRepo
+from tests.conftest import CorpusRepo, index_of_texts
 
 _CHARS = list("ab cé\t\n\r\u00a0\u3000e\u0301\u0308\u1100\u1161\u11a8-\u00ad\u20101\x85") + list(QUOTE_FOLD)
 texts = st.text(
@@ -96,18 +94,7 @@ def test_the_narrowed_search_finds_every_document_the_full_scan_finds(
     # The count that makes a word rare, drawn small too: then some words narrow and some do not.
     rare = data.draw(st.sampled_from([1, 2, 3, store.RARE_PASSAGES]))
     with tempfile.TemporaryDirectory() as folder, mock.patch.object(store, "RARE_PASSAGES", rare):
-        index = Path(folder) / "index.sqlite"
-        writer = IndexWriter(index)
-        history = []
-        for n, text in enumerate(documents):
-            extracted = ExtractedText(text, "text", "text@1")
-            passages = chunk(text, markdown=False, max_chars=60)
-            version = writer.add_version(
-                blob=f"{n:040x}", identity="text@1", size=len(text), extracted=extracted, passages=passages
-            )
-            history.append(PathVersion(f"doc{n}.txt", version, 0, 0))
-        writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
-        writer.commit(optimize=True)
+        index = index_of_texts(Path(folder) / "index.sqlite", documents, max_chars=60)
         reader = IndexReader(index)
         try:
             candidates = {path for path, _version in versions_holding(reader, quote, 0)}
