@@ -186,3 +186,21 @@ def index_of_texts(index: Path, texts: list[str], max_chars: int) -> Path:
     writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
     writer.commit(optimize=True)
     return index
+
+
+def count_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make a build's extraction use a pool of two workers even for a few files; the list of the
+    pools it starts (their worker counts) fills as it runs."""
+    from indexer.index import prepare
+
+    pools: list[int] = []
+    real_pool = prepare.ProcessPoolExecutor
+
+    def counting_pool(workers: int, **kwargs: object) -> object:
+        pools.append(workers)
+        return real_pool(workers, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare, "usable_cores", lambda: 2)
+    monkeypatch.setattr(prepare, "POOL_MIN_VERSIONS", 1)
+    monkeypatch.setattr(prepare, "ProcessPoolExecutor", counting_pool)
+    return pools

@@ -23,7 +23,7 @@ from indexer import build
 from indexer.config import Config
 from indexer.errors import RepositoryError
 from indexer.vcs.repo import MISSING_SIZE, GitRepo
-from tests.conftest import CorpusRepo
+from tests.conftest import CorpusRepo, count_pools
 from tests.synth_corpus import SynthParams, commit_change, generate
 
 
@@ -213,17 +213,8 @@ def test_a_build_on_several_cores_writes_the_index_a_single_process_writes(tmp_p
     monkeypatch.setattr(prepare, "usable_cores", lambda: 1)
     single = build(repo, site=False, index_path=tmp_path / "single.sqlite", config=config)
 
-    pools: list[int] = []
-    real_pool = prepare.ProcessPoolExecutor
-
-    def counting_pool(workers: int, **kwargs: object) -> object:
-        pools.append(workers)
-        return real_pool(workers, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(prepare, "usable_cores", lambda: 2)
-    monkeypatch.setattr(prepare, "POOL_MIN_VERSIONS", 1)
+    pools = count_pools(monkeypatch)
     monkeypatch.setattr(prepare, "WINDOW_PER_WORKER", 2)  # results are awaited while blobs are still read
-    monkeypatch.setattr(prepare, "ProcessPoolExecutor", counting_pool)
     pooled = build(repo, site=False, index_path=tmp_path / "pooled.sqlite", config=config)
 
     assert pools == [2]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CorpusRepo
+from conftest import CorpusRepo, count_pools
 from extract_samples import ARTICLE, html_page, pdf_with_heavy_page
 
 from indexer import build
@@ -233,16 +233,7 @@ def test_a_build_worker_process_stops_an_extraction_by_its_cpu(
             "pincite.toml": "extract_timeout_seconds = 0.2\n",
         }
     )
-    pools: list[int] = []
-    real_pool = prepare_mod.ProcessPoolExecutor
-
-    def counting_pool(workers: int, **kwargs: object) -> object:
-        pools.append(workers)
-        return real_pool(workers, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(prepare_mod, "usable_cores", lambda: 2)
-    monkeypatch.setattr(prepare_mod, "POOL_MIN_VERSIONS", 1)
-    monkeypatch.setattr(prepare_mod, "ProcessPoolExecutor", counting_pool)
+    pools = count_pools(monkeypatch)
     summary = build(corpus_repo.root, site=False)
     assert pools == [2]
     assert [(s.path, s.reason) for s in summary.skipped] == [
