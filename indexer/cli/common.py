@@ -158,7 +158,7 @@ class StageProgress:
         self.bar = click.progressbar(
             length=self.length,
             label=name.ljust(self.LABEL),
-            file=click.get_text_stream("stderr"),
+            file=sys.stderr,
             show_pos=known,
             show_percent=False,
             show_eta=known,
