@@ -34,6 +34,14 @@ from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent  # this checkout: the benchmark's code and the pincite measured
 _T = TypeVar("_T")
+# Who commits in the repositories a benchmark makes: as options of a git command, and as environment.
+GIT_IDENTITY = ("-c", "user.name=bench", "-c", "user.email=bench@example.org")
+GIT_IDENTITY_ENV = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.org",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.org",
+}
 
 
 # -- the machine --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.harness import alternate
+from bench.harness import GIT_IDENTITY, alternate
 from bench.scenarios import Result
 
 WORDS = [
@@ -37,7 +37,6 @@ WORDS = [
     "notice",
     "vote",
 ]
-ENV = ["-c", "user.name=bench", "-c", "user.email=bench@example.org"]
 
 
 def _sentence(rng: random.Random) -> str:
@@ -81,7 +80,7 @@ def make_repo(root: Path, fmt: str, docs: int) -> None:
         target.write_text(document(rng, fmt), encoding="utf-8")
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(["git", *ENV, "-C", str(root), "commit", "-q", "-m", "corpus"], check=True)
+    subprocess.run(["git", *GIT_IDENTITY, "-C", str(root), "commit", "-q", "-m", "corpus"], check=True)
 
 
 def time_build(root: Path) -> float:

@@ -20,16 +20,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.harness import checkout_env, checkouts, measure, pincite
+from bench.harness import GIT_IDENTITY_ENV, checkout_env, checkouts, measure, pincite
 from bench.scenarios import Result
 
 BASELINE = True
-GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org"}
-GIT_ENV |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org"}
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, check=True, capture_output=True)
+    subprocess.run(["git", *args], cwd=repo, env={**os.environ, **GIT_IDENTITY_ENV}, check=True, capture_output=True)
 
 
 def make_repository(repo: Path, docs: int, edits: int, later: int) -> None:

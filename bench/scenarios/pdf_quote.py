@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench.harness import GIT_IDENTITY_ENV
 from bench.scenarios import Result
 
 if TYPE_CHECKING:
@@ -36,12 +37,6 @@ if TYPE_CHECKING:
 BUCKETS = ("exact", "folded", "near", "not found")
 # A sentence a writer would quote: a capital, 8 to 40 words, an end; it may run over line breaks.
 _SENTENCE = re.compile(r"(?<![\w-])[A-Z][^.!?\f]{40,300}?[.!?](?=\s)")
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.org",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.org",
-}
 
 
 @dataclass
@@ -109,7 +104,7 @@ def loop(folder: Path, per_pdf: int = 10, seed: int = 1, *, hyphenate: bool = Fa
         (root / "corpus").mkdir(parents=True)
         for pdf in pdfs:
             shutil.copyfile(pdf, root / "corpus" / pdf.name)
-        env = {**GIT_ENV, "PATH": "/usr/bin:/bin:/usr/local/bin"}
+        env = {**GIT_IDENTITY_ENV, "PATH": "/usr/bin:/bin:/usr/local/bin"}
         for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "the PDFs"]):
             subprocess.run(["git", *args], cwd=root, env=env, check=True)
         summary = build(root, site=False)

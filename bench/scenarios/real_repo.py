@@ -36,7 +36,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from bench.harness import ROOT, GitCounter, checkout_env, log, measure, nonzero, pincite, repository_name
+from bench.harness import GIT_IDENTITY, ROOT, GitCounter, checkout_env, log, measure, nonzero, pincite, repository_name
 from bench.scenarios import Result
 
 TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
@@ -430,7 +430,7 @@ def measure_clone(args: argparse.Namespace) -> dict[str, Any]:
     assert readme is not None
     with open(repo / readme, "a", encoding="utf-8") as f:
         f.write("\nOne more line for the incremental build.\n")
-    git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.org", "commit", "-qam", "bench: one more line")
+    git(repo, *GIT_IDENTITY, "commit", "-qam", "bench: one more line")
     seconds, out, calls = run.run("build", "--json")
     summary = json.loads(out)
     result["incremental_build"] = {

@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.harness import GIT_IDENTITY_ENV
 from bench.scenarios import Result
 
 RAW_MARKUP = {
@@ -216,8 +217,7 @@ def synthetic_repo(kind: str, folder: Path, n: int) -> Path:
     for sub in ("peps", "text", "docs/guide"):
         (repo / sub).mkdir(parents=True, exist_ok=True)
     SYNTHETIC[kind](repo, n)
-    env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.org", "GIT_COMMITTER_NAME": "b"}
-    env |= {"GIT_COMMITTER_EMAIL": "b@example.org", "PATH": "/usr/bin:/bin"}
+    env = {**GIT_IDENTITY_ENV, "PATH": "/usr/bin:/bin"}
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "corpus"]):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True)
     return repo

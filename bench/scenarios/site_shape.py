@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench.harness import checkout_env, checkouts, pincite
+from bench.harness import GIT_IDENTITY, checkout_env, checkouts, pincite
 from bench.scenarios import Result
 
 BASELINE = True
@@ -78,7 +78,7 @@ def text_bytes(repo: Path, roots: list[str]) -> int:
 def corpus(folder: Path, docs: int, edits: int, seed: int) -> int:
     """The repository; the number of distinct document versions it publishes."""
     rng = random.Random(seed)
-    git = ["git", "-C", str(folder), "-c", "user.name=bench", "-c", "user.email=bench@example.org"]
+    git = ["git", "-C", str(folder), *GIT_IDENTITY]
     folder.mkdir()
     subprocess.run([*git, "init", "-q"], check=True)
     paths = []

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.harness import checkout_env, checkouts, pincite
+from bench.harness import GIT_IDENTITY, checkout_env, checkouts, pincite
 from bench.scenarios import Result
 
 BASELINE = True
@@ -47,7 +47,7 @@ def heavy_imports(argv: list[str], env: dict[str, str]) -> list[str]:
 def small_corpus(folder: Path, env: dict[str, str]) -> Path:
     """A repository of three documents, indexed: what `pincite search` is timed on."""
     folder.mkdir()
-    git = ["git", "-C", str(folder), "-c", "user.name=bench", "-c", "user.email=bench@example.org"]
+    git = ["git", "-C", str(folder), *GIT_IDENTITY]
     subprocess.run([*git, "init", "-q"], check=True)
     (folder / "corpus").mkdir()
     for n in range(3):
