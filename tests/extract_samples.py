@@ -27,6 +27,11 @@ def pdf_of_pages(
             user_password=user_password,
             encryption_method=EncryptionMethod[method],
         )
+    return _written(pdf, pages)
+
+
+def _written(pdf: FPDF, pages: list[list[str]]) -> bytes:
+    """`pdf` with a page of Helvetica paragraphs for each entry of `pages`, as bytes."""
     for paragraphs in pages:
         pdf.add_page()
         pdf.set_font("Helvetica", size=11)
@@ -121,13 +126,7 @@ def pdf_with_page_numbers(pages: list[list[str]]) -> bytes:
 
     pdf = Numbered(format="A4")
     pdf.set_creation_date(FIXED_DATE)
-    for paragraphs in pages:
-        pdf.add_page()
-        pdf.set_font("Helvetica", size=11)
-        for paragraph in paragraphs:
-            pdf.multi_cell(0, 6, paragraph, new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(3)
-    return bytes(pdf.output())
+    return _written(pdf, pages)
 
 
 def html_page(body: str, head: str = '<meta charset="utf-8"><title>Sample page</title>') -> bytes:
