@@ -43,7 +43,7 @@ include::/etc/passwd[]
 
 image::https://tracker.invalid/pixel.png[Tracker pixel]
 
-NOTE: A note for readers.
+NOTE: A note for readers. It is long enough to wrap on a phone: its words stay on the screen, never behind a scroll.
 
 ----
 listing line
@@ -107,6 +107,11 @@ def test_a_selection_in_the_rendered_asciidoc_view_cites_exactly_its_source(
     try:
         tab.goto(base + "doc/corpus/man/git-add.adoc.html")
         assert tab.locator("#rendered h2").first.inner_text() == "NAME"
+        # An admonition is a block of prose, not a data table: it wraps at the screen's width.
+        note = tab.locator("#rendered .admonition")
+        assert "never behind a scroll" in note.inner_text()
+        box = note.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390, box
         tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, "updates the index using"])
         tab.click("#cite-open")
         citation = parse_text_form(tab.input_value("#cite-text"))

@@ -185,13 +185,33 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     if converted is None:
         return None
     marker = "m" + secrets.token_hex(8) + "~"
-    lined = _lines(converted, role, marker, text.split("\n"))
+    lined = _admonitions(_lines(converted, role, marker, text.split("\n")), marker)
     clean = sanitize(lined, marker, links, _ids(lined))
     headings = [
         (int(level), anchor, html_lib.unescape(_TAG.sub("", title)).strip())
         for level, anchor, title in _HEADING.findall(clean)
     ]
     return Markup(wrap_tables(clean)), headings
+
+
+# Asciidoctor lays an admonition out as a one-row table (its label, then its content).
+_ADMONITION = re.compile(
+    r'<div class="admonitionblock (\w+)[^"]*"([^>]*)>\s*<table>\s*<tr>\s*<td class="icon">\s*'
+    r'<div class="title">([^<]*)</div>\s*</td>\s*<td class="content">(.*?)</td>\s*</tr>\s*</table>\s*</div>',
+    re.DOTALL,
+)
+
+
+def _admonitions(html: str, marker: str) -> str:
+    """Each admonition as the block of prose with a title that the other views give one (`.admonition`):
+    a table would be a data table to the page, kept at its cells' width and scrolled on a phone."""
+
+    def block(found: re.Match[str]) -> str:
+        kind, attributes, label, content = found.groups()
+        title = f'<p class="{marker}admonition-title">{label}</p>'
+        return f'<div class="{marker}admonition {kind}"{attributes}>{title}{content}</div>'
+
+    return _ADMONITION.sub(block, html) if "admonitionblock" in html else html
 
 
 def _ids(html: str) -> frozenset[str]:
