@@ -12,9 +12,15 @@ as raw markup. Here:
   literal text;
 - every role name it uses that docutils does not know, and Sphinx's common roles, render as
   their text (`title <target>`: the title; `~a.b.c`: `c`, as Sphinx shows it); code-like
-  roles (`:mod:`, `:func:`, any `domain:role`) as code; `:pep:`, `:rfc:`, `:doc:` and `:ref:`
-  become references that `indexer.site.rst_view` resolves onto the site (or an outside URL
-  pattern, or plain text) once the page's links are known.
+  roles (`:mod:`, `:func:`, any `domain:role`) as code; `:pep:`, `:rfc:`, `:doc:`, `:ref:`
+  and `:term:` become references that `indexer.site.rst_view` resolves onto the site (or an
+  outside URL pattern, or the glossary entry of the document, or plain text) once the page's
+  links are known;
+- two Sphinx directives are read as Sphinx reads them, because their words would otherwise be
+  lost or shown as raw markup: `.. glossary::` (a definition list whose entries may stack
+  several terms, each term an anchor `:term:` links to) and `.. class:: pkg.Name(arg)` (Sphinx's
+  Python class description; docutils' own `class` directive would turn the signature into an
+  HTML class name, so docutils' meaning is kept only for an argument of valid class names).
 
 docutils keeps directives and roles in module-wide registries, so registration is global to
 the process; a name is only ever registered as one of these two harmless handlers.
@@ -30,7 +36,9 @@ from typing import Any
 
 from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
+from docutils.parsers.rst.directives.misc import Class
 from docutils.parsers.rst.languages import en
+from docutils.statemachine import StringList
 
 # Roles whose target is a name in code: shown as code, as Sphinx shows them.
 CODE_ROLES = frozenset(
@@ -38,10 +46,10 @@ CODE_ROLES = frozenset(
     | {"file", "samp", "command", "makevar", "keyword", "token", "any", "py", "cve", "cwe", "kbd", "regexp"}
 )
 # Roles that name a document or a place: references, resolved by the view once links are known.
-LINK_ROLES = frozenset({"pep", "rfc", "doc", "ref", "numref"})
+LINK_ROLES = frozenset({"pep", "rfc", "doc", "ref", "numref", "term"})
 # Sphinx's other common roles: their text.
 TEXT_ROLES = frozenset(
-    {"term", "abbr", "dfn", "guilabel", "menuselection", "mimetype", "newsgroup", "manpage", "download"}
+    {"abbr", "dfn", "guilabel", "menuselection", "mimetype", "newsgroup", "manpage", "download"}
     | {"sup", "sub", "issue", "gh", "pypi", "source", "user"}
 )
 # Directives whose content is not reST prose: always shown as literal text.
@@ -50,6 +58,7 @@ ROLE_NAME = re.compile(r"(?<![\w\\`]):((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`|`:
 DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*)[ \t]?::", re.MULTILINE)
 INVENTORY = re.compile(r"^[\w.+-]+:(?=[~!]?[\w.]+$)")  # `python:` in `python:sqlite3`; never `c:func` alone
 TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
+GLOSSARY_TERM = "pincite-glossary-term"  # a glossary term node's attribute: the term as `:term:` names it
 
 _known_directives: dict[str, bool] = {}
 _known_roles: dict[str, bool] = {}
@@ -135,6 +144,7 @@ def shown_role(
         node: nodes.Element = nodes.reference(rawtext, shown, classes=classes)
         node["pincite-role"] = role
         node["pincite-target"] = target.lstrip("!~")
+        node["pincite-untitled"] = not title
     elif role in CODE_ROLES or ":" in role:
         node = nodes.literal(rawtext, shown, classes=classes)
     else:
@@ -213,3 +223,106 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
         if any(message["level"] >= 3 for message in holder.findall(nodes.system_message)):
             return [literal]  # not clean reST: the reader sees the text as written
         return list(holder.children)
+
+
+class SignatureClass(Class):  # type: ignore[misc]  # docutils has no types
+    """`.. class::` as docutils reads it for class names (`.. class:: special`), and as Sphinx reads it
+    for a Python class's signature (`.. class:: pkg.Proxy(obj)`), which docutils would turn into an
+    HTML class name and the reader would never see."""
+
+    optional_arguments = 0
+    final_argument_whitespace = True
+    option_spec = _AnyOption()
+
+    def run(self) -> list[nodes.Node]:
+        names = self.arguments[0].split()
+        if all(nodes.make_id(name) == name for name in names) and not self.options:
+            return list(super().run())
+        shown = ShownDirective(
+            self.name, self.arguments, self.options, self.content, self.lineno,
+            self.content_offset, self.block_text, self.state, self.state_machine,
+        )  # fmt: skip
+        return shown.run()
+
+
+class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
+    """Sphinx's `.. glossary::`: entries of one or more term lines, each followed by its indented
+    definition; each term is an anchor (`h-term-<name>`) that the document's `:term:` roles link to.
+    Content that does not read as a glossary is shown as written, like any unknown directive's."""
+
+    has_content = True
+    option_spec = _AnyOption()
+
+    def run(self) -> list[nodes.Node]:
+        entries = self._entries()
+        if entries is None:
+            return ShownDirective(
+                self.name, self.arguments, self.options, self.content, self.lineno,
+                self.content_offset, self.block_text, self.state, self.state_machine,
+            ).run()  # fmt: skip
+        listing = nodes.definition_list(classes=["glossary"])
+        document = self.state.document
+        for terms, definition in entries:
+            item = nodes.definition_list_item()
+            for text, offset in terms:
+                term = nodes.term(text, "")
+                term.source, term.line = self.state_machine.get_source_and_line(offset)
+                parsed, messages = self.state.inline_text(text, term.line)
+                term.extend(parsed)
+                anchor = "h-term-" + nodes.make_id(text)
+                if anchor not in document.ids:
+                    term["ids"].append(anchor)
+                    document.ids[anchor] = term
+                term[GLOSSARY_TERM] = text.lower()
+                item += term
+                item.extend(messages)
+            body = nodes.definition()
+            if definition:
+                self.state.nested_parse(definition, definition.offset(0), body)
+            item += body
+            listing += item
+        return [listing]
+
+    def _entries(self) -> list[tuple[list[tuple[str, int]], StringList]] | None:
+        """(terms with their line offsets, definition lines) of each entry, or None when the content
+        is not a glossary (a definition before any term, a term line right after a definition)."""
+        entries: list[tuple[list[tuple[str, int]], StringList]] = []
+        in_definition, was_empty, indent = True, True, 0
+        for line, (source, offset) in zip(self.content, self.content.items):
+            if not line.strip():
+                if entries and entries[-1][1]:
+                    entries[-1][1].append("", source, offset)
+                was_empty = True
+                continue
+            if not line[0].isspace():
+                if in_definition:
+                    if not was_empty:
+                        return None
+                    entries.append(([], StringList()))
+                entries[-1][0].append((line.strip(), offset))
+                in_definition = False
+            else:
+                if not entries:
+                    return None
+                margin = len(line) - len(line.lstrip())
+                if not in_definition:
+                    indent = margin
+                entries[-1][1].append(line[min(indent, margin) :], source, offset)
+                in_definition = True
+            was_empty = False
+        return entries or None
+
+
+directives.register_directive("glossary", Glossary)
+directives.register_directive("class", SignatureClass)
+_known_directives["glossary"] = _known_directives["class"] = True
+
+
+def glossary_terms(tree: nodes.document) -> dict[str, str]:
+    """The document's glossary: each term as `:term:` names it (lower case, as Sphinx compares) → its id."""
+    found: dict[str, str] = {}
+    for term in tree.findall(nodes.term):
+        key = term.get(GLOSSARY_TERM)
+        if key and term["ids"]:
+            found.setdefault(key, term["ids"][0])
+    return found

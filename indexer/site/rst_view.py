@@ -159,19 +159,37 @@ def _show_refused(tree: nodes.document) -> None:
 
 
 def _resolve_roles(tree: nodes.document, links: DocumentLinks | None, role_urls: dict[str, str]) -> None:
+    glossary = rst_sphinx.glossary_terms(tree)
+    for term in tree.findall(nodes.term):
+        term.attributes.pop(rst_sphinx.GLOSSARY_TERM, None)
     for ref in list(tree.findall(nodes.reference)):
         role = ref.get("pincite-role")
         if not role:
             continue
-        target = ref["pincite-target"]
-        del ref["pincite-role"], ref["pincite-target"]
-        href = _role_href(tree, role, target, links, role_urls)
+        target, untitled = ref["pincite-target"], ref.get("pincite-untitled", False)
+        del ref["pincite-role"], ref["pincite-target"], ref["pincite-untitled"]
+        if role == "term":  # the document's own glossary entry, as Sphinx links it; else its text
+            found = glossary.get(" ".join(target.split()).lower())
+            href = "#" + found if found else None
+        else:
+            href = _role_href(tree, role, target, links, role_urls)
         if href is None:
             ref.replace_self(nodes.inline(ref.rawsource, "", *ref.children, classes=ref["classes"]))
         elif href.startswith("#"):
             ref["refid"] = href[1:]
+            if role == "ref" and untitled:
+                _show_section_title(tree, ref)
         else:
             ref["refuri"] = href
+
+
+def _show_section_title(tree: nodes.document, ref: nodes.reference) -> None:
+    """`:ref:`label`` without a title shows the title of the section the label stands before, as
+    Sphinx shows it (the label itself is a name for the writer, not the reader)."""
+    section = tree.ids.get(ref["refid"])
+    if isinstance(section, nodes.section) and section.children and isinstance(section[0], nodes.title):
+        del ref[:]
+        ref += nodes.Text(section[0].astext())
 
 
 def _role_href(
@@ -224,10 +242,10 @@ def _clean(tree: nodes.document, links: DocumentLinks | None) -> None:
         uri = ref.get("refuri")
         if uri is None:
             continue
-        label = _own_label(tree, uri)
-        if label is not None:
+        own = _own_target(tree, ref, uri)
+        if own is not None:
             del ref["refuri"]
-            ref["refid"] = label
+            ref.attributes.update(own)
             continue
         href = _href(uri, links)
         if href is None:
@@ -240,14 +258,35 @@ def _clean(tree: nodes.document, links: DocumentLinks | None) -> None:
             del target["refuri"]
 
 
-def _own_label(tree: nodes.document, uri: str) -> str | None:
-    """The id of this document's label a bare relative link names (`above <print_idea>`__ meant the
-    label `.. _print_idea:`, which docutils and Sphinx read as a file name and link to a page that
-    is not there); None for anything that reads as a path or an address."""
+def _own_target(tree: nodes.document, ref: nodes.reference, uri: str) -> dict[str, str] | None:
+    """Where a link meant to land in this document when docutils read its target as a file name:
+    `` `above <print_idea>`__ `` names the label `.. _print_idea:`, `` `see <Runtime behavior>`_ ``
+    the section "Runtime behavior" (docutils drops the spaces of a target, `Runtimebehavior`), and
+    `` `pip install -e <dir>`_ `` the target `.. _pip install -e <dir>: https://…` written for it.
+    Docutils and Sphinx link each to a page that is not there; the reader gets what the writer
+    meant. None for anything that reads as a path or an address."""
+    written = re.fullmatch(r"`(.*)`__?", ref.rawsource, re.DOTALL) if isinstance(ref.rawsource, str) else None
+    whole = tree.nameids.get(nodes.fully_normalize_name(written.group(1))) if written else None
+    if whole is not None and whole in tree.ids and "<" in written.group(1):  # type: ignore[union-attr]
+        outside = tree.ids[whole].get("refuri")
+        if outside is None:
+            return {"refid": whole}
+        return {"refuri": outside} if _safe_uri(outside) else None
     if not uri or any(c in uri for c in "/:#.?"):
         return None
-    refid: str | None = tree.nameids.get(nodes.fully_normalize_name(uri))
-    return refid
+    refid = tree.nameids.get(nodes.fully_normalize_name(uri))
+    if refid is None:  # by its name without spaces, on a place of this document (not another link's target)
+        squeezed = uri.lower()
+        refid = next(
+            (
+                node_id
+                for node_id, node in tree.ids.items()
+                if node.get("refuri") is None
+                and any("".join(name.split()) == squeezed for name in node["names"] + node["dupnames"])
+            ),
+            None,
+        )
+    return {"refid": refid} if refid else None
 
 
 def _href(uri: str, links: DocumentLinks | None) -> str | None:
