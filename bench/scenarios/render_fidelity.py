@@ -8,7 +8,9 @@ a scratch folder and reports, per repository:
   three or more) that stand in its source outside link targets, URLs, comments (with the lines under
   them), markup names, footnote labels, a code block's language and layout options,
   and nowhere in the rendered view's text (a sample of them per document, to read by hand);
-- raw markup left in the rendered text (`:role:`, `[^x]`, `[!NOTE]`, `{#id}`, `:::`, `.. name::`);
+- raw markup left in the rendered text outside code (`:role:`, `[^x]`, `[#x]_`, `` `x <y_>`_ ``,
+  `[!NOTE]`, `{#id}`, `:::`, `.. name::`), and apart, the same inside code shown as written (PEP 12's
+  examples of roles, a regular expression's `[^.]+`), where it is the text itself;
 - titles that more than 1% (and at least two) of the documents share;
 - internal links resolved and broken (the build's warnings).
 
@@ -32,7 +34,8 @@ from bench.scenarios import Result
 
 RAW_MARKUP = {
     "role": re.compile(r":[\w:.+-]+:`"),
-    "footnote": re.compile(r"\[\^[^\]]+\]"),
+    "footnote": re.compile(r"\[\^[^\]]+\]|\[#?[\w.-]*\]_(?!\w)"),  # GFM's `[^x]`, reST's `[#x]_` `[1]_`
+    "reference": re.compile(r"`[^`\n]+`__?(?!\w)"),  # a reST link docutils refused
     "alert": re.compile(r"\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]"),
     "heading attribute": re.compile(r"\{#[\w-]+"),
     "container": re.compile(r"^:::", re.MULTILINE),
@@ -41,11 +44,14 @@ RAW_MARKUP = {
 NOT_PROSE = (
     # First, before the patterns below take their names away:
     # layout options of images, figures and code (`:class: invert-in-dark-mode`, `:align: center`),
-    re.compile(r"^\s+:(?:class|align|width|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE),
-    re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
+    re.compile(
+        r"^\s+:(?:class|align|width|widths|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE
+    ),
+    re.compile(r"^[\s*|+-]*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
     re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
     re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
-    re.compile(r"^\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
+    re.compile(r"^\s*\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
+    re.compile(r"^\s*\.\. \|[^|\n]+\| [\w:-]+::", re.MULTILINE),  # a substitution's name and directive
     re.compile(r"~[\w.]+\."),  # `~pkg.name` shows `name`, as Sphinx shows it
     re.compile(r"<[^>\n]*>"),  # link targets, raw tags
     re.compile(r"\]\([^)]*\)"),  # Markdown link destinations
@@ -53,7 +59,7 @@ NOT_PROSE = (
     re.compile(r"^\.\. [^:\n]*$", re.MULTILINE),  # reST comments
     re.compile(r"^\s*:[\w-]+:(?![\w:.+-]*`)", re.MULTILINE),  # field and option names (not a role's `:py:data:`)
     re.compile(r":[\w:.+-]+:`"),  # role names
-    re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),  # directive names
+    re.compile(r"^[\s*|+-]*\.\. [\w:-]+::", re.MULTILINE),  # directive names (in lists and table cells too)
     re.compile(r"^\.\. _[^:]+:.*$", re.MULTILINE),  # targets
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
@@ -98,11 +104,23 @@ def prose_words(source: str) -> set[str]:
     return set(WORD.findall(source))
 
 
-def rendered_text(page: str) -> str | None:
+# Code the view shows as written (a literal block, inline code), where markup is the text itself (PEP 12's
+# examples of roles, a regular expression's `[^.]+`); a directive's content shown as source is not code.
+CODE = re.compile(
+    r'<pre(?![^>]*directive-source)[^>]*>.*?</pre>|<span class="docutils literal">(?:[^<]|<span class="pre">[^<]*</span>)*</span>'
+    r"|<code[^>]*>.*?</code>",
+    re.DOTALL,
+)
+
+
+def rendered_text(page: str, code: bool = True) -> str | None:
+    """The rendered view's text (`code=False`: without the code it shows as written)."""
     found = RENDERED.search(page)
     if not found:
         return None
     shown = re.sub(r'<img[^>]*\salt="([^"]*)"[^>]*>', r" \1 ", found.group(1))  # an image stands for its alt text
+    if not code:
+        shown = CODE.sub(" ", shown)
     return html.unescape(re.sub(r"<[^>]+>", " ", shown))
 
 
@@ -117,6 +135,7 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
         titles: Counter[str] = Counter()
         missing: dict[str, list[str]] = {}
         raw: Counter[str] = Counter()
+        raw_in_code: Counter[str] = Counter()
         rendered_pages = 0
         for page in sorted(site.glob("doc/**/*.html")):
             path = page.relative_to(site / "doc").as_posix()[: -len(".html")]
@@ -131,8 +150,10 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
             lost = sorted({w.lower() for w in prose_words(source)} - {w.lower() for w in WORD.findall(shown)})
             if lost:
                 missing[path] = lost[:12]
+            prose = rendered_text(text, code=False) or ""
             for name, pattern in RAW_MARKUP.items():
-                raw[name] += len(pattern.findall(shown))
+                raw[name] += len(pattern.findall(prose))
+                raw_in_code[name] += len(pattern.findall(shown)) - len(pattern.findall(prose))
         count = sum(titles.values())
         shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
         broken = [w for w in summary.warnings if "broken link" in w]
@@ -147,6 +168,7 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
             "documents_missing_words": len(missing),
             "missing_sample": dict(list(missing.items())[:5]),
             "raw_markup_left": dict(raw),
+            "raw_markup_in_code": dict(raw_in_code),
             "titles_shared_by_over_1pct": shared,
             "internal_links_resolved": hrefs,
             "internal_links_broken": len(broken),
@@ -240,14 +262,17 @@ def run(args: argparse.Namespace) -> Result:
         for repo in args.repo:
             results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start)
     rows = [
-        "| corpus | documents | rendered | words missing | raw markup | titles shared by > 1% | links ok / broken |",
-        "|---|---|---|---|---|---|---|",
+        "| corpus | documents | rendered | words missing | raw markup | raw markup in code | titles shared by > 1% "
+        "| links ok / broken |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, found in results.items():
         shared = ", ".join(f"{t!r} × {n}" for t, n in found["titles_shared_by_over_1pct"].items()) or "none"
         raw = ", ".join(f"{k} {v}" for k, v in found["raw_markup_left"].items() if v) or "none"
+        in_code = ", ".join(f"{k} {v}" for k, v in found["raw_markup_in_code"].items() if v) or "none"
         rows.append(
             f"| {name} | {found['documents']} | {found['rendered']} | {found['documents_missing_words']} | {raw} | "
+            f"{in_code} | "
             f"{shared} | {found['internal_links_resolved']} / {found['internal_links_broken']} |"
         )
     return Result("\n".join(rows), results)

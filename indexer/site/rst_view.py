@@ -87,6 +87,8 @@ ROLE_FILES = {
     "pep": ("pep-{:04d}.rst", "pep-{:04d}.txt", "pep-{:04d}.md", "pep-{:04d}/index.rst"),
     "rfc": ("rfc{}.txt", "rfc{}.rst", "rfc{}.md", "rfc-{:04d}.md", "{:04d}.md"),
 }
+# A link to a name: `text <Name_>`_ (by another name), `Name`_.
+NAMED_LINK = re.compile(r"`([^`<]+?)(?:\s*<([^<>]+)_>)?`__?", re.DOTALL)
 URL_FIELD = re.compile(r"\{(target|number)(?::0(\d)d)?\}")
 
 
@@ -103,6 +105,7 @@ def rst_view(
     parser = Parser(rfc2822=bool(MAIL_HEADER.match(text)))
     tree = publish_doctree(text, parser=parser, settings_overrides=settings)
     _show_refused(tree)
+    _glued_notes(tree)
     _clean(tree, links)  # before the roles' references get their (already resolved) targets
     _resolve_roles(tree, links, DEFAULT_ROLE_URLS if role_urls is None else role_urls)
     _lines(tree, text.split("\n"))
@@ -152,7 +155,42 @@ def _show_refused(tree: nodes.document) -> None:
         box += block
         message.replace_self(box)
     for problem in list(tree.findall(nodes.problematic)):
-        problem.replace_self(nodes.inline(problem.rawsource, problem.astext()))
+        named = NAMED_LINK.fullmatch(problem.rawsource) if isinstance(problem.rawsource, str) else None
+        place = _place_named(tree, nodes.fully_normalize_name(named.group(2) or named.group(1))) if named else None
+        if named and place:
+            # `motivation <Motivation_>`_ names the section "Motivation", which docutils refuses because
+            # the link's own name is the section's too (and then `Motivation`_ elsewhere, the name
+            # being taken twice). The reader gets the link the writer meant.
+            problem.replace_self(nodes.reference(problem.rawsource, named.group(1), refid=place))
+        else:
+            problem.replace_self(nodes.inline(problem.rawsource, problem.astext()))
+
+
+GLUED_NOTE = re.compile(r"(?<=\S)\[(#?[\w.-]+)\]_(?!\w)")  # `syslog.[11]_`: docutils needs a space before `[`
+
+
+def _glued_notes(tree: nodes.document) -> None:
+    """A footnote or citation reference written against the word before it (`functionality,[7]_`),
+    which docutils reads as text and the reader would see as raw markup, links to the note the
+    document defines under that label, as the writer meant; any other `[x]_` stays text."""
+    for text in list(tree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or isinstance(parent, (nodes.FixedTextElement, nodes.literal, nodes.reference)):
+            continue
+        parts, last = [], 0
+        for found in GLUED_NOTE.finditer(text):
+            note = tree.ids.get(tree.nameids.get(nodes.fully_normalize_name(found.group(1).lstrip("#"))) or "")
+            if not isinstance(note, (nodes.footnote, nodes.citation)):
+                continue
+            kind = nodes.footnote_reference if isinstance(note, nodes.footnote) else nodes.citation_reference
+            label = note[0].astext() if note.children and isinstance(note[0], nodes.label) else found.group(1)
+            ref = kind(found.group(0), label, refid=note["ids"][0])
+            tree.set_id(ref)
+            note["backrefs"].append(ref["ids"][0])
+            parts += [nodes.Text(text[last : found.start()]), ref]
+            last = found.end()
+        if parts:
+            parent.replace(text, [*parts, nodes.Text(text[last:])])
 
 
 # -- roles that link: onto the site, to an outside pattern, or plain text -----------------------
@@ -277,16 +315,20 @@ def _own_target(tree: nodes.document, ref: nodes.reference, uri: str) -> dict[st
     refid = tree.nameids.get(nodes.fully_normalize_name(uri))
     if refid is None:  # by its name without spaces, on a place of this document (not another link's target)
         squeezed = uri.lower()
-        refid = next(
-            (
-                node_id
-                for node_id, node in tree.ids.items()
-                if node.get("refuri") is None
-                and any("".join(name.split()) == squeezed for name in node["names"] + node["dupnames"])
-            ),
-            None,
-        )
+        refid = _place_named(tree, squeezed, squeeze=True)
     return {"refid": refid} if refid else None
+
+
+def _place_named(tree: nodes.document, name: str, squeeze: bool = False) -> str | None:
+    """The id of the place of this document (a section, a label; not a link's own target) that
+    bears `name`, a duplicate name too (docutils then names none), compared without spaces if asked."""
+    found = {
+        node["ids"][0]  # a node under several ids is one place
+        for node in tree.ids.values()
+        if not (isinstance(node, nodes.target) and (node.get("refuri") or node.get("refname") or node.get("refid")))
+        and any(("".join(n.split()) if squeeze else n) == name for n in node["names"] + node["dupnames"])
+    }
+    return found.pop() if len(found) == 1 else None  # two places of one name: docutils' refusal stands
 
 
 def _href(uri: str, links: DocumentLinks | None) -> str | None:
