@@ -186,11 +186,117 @@ def test_peps_link_inside_the_site_and_images_are_published(corpus_repo: CorpusR
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
 
 
+GLOSSARY = """\
+Terms
+=====
+
+The :term:`license expression` names a :term:`License Identifier`; a :term:`Project` is elsewhere.
+
+.. glossary::
+
+    license classifier
+        A classifier, in the :term:`Core Metadata` specification.
+
+    license expression
+    SPDX expression
+        A string of one or more :term:`license identifier`\\(s).
+
+    license identifier
+        A short name. See :ref:`terms-rationale`.
+
+.. _terms-rationale:
+
+Why these terms
+===============
+
+Words.
+"""
+
+
+def test_a_glossary_is_a_definition_list_whose_terms_the_roles_link_to() -> None:
+    html, _ = rst_view(GLOSSARY)
+    text = " ".join(_read(html).parts)
+    assert ":term:" not in text and ":ref:" not in text and ".. glossary" not in text
+    # every term, stacked ones too, is an anchor; `:term:` links to it without regard to case, as Sphinx does
+    for term in ("license-classifier", "license-expression", "spdx-expression", "license-identifier"):
+        assert f'<dt data-line-end="{_line(GLOSSARY, term)}"' in html or f'id="h-term-{term}"' in html
+        assert f'id="h-term-{term}"' in html, term
+    assert html.count('href="#h-term-license-identifier"') == 2 and html.count('href="#h-term-license-expression"') == 1
+    # a term the document does not define (another project's glossary): its text, no link
+    assert re.search(r'<span class="role role-term">Project</span>', html)
+    assert "Core Metadata" in text
+    # a :ref: without a title shows the section's title, as Sphinx shows it
+    assert re.search(r'href="#h-terms-rationale">Why these terms</a>', html)
+    # the terms carry their own source lines
+    reader = _read(html)
+    lines = GLOSSARY.split("\n")
+    assert any(
+        "".join(c).strip() == "SPDX expression" and lines[a - 1].strip() == "SPDX expression"
+        for a, _b, c in reader.lined
+    )
+
+
+def _line(source: str, term: str) -> int:
+    return next(n for n, line in enumerate(source.split("\n"), 1) if line.strip().lower() == term.replace("-", " "))
+
+
+def test_a_class_signature_is_shown_and_class_names_still_apply() -> None:
+    html, _ = rst_view(".. class:: concurrent.interpreters.SharedObjectProxy(obj)\n\n   A proxy type.\n")
+    assert "concurrent.interpreters.SharedObjectProxy(obj)" in " ".join(_read(html).parts)
+    assert "A proxy type." in html
+    html, _ = rst_view(".. class:: special\n\n   Para words.\n")
+    assert '<p class="special"' in html and "directive-label" not in html
+
+
+LINKS = """\
+Intro
+=====
+
+See `motivation <Motivation_>`_, `Extras`_, `the runtime <Runtime behavior>`_, `pip install -e <dir>`_
+and the log, as in syslog.[11]_ and tracing,[#etw]_ but not x[99]_.
+
+`Extras <Extras (optional dependencies)_>`_ are listed.
+
+Motivation
+==========
+
+Extras
+======
+
+Extras (optional dependencies)
+==============================
+
+Runtime behavior
+================
+
+.. _pip install -e <dir>: https://pip.pypa.io/en/stable/cli/pip_install/
+
+.. [11] The syslog manual.
+.. [#etw] Event tracing.
+"""
+
+
+def test_links_docutils_refuses_or_reads_as_files_land_where_the_writer_meant() -> None:
+    html, _ = rst_view(LINKS)
+    text = " ".join(_read(html).parts)
+    assert "`" not in text and "[11]_" not in text and "[#etw]_" not in text
+    assert "x[99]_" in text  # no note of that label: the text stays as written
+    assert re.search(r'<a class="reference internal" href="#motivation-1"[^>]*>motivation</a>', html)
+    assert re.search(r'<a class="reference internal" href="#extras-1"[^>]*>Extras</a>', html)
+    assert re.search(r'<a class="reference internal" href="#h-runtime-behavior">the runtime</a>', html)
+    assert re.search(r'href="https://pip.pypa.io/en/stable/cli/pip_install/">pip install -e</a>', html)
+    assert re.search(r'syslog\.<a class="brackets" href="#h-11"', html)
+    assert re.search(r'tracing,<a class="brackets" href="#h-etw"[^>]*><span class="fn-bracket">\[</span>1<', html)
+    assert 'href="#h-footnote-reference-' in html  # the notes link back
+
+
 # -- the property: no prose word is lost ----------------------------------------------------------
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).map(lambda w: "w" + w)
 PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
-NAME = st.sampled_from(["rejected", "withdrawn", "canonical-doc", "c:function", "productionlist", "zzfancy"])
+NAME = st.sampled_from(
+    ["rejected", "withdrawn", "canonical-doc", "c:function", "productionlist", "zzfancy", "glossary"]
+)
 ROLE = st.sampled_from(["mod", "class", "func", "ref", "doc", "pep", "term", "zzrole", "py:meth"])
 
 
@@ -216,12 +322,35 @@ def paragraph(draw: st.DrawFn, indent: str) -> str:
 
 
 @st.composite
+def glossary(draw: st.DrawFn, indent: str) -> str:
+    """Sphinx's glossary: entries of stacked terms, each with a definition that may use `:term:`."""
+    entries = []
+    for _ in range(draw(st.integers(1, 3))):
+        terms = "".join(f"{indent}   {draw(PHRASE)}\n" for _ in range(draw(st.integers(1, 2))))
+        entries.append(terms + draw(paragraph(indent + "      ")))
+    return f"{indent}.. glossary::\n\n" + "\n".join(entries)
+
+
+@st.composite
+def noted(draw: st.DrawFn, indent: str) -> str:
+    """A paragraph whose footnote reference is glued to its word (`syslog.[7]_`), and the note."""
+    label = draw(st.sampled_from(["7", "#note", "11"]))  # a label is no prose word
+    return f"{indent}{draw(PHRASE)}.[{label}]_\n\n{indent}.. [{label}] {draw(PHRASE)}\n"
+
+
+@st.composite
 def block(draw: st.DrawFn, indent: str = "", depth: int = 0) -> str:
-    kind = draw(st.integers(0, 3 if depth < 2 else 1))
+    kind = draw(st.integers(0, 6 if depth < 2 else 1))
     if kind == 0:
         return draw(paragraph(indent))
     if kind == 1:
         return "".join(f"{indent}* {draw(PHRASE)}\n" for _ in range(draw(st.integers(1, 3))))
+    if kind == 4:
+        return draw(glossary(indent))
+    if kind == 5:
+        return draw(noted(indent))
+    if kind == 6:  # a class described by its signature, as Sphinx reads `.. class::`
+        return f"{indent}.. class:: {draw(WORD)}.{draw(WORD)}({draw(WORD)})\n\n{draw(paragraph(indent + '   '))}"
     inner = indent + "   "
     body = "\n".join(draw(st.lists(block(inner, depth + 1), min_size=1, max_size=3)))
     if kind == 2:

@@ -49,6 +49,7 @@ NOT_PROSE = (
     ),
     re.compile(r"^[\s*|+-]*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
     re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
+    re.compile(r"(?<![\w:]):(?:[\w+.-]+:)*(?:ref|numref):`[^`<]*`"),  # a label `:ref:` names without a title (its section's title shows)
     re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
     re.compile(r"^\s*\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
     re.compile(r"^\s*\.\. \|[^|\n]+\| [\w:-]+::", re.MULTILINE),  # a substitution's name and directive
@@ -199,7 +200,15 @@ def _peps(root: Path, n: int) -> None:
             f".. _rationale-{k}:\n\nRationale\n=========\n\n"
             f"+--------+--------------------+\n| Name   | Meaning            |\n+========+====================+\n"
             f"| alpha  | the first choice   |\n+--------+--------------------+\n\n"
-            f".. image:: pep-{k:04d}/figure.png\n   :alt: Figure of proposal {k}\n"
+            f".. image:: pep-{k:04d}/figure.png\n   :alt: Figure of proposal {k}\n\n"
+            # Sphinx's glossary and the terms that link to it; a class described by its signature.
+            f"Terminology\n===========\n\nThe :term:`Core Metadata` of a :term:`distribution package`.\n\n"
+            f".. glossary::\n\n   distribution package\n   package{k}\n      What :term:`Core Metadata` describes.\n\n"
+            f"   Core Metadata\n      The fields of a :term:`distribution package`.\n\n"
+            f".. class:: pkg.Proxy{k}(wrapped)\n\n   A proxy of its argument.\n\n"
+            # Links docutils refuses (a name taken twice) and a footnote reference glued to its word.
+            f"See `motivation <Motivation_>`_ and `Motivation`_; logs go to syslog.[{k}]_\n\n"
+            f"Motivation\n==========\n\nThe reason.\n\n.. [{k}] The syslog manual.\n"
         )
         (root / f"peps/pep-{k:04d}.rst").write_text(body, encoding="utf-8")
         (root / f"peps/pep-{k:04d}").mkdir(exist_ok=True)

@@ -266,7 +266,7 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
             item = nodes.definition_list_item()
             for text, offset in terms:
                 term = nodes.term(text, "")
-                term.source, term.line = self.state_machine.get_source_and_line(offset)
+                term.line = offset + 1  # the content's offsets count the source's lines from 0
                 parsed, messages = self.state.inline_text(text, term.line)
                 term.extend(parsed)
                 anchor = "h-term-" + nodes.make_id(text)
@@ -295,6 +295,8 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
                 was_empty = True
                 continue
             if not line[0].isspace():
+                if line.startswith(".."):
+                    return None  # Sphinx would hide a comment here, with the lines under it: shown as written
                 if in_definition:
                     if not was_empty:
                         return None
