@@ -94,3 +94,34 @@ def test_a_title_few_documents_share_is_kept_and_the_rule_follows_the_corpus(
     assert ">Summary</a>" not in home
     page = (site / "doc" / "corpus" / "0001-alpha-plan.md.html").read_text(encoding="utf-8")
     assert '<h1 class="doc-title">Alpha plan</h1>' in page
+
+
+def test_a_version_page_shows_the_title_its_document_page_shows_and_only_a_retitled_one_is_rendered_again(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """A version page written while "Summary" named few documents shows it; once "Summary" opens many,
+    the old version page shows the document's name as the document page does. Pages whose title did
+    not change are kept, and a later one-file change renders that path's pages alone."""
+    files: dict[str, str | bytes | None] = {
+        "corpus/0001-alpha-plan.md": "# Summary\n\nAlpha.\n",
+        "corpus/0002-beta-plan.md": "# Summary\n\nBeta.\n",
+        **{f"corpus/{name}.md": f"# {name.title()}\n\n{name}.\n" for name in ("intro", "x", "y")},
+    }
+    corpus_repo.commit(files)
+    alpha = corpus_repo.git("rev-parse", "HEAD:corpus/0001-alpha-plan.md").strip()
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    version = site / "v" / f"{alpha}.html"
+    assert '<h1 class="doc-title">Summary <span' in version.read_text(encoding="utf-8")
+    corpus_repo.commit({"corpus/0001-alpha-plan.md": "# Summary\n\nAlpha, edited.\n"})
+    corpus_repo.commit({"corpus/0003-gamma-plan.md": "# Summary\n\nGamma.\n"})
+    build(corpus_repo.root, out=site)
+    shown = version.read_text(encoding="utf-8")
+    assert '<h1 class="doc-title">Alpha plan <span' in shown and "<title>Alpha plan — " in shown
+    written = {page.name: page.stat().st_mtime_ns for page in (site / "v").glob("*.html")}
+    corpus_repo.commit({"corpus/x.md": "# X\n\nx, edited.\n"})
+    again = build(corpus_repo.root, out=site)
+    assert again.site is not None and again.site["pages_rendered"] <= 5  # x's pages and its neighbours'
+    x = corpus_repo.git("rev-parse", "HEAD:corpus/x.md").strip()
+    rewritten = {p.name for p in (site / "v").glob("*.html") if written.get(p.name) != p.stat().st_mtime_ns}
+    assert rewritten == {f"{x}.html"}  # of the version pages, only the new one is written

@@ -628,7 +628,9 @@ class _SiteBuilder:
         jobs: list[PageJob] = []
         for blob, (meta, path) in sorted(chosen.items()):
             rel = f"v/{blob}.html"
-            key = f"{meta.identity}|{path}"  # the page names its path
+            # The page names its path and shows its title, the corpus's to say (corpus_titles): a
+            # version whose title turns generic (or stops being so) is rendered again, and no other.
+            key = f"{meta.identity}|{path}|{meta.title}"
             original = original_file(meta, path)
             if original:
                 file_key = self.new.files[original] = f"{blob}:{original}"
