@@ -47,9 +47,11 @@ NOT_PROSE = (
     re.compile(
         r"^\s+:(?:class|align|width|widths|height|scale|target|figwidth|figclass|loading|name):.*$", re.MULTILINE
     ),
-    re.compile(r"^[\s*|+-]*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),  # a code block's language
+    # a code block's language
+    re.compile(r"^[\s*|+-]*\.\. (?:code-block|code|sourcecode|highlight)::.*$", re.MULTILINE),
     re.compile(r"\[#?[\w.-]*\]_"),  # reST footnote and citation references (shown as their numbers)
-    re.compile(r"(?<![\w:]):(?:[\w+.-]+:)*(?:ref|numref):`[^`<]*`"),  # a label `:ref:` names without a title (its section's title shows)
+    # a label `:ref:` names without a title (its section's title shows)
+    re.compile(r"(?<![\w:]):(?:[\w+.-]+:)*(?:ref|numref):`[^`<]*`"),
     re.compile(r"^\s*\.\. \[#?[\w.-]*\]", re.MULTILINE),  # and their labels where they are defined
     re.compile(r"^\s*\.\. (?:image|figure)::.*$", re.MULTILINE),  # an image's path (the image is shown)
     re.compile(r"^\s*\.\. \|[^|\n]+\| [\w:-]+::", re.MULTILINE),  # a substitution's name and directive
@@ -108,7 +110,8 @@ def prose_words(source: str) -> set[str]:
 # Code the view shows as written (a literal block, inline code), where markup is the text itself (PEP 12's
 # examples of roles, a regular expression's `[^.]+`); a directive's content shown as source is not code.
 CODE = re.compile(
-    r'<pre(?![^>]*directive-source)[^>]*>.*?</pre>|<span class="docutils literal">(?:[^<]|<span class="pre">[^<]*</span>)*</span>'
+    r"<pre(?![^>]*directive-source)[^>]*>.*?</pre>"
+    r'|<span class="docutils literal">(?:[^<]|<span class="pre">[^<]*</span>)*</span>'
     r"|<code[^>]*>.*?</code>",
     re.DOTALL,
 )

@@ -288,7 +288,7 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
         is not a glossary (a definition before any term, a term line right after a definition)."""
         entries: list[tuple[list[tuple[str, int]], StringList]] = []
         in_definition, was_empty, indent = True, True, 0
-        for line, (source, offset) in zip(self.content, self.content.items):
+        for line, (source, offset) in zip(self.content, self.content.items, strict=True):
             if not line.strip():
                 if entries and entries[-1][1]:
                     entries[-1][1].append("", source, offset)

@@ -14,7 +14,10 @@ read as the field list it is (docutils' RFC 2822 option) and shown as a table of
 Before writing, the tree is cleaned: every link and image goes through the page's link
 resolver (`indexer.site.links`), so a relative link or a repository image lands on the
 site; an image from elsewhere becomes a link (the site loads nothing from elsewhere); a
-link keeps its target only for http(s), mailto or a relative address. Every text block
+link keeps its target only for http(s), mailto or a relative address. A link docutils reads
+as a file name or refuses though it plainly names a place of the document (`x <Runtime
+behavior>`_, `x <Motivation_>`_), and a footnote reference glued to its word (`syslog.[11]_`),
+land where the writer meant (`_own_target`, `_show_refused`, `_glued_notes`). Every text block
 gets its source lines (`data-line-start`/`data-line-end`), checked against the source, so
 select-to-cite works from this view as from the Markdown one.
 """
