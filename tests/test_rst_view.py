@@ -423,3 +423,37 @@ def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
         tab.close()
         server.shutdown()
         server.server_close()
+
+
+def test_a_selection_over_a_glossary_link_cites_exactly_its_source(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    from indexer.citations.resolve import resolve
+    from indexer.site.serve import serve_in_thread
+    from indexer.text.citation import parse_text_form
+    from indexer.vcs.repo import GitRepo
+
+    corpus_repo.commit({"corpus/terms.rst": GLOSSARY})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        tab.goto(base + "doc/corpus/terms.rst.html")
+        for needle, source in (
+            ("one or more license identifier(s)", "one or more :term:`license identifier`\\(s)"),
+            ("names a License Identifier", "names a :term:`License Identifier`"),
+        ):
+            assert tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, needle]), needle
+            tab.click("#cite-open")
+            citation = parse_text_form(tab.input_value("#cite-text"))
+            assert citation.chars is not None, tab.input_value("#cite-text")
+            assert resolve(citation, GitRepo(corpus_repo.root)).text == source
+            tab.keyboard.press("Escape")
+        # the term links to its glossary entry, which the browser scrolls to
+        tab.click('a[href="#h-term-license-identifier"] >> nth=0')
+        assert tab.evaluate("location.hash") == "#h-term-license-identifier"
+    finally:
+        tab.close()
+        server.shutdown()
+        server.server_close()

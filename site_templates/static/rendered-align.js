@@ -24,10 +24,15 @@ export function alignRendered(rendered, source) {
   return map;
 }
 
-/** Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, spaces? */
+// A reST role's name before its text: ":term:", ":py:meth:".
+const ROLE = ":[A-Za-z][\\w.+-]*(?::[\\w.+-]+)*:";
+const MARKUP_ONLY = new RegExp(`^(?:[*_\`~\\s<>![\\]\\\\]|\\]\\([^)]*\\)|\\]\\[[^\\]]*\\]|&[#\\w]+;|${ROLE}\`)*$`);
+const ROLE_BEFORE = new RegExp(`${ROLE}$`);
+
+/** Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, a reST role's name, spaces? */
 export function markupOnly(source, a, b) {
   const run = source.slice(a, b).join("");
-  return /^(?:[*_`~\s<>![\]\\]|\]\([^)]*\)|\]\[[^\]]*\]|&[#\w]+;)*$/.test(run);
+  return MARKUP_ONLY.test(run);
 }
 
 // Runs of one mark ("**", "`") in points[i, j) pair up like brackets: the runs left unpaired.
@@ -79,6 +84,9 @@ export function widenToMarkup(points, from, a, b) {
     }
     if (!changed) break;
   }
+  // A role's text taken in with its opening backtick takes its name too: `:term:` stays whole.
+  const role = points[i] === "`" ? ROLE_BEFORE.exec(points.slice(Math.max(0, i - 40), i).join("")) : null;
+  if (role) i -= Array.from(role[0]).length;
   return { kind: "chars", a: from + i, b: from + j };
 }
 

@@ -17,6 +17,16 @@ test("markup only: delimiters, a link's destination, an entity", () => {
   assert.ok(markupOnly(src, 3, 23));
   assert.ok(markupOnly(src, 23, 30));
   assert.ok(!markupOnly(points("a word b"), 1, 7));
+  const role = points("more :term:`license identifier`\\(s)");
+  assert.ok(markupOnly(role, 5, 12)); // ":term:`"
+  assert.ok(markupOnly(role, 30, 32)); // "`\\"
+  assert.ok(!markupOnly(points("a :term: b"), 1, 9)); // a role's name is markup only before its text
+});
+
+test("a reST role's text taken in with its backtick takes its name too", () => {
+  const src = points("see :term:`Core Metadata` now");
+  assert.deepEqual(widenToMarkup(src, 0, 11, 25), { kind: "chars", a: 4, b: 25 }); // "Core Metadata`"
+  assert.deepEqual(widenToMarkup(src, 0, 11, 15), { kind: "chars", a: 11, b: 15 }); // "Core" alone
 });
 
 test("a selection is widened to keep the markup it opens or closes whole", () => {
