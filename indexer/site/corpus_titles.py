@@ -4,8 +4,10 @@ A version's recorded title is its own (`text.titles.document_title`): one docume
 that "Summary" opens 604 others. The site can: among the documents at the built commit, a title
 that more than 1% of them hold (`text.titles.shared_titles`) is replaced, on every version that
 holds it, by the version's metadata line or its file name (`fallback_title`), read from its text.
-Every page of the build (home, document, history and new version pages, search records) then
-shows the same titles. Cheap: one count over the titles, and the texts of the versions replaced.
+Every page of the build (home, document, history and version pages, search records) then
+shows the same titles: a version page's key holds its title, so a version whose title changes so
+is rendered again, and no other (docs/site.md, *Titles*). Cheap: one count over the titles, and
+the texts of the versions replaced.
 """
 
 from __future__ import annotations

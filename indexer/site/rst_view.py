@@ -306,9 +306,9 @@ def _own_target(tree: nodes.document, ref: nodes.reference, uri: str) -> dict[st
     `` `pip install -e <dir>`_ `` the target `.. _pip install -e <dir>: https://…` written for it.
     Docutils and Sphinx link each to a page that is not there; the reader gets what the writer
     meant. None for anything that reads as a path or an address."""
-    written = re.fullmatch(r"`(.*)`__?", ref.rawsource, re.DOTALL) if isinstance(ref.rawsource, str) else None
-    whole = tree.nameids.get(nodes.fully_normalize_name(written.group(1))) if written else None
-    if whole is not None and whole in tree.ids and "<" in written.group(1):  # type: ignore[union-attr]
+    found = re.fullmatch(r"`(.*<.*)`__?", ref.rawsource, re.DOTALL) if isinstance(ref.rawsource, str) else None
+    whole = tree.nameids.get(nodes.fully_normalize_name(found.group(1))) if found else None
+    if whole is not None and whole in tree.ids:
         outside = tree.ids[whole].get("refuri")
         if outside is None:
             return {"refid": whole}
