@@ -7,7 +7,6 @@ runs; the searches run in Debian chromium against the built site.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from indexer.site.search_bundles import (
     make_bundle,
     plan_search,
     read_indexed,
+    record_metadata,
     run_pagefind,
     search_record,
     searched_part,
@@ -537,7 +537,7 @@ def _fragments(bundle: Path) -> dict[str, Any]:
     return {record["url"]: record for _id, record in fragment_records(bundle)}
 
 
-def test_a_bundle_is_what_pagefind_makes_of_the_whole_pages(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+def test_a_bundle_is_what_pagefind_makes_of_the_search_records(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
     corpus_repo.commit(
         {
             "corpus/rendered.md": "# Rendered\n\nA heading's words.\n\n<!--pincite:unindexed-->\n\nStill searched.\n",
@@ -546,9 +546,16 @@ def test_a_bundle_is_what_pagefind_makes_of_the_whole_pages(corpus_repo: CorpusR
     )
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=CONFIG)
+    # The pages as written hold no Pagefind metadata (the record writes it from the page): given
+    # the pages whole with that metadata put back in their heads, Pagefind makes the same bundle.
     whole = tmp_path / "whole"
-    shutil.copytree(site / "doc", whole / "doc")
-    run_pagefind(whole, whole / "out")  # as the site runs it, on the pages as written
+    for written in (site / "doc").rglob("*.html"):
+        page = written.read_bytes()
+        head = page.find(b"</head>")
+        copy = whole / written.relative_to(site)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(page[:head] + b"\n".join(record_metadata(page)) + page[head:])
+    run_pagefind(whole, whole / "out")  # as the site runs it, on whole pages
     page = (site / "doc" / "corpus" / "rendered.md.html").read_bytes()
     assert b'<ol id="src"' in page and b'<ol id="src"' not in searched_part(page)
     record = search_record(page)  # what Pagefind is given: no chrome, no source lines

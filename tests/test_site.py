@@ -24,6 +24,7 @@ from indexer.index.store import PassageAnchor
 from indexer.site.history_pages import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import breakable_path, history_name, history_shard, source_view
+from indexer.site.search_bundles import search_record
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
@@ -584,7 +585,8 @@ def test_snapshot_page_shows_its_url_and_fetch_time(corpus_repo, tmp_path: Path)
     page = (site / "doc" / "snapshots" / "example.org" / "notice-00000000.txt.html").read_text(encoding="utf-8")
     assert 'href="https://example.org/notice?a=1&amp;b=&lt;2&gt;"' in page
     assert "fetched 2026-03-01T12:00:00Z" in page
-    assert 'content="snapshot"' in page  # the Pagefind filter for the source class
+    # The Pagefind filter for the source class, as the search record writes it from the page.
+    assert b'data-pagefind-filter="class[content]" content="snapshot"' in search_record(page.encode())
 
 
 def test_pdf_pages_have_markers_linking_into_the_original(corpus_repo, tmp_path: Path) -> None:

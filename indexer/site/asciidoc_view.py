@@ -40,7 +40,7 @@ from markupsafe import Markup
 from indexer.errors import CpuLimitExceeded
 from indexer.site import budget
 from indexer.site.links import DocumentLinks
-from indexer.site.markdown import sanitize, wrap_tables
+from indexer.site.markdown import line_attributes, sanitize, wrap_tables
 
 INSTALL_HINT = "install Asciidoctor (Debian/Ubuntu: apt-get install asciidoctor; or gem install asciidoctor)"
 
@@ -235,7 +235,7 @@ def _lines(html: str, role: str, marker: str, source: list[str]) -> str:
             first, last = first + 1, last + 1
         elif first == last and 0 < first <= len(source) and _LIST_ITEM.match(source[first - 1]):
             last = _item_end(source, first)
-        attributes = f' data-line-start="{marker}{first}" data-line-end="{marker}{last}"'
+        attributes = line_attributes(marker, first, last)
         classes = (found.group(1) + found.group(4)).strip()
         if found.group(6):
             return f'class="{classes}">{found.group(5)}{found.group(6)}{attributes}'

@@ -265,7 +265,7 @@ class _Renderer:
 
     def attributes(self, first: int, last: int, marker: str | None = None) -> str:
         mark = self.marker if marker is None else marker
-        return f' data-line-start="{mark}{first}" data-line-end="{mark}{last}"'
+        return line_attributes(mark, first, last)
 
     def reached(self, last: int) -> None:
         """A child ended on line `last`: its parent block reaches at least that far."""
@@ -557,6 +557,13 @@ class _Filter:
         if self.links is None:
             return None if tag == "img" else url
         return self.links.resolve(url, IMAGE if tag == "img" else LINK)
+
+
+def line_attributes(marker: str, first: int, last: int) -> str:
+    """A block's source lines as select-to-cite reads them: `data-line-end` only when it is not the
+    first line (most blocks of a small page are one line; the pair was some 0.5 KB of such a page)."""
+    end = f' data-line-end="{marker}{last}"' if last != first else ""
+    return f' data-line-start="{marker}{first}"{end}'
 
 
 def sanitize(html: str, marker: str, links: DocumentLinks | None, ids: frozenset[str] = frozenset()) -> str:

@@ -19,9 +19,28 @@ import "./paths.js";
 import "./rendered-align.js";
 import "./selection.js";
 
+// A document page has the short header (compact.html): its Search link becomes the search box the
+// full header holds (header.html), the same form, submitted to the search page.
+function searchBox(main) {
+  const link = document.querySelector('.top .links a[href$="search.html"]');
+  if (main.dataset.kind !== "document" || !link) return;
+  const form = document.createElement("form");
+  Object.assign(form, { className: "searchbox", action: link.getAttribute("href") });
+  form.setAttribute("role", "search");
+  form.setAttribute("aria-label", "Site");
+  const input = Object.assign(document.createElement("input"), { id: "q-top", name: "q", type: "search" });
+  Object.assign(input, { placeholder: "Search the corpus", autocomplete: "off" });
+  input.setAttribute("aria-label", "Search the corpus");
+  const button = Object.assign(document.createElement("button"), { textContent: "Search" });
+  form.append(input, button);
+  link.closest(".links").before(form);
+  link.remove();
+}
+
 function start() {
   document.documentElement.classList.add("js");
   const main = document.getElementById("content");
+  if (main) searchBox(main);
   if (!main || !src()) return;
   linkLineNumbers();
   const sel = parseSelector(window.location.hash);

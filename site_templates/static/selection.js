@@ -3,14 +3,14 @@
 // or the lines of the blocks it touches.
 import { codePoints } from "./codepoints.js";
 import { exactSourceSpan } from "./rendered-align.js";
-import { lineStarts, sourceOffset, sourcePoints, src } from "./source-view.js";
+import { blockLines, lineStarts, sourceOffset, sourcePoints, src } from "./source-view.js";
 
 const blockOf = (node) => (node.nodeType === 1 ? node : node.parentElement).closest("[data-line-start]");
 
 // A rendered block's source: its lines' code points, and the offset where they start.
 function blockSource(block) {
   const starts = lineStarts();
-  const a = +block.dataset.lineStart, b = +block.dataset.lineEnd;
+  const [a, b] = blockLines(block);
   const from = starts[a - 1], to = starts[Math.min(b, starts.length - 1)];
   return { from, points: sourcePoints().slice(from, to) };
 }
@@ -67,7 +67,7 @@ export function selectedSpan() {
     if (!a || !b) return null;
     const exact = exactRenderedSpan(tight);
     if (exact) return exact;
-    return { kind: "lines", a: +a.dataset.lineStart, b: Math.max(+a.dataset.lineStart, +b.dataset.lineEnd), note: INEXACT };
+    return { kind: "lines", a: blockLines(a)[0], b: Math.max(blockLines(a)[0], blockLines(b)[1]), note: INEXACT };
   }
   if (!src().contains(r.startContainer) && !src().contains(r.endContainer)) return null;
   const total = codePoints(src().textContent);

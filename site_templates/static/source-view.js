@@ -7,6 +7,12 @@ import { charSpanOf, lineRangeOf } from "./selectors.js";
 export const src = () => document.getElementById("src");
 const lineEls = () => Array.from(src().children);
 
+/** A rendered block's first and last source lines: `data-line-end` is left out when it is the first. */
+export function blockLines(el) {
+  const a = +el.dataset.lineStart;
+  return [a, el.dataset.lineEnd === undefined ? a : +el.dataset.lineEnd];
+}
+
 /** The document text as code points. */
 export const sourcePoints = () => Array.from(src().textContent);
 
@@ -109,7 +115,7 @@ export function highlight(sel) {
     if (el) el.classList.add("hl");
   }
   document.querySelectorAll("[data-line-start]").forEach((el) => {
-    const a = +el.dataset.lineStart, b = +el.dataset.lineEnd;
+    const [a, b] = blockLines(el);
     if (a <= last && b >= first && !el.querySelector("[data-line-start]")) el.classList.add("hl");
   });
   const span = charSpanOf(sel, starts);

@@ -1,11 +1,32 @@
 // A document's two views, rendered and source, as keyboard-operable tabs; and the scrolling boxes
 // of the rendered view, which take the focus only when they scroll.
 
-/** Make the tabs work; returns show(viewId), or null on a page with one view. */
+// The tabs are not in the page: read without JavaScript, both views show one after the other, and
+// buttons that do nothing would be noise (and some 400 bytes on every document page).
+function makeTabs(rendered, source) {
+  const bar = document.createElement("div");
+  bar.className = "views";
+  bar.setAttribute("role", "tablist");
+  bar.setAttribute("aria-label", "View");
+  for (const [panel, id, label] of [[rendered, "tab-rendered", "Rendered"], [source, "tab-source", "Source"]]) {
+    const tab = document.createElement("button");
+    Object.assign(tab, { type: "button", id, textContent: label });
+    tab.setAttribute("role", "tab");
+    tab.setAttribute("aria-controls", panel.id);
+    panel.setAttribute("role", "tabpanel");
+    panel.setAttribute("aria-labelledby", id);
+    bar.append(tab);
+  }
+  rendered.before(bar);
+  return bar.querySelectorAll('[role="tab"]');
+}
+
+/** Make the tabs; returns show(viewId), or null on a page with one view. */
 export function setupViews(sel) {
   const rendered = document.getElementById("rendered");
-  const tabs = document.querySelectorAll('[role="tab"]');
-  if (!rendered || tabs.length === 0) return null;
+  const source = document.getElementById("source-view");
+  if (!rendered || !source) return null;
+  const tabs = makeTabs(rendered, source);
   const show = (which) => {
     for (const t of tabs) {
       const on = t.getAttribute("aria-controls") === which;
