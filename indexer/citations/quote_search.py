@@ -36,7 +36,6 @@ from indexer.citations.quote import (
     match_spans,
     quote_words,
     source_end,
-    versions_holding,
 )
 from indexer.citations.resolve import Resolver, span_citation
 from indexer.citations.verdicts import ChangeKind
@@ -135,9 +134,6 @@ class QuoteSearchResult:
             "near": [n.to_json() for n in self.near],
             "last_seen": self.last_seen.to_json() if self.last_seen else None,
         }
-
-
-WORD_FILTER_AFTER = 32  # versions of one path
 
 
 class QuoteSearcher:
@@ -320,10 +316,10 @@ class QuoteSearcher:
         history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
         if pinned_seq is not None:
             history = [pv for pv in history if pv.last_seq >= pinned_seq]
-        if quote_words(normalize_spelling(quote)) and len(history) > WORD_FILTER_AFTER:
-            # Only versions with the quote's words in their passages can hold it. The query looks
-            # at the whole corpus's history, so for a path with few versions reading them is cheaper.
-            holding = {vid for p, vid in versions_holding(self.reader, quote, None) if p == path}
+        words = quote_words(wanted)
+        if words:
+            # Only versions whose normalized text holds the quote's words can hold it (one query).
+            holding = self.reader.versions_with_words(words)
             history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None
         for pv in history:

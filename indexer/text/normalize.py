@@ -187,6 +187,17 @@ def normalize(text: str) -> str:
     return quote
 
 
+def whole_words(normalized: str) -> set[str]:
+    """The whole ASCII words of a normalized text, lowercased: its runs between spaces made of
+    ASCII letters and digits only (the form the index's `version_words` table holds).
+
+    A text whose normalized form holds a normalized quote holds each of the quote's words that
+    stand between two of its spaces, every fold applied ("re-sign" is the word "resign" here):
+    so these words narrow an exact quote search without ever missing a source.
+    """
+    return {w.lower() for w in normalized.split(" ") if w.isascii() and w.isalnum()}
+
+
 def normalize_spelling(text: str) -> str:
     """`text` normalized without steps 2 and 3, ends stripped: its words spelled as written.
 
