@@ -148,3 +148,41 @@ def test_a_fabricated_quote_maps_no_offsets_and_cuts_no_passages(
     assert verdict.suggestion is not None and verdict.suggestion.path == "corpus/other.md"
     assert verdict.suggestion.lines == (3, 3)
     assert mapped == [] and stretches == [DOCS["corpus/other.md"]]
+
+
+def test_a_fabricated_quote_costs_one_word_query_and_no_stored_text(corpus_repo: CorpusRepo) -> None:
+    """The exact search behind `failed` narrows by the quote's words in one query of the index's
+    word table: no passage is counted or looked up by word, no stored text is read to filter."""
+    corpus_repo.commit(DOCS)
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    resolved = resolver.resolve(Citation(resolver.commit("HEAD"), "corpus/retention.md", lines=(3, 3)))
+    reader = resolver.index()
+    assert reader is not None
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    for quote in ("years seven for kept are Invoices", "kept for seven nights at a second site"):
+        before = len(statements)
+        verdict = check_quote(quote, resolved, resolver)
+        assert verdict.status == QuoteStatus.FAILED
+        asked = statements[before:]
+        assert sum("FROM version_words WHERE" in s for s in asked) == 1  # (FTS5 traces its own reads too)
+        assert not any("passages_fts" in s or "SELECT text FROM versions" in s for s in asked)
+
+
+def test_a_quote_standing_elsewhere_only_through_a_fold_is_found_there(corpus_repo: CorpusRepo) -> None:
+    """"resign" quoted, "re-sign" in another document: matching folds the hyphen, and so does the
+    narrowing, so the quote is `wrong_ref` with that place, never `failed`."""
+    corpus_repo.commit(
+        {
+            **DOCS,
+            "corpus/board.md": "# Board\n\nMembers may re-sign the charter\u00a0each year in writing.\n",
+        }
+    )
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    resolved = resolver.resolve(Citation(resolver.commit("HEAD"), "corpus/retention.md", lines=(3, 3)))
+    verdict = check_quote("Members may resign the charter each year", resolved, resolver)
+    assert verdict.status == QuoteStatus.WRONG_REF
+    assert verdict.suggestion is not None and verdict.suggestion.path == "corpus/board.md"
+    assert verdict.suggestion.lines == (3, 3)

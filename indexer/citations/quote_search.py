@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs 
 FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
 FUZZY_LIMIT = 3  # near matches reported
 FUZZY_CANDIDATES = 12  # bm25 passages considered for near matches
+FUZZY_RANKED = 500  # of the newest passages holding a rare word: bm25 scores every one it ranks
 FUZZY_SCORED = 4  # candidates compared character by character (the bound on fuzzy work)
 FTS_WORDS = 12  # longest words of the quote that pick bm25 candidates for near matches
 FTS_RARE_WORDS = 4  # of them, the rarest in the index are searched
@@ -233,7 +234,9 @@ class QuoteSearcher:
                 return in_document  # the cited words were edited in place: elsewhere is not searched
         query = fts_words_query(wanted, self.reader.passages_with)
         if query is not None:
-            ranked = self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None, snippets=False)
+            ranked = self.reader.search_passages(
+                query, seq, FUZZY_CANDIDATES, None, snippets=False, newest=FUZZY_RANKED
+            )
             for path, version_id, p, _snippet in ranked:
                 candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
         return self._scored(wanted, candidates, target, unit)

@@ -735,10 +735,18 @@ class IndexReader:
         return [_passage(row) for row in rows]
 
     def search_passages(
-        self, fts_query: str, seq: int, limit: int, path_prefix: str | None, *, snippets: bool = True
+        self,
+        fts_query: str,
+        seq: int,
+        limit: int,
+        path_prefix: str | None,
+        *,
+        snippets: bool = True,
+        newest: int | None = None,
     ) -> list[tuple[str, int, Passage, str]]:
         """(path, version id, passage, snippet) of ranked matches at commit `seq`; without `snippets`
-        the snippet is '' (making one tokenizes the passage again: a quote's near matches need none)."""
+        the snippet is '' (making one tokenizes the passage again: a quote's near matches need none).
+        `newest`: how many of the newest matches are ranked first (default `ranked_candidates`)."""
         snippet = "snippet(passages_fts, 0, char(57344), char(57345), '…', 16)" if snippets else "''"
         sql = (
             f"SELECT pv.path, p.version_id, {_passage_columns('p')}, {snippet}"
@@ -752,7 +760,7 @@ class IndexReader:
             params["prefix"] = path_prefix
         ranked = " ORDER BY passages_fts.rank LIMIT :limit"
         try:
-            floor = self._newest_candidates_floor(fts_query)
+            floor = self._newest_candidates_floor(fts_query, newest or self.ranked_candidates)
             rows = []
             if floor is not None:  # FTS5 takes the rowid range itself: it scores only the rows above it
                 newest = sql + " AND passages_fts.rowid >= :floor" + ranked
@@ -763,8 +771,8 @@ class IndexReader:
             raise UsageError(f"search query {fts_query!r} is not valid FTS5 syntax: {exc}") from exc
         return [(r[0], r[1], _passage(r[2:-1]), r[-1]) for r in rows]
 
-    def _newest_candidates_floor(self, fts_query: str) -> int | None:
-        """The lowest passage id among the `ranked_candidates` newest matches, or None when fewer match.
+    def _newest_candidates_floor(self, fts_query: str, ranked: int) -> int | None:
+        """The lowest passage id among the `ranked` newest matches, or None when fewer match.
 
         bm25 scores every match before the best come out (about 2 µs a passage): a query of
         the most frequent words would score nearly the whole index. Its hits are ranked among
@@ -773,7 +781,7 @@ class IndexReader:
         """
         row = self.conn.execute(
             "SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (fts_query, self.ranked_candidates - 1),
+            (fts_query, ranked - 1),
         ).fetchone()
         return int(row[0]) if row else None
 
