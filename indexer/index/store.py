@@ -54,7 +54,6 @@ from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
 from indexer.text.chunk import Passage
 from indexer.text.model import count_lines
-from indexer.text.normalize import normalized_text, whole_words
 from indexer.vcs.repo import CommitInfo
 
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
@@ -421,6 +420,9 @@ class IndexWriter:
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
             self.conn.execute("INSERT INTO versions_tri(rowid, text) VALUES (?, ?)", (version_id, text))
         if text is not None:
+            # Imported here: only a build writes versions, and a search process loads less.
+            from indexer.text.normalize import normalized_text, whole_words
+
             words = " ".join(sorted(whole_words(normalized_text(text))))
             self.conn.execute("INSERT INTO version_words(rowid, words) VALUES (?, ?)", (version_id, words))
         if not passages:

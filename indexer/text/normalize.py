@@ -195,7 +195,9 @@ def whole_words(normalized: str) -> set[str]:
     stand between two of its spaces, every fold applied ("re-sign" is the word "resign" here):
     so these words narrow an exact quote search without ever missing a source.
     """
-    return {w.lower() for w in normalized.split(" ") if w.isascii() and w.isalnum()}
+    # Lowercased and made unique before the test: a text repeats its words (a build asks this of
+    # every version). A non-ASCII letter whose lowercase is ASCII adds a word, never drops one.
+    return {w for w in set(normalized.lower().split(" ")) if w.isascii() and w.isalnum()}
 
 
 def normalize_spelling(text: str) -> str:
