@@ -17,7 +17,7 @@ from indexer.errors import PinciteError, UsageError
 from indexer.index.documents import VersionText
 from indexer.index.store import IndexReader
 from indexer.shapes import QuoteVerdictJson
-from indexer.text.chunk import chunk
+from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
 from indexer.text.model import Span
 from indexer.text.normalize import (
@@ -28,14 +28,13 @@ from indexer.text.normalize import (
     normalize_spelling,
     normalized_text,
     offsets_near,
-    whole_words,
 )
 from indexer.vcs.repo import MODE_FILE, safe_repo_path
 
 # -- quote check ------------------------------------------------------------------
 MAX_LOCATIONS = 10
-QUERY_WORDS = 8  # the quote's longest whole words narrow its search: the versions holding them all
-QUERY_PIECES = 8  # a quote without such words: the candidates' texts must hold these verbatim
+QUERY_WORDS = 8  # the rarest of the quote's longest words narrows; each costs one count, once per reader
+QUERY_PIECES = 8  # then the candidates' texts must hold these verbatim (SQLite's instr, cheap)
 _FOLD_TARGETS = frozenset(QUOTE_FOLD.values())
 
 
@@ -330,14 +329,17 @@ def _candidates(quote: str, commit: str, resolver: Resolver, near: Resolved | No
 
 
 def quote_words(normalized_quote: str, most: int = QUERY_WORDS) -> list[str]:
-    """The normalized quote's longest whole ASCII words (`normalize.whole_words`), which every
-    version holding the quote has among the words of its normalized text (`version_words`).
+    """The quote's longest whole ASCII words, which every document holding it has in its passages.
 
-    A word counts only between two spaces of the quote: at either end it may be the tail or
-    the head of a longer word of the document. Empty: nothing to narrow by.
+    A word counts only between two spaces of the quote: at either end it may be cut, and next
+    to punctuation or a non-ASCII character the document may hold another form (a folded quote,
+    an accent NFC composed) that the word tokenizer splits differently. A longer word than
+    `WORD_KEPT_WHOLE` could be cut by a passage boundary (indexer.text.chunk).
+    Empty: nothing to narrow by.
     """
-    inner = " ".join(normalized_quote.split(" ")[1:-1])
-    return sorted(whole_words(inner), key=lambda w: (-len(w), w))[:most]
+    inner = normalized_quote.split(" ")[1:-1]
+    words = [w for w in inner if w.isascii() and w.isalnum() and len(w) < WORD_KEPT_WHOLE]
+    return sorted(dict.fromkeys(words), key=len, reverse=True)[:most]
 
 
 def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
@@ -354,14 +356,12 @@ def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
 def versions_holding(reader: IndexReader, quote: str, seq: int | None) -> list[tuple[str, int]]:
     """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote.
 
-    The words looked up are the normalized quote's, every fold applied, as the index holds each
-    version's (`version_words`): a document holding the quote only through a fold ("re-sign"
-    where the quote says "resign") is found like any other. A quote without such a word (two
-    words, or none in ASCII) is narrowed by its pieces as written (`normalize_spelling`), which
-    the stored text must hold verbatim: that narrowing cannot see a fold.
+    The words and pieces looked up are the quote's as written (`normalize_spelling`): matching
+    also leaves out hyphens inside words and folds ligatures, but the word index and the stored
+    text hold the document's own spelling, which a quote copied from it shares.
     """
-    words = quote_words(normalize(quote))
-    pieces = [] if words else quote_pieces(normalize_spelling(quote))
+    spelled = normalize_spelling(quote)
+    words, pieces = quote_words(spelled), quote_pieces(spelled)
     if words or pieces:
         return reader.versions_matching(words, pieces, seq)
     if seq is None:

@@ -36,6 +36,7 @@ from indexer.citations.quote import (
     match_spans,
     quote_words,
     source_end,
+    versions_holding,
 )
 from indexer.citations.resolve import Resolver, span_citation
 from indexer.citations.verdicts import ChangeKind
@@ -137,6 +138,9 @@ class QuoteSearchResult:
         }
 
 
+WORD_FILTER_AFTER = 32  # versions of one path
+
+
 class QuoteSearcher:
     """Searches the repository and its index for quotes; caches the texts it normalizes."""
 
@@ -235,7 +239,7 @@ class QuoteSearcher:
         query = fts_words_query(wanted, self.reader.passages_with)
         if query is not None:
             ranked = self.reader.search_passages(
-                query, seq, FUZZY_CANDIDATES, None, snippets=False, newest=FUZZY_RANKED
+                query, seq, FUZZY_CANDIDATES, None, snippets=False, rank_newest=FUZZY_RANKED
             )
             for path, version_id, p, _snippet in ranked:
                 candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
@@ -319,10 +323,10 @@ class QuoteSearcher:
         history = [pv for pv in self.reader.history_of(path) if pv.first_seq <= target_seq]
         if pinned_seq is not None:
             history = [pv for pv in history if pv.last_seq >= pinned_seq]
-        words = quote_words(wanted)
-        if words:
-            # Only versions whose normalized text holds the quote's words can hold it (one query).
-            holding = self.reader.versions_with_words(words)
+        if quote_words(normalize_spelling(quote)) and len(history) > WORD_FILTER_AFTER:
+            # Only versions with the quote's words in their passages can hold it. The query looks
+            # at the whole corpus's history, so for a path with few versions reading them is cheaper.
+            holding = {vid for p, vid in versions_holding(self.reader, quote, None) if p == path}
             history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None
         for pv in history:

@@ -16,15 +16,10 @@ One file with a schema version (docs/design.md#d8). Tables:
                                          (detail=none), it names the versions holding every
                                          trigram of a piece (`trigram_match`), callers confirm
 
-  version_words                          FTS5 over each version's whole ASCII words, normalized as
-                                         quotes are matched (`normalize.whole_words`: every fold
-                                         applied, lowercased, each once); rowid = version id,
-                                         without content or positions
-
-Quote lookup narrows the versions by those words (`versions_matching`): a version whose
-normalized text holds a normalized quote holds each word standing between two of the quote's
-spaces, so the versions holding them all are a superset of the versions holding the quote,
-folds included ("re-sign" for a quote's "resign"). Callers confirm on the text.
+Quote lookup narrows the versions by whole words instead (`versions_matching`): every
+non-blank character of a version is in one of its passages, and passages are never cut
+inside a short ASCII word (indexer.text.chunk), so a version holding a quote has, for each
+of the quote's words, a passage the porter table finds by that word.
 
 The build writes a copy of the previous index (or a new file) and renames it into place,
 so an interrupted or failed build leaves the previous index untouched; a lock file keeps
@@ -58,10 +53,11 @@ from indexer.vcs.repo import CommitInfo
 
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
-RARE_PASSAGES = 256  # counting a word's passages stops there (`passages_with`: rarity for near matches)
+RARE_PASSAGES = 256  # a word held by fewer passages narrows a quote search; counting stops there
 LIVE_COMMITS = 4  # commits whose versions a reader keeps for quote searches (`_live_versions`)
+NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 5  # 5: version_words (a version's normalized whole words) narrows quote searches
+SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,10 +114,6 @@ CREATE VIRTUAL TABLE passages_fts USING fts5(
 -- Contentless: it holds the rows of some versions only (those with CJK text), and its
 -- matches are read by rowid alone.
 CREATE VIRTUAL TABLE versions_tri USING fts5(text, content='', tokenize='trigram', detail='none');
--- Contentless, no positions: which versions hold every one of some words, read by rowid alone.
--- Its rows hold ASCII letters and digits between single spaces, which unicode61 keeps whole.
--- A change to the normalization changes these rows: it needs a new schema version (a rebuild).
-CREATE VIRTUAL TABLE version_words USING fts5(words, content='', tokenize='unicode61', detail='none');
 """
 
 
@@ -419,12 +411,6 @@ class IndexWriter:
         if text is not None and holds_cjk(text):
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
             self.conn.execute("INSERT INTO versions_tri(rowid, text) VALUES (?, ?)", (version_id, text))
-        if text is not None:
-            # Imported here: only a build writes versions, and a search process loads less.
-            from indexer.text.normalize import normalized_text, whole_words
-
-            words = " ".join(sorted(whole_words(normalized_text(text))))
-            self.conn.execute("INSERT INTO version_words(rowid, words) VALUES (?, ?)", (version_id, words))
         if not passages:
             return version_id
         if self._next_passage_id is None:
@@ -490,7 +476,6 @@ class IndexWriter:
         if optimize:
             self.conn.execute("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')")
             self.conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('optimize')")
-            self.conn.execute("INSERT INTO version_words(version_words) VALUES ('optimize')")
             self.conn.executescript("PRAGMA incremental_vacuum;")  # one page per step: run to the end
         self.conn.close()
         self.timings["optimize"] = time.monotonic() - started
@@ -625,6 +610,7 @@ class IndexReader:
             )
         self.path = index_path
         self._rarity: dict[str, int] = {}  # word -> passages holding it (`passages_with`)
+        self._rare_versions: dict[str, set[int]] = {}  # a rare word -> the versions of its passages
         self._live: dict[int, dict[int, list[str]]] = {}  # commit seq -> version id -> its paths there
         self._seqs: dict[str, int | None] = {}  # commit SHA -> its seq (`commit_seq`)
         self._blobs: dict[int, str | None] = {}  # version id -> its blob (`version_blob`)
@@ -744,11 +730,11 @@ class IndexReader:
         path_prefix: str | None,
         *,
         snippets: bool = True,
-        newest: int | None = None,
+        rank_newest: int | None = None,
     ) -> list[tuple[str, int, Passage, str]]:
         """(path, version id, passage, snippet) of ranked matches at commit `seq`; without `snippets`
         the snippet is '' (making one tokenizes the passage again: a quote's near matches need none).
-        `newest`: how many of the newest matches are ranked first (default `ranked_candidates`)."""
+        `rank_newest`: how many of the newest matches are ranked first (default `ranked_candidates`)."""
         snippet = "snippet(passages_fts, 0, char(57344), char(57345), '…', 16)" if snippets else "''"
         sql = (
             f"SELECT pv.path, p.version_id, {_passage_columns('p')}, {snippet}"
@@ -762,7 +748,7 @@ class IndexReader:
             params["prefix"] = path_prefix
         ranked = " ORDER BY passages_fts.rank LIMIT :limit"
         try:
-            floor = self._newest_candidates_floor(fts_query, newest or self.ranked_candidates)
+            floor = self._newest_candidates_floor(fts_query, rank_newest or self.ranked_candidates)
             rows = []
             if floor is not None:  # FTS5 takes the rowid range itself: it scores only the rows above it
                 newest = sql + " AND passages_fts.rowid >= :floor" + ranked
@@ -870,35 +856,21 @@ class IndexReader:
         return self._blobs[version_id]
 
     def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
-        """(path, version id) of the versions with text (at commit `seq`, or at any commit) that may
-        hold a quote: with `words` (whole words of the normalized quote, `normalize.whole_words`),
-        those whose normalized text holds every one of them; without, those whose text holds each
-        of `pieces` verbatim.
+        """(path, version id) of versions (at commit `seq`, or at any commit) with a passage holding
+        each of the rare ones among `words`, and whose text holds each of `pieces` verbatim.
 
-        A superset of the versions holding the quote (see the module docstring); callers confirm
-        on the text. The words cost one query of `version_words`, which intersects their lists;
-        the versions at `seq` are read once per commit (`_live_versions`). Pieces are looked for
-        in the texts, one text at a time, by Python's substring search: SQLite's `instr` over the
-        same texts took ten times as long (2 s for one quote over 62 large documents).
+        A superset of the versions holding a text made of these words and pieces (see the
+        module docstring); callers confirm on the text. The two rarest words narrow when fewer
+        than RARE_PASSAGES passages hold each (`passages_with`), or the rarest alone otherwise:
+        a common word narrows little and costs a lookup per passage holding it, which a false
+        quote paid in every check. A word no passage holds answers at once: no version holds
+        the quote. A rare word's versions come from the same lookup that counted it, remembered
+        per reader (fewer than RARE_PASSAGES ids a word), so a quote of known words costs one query:
+        its versions at `seq`. The pieces are then looked for in the texts left, one text at a
+        time, by Python's substring search: SQLite's `instr` over the same texts took ten times
+        as long (2 s for one quote over 62 large documents).
         """
-        if words:
-            holding = self.versions_with_words(words)
-            if seq is not None:
-                live = self._live_versions(seq)
-                return sorted((path, v) for v in holding & live.keys() for path in live[v])
-            rows = self.conn.execute(
-                "SELECT DISTINCT path, version_id FROM path_versions"
-                " WHERE version_id IN (SELECT value FROM json_each(?)) ORDER BY path",
-                (json.dumps(sorted(holding)),),
-            )
-            return [(str(r[0]), int(r[1])) for r in rows]
-        sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
-        sql += " WHERE v.text IS NOT NULL"
-        params: list[object] = []
-        if seq is not None:
-            sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
-            params += [seq, seq]
-        found = [(r[0], int(r[1])) for r in self.conn.execute(sql + " ORDER BY pv.path", params).fetchall()]
+        found = self._versions_with_words(words, seq)
         if not pieces:
             return found
         texts: dict[int, bool] = {}  # version id -> holds every piece (a version may stand at several paths)
@@ -908,12 +880,34 @@ class IndexReader:
                 texts[version_id] = row is not None and all(piece in row[0] for piece in pieces)
         return [(path, version_id) for path, version_id in found if texts[version_id]]
 
-    def versions_with_words(self, words: Sequence[str]) -> set[int]:
-        """The ids of the versions whose normalized text holds every one of `words` (whole ASCII
-        words, `normalize.whole_words`), from one query: FTS5 intersects the words' lists."""
-        query = " ".join('"' + w.replace('"', '""') + '"' for w in words)  # phrases side by side: AND
-        rows = self.conn.execute("SELECT rowid FROM version_words WHERE version_words MATCH ?", (query,))
-        return {int(r[0]) for r in rows}
+    def _versions_with_words(self, words: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
+        """(path, version id) of the versions with text (at `seq`, or any) that hold the rare words."""
+        sql = "SELECT DISTINCT pv.path, pv.version_id FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+        sql += " WHERE v.text IS NOT NULL"
+        params: list[object] = []
+        if words:
+            ranked = sorted(words, key=lambda w: (self.passages_with(w), w))
+            if self.passages_with(ranked[0]) == 0:
+                return []
+            rare = [w for w in ranked[:NARROWING_WORDS] if self.passages_with(w) < RARE_PASSAGES]
+            if rare:
+                # Intersected here, from what counting them found: no passage list is walked again.
+                holding = set.intersection(*(self._versions_of_word(w) for w in rare))
+                if seq is not None:  # the versions at `seq` from one look-up per commit, not one per quote
+                    live = self._live_versions(seq)
+                    return sorted((path, v) for v in holding & live.keys() for path in live[v])
+                sql += f" AND pv.version_id IN ({','.join('?' * len(holding))})"
+                params += sorted(holding)
+            else:
+                sql += (
+                    " AND pv.version_id IN (SELECT version_id FROM passage_spans WHERE id IN"
+                    " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?))"
+                )
+                params.append(_word_query(ranked[0]))
+        if seq is not None:
+            sql += " AND pv.first_seq <= ? AND pv.last_seq >= ?"
+            params += [seq, seq]
+        return [(r[0], int(r[1])) for r in self.conn.execute(sql + " ORDER BY pv.path", params).fetchall()]
 
     def passages_with(self, word: str) -> int:
         """How many passages, of every version, the porter table finds by `word`, counted up to
@@ -934,3 +928,14 @@ class IndexReader:
                 del self._live[next(iter(self._live))]
             self._live[seq] = live
         return self._live[seq]
+
+    def _versions_of_word(self, word: str) -> set[int]:
+        """The versions with a passage the porter table finds by a rare `word`; remembered per reader
+        (fewer than RARE_PASSAGES ids a word: the memory stays small)."""
+        if word not in self._rare_versions:
+            query = (
+                "SELECT DISTINCT version_id FROM passage_spans WHERE id IN"
+                " (SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?)"
+            )
+            self._rare_versions[word] = {int(r[0]) for r in self.conn.execute(query, (_word_query(word),)).fetchall()}
+        return self._rare_versions[word]

@@ -187,19 +187,6 @@ def normalize(text: str) -> str:
     return quote
 
 
-def whole_words(normalized: str) -> set[str]:
-    """The whole ASCII words of a normalized text, lowercased: its runs between spaces made of
-    ASCII letters and digits only (the form the index's `version_words` table holds).
-
-    A text whose normalized form holds a normalized quote holds each of the quote's words that
-    stand between two of its spaces, every fold applied ("re-sign" is the word "resign" here):
-    so these words narrow an exact quote search without ever missing a source.
-    """
-    # Lowercased and made unique before the test: a text repeats its words (a build asks this of
-    # every version). A non-ASCII letter whose lowercase is ASCII adds a word, never drops one.
-    return {w for w in set(normalized.lower().split(" ")) if w.isascii() and w.isalnum()}
-
-
 def normalize_spelling(text: str) -> str:
     """`text` normalized without steps 2 and 3, ends stripped: its words spelled as written.
 
