@@ -145,4 +145,3 @@ def test_a_fabricated_quote_maps_no_offsets_and_cuts_no_passages(
     assert verdict.suggestion is not None and verdict.suggestion.path == "corpus/other.md"
     assert verdict.suggestion.lines == (3, 3)
     assert mapped == [] and stretches == [DOCS["corpus/other.md"]]
-

@@ -5,6 +5,7 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -167,8 +168,8 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Spa
     if _holds_words(text[cited.start : cited.end], words):
         # The cited lines hold every word (a quote of them reordered): the passage that holds
         # those lines is the answer, found before the whole text is searched word by word.
-        spans = _by_distance(_passage_spans(version, resolver), cited)
-        nearest = next((s for s in spans[:2] if _holds_words(text[s.start : s.end], words)), None)
+        spans = heapq.nsmallest(2, _passage_spans(version, resolver), key=lambda s: (_distance(s, cited), s.start))
+        nearest = next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
     if nearest is not None:
         return nearest
     normalized = resolver.normalized_text(version)
