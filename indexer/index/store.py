@@ -38,7 +38,7 @@ import re
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -855,7 +855,13 @@ class IndexReader:
             self._blobs[version_id] = str(row[0]) if row else None
         return self._blobs[version_id]
 
-    def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
+    def versions_matching(
+        self,
+        words: Sequence[str],
+        pieces: Sequence[str],
+        seq: int | None,
+        unfiltered: Callable[[int], bool] | None = None,
+    ) -> list[tuple[str, int]]:
         """(path, version id) of versions (at commit `seq`, or at any commit) with a passage holding
         each of the rare ones among `words`, and whose text holds each of `pieces` verbatim.
 
@@ -868,14 +874,20 @@ class IndexReader:
         per reader (fewer than RARE_PASSAGES ids a word), so a quote of known words costs one query:
         its versions at `seq`. The pieces are then looked for in the texts left, one text at a
         time, by Python's substring search: SQLite's `instr` over the same texts took ten times
-        as long (2 s for one quote over 62 large documents).
+        as long (2 s for one quote over 62 large documents). Versions for which `unfiltered` is
+        true are kept without reading their text: the caller holds it already, and its own exact
+        test is cheaper than this one.
         """
         found = self._versions_with_words(words, seq)
         if not pieces:
             return found
         texts: dict[int, bool] = {}  # version id -> holds every piece (a version may stand at several paths)
         for _path, version_id in found:
-            if version_id not in texts:
+            if version_id in texts:
+                continue
+            if unfiltered is not None and unfiltered(version_id):
+                texts[version_id] = True
+            else:
                 row = self.conn.execute("SELECT text FROM versions WHERE id = ?", (version_id,)).fetchone()
                 texts[version_id] = row is not None and all(piece in row[0] for piece in pieces)
         return [(path, version_id) for path, version_id in found if texts[version_id]]
