@@ -97,7 +97,9 @@ def test_the_narrowed_search_finds_every_document_the_full_scan_finds(
         index = index_of_texts(Path(folder) / "index.sqlite", documents, max_chars=60)
         reader = IndexReader(index)
         try:
-            candidates = {path for path, _version in versions_holding(reader, quote, 0)}
+            # Versions the caller holds normalized skip the verbatim-pieces filter: any of them may.
+            held = data.draw(st.sets(st.integers(1, len(documents))))
+            candidates = {path for path, _version in versions_holding(reader, quote, 0, held.__contains__)}
         finally:
             reader.close()
     narrowed = {path for path in candidates if wanted in normalized_text(documents[int(path[3:-4])])}
@@ -145,3 +147,22 @@ def test_a_fabricated_quote_maps_no_offsets_and_cuts_no_passages(
     assert verdict.suggestion is not None and verdict.suggestion.path == "corpus/other.md"
     assert verdict.suggestion.lines == (3, 3)
     assert mapped == [] and stretches == [DOCS["corpus/other.md"]]
+
+
+def test_a_document_the_run_has_normalized_is_asked_again_without_reading_its_stored_text(
+    corpus_repo: CorpusRepo,
+) -> None:
+    """The verbatim-pieces filter reads a candidate's stored text; a document whose normalized
+    text the run holds already is asked the exact question instead, at no read."""
+    corpus_repo.commit(DOCS)
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    resolved = resolver.resolve(Citation(resolver.commit("HEAD"), "corpus/retention.md", lines=(3, 3)))
+    assert check_quote("copied to a second site", resolved, resolver).status == QuoteStatus.WRONG_REF
+    reader = resolver.index()
+    assert reader is not None
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    verdict = check_quote("Backups are copied to a second site every day", resolved, resolver)
+    assert verdict.status == QuoteStatus.FAILED
+    assert not any("SELECT text FROM versions" in s for s in statements)

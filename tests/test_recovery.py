@@ -656,3 +656,29 @@ def test_false_quotes_past_the_budget_are_searched_for_in_their_document_only(
     assert all(a is not None and a.outcome == "not_found" for a in attempts)
     spent = [a for a in attempts if a is not None and any("budget of deep searches" in s for s in a.steps)]
     assert len(spent) == 5 and all("near matches were not searched" in " ".join(a.steps) for a in spent)
+
+
+def test_a_deep_search_maps_only_the_version_that_held_the_quote_and_scores_each_passage_once(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where a removed quote was last seen is asked of each version's normalized text alone, and only
+    the version that held it last is mapped to offsets; near matching scores each passage once."""
+    from indexer.citations import quote_search
+
+    paragraphs = [f"Paragraph {n} holds the words of clause {n} as the policy wrote them down." for n in range(40)]
+    quote = "Members may resign the charter each year in writing"
+    texts = ["\n\n".join([*paragraphs, quote + "."]) + "\n"]
+    texts += ["\n\n".join([*paragraphs[: 40 - k], f"An edit of draft {k}."]) + "\n" for k in (1, 2, 3)]
+    pinned = corpus_repo.commit({"corpus/a.md": texts[0]})
+    for text in texts[1:]:
+        corpus_repo.commit({"corpus/a.md": text})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    mapped: list[str] = []
+    real_map = quote_search.normalize_for_match
+    monkeypatch.setattr(quote_search, "normalize_for_match", lambda text: mapped.append(text) or real_map(text))
+    found = QuoteSearcher(resolver).search(quote, resolver.commit("HEAD"), cited_path="corpus/a.md", pinned=pinned)
+    assert found.last_seen is not None and found.last_seen.last_commit == pinned
+    assert [text for text in mapped if text in texts] == [texts[0]]
+    windows = [text for text in mapped if text not in texts]  # near matching's windows around passages
+    assert windows and len(windows) == len(set(windows))

@@ -5,8 +5,9 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -167,8 +168,8 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Spa
     if _holds_words(text[cited.start : cited.end], words):
         # The cited lines hold every word (a quote of them reordered): the passage that holds
         # those lines is the answer, found before the whole text is searched word by word.
-        spans = _by_distance(_passage_spans(version, resolver), cited)
-        nearest = next((s for s in spans[:2] if _holds_words(text[s.start : s.end], words)), None)
+        spans = heapq.nsmallest(2, _passage_spans(version, resolver), key=lambda s: (_distance(s, cited), s.start))
+        nearest = next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
     if nearest is not None:
         return nearest
     normalized = resolver.normalized_text(version)
@@ -316,7 +317,15 @@ def _candidates(quote: str, commit: str, resolver: Resolver, near: Resolved | No
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
     if reader is not None and seq is not None:
-        holding = resolver.memo.holding.get_or_compute((quote, seq), lambda: versions_holding(reader, quote, seq))
+        # A document this run has normalized is asked directly (exactly) rather than filtered first.
+        normalized = resolver.memo.normalized_blobs
+
+        def known(version_id: int) -> bool:
+            return reader.version_blob(version_id) in normalized
+
+        holding = resolver.memo.holding.get_or_compute(
+            (quote, seq), lambda: versions_holding(reader, quote, seq, known)
+        )
         for path, version_id in holding:
             blob = reader.version_blob(version_id)
             if blob:
@@ -353,7 +362,9 @@ def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
     return sorted(dict.fromkeys(p for p in pieces if p), key=len, reverse=True)[:most]
 
 
-def versions_holding(reader: IndexReader, quote: str, seq: int | None) -> list[tuple[str, int]]:
+def versions_holding(
+    reader: IndexReader, quote: str, seq: int | None, unfiltered: Callable[[int], bool] | None = None
+) -> list[tuple[str, int]]:
     """(path, version id) of the versions (at `seq`, or at any commit) that may hold the quote.
 
     The words and pieces looked up are the quote's as written (`normalize_spelling`): matching
@@ -363,7 +374,7 @@ def versions_holding(reader: IndexReader, quote: str, seq: int | None) -> list[t
     spelled = normalize_spelling(quote)
     words, pieces = quote_words(spelled), quote_pieces(spelled)
     if words or pieces:
-        return reader.versions_matching(words, pieces, seq)
+        return reader.versions_matching(words, pieces, seq, unfiltered)
     if seq is None:
         return [(pv.path, pv.version_id) for pv in reader.all_path_versions()]
     return [(pv.path, pv.version_id) for pv in reader.paths_at(seq)]

@@ -23,6 +23,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,7 @@ from indexer.index.documents import diffs_committed_blob
 from indexer.index.store import PathVersion
 from indexer.text.citation import Citation, token_for
 from indexer.text.model import LineIndex, Span
-from indexer.text.normalize import normalize, normalize_for_match, normalize_spelling
+from indexer.text.normalize import normalize, normalize_for_match, normalize_spelling, normalized_text
 from indexer.vcs.repo import Hunk
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs 
 FUZZY_THRESHOLD = 0.6  # below this a "near match" is noise
 FUZZY_LIMIT = 3  # near matches reported
 FUZZY_CANDIDATES = 12  # bm25 passages considered for near matches
+FUZZY_RANKED = 500  # of the newest passages holding a rare word: bm25 scores every one it ranks
 FUZZY_SCORED = 4  # candidates compared character by character (the bound on fuzzy work)
 FTS_WORDS = 12  # longest words of the quote that pick bm25 candidates for near matches
 FTS_RARE_WORDS = 4  # of them, the rarest in the index are searched
@@ -148,6 +150,8 @@ class QuoteSearcher:
         self.repo = resolver.repo
         self.reader = resolver.index()
         self._normalized: Memo[int, tuple[str, list[int]]] = Memo()  # version id -> normalized text, offsets
+        self._scores: Memo[tuple[str, str, int, int, int, str, str], NearMatch | None] = Memo()  # per passage
+        self._plain: Memo[int, str] = Memo()  # version id -> normalized text alone (whether a quote stands)
         self._texts: Memo[int, str | None] = Memo()  # version id -> its indexed text
         self._answers: Memo[tuple[str, str, str | None, str | None, str, bool], QuoteSearchResult] = Memo()
         commits = self.reader.commits() if self.reader else []
@@ -237,7 +241,9 @@ class QuoteSearcher:
                 return in_document  # the cited words were edited in place: elsewhere is not searched
         query = fts_words_query(wanted, self.reader.passages_with)
         if query is not None:
-            ranked = self.reader.search_passages(query, seq, FUZZY_CANDIDATES, None, snippets=False)
+            ranked = self.reader.search_passages(
+                query, seq, FUZZY_CANDIDATES, None, snippets=False, rank_newest=FUZZY_RANKED
+            )
             for path, version_id, p, _snippet in ranked:
                 candidates[(path, p.start)] = (version_id, Span(p.start, p.end), p.text)
         return self._scored(wanted, candidates, target, unit)
@@ -252,7 +258,11 @@ class QuoteSearcher:
         )
         scored: dict[tuple[str, int, int], NearMatch] = {}
         for (path, _start), (version_id, passage, _text) in ranked[:FUZZY_SCORED]:
-            match = self._score(wanted, path, version_id, passage, target, unit)
+            key = (wanted, path, version_id, passage.start, passage.end, target, unit)
+            # The cited document's passages, scored first, rank first again among the corpus's.
+            match = self._scores.get_or_compute(
+                key, partial(self._score, wanted, path, version_id, passage, target, unit)
+            )
             if match is not None and match.similarity >= FUZZY_THRESHOLD:
                 scored[(match.path, match.start, match.end)] = match
         best = sorted(scored.values(), key=lambda m: (-m.similarity, m.path, m.start))
@@ -327,7 +337,7 @@ class QuoteSearcher:
             history = [pv for pv in history if pv.version_id in holding]
         present: PathVersion | None = None
         for pv in history:
-            if wanted in self._normalized_text(pv.version_id)[0]:
+            if wanted in self._plain_text(pv.version_id):
                 present = pv
         if present is None or present.last_seq >= target_seq:
             return None
@@ -382,6 +392,14 @@ class QuoteSearcher:
         reader = self.reader
         assert reader is not None
         return self._texts.get_or_compute(version_id, lambda: reader.version(version_id).text)
+
+    def _plain_text(self, version_id: int) -> str:
+        """The version's normalized text without its offset map: each version of the cited path is
+        asked whether it holds the quote, and only the last that does is mapped (`_removing_hunks`)."""
+        mapped = self._normalized.peek(version_id)
+        if mapped is not None:
+            return mapped[0]
+        return self._plain.get_or_compute(version_id, lambda: normalized_text(self._text(version_id) or ""))
 
     def _normalized_text(self, version_id: int) -> tuple[str, list[int]]:
         return self._normalized.get_or_compute(version_id, lambda: normalize_for_match(self._text(version_id) or ""))

@@ -160,6 +160,9 @@ class ResolverMemo:
     # recovery of a wrong or false quote ask the index the same question at the same commit.
     holding: Memo[tuple[str, int], list[tuple[str, int]]] = field(default_factory=Memo)
     skipped: Memo[int, list[str]] = field(default_factory=Memo)  # commit seq -> paths without readable text
+    # Blobs whose whole text the run has normalized: asking it for a quote costs less than the
+    # index's verbatim-pieces filter would (`versions_matching`).
+    normalized_blobs: set[str] = field(default_factory=set)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
 
@@ -349,6 +352,7 @@ class Resolver:
 
     def normalized(self, version: documents.VersionText) -> tuple[str, list[int]]:
         """The version's text as quote matching sees it, with its offset map (text.normalize)."""
+        self.memo.normalized_blobs.add(version.blob)
         return self.memo.normalized.get_or_compute(version_key(version), lambda: normalize_for_match(version.text))
 
     def normalized_text(self, version: documents.VersionText) -> str:
@@ -357,6 +361,7 @@ class Resolver:
         mapped = self.memo.normalized.peek(key)
         if mapped is not None:
             return mapped[0]
+        self.memo.normalized_blobs.add(version.blob)
         return self.memo.normalized_texts.get_or_compute(key, lambda: normalized_text(version.text))
 
     def path_change(self, old_commit: str, new_commit: str, path: str) -> PathChange:

@@ -38,7 +38,7 @@ import re
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -723,10 +723,18 @@ class IndexReader:
         return [_passage(row) for row in rows]
 
     def search_passages(
-        self, fts_query: str, seq: int, limit: int, path_prefix: str | None, *, snippets: bool = True
+        self,
+        fts_query: str,
+        seq: int,
+        limit: int,
+        path_prefix: str | None,
+        *,
+        snippets: bool = True,
+        rank_newest: int | None = None,
     ) -> list[tuple[str, int, Passage, str]]:
         """(path, version id, passage, snippet) of ranked matches at commit `seq`; without `snippets`
-        the snippet is '' (making one tokenizes the passage again: a quote's near matches need none)."""
+        the snippet is '' (making one tokenizes the passage again: a quote's near matches need none).
+        `rank_newest`: how many of the newest matches are ranked first (default `ranked_candidates`)."""
         snippet = "snippet(passages_fts, 0, char(57344), char(57345), '…', 16)" if snippets else "''"
         sql = (
             f"SELECT pv.path, p.version_id, {_passage_columns('p')}, {snippet}"
@@ -740,7 +748,7 @@ class IndexReader:
             params["prefix"] = path_prefix
         ranked = " ORDER BY passages_fts.rank LIMIT :limit"
         try:
-            floor = self._newest_candidates_floor(fts_query)
+            floor = self._newest_candidates_floor(fts_query, rank_newest or self.ranked_candidates)
             rows = []
             if floor is not None:  # FTS5 takes the rowid range itself: it scores only the rows above it
                 newest = sql + " AND passages_fts.rowid >= :floor" + ranked
@@ -751,8 +759,8 @@ class IndexReader:
             raise UsageError(f"search query {fts_query!r} is not valid FTS5 syntax: {exc}") from exc
         return [(r[0], r[1], _passage(r[2:-1]), r[-1]) for r in rows]
 
-    def _newest_candidates_floor(self, fts_query: str) -> int | None:
-        """The lowest passage id among the `ranked_candidates` newest matches, or None when fewer match.
+    def _newest_candidates_floor(self, fts_query: str, ranked: int) -> int | None:
+        """The lowest passage id among the `ranked` newest matches, or None when fewer match.
 
         bm25 scores every match before the best come out (about 2 µs a passage): a query of
         the most frequent words would score nearly the whole index. Its hits are ranked among
@@ -761,7 +769,7 @@ class IndexReader:
         """
         row = self.conn.execute(
             "SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (fts_query, self.ranked_candidates - 1),
+            (fts_query, ranked - 1),
         ).fetchone()
         return int(row[0]) if row else None
 
@@ -847,7 +855,13 @@ class IndexReader:
             self._blobs[version_id] = str(row[0]) if row else None
         return self._blobs[version_id]
 
-    def versions_matching(self, words: Sequence[str], pieces: Sequence[str], seq: int | None) -> list[tuple[str, int]]:
+    def versions_matching(
+        self,
+        words: Sequence[str],
+        pieces: Sequence[str],
+        seq: int | None,
+        unfiltered: Callable[[int], bool] | None = None,
+    ) -> list[tuple[str, int]]:
         """(path, version id) of versions (at commit `seq`, or at any commit) with a passage holding
         each of the rare ones among `words`, and whose text holds each of `pieces` verbatim.
 
@@ -860,14 +874,20 @@ class IndexReader:
         per reader (fewer than RARE_PASSAGES ids a word), so a quote of known words costs one query:
         its versions at `seq`. The pieces are then looked for in the texts left, one text at a
         time, by Python's substring search: SQLite's `instr` over the same texts took ten times
-        as long (2 s for one quote over 62 large documents).
+        as long (2 s for one quote over 62 large documents). Versions for which `unfiltered` is
+        true are kept without reading their text: the caller holds it already, and its own exact
+        test is cheaper than this one.
         """
         found = self._versions_with_words(words, seq)
         if not pieces:
             return found
         texts: dict[int, bool] = {}  # version id -> holds every piece (a version may stand at several paths)
         for _path, version_id in found:
-            if version_id not in texts:
+            if version_id in texts:
+                continue
+            if unfiltered is not None and unfiltered(version_id):
+                texts[version_id] = True
+            else:
                 row = self.conn.execute("SELECT text FROM versions WHERE id = ?", (version_id,)).fetchone()
                 texts[version_id] = row is not None and all(piece in row[0] for piece in pieces)
         return [(path, version_id) for path, version_id in found if texts[version_id]]
