@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
+from indexer.config import Config
+from indexer.site.links import detect_docs_roots
 from indexer.site.markdown import markdown_view
 from tests.conftest import CorpusRepo
 
@@ -148,6 +150,40 @@ def test_docs_framework_links_land_on_their_pages(corpus_repo: CorpusRepo, tmp_p
     assert 'href="../../../doc/corpus/plain/b.md.html"' in plain
     broken = [w for w in summary.warnings if "broken link" in w]
     assert len(broken) == 2 and any("/guide/nothing" in w for w in broken), broken  # and mkdocs' ../other.md
+
+
+def test_a_docs_framework_config_above_the_roots_names_the_docs_root(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    # As vuejs/docs: `.vitepress/` at the repository's root, `srcDir: 'src'`, and only `src` indexed;
+    # MkDocs with its own `docs_dir`.
+    corpus_repo.commit(
+        {
+            ".vitepress/config.ts": "export default defineConfig({\n  srcDir: 'src',\n  title: 'Vue'\n})\n",
+            "src/guide/intro.md": "# Intro\n\nSee [components](/guide/components#props) and [the API](/api/).\n",
+            "src/guide/components.md": "# Components\n\n## Props\n",
+            "src/api/index.md": "# API\n",
+            "book/mkdocs.yml": "site_name: Book\ndocs_dir: pages  # the book's pages\n",
+            "book/pages/one.md": "# One\n\n[Two](/two/)\n",
+            "book/pages/two.md": "# Two\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site, config=Config(roots=("src", "book")))
+    intro = (site / "doc/src/guide/intro.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../doc/src/guide/components.md.html#h-props"' in intro
+    assert 'href="../../../doc/src/api/index.md.html"' in intro
+    one = re.sub(r'<nav class="pager".*?</nav>', "", (site / "doc/book/pages/one.md.html").read_text(encoding="utf-8"), flags=re.S)
+    assert 'href="../../../doc/book/pages/two.md.html"' in one
+    assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
+
+
+def test_docs_roots_from_framework_settings() -> None:
+    texts = {
+        "site/.vitepress/config.mts": 'export default { srcDir: "./content" }',
+        "up/.vitepress/config.js": "export default { srcDir: '../../outside' }",
+        "mkdocs.yml": "docs_dir: 'manual'\n",
+        "other/mkdocs.yaml": "site_name: x\n",
+    }
+    assert detect_docs_roots((), texts) == ("manual", "other/docs", "site/content", "up")
 
 
 # -- the property: no word of a GitHub or VitePress document is lost, no raw markup is left ------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import re
 import subprocess
 import tempfile
@@ -37,6 +38,9 @@ RAW_MARKUP = {
     "heading attribute": re.compile(r"\{#[\w-]+"),
     "container": re.compile(r"^:::", re.MULTILINE),
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
+    # AsciiDoc: a macro, an include or an attribute reference shown as written
+    "asciidoc macro": re.compile(r"\b(?:xref|link|image|include|kbd|btn|menu|footnote):{1,2}[^\s\[]*\["),
+    "asciidoc attribute": re.compile(r"\{[a-z][\w-]*\}"),
 }
 NOT_PROSE = (
     # First, before the patterns below take their names away:
@@ -58,10 +62,30 @@ NOT_PROSE = (
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
-    re.compile(r"^```\w*", re.MULTILINE),  # a fence's language
+    re.compile(r"^\s*(?:```|~~~)\S*", re.MULTILINE),  # a fence's language (`shell-session`, `vue-html`)
+    re.compile(r"\{\s*[#.][^}\n]*\}"),  # heading attributes written with spaces (`{ #backtrack }`)
+    re.compile(r"&#?\w+;"),  # character references (`&nbsp;`)
+)
+# Markdown only: what a Markdown renderer never shows as text.
+NOT_MARKDOWN_PROSE = (
+    re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL | re.IGNORECASE),  # a page's scripts and styles
+    re.compile(r"<[A-Za-z/!][^>]*>"),  # tags written over several lines
+    re.compile(r"^ {0,3}\[[^\]\n]+\]:.*$", re.MULTILINE),  # reference definitions (label, URL, title)
+    re.compile(r"\]\[[^\]\n]*\]"),  # a reference link's label (`[text][label]`)
+)
+# AsciiDoc only: comments, attribute entries, block attribute lines, macro names and targets.
+NOT_ASCIIDOC_PROSE = (
+    re.compile(r"^(/{4,})\s*$.*?^\1\s*$", re.MULTILINE | re.DOTALL),  # comment blocks
+    re.compile(r"^//(?!/).*$", re.MULTILINE),  # line comments
+    re.compile(r"^:!?[\w-]+!?:.*$", re.MULTILINE),  # attribute entries (shown where they are referenced)
+    re.compile(r"^\[[^\]\n]*\]\s*$", re.MULTILINE),  # block attribute lines (`[source,ruby]`, `[cols="1,2"]`)
+    re.compile(r"\b\w+:{1,2}[^\s\[]*\["),  # a macro's name and target (`xref:cli:index.adoc[`)
+    re.compile(r"\{[\w-]+\}"),  # attribute references (shown as their values)
+    re.compile(r"<<[^>]*>>"),  # cross references (shown as the target's title)
 )
 RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
+CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 PAGER = re.compile(r'<nav class="pager".*?</nav>', re.DOTALL)
 
 
@@ -91,22 +115,34 @@ def without_comments(source: str) -> str:
     return "\n".join(lines)
 
 
-def prose_words(source: str) -> set[str]:
-    source = without_comments(source)
-    for pattern in NOT_PROSE:
+def prose_words(source: str, path: str = "") -> set[str]:
+    """The words of a document's prose: what its rendered view must show."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".adoc", ".asciidoc", ".asc"):
+        patterns = NOT_ASCIIDOC_PROSE + NOT_PROSE
+    else:
+        source = without_comments(source)
+        patterns = (NOT_MARKDOWN_PROSE if suffix in (".md", ".markdown", ".mdx") else ()) + NOT_PROSE
+    for pattern in patterns:
         source = pattern.sub(" ", source)
     return set(WORD.findall(source))
 
 
-def rendered_text(page: str) -> str | None:
+def rendered_text(page: str, code: bool = True) -> str | None:
+    """The text of a page's rendered view; without its code blocks and spans when `code` is False
+    (markup written in code is shown as written on purpose)."""
     found = RENDERED.search(page)
     if not found:
         return None
     shown = re.sub(r'<img[^>]*\salt="([^"]*)"[^>]*>', r" \1 ", found.group(1))  # an image stands for its alt text
+    if not code:
+        shown = CODE.sub(" ", shown)
     return html.unescape(re.sub(r"<[^>]+>", " ", shown))
 
 
-def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None) -> dict[str, Any]:
+def measure(
+    repo: Path, roots: tuple[str, ...], history_start: str | None = None, detail: Path | None = None
+) -> dict[str, Any]:
     from indexer.api import build
     from indexer.config import Config
 
@@ -117,6 +153,7 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
         titles: Counter[str] = Counter()
         missing: dict[str, list[str]] = {}
         raw: Counter[str] = Counter()
+        raw_where: dict[str, list[str]] = {}
         rendered_pages = 0
         for page in sorted(site.glob("doc/**/*.html")):
             path = page.relative_to(site / "doc").as_posix()[: -len(".html")]
@@ -128,11 +165,14 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
                 continue
             rendered_pages += 1
             source = (repo / path).read_text(encoding="utf-8", errors="replace")
-            lost = sorted({w.lower() for w in prose_words(source)} - {w.lower() for w in WORD.findall(shown)})
+            lost = sorted({w.lower() for w in prose_words(source, path)} - {w.lower() for w in WORD.findall(shown)})
             if lost:
-                missing[path] = lost[:12]
+                missing[path] = lost
+            prose = rendered_text(text, code=False) or ""
             for name, pattern in RAW_MARKUP.items():
-                raw[name] += len(pattern.findall(shown))
+                for found in pattern.finditer(prose):
+                    raw[name] += 1
+                    raw_where.setdefault(path, []).append(prose[max(0, found.start() - 40) : found.end() + 40])
         count = sum(titles.values())
         shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
         broken = [w for w in summary.warnings if "broken link" in w]
@@ -141,11 +181,14 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
             len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', PAGER.sub("", p.read_text(encoding="utf-8"))))
             for p in site.glob("doc/**/*.html")
         )
+        if detail is not None:  # every offender, to read by hand
+            offenders = {"missing": missing, "raw": raw_where, "broken": broken, "titles": titles.most_common(40)}
+            detail.write_text(json.dumps(offenders, indent=1, ensure_ascii=False), encoding="utf-8")
         return {
             "documents": count,
             "rendered": rendered_pages,
             "documents_missing_words": len(missing),
-            "missing_sample": dict(list(missing.items())[:5]),
+            "missing_sample": {path: words[:12] for path, words in list(missing.items())[:5]},
             "raw_markup_left": dict(raw),
             "titles_shared_by_over_1pct": shared,
             "internal_links_resolved": hrefs,
@@ -228,6 +271,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--roots", default=".", help="the clone's roots, comma-separated")
     parser.add_argument("--synthetic", choices=sorted(SYNTHETIC), action="append", default=[])
     parser.add_argument("--documents", type=int, default=60, help="documents per synthetic corpus")
+    parser.add_argument("--detail", type=Path, default=None, help="write every offender to this JSON file")
     parser.add_argument("--history-start", default=None, help="index a clone from this commit (HEAD: HEAD only)")
 
 
@@ -238,7 +282,7 @@ def run(args: argparse.Namespace) -> Result:
             repo = synthetic_repo(kind, Path(folder), args.documents)
             results[f"synthetic:{kind}"] = measure(repo, (".",))
         for repo in args.repo:
-            results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start)
+            results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start, args.detail)
     rows = [
         "| corpus | documents | rendered | words missing | raw markup | titles shared by > 1% | links ok / broken |",
         "|---|---|---|---|---|---|---|",

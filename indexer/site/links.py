@@ -13,9 +13,11 @@ rendered again when the status of one of its targets changed, without parsing it
 
 Documentation sites write links as their framework resolves them, not as a repository
 browser does. Under a *docs root* — a folder set in `site_docs_roots`, or found from the
-framework's own file: the folder holding `.vitepress/`, the `docs/` folder beside
-`mkdocs.yml`, the folder of `docusaurus.config.*` — a link starting with `/` starts at the
-docs root (VitePress' `/guide/x` is `<root>/guide/x.md`), not at the repository's root. And
+framework's own file: the folder holding `.vitepress/` (or the `srcDir` its config names), the
+folder `mkdocs.yml` names as `docs_dir` (`docs/` beside it by default), the folder of
+`docusaurus.config.*` — a link starting with `/` starts at the docs root (VitePress' `/guide/x`
+is `<root>/guide/x.md`), not at the repository's root. The framework's file may stand above the
+indexed roots (`.vitepress/` at the repository's root, `srcDir: 'src'`, roots `src`). And
 everywhere, a link to nothing that names a page the way these frameworks do — without its
 suffix (`./built-in-components`), with `.html` for `.md`, or a folder for its `index.md` —
 lands on that page.
@@ -102,10 +104,17 @@ class Outcome:
 class SiteTargets:
     """What a link can reach at the built commit: document pages, corpus files and folders."""
 
-    def __init__(self, documents: Iterable[str], files: Mapping[str, str], docs_roots: Iterable[str] = ()):
+    def __init__(
+        self,
+        documents: Iterable[str],
+        files: Mapping[str, str],
+        docs_roots: Iterable[str] = (),
+        frameworks: Mapping[str, str] = {},
+    ):
+        """`frameworks`: the docs frameworks' config files (path → text) above and under the roots."""
         self.documents = frozenset(documents)
         self.files = dict(files)
-        roots = tuple(docs_roots) or detect_docs_roots(self.files)
+        roots = tuple(docs_roots) or detect_docs_roots(self.files, frameworks)
         # Longest first: a document belongs to the innermost docs root that holds it.
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
@@ -175,25 +184,78 @@ class SiteTargets:
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
         statuses = [self.status(self.locate(document, url)[0]) for url, _kind in records]
-        return hashlib.sha256(json.dumps(statuses).encode()).hexdigest()[:16] if statuses else NO_LINKS_STATE
+        if not statuses:
+            return NO_LINKS_STATE
+        # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
+        return hashlib.sha256(json.dumps([self.docs_roots, statuses]).encode()).hexdigest()[:16]
 
 
 # `SiteTargets.state` of a page without links, worked out once (asked for every unchanged page).
 NO_LINKS_STATE = hashlib.sha256(b"[]").hexdigest()[:16]
 
 
-def detect_docs_roots(files: Iterable[str]) -> tuple[str, ...]:
-    """The docs roots the frameworks' own files name: VitePress, MkDocs (default `docs_dir`), Docusaurus."""
+# The source folder a VitePress config names, when it is written as a string literal (`srcDir: 'src'`),
+# and MkDocs' `docs_dir:` line (the YAML of mkdocs.yml holds tags only MkDocs' own loader reads).
+VITEPRESS_SRC_DIR = re.compile(r"""\bsrcDir\s*:\s*(['"`])([^'"`\n]+)\1""")
+MKDOCS_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
+
+
+def is_framework_file(path: str) -> bool:
+    """Whether `path` is a docs framework's config file, which says where its docs root is."""
+    folder, name = posixpath.split(path)
+    return (
+        (posixpath.basename(folder) == ".vitepress" and name.startswith("config."))
+        or name in MKDOCS_FILES
+        or name.startswith("docusaurus.config.")
+    )
+
+
+def framework_candidates(roots: Iterable[str]) -> list[str]:
+    """The paths a docs framework's config file may have above each root (its folder and every parent)."""
+    folders: set[str] = set()
+    for root in roots:
+        folder = "" if root in ("", ".") else posixpath.normpath(root)
+        while True:
+            folders.add(folder)
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+    names = [f".vitepress/config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs", "cts")]
+    names += sorted(MKDOCS_FILES) + [f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs")]
+    return [posixpath.join(folder, name) for folder in sorted(folders) for name in names]
+
+
+def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) -> tuple[str, ...]:
+    """The docs roots the frameworks' own files name: VitePress (its folder, or its `srcDir`),
+    MkDocs (`docs_dir`, `docs` by default), Docusaurus (its folder). `frameworks` holds the text of
+    the config files found (path → text); one without text is read with the framework's defaults."""
     found: set[str] = set()
-    for path in files:
+    for path in sorted(set(files) | set(frameworks)):
+        if not is_framework_file(path):
+            continue
         folder, name = posixpath.split(path)
-        if posixpath.basename(folder) == ".vitepress" and name.startswith("config."):
-            found.add(posixpath.dirname(folder))
+        text = frameworks.get(path, "")
+        if posixpath.basename(folder) == ".vitepress":
+            site = posixpath.dirname(folder)
+            source = VITEPRESS_SRC_DIR.search(text)
+            found.add(_inside(site, source.group(2)) if source else site)
         elif name in MKDOCS_FILES:
-            found.add(posixpath.join(folder, "docs"))
-        elif name.startswith("docusaurus.config."):
+            docs = MKDOCS_DOCS_DIR.search(text)
+            found.add(_inside(folder, docs.group(2).strip() if docs else "docs"))
+        else:
             found.add(folder)
     return tuple(sorted(found))
+
+
+def _inside(folder: str, relative: str) -> str:
+    """`relative` (a framework's setting) under `folder`; `folder` itself if it would leave the repository."""
+    relative = relative.strip()
+    if relative.startswith("/"):  # a path of the writer's machine
+        return folder
+    joined = posixpath.normpath(posixpath.join(folder, relative))
+    if joined == ".":
+        return ""
+    return folder if joined == ".." or joined.startswith("../") else joined
 
 
 def is_external(url: str) -> bool:
