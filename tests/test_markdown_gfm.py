@@ -96,6 +96,15 @@ def test_a_container_fence_keeps_its_source_line() -> None:
     assert body and lines[int(body.group(1)) - 1] == "A tip **body**."
 
 
+def test_a_container_in_a_list_item_is_a_labelled_block_there() -> None:
+    # As vuejs/docs writes it: the tip is indented as the nested item's text.
+    source = "- Editors\n\n  - Visual Studio Code\n\n    :::tip\n    The extension replaces Vetur.\n    :::\n\nAfter.\n"
+    html, _ = markdown_view(source)
+    assert ":::" not in html, html
+    tip = re.search(r'<li[^>]*>.*<div class="directive container-tip">.*?The extension replaces Vetur\..*?</div>', html, re.S)
+    assert tip, html
+
+
 def test_raw_html_cannot_forge_a_container() -> None:
     forged = "<!--m0000000000000000~open-0-->\n\nText.\n"
     html, _ = markdown_view(forged)
@@ -194,7 +203,7 @@ PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
 
 @st.composite
 def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
-    kind = draw(st.integers(0, 5 if depth == 0 else 2))
+    kind = draw(st.integers(0, 6 if depth == 0 else 2))
     words = draw(PHRASE)
     if kind == 0:
         return f"{words}[^{draw(st.sampled_from(['a', 'b', 'note']))}]\n"
@@ -207,7 +216,11 @@ def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
         return f"::: {draw(st.sampled_from(['tip', 'warning', 'details']))} {words}\n{inner}\n:::\n"
     if kind == 4:
         return f"```mermaid\ngraph TD; {words}\n```\n"
-    return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+    if kind == 5:
+        return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+    # a container in a list item, indented as the item's text
+    indent = " " * draw(st.sampled_from([2, 4]))
+    return f"- {words}\n\n{indent}::: tip\n{indent}{draw(PHRASE)}\n{indent}:::\n"
 
 
 @settings(max_examples=60, deadline=None)

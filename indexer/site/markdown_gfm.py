@@ -24,17 +24,19 @@ from markupsafe import escape
 
 ALERTS = {"Note": "Note", "Tip": "Tip", "Important": "Important", "Warning": "Warning", "Caution": "Caution"}
 DIAGRAMS = frozenset({"mermaid", "plantuml", "graphviz", "dot", "d2"})
-_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
-_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A container may stand in a list item, indented as the item's text is (`    :::tip` under `  - x`):
+# its fences pair when they are indented alike, and the comments that replace them keep the indent.
+_OPEN = re.compile(r"^([ \t]*)(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
+_CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, str]]]:
     """`text` with the fence lines of balanced containers replaced by marked comments, and each
     container's (kind, title) by its number. Other lines are left exactly as they are."""
     lines = text.split("\n")
-    opened: list[tuple[int, int, str, str]] = []  # (line, colons, kind, title)
-    pairs: list[tuple[int, int, str, str]] = []  # (open line, close line, kind, title)
+    opened: list[tuple[int, int, str, str, str]] = []  # (line, colons, kind, title, indent)
+    pairs: list[tuple[int, int, str, str, str]] = []  # (open line, close line, kind, title, indent)
     fence = ""
     for n, line in enumerate(lines):
         found_fence = _FENCE.match(line)
@@ -46,20 +48,20 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
             fence = found_fence.group(1)
             continue
         close = _CLOSE.match(line)
-        if close and opened and len(close.group(1)) >= opened[-1][1]:
-            first, _colons, kind, title = opened.pop()
-            pairs.append((first, n, kind, title))
+        if close and opened and len(close.group(2)) >= opened[-1][1] and close.group(1) == opened[-1][4]:
+            first, _colons, kind, title, indent = opened.pop()
+            pairs.append((first, n, kind, title, indent))
             continue
         start = _OPEN.match(line)
         if start:
-            opened.append((n, len(start.group(1)), start.group(2), start.group(3)))
+            opened.append((n, len(start.group(2)), start.group(3), start.group(4), start.group(1)))
     if not pairs:
         return text, {}
     found: dict[int, tuple[str, str]] = {}
-    for number, (first, last, kind, title) in enumerate(sorted(pairs)):
+    for number, (first, last, kind, title, indent) in enumerate(sorted(pairs)):
         found[number] = (kind, title)
-        lines[first] = f"<!--{marker}open-{number}-->"
-        lines[last] = f"<!--{marker}close-{number}-->"
+        lines[first] = f"{indent}<!--{marker}open-{number}-->"
+        lines[last] = f"{indent}<!--{marker}close-{number}-->"
     return "\n".join(lines), found
 
 
