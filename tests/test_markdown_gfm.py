@@ -105,6 +105,14 @@ def test_a_container_in_a_list_item_is_a_labelled_block_there() -> None:
     assert tip, html
 
 
+def test_a_code_block_shows_its_title_and_highlights_its_language() -> None:
+    # VitePress' info string: language, lines to highlight, title (`vue{5} [BlogPost.vue]`).
+    html, _ = markdown_view("```vue{2} [BlogPost.vue]\n<p>{{ title }}</p>\n```\n\n```js:line-numbers\nlet x\n```\n")
+    assert '<span class="directive-name">BlogPost.vue</span>' in html, html
+    assert 'class="language-vue"' in html and 'class="language-js"' in html and "{2}" not in html, html
+    assert '<span class="tk-' in html  # highlighted as Vue and JavaScript
+
+
 def test_raw_html_cannot_forge_a_container() -> None:
     forged = "<!--m0000000000000000~open-0-->\n\nText.\n"
     html, _ = markdown_view(forged)

@@ -195,7 +195,7 @@ class _Open:
     kind: str  # "inline", "block", "tbody", "heading", "code", "image"; "inert"(-inside): nothing of its own
     end: str = ""  # its end tag (a code block: its language; an image: its URL)
     at: int = -1  # where its start tag goes in the output, once its lines are known
-    start: str = ""  # that start tag, with "{}" for its source lines
+    start: str = ""  # that start tag, with "{}" for its source lines (a code block: its title)
     first: int = 0  # its first source line (1-based) …
     last: int = 0  # … and the last line its content has reached so far
 
@@ -302,7 +302,8 @@ class _Renderer:
             first, last = self.span(where)
             self.close_raw()
             self.text = []
-            self.open.append(_Open("code", info.split(maxsplit=1)[0] if info else "", -1, "", first, last))
+            language, title = markdown_gfm.code_info(info)
+            self.open.append(_Open("code", language, -1, title, first, last))
         elif kind == "List":
             name = "ul" if value is None else "ol"
             start = f' start="{value}"' if value is not None and value != 1 else ""
@@ -392,6 +393,8 @@ class _Renderer:
             block = _code_block("".join(self.text or ()), element.end, lines)
             if element.end.lower() in markdown_gfm.DIAGRAMS:
                 block = markdown_gfm.diagram(element.end, block)
+            if element.start:  # a code block's title
+                block = markdown_gfm.code_title(element.start, block)
             self.out.append(self.placeholder(block))
             self.text = None
         elif kind == "heading":

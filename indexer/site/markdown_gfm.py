@@ -98,6 +98,25 @@ def footnote_start(marker: str, name: str, number: int) -> str:
     )
 
 
+# A fence's info as VitePress writes it: the language, options (`:line-numbers`), the lines to
+# highlight (`{2,7-9}`) and a title (`[vite.config.js]`), which a code group shows as its tab's name.
+_INFO_LANGUAGE = re.compile(r"[^\s{\[:]*")
+_INFO_TITLE = re.compile(r"\[([^\]\n]+)\]")
+
+
+def code_info(info: str) -> tuple[str, str]:
+    """A fenced block's (language, title) from its info string (`vue{5} [BlogPost.vue]`)."""
+    info = info.strip()
+    language = _INFO_LANGUAGE.match(info)
+    title = _INFO_TITLE.search(info)
+    return (language.group(0) if language else ""), (title.group(1).strip() if title else "")
+
+
+def code_title(title: str, code_block: str) -> str:
+    """A code block under its title (a file name): words of the source the view must show."""
+    return f'<p class="directive-label"><span class="directive-name">{escape(title)}</span></p>\n{code_block}'
+
+
 def diagram(language: str, code_block: str) -> str:
     """A diagram's source, labelled: the site draws no diagrams (no scripts from elsewhere)."""
     return (
