@@ -40,7 +40,7 @@ from markupsafe import Markup
 from indexer.errors import CpuLimitExceeded
 from indexer.site import budget
 from indexer.site.links import DocumentLinks
-from indexer.site.markdown import sanitize, wrap_tables
+from indexer.site.markdown import RESOURCE_ID, sanitize, wrap_tables
 
 INSTALL_HINT = "install Asciidoctor (Debian/Ubuntu: apt-get install asciidoctor; or gem install asciidoctor)"
 
@@ -186,7 +186,7 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
         return None
     marker = "m" + secrets.token_hex(8) + "~"
     lined = _admonitions(_lines(converted, role, marker, text.split("\n")), marker)
-    clean = sanitize(lined, marker, links, _ids(lined))
+    clean = sanitize(_resource_ids(lined, marker, links), marker, links, _ids(lined))
     headings = [
         (int(level), anchor, html_lib.unescape(_TAG.sub("", title)).strip())
         for level, anchor, title in _HEADING.findall(clean)
@@ -212,6 +212,24 @@ def _admonitions(html: str, marker: str) -> str:
         return f'<div class="{marker}admonition {kind}"{attributes}>{title}{content}</div>'
 
     return _ADMONITION.sub(block, html) if "admonitionblock" in html else html
+
+
+_URL_ATTRIBUTE = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)"')
+
+
+def _resource_ids(html: str, marker: str, links: DocumentLinks | None) -> str:
+    """Antora resource IDs in links and images (`cli:index.html`) marked for the link resolver: the
+    sanitizer would take the module's name for a URL scheme it does not allow and drop the link."""
+    if links is None or not links.targets.antora:
+        return html
+
+    def mark(found: re.Match[str]) -> str:
+        url = html_lib.unescape(found.group(2))
+        if not links.targets.is_resource_id(links.document, url):
+            return found.group(0)
+        return f'{found.group(1)}{marker}{RESOURCE_ID}{found.group(2)}"'
+
+    return _URL_ATTRIBUTE.sub(mark, html)
 
 
 def _ids(html: str) -> frozenset[str]:

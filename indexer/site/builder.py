@@ -755,8 +755,6 @@ class _SiteBuilder:
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""
-        if self.config.site_docs_roots:
-            return {}
         above = framework_candidates(self.config.roots)
         entries = self.repo.tree_entries(ctx.commits[-1].sha, tuple(above), literal=True)
         found = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}

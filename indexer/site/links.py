@@ -41,6 +41,7 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote
 
 from indexer.shapes import BrokenLinkJson
+from indexer.site import antora
 from indexer.site.render import doc_page_path, root_prefix, url_path
 
 # Raster images are published as themselves; an <img> on the site may show them.
@@ -126,6 +127,8 @@ class SiteTargets:
                 parent = posixpath.dirname(parent)
         self.folders = frozenset(folders)
         self._by_name: dict[str, list[str]] | None = None
+        # Antora components (antora.yml → the component's name): their pages name files by resource ID.
+        self.antora = {path: antora_name(text) for path, text in frameworks.items() if antora.is_descriptor(path)}
 
     def named(self, name: str) -> list[str]:
         """The documents whose path ends with `/name` (or is `name`), in path order."""
@@ -160,12 +163,26 @@ class SiteTargets:
                 return root
         return None
 
-    def locate(self, document: str, url: str) -> tuple[str, str, str]:
+    def is_resource_id(self, document: str, url: str) -> bool:
+        """Whether `url`, which looks like a URL with a scheme, is an Antora resource ID (`cli:index.html`)."""
+        return bool(self.antora) and antora.is_resource_id(url) and antora.module_of(document, self.antora) is not None
+
+    def locate(self, document: str, url: str, image: bool = False) -> tuple[str, str, str]:
         """The repository path the relative link `url` in `document` names, with its query and fragment.
 
         As `target_of`, but a `/` link starts at the document's docs root, and a link to nothing
         that names a page as docs frameworks do (no suffix, `.html`, a folder) names that page.
+        In an Antora module, a link is first read as a resource ID (`install.html` is the module's
+        `pages/install.adoc` wherever the page stands, `shot.png` an image of its `images/`).
         """
+        module = antora.module_of(document, self.antora) if self.antora else None
+        named = antora.resource_path(module, document, url, image) if module else None
+        if named:
+            path, fragment = named
+            if self.status(path) == "missing":
+                path = self._page_named(path) or path
+            if self.status(path) != "missing" or antora.is_resource_id(url):
+                return path, "", fragment
         root = self.docs_root(document)
         if root and url.startswith("/") and not url.startswith("//"):
             url = "/" + root + url
@@ -183,7 +200,7 @@ class SiteTargets:
 
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
-        statuses = [self.status(self.locate(document, url)[0]) for url, _kind in records]
+        statuses = [self.status(self.locate(document, url, kind == IMAGE)[0]) for url, kind in records]
         if not statuses:
             return NO_LINKS_STATE
         # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
@@ -197,17 +214,26 @@ NO_LINKS_STATE = hashlib.sha256(b"[]").hexdigest()[:16]
 # The source folder a VitePress config names, when it is written as a string literal (`srcDir: 'src'`),
 # and MkDocs' `docs_dir:` line (the YAML of mkdocs.yml holds tags only MkDocs' own loader reads).
 VITEPRESS_SRC_DIR = re.compile(r"""\bsrcDir\s*:\s*(['"`])([^'"`\n]+)\1""")
+ANTORA_NAME = re.compile(r"""^name\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
 MKDOCS_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
 
 
 def is_framework_file(path: str) -> bool:
-    """Whether `path` is a docs framework's config file, which says where its docs root is."""
+    """Whether `path` is a docs framework's config file: where its docs root is, or (Antora's
+    `antora.yml`) how its pages name files."""
     folder, name = posixpath.split(path)
     return (
         (posixpath.basename(folder) == ".vitepress" and name.startswith("config."))
         or name in MKDOCS_FILES
         or name.startswith("docusaurus.config.")
+        or antora.is_descriptor(path)
     )
+
+
+def antora_name(text: str) -> str:
+    """The component name an antora.yml gives (`name: asciidoctor`), "" without one."""
+    found = ANTORA_NAME.search(text)
+    return found.group(2).strip() if found else ""
 
 
 def framework_candidates(roots: Iterable[str]) -> list[str]:
@@ -222,6 +248,7 @@ def framework_candidates(roots: Iterable[str]) -> list[str]:
             folder = posixpath.dirname(folder)
     names = [f".vitepress/config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs", "cts")]
     names += sorted(MKDOCS_FILES) + [f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs")]
+    names.append(antora.DESCRIPTOR)
     return [posixpath.join(folder, name) for folder in sorted(folders) for name in names]
 
 
@@ -231,7 +258,7 @@ def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) 
     the config files found (path → text); one without text is read with the framework's defaults."""
     found: set[str] = set()
     for path in sorted(set(files) | set(frameworks)):
-        if not is_framework_file(path):
+        if not is_framework_file(path) or antora.is_descriptor(path):
             continue
         folder, name = posixpath.split(path)
         text = frameworks.get(path, "")
@@ -293,7 +320,7 @@ def publish_path(target: str, blob: str, kind: str) -> tuple[str, str | None]:
 def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome:
     """What the relative link `url` in `document` becomes (pure: the same inputs, the same page)."""
     root = root_prefix(doc_page_path(document))
-    target, query, fragment = targets.locate(document, url)
+    target, query, fragment = targets.locate(document, url, kind == IMAGE)
     status = targets.status(target)
     if status == "outside":
         return Outcome(None, "it points outside the repository")
@@ -344,7 +371,7 @@ class DocumentLinks:
             return None if kind == IMAGE else ""
         if url.startswith("#"):
             return "#" + heading_fragment(url[1:])
-        if is_external(url):
+        if is_external(url) and not self.targets.is_resource_id(self.document, url):
             return url
         if (url, kind) not in self._recorded:  # a link written twice is one record, reported once
             self._recorded.add((url, kind))

@@ -522,6 +522,9 @@ def _normal_url(url: str) -> str:
 _URL_SAFE = ";/?:@&=+$,-_.!~*'()#%[]"
 
 
+RESOURCE_ID = "resource-id:"
+
+
 class _Filter:
     """nh3's attribute filter for one document: site attributes carry `marker`; the rest are corpus text."""
 
@@ -532,7 +535,12 @@ class _Filter:
 
     def __call__(self, tag: str, attr: str, value: str) -> str | None:
         if value.startswith(self.marker):
-            return value[len(self.marker) :]
+            value = value[len(self.marker) :]
+            if attr in ("href", "src") and value.startswith(RESOURCE_ID):
+                # An Antora resource ID (`cli:index.html`), marked before nh3, which would take it for a scheme.
+                resource = value[len(RESOURCE_ID) :]
+                return self.links.resolve(resource, IMAGE if tag == "img" else LINK) if self.links else None
+            return value
         if attr in SITE_ONLY:
             return None
         if attr == "id" or attr == "name":
