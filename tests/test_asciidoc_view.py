@@ -156,9 +156,12 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
     # naming each other by resource ID, not by path.
     corpus_repo.commit(
         {
-            "corpus/docs/antora.yml": "name: tool\nversion: '2.1'\n",
+            "corpus/docs/antora.yml": "name: tool\nversion: '2.1'\nasciidoc:\n  attributes:\n"
+            "    release-version: '2.1.0'\n    url-ruby: https://www.ruby-lang.org\n    tagline: Fast@\n",
             "corpus/docs/modules/ROOT/pages/index.adoc": "= Tool\n\nSee xref:cli:man1/tool.adoc#options[the options], "
-            "xref:install.adoc[installing] and xref:tool:cli:index.adoc[the CLI].\n\nimage::shot.png[A shot]\n",
+            "xref:install.adoc[installing] and xref:tool:cli:index.adoc[the CLI].\n\nimage::shot.png[A shot]\n\n"
+            "Release {release-version} runs on {url-ruby}[Ruby]: {tagline}.\n",
+            "corpus/docs/modules/ROOT/pages/own.adoc": "= Own\n:tagline: Mine\n\nSays {tagline}.\n",
             "corpus/docs/modules/ROOT/pages/install.adoc": "= Install\n",
             "corpus/docs/modules/ROOT/images/shot.png": PNG,
             "corpus/docs/modules/cli/pages/index.adoc": "= CLI\n",
@@ -175,6 +178,9 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
     assert 'href="../../../../../../doc/corpus/docs/modules/ROOT/pages/install.adoc.html"' in home
     assert 'href="../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in home
     assert re.search(r'<img src="(\.\./)+files/[0-9a-f]+\.png" alt="A shot"', home), home
+    # The component's attributes, as Antora gives them to every page (a soft-set one a page may change).
+    assert 'Release 2.1.0 runs on <a href="https://www.ruby-lang.org"' in home and ": Fast." in home, home
+    assert "Says Mine." in (site / "doc/corpus/docs/modules/ROOT/pages/own.adoc.html").read_text(encoding="utf-8")
     tool = (site / "doc/corpus/docs/modules/cli/pages/man1/tool.adoc.html").read_text(encoding="utf-8")
     assert 'href="../../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in tool
     assert 'href="../../../../../../../doc/corpus/docs/modules/ROOT/pages/index.adoc.html"' in tool

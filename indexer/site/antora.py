@@ -43,6 +43,10 @@ def is_descriptor(path: str) -> bool:
     return posixpath.basename(path) == DESCRIPTOR
 
 
+def descriptor_path(module: Module) -> str:
+    return posixpath.join(module.component, DESCRIPTOR)
+
+
 def module_of(document: str, descriptors: dict[str, str]) -> Module | None:
     """The Antora module a document belongs to, if a component (antora.yml → its name) holds it."""
     parts = document.split("/")

@@ -47,6 +47,7 @@ INSTALL_HINT = "install Asciidoctor (Debian/Ubuntu: apt-get install asciidoctor;
 RUBY = r"""
 require 'asciidoctor'
 require 'asciidoctor/extensions'
+require 'yaml'
 
 class PinciteLines < Asciidoctor::Extensions::Treeprocessor
   def process(document)
@@ -74,17 +75,37 @@ CPU_HARD = Process.getrlimit(:CPU)[1]
 
 $stdin.binmode
 $stdout.binmode
+# An Antora component's antora.yml: its `asciidoc.attributes` are every page's (`name: value@` soft-set,
+# as Antora sets them); a value that is not text (a list, a map) is left out.
+def component_attributes(text)
+  return {} if text.empty?
+  found = YAML.safe_load(text)
+  attributes = found.is_a?(Hash) && found['asciidoc'].is_a?(Hash) && found['asciidoc']['attributes']
+  return {} unless attributes.is_a?(Hash)
+  attributes.each_with_object({}) do |(name, value), out|
+    next unless name.is_a?(String)
+    case value
+    when String, Numeric then out[name] = value.to_s
+    when true then out[name] = ''
+    when false, nil then out[name] = nil
+    end
+  end
+rescue StandardError, Psych::Exception
+  {}
+end
+
 while (header = $stdin.gets)
-  marker, size, seconds = header.split
+  marker, size, seconds, component_size = header.split
   source = $stdin.read(size.to_i).force_encoding('UTF-8')
+  component = $stdin.read(component_size.to_i).force_encoding('UTF-8')
   begin
     used = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
     Process.setrlimit(:CPU, [(used + seconds.to_f).ceil, CPU_HARD].min, CPU_HARD)
     registry = Asciidoctor::Extensions.create { tree_processor PinciteLines }
     html = Asciidoctor.convert(source, safe: :secure, standalone: false, sourcemap: true,
       extension_registry: registry,
-      attributes: { 'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
-                    'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil })
+      attributes: component_attributes(component).merge('pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
+                    'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil))
     out = "ok\n" + html
   rescue PinciteCpuLimit
     out = "cpu\n"
@@ -122,7 +143,7 @@ class _Converter:
     broken: bool = False  # Ruby could not load Asciidoctor: not tried again in this process
     answered: int = 0  # documents the current process converted
 
-    def convert(self, text: str, role: str, cpu_seconds: float) -> str | None:
+    def convert(self, text: str, role: str, cpu_seconds: float, component: str = "") -> str | None:
         """Asciidoctor's HTML for `text`; None when it fails (the page shows the source).
 
         Ruby may use `cpu_seconds` of its own CPU on it (counted by the kernel, in whole
@@ -132,9 +153,10 @@ class _Converter:
             return None
         try:
             proc = self._process()
-            data = text.encode("utf-8")
+            data, descriptor = text.encode("utf-8"), component.encode("utf-8")
             assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(f"{role} {len(data)} {cpu_seconds:g}\n".encode("ascii") + data)
+            header = f"{role} {len(data)} {cpu_seconds:g} {len(descriptor)}\n".encode("ascii")
+            proc.stdin.write(header + data + descriptor)
             proc.stdin.flush()
             header = proc.stdout.readline()
             if not header:  # Ruby stopped: it could not load Asciidoctor, or a document crashed it
@@ -181,7 +203,8 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     if not available():
         return None
     role = "pl" + secrets.token_hex(8)
-    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS)
+    component = (links.targets.descriptor(links.document) if links else None) or ""
+    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS, component)
     if converted is None:
         return None
     marker = "m" + secrets.token_hex(8) + "~"

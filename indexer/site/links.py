@@ -128,7 +128,8 @@ class SiteTargets:
         self.folders = frozenset(folders)
         self._by_name: dict[str, list[str]] | None = None
         # Antora components (antora.yml → the component's name): their pages name files by resource ID.
-        self.antora = {path: antora_name(text) for path, text in frameworks.items() if antora.is_descriptor(path)}
+        self.descriptors = {path: text for path, text in frameworks.items() if antora.is_descriptor(path)}
+        self.antora = {path: antora_name(text) for path, text in self.descriptors.items()}
 
     def named(self, name: str) -> list[str]:
         """The documents whose path ends with `/name` (or is `name`), in path order."""
@@ -201,10 +202,16 @@ class SiteTargets:
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
         statuses = [self.status(self.locate(document, url, kind == IMAGE)[0]) for url, kind in records]
-        if not statuses:
+        descriptor = self.descriptor(document)  # an Antora page shows its component's attributes
+        if not statuses and descriptor is None:
             return NO_LINKS_STATE
         # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
-        return hashlib.sha256(json.dumps([self.docs_roots, statuses]).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps([self.docs_roots, statuses, descriptor]).encode()).hexdigest()[:16]
+
+    def descriptor(self, document: str) -> str | None:
+        """The text of the antora.yml of the Antora component that holds `document`, if one does."""
+        module = antora.module_of(document, self.antora) if self.antora else None
+        return self.descriptors[antora.descriptor_path(module)] if module else None
 
 
 # `SiteTargets.state` of a page without links, worked out once (asked for every unchanged page).
