@@ -160,7 +160,7 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
             "    release-version: '2.1.0'\n    url-ruby: https://www.ruby-lang.org\n    tagline: Fast@\n",
             "corpus/docs/modules/ROOT/pages/index.adoc": "= Tool\n\nSee xref:cli:man1/tool.adoc#options[the options], "
             "xref:install.adoc[installing] and xref:tool:cli:index.adoc[the CLI].\n\nimage::shot.png[A shot]\n\n"
-            "Release {release-version} runs on {url-ruby}[Ruby]: {tagline}.\n",
+            "Release {release-version} runs on {url-ruby}[Ruby]: {tagline}, in {page-component-version}.\n",
             "corpus/docs/modules/ROOT/pages/own.adoc": "= Own\n:tagline: Mine\n\nSays {tagline}.\n",
             "corpus/docs/modules/ROOT/pages/install.adoc": "= Install\n",
             "corpus/docs/modules/ROOT/images/shot.png": PNG,
@@ -179,7 +179,7 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
     assert 'href="../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in home
     assert re.search(r'<img src="(\.\./)+files/[0-9a-f]+\.png" alt="A shot"', home), home
     # The component's attributes, as Antora gives them to every page (a soft-set one a page may change).
-    assert 'Release 2.1.0 runs on <a href="https://www.ruby-lang.org"' in home and ": Fast." in home, home
+    assert 'Release 2.1.0 runs on <a href="https://www.ruby-lang.org"' in home and ": Fast, in 2.1." in home, home
     assert "Says Mine." in (site / "doc/corpus/docs/modules/ROOT/pages/own.adoc.html").read_text(encoding="utf-8")
     tool = (site / "doc/corpus/docs/modules/cli/pages/man1/tool.adoc.html").read_text(encoding="utf-8")
     assert 'href="../../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in tool

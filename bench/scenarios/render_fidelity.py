@@ -79,7 +79,9 @@ NOT_ASCIIDOC_PROSE = (
     re.compile(r"^//(?!/).*$", re.MULTILINE),  # line comments
     re.compile(r"^:!?[\w-]+!?:.*$", re.MULTILINE),  # attribute entries (shown where they are referenced)
     re.compile(r"^\[[^\]\n]*\]\s*$", re.MULTILINE),  # block attribute lines (`[source,ruby]`, `[cols="1,2"]`)
+    re.compile(r"^include::.*$", re.MULTILINE),  # an include's target and attributes (`[tags=title;body]`)
     re.compile(r"\b\w+:{1,2}[^\s\[]*\["),  # a macro's name and target (`xref:cli:index.adoc[`)
+    re.compile(r"\[[.#%][^\]\n]*\]"),  # inline roles and ids (`[.nowrap]#HTML 5#`)
     re.compile(r"\{[\w-]+\}"),  # attribute references (shown as their values)
     re.compile(r"<<[^>]*>>"),  # cross references (shown as the target's title)
 )
@@ -163,6 +165,8 @@ def measure(
             shown = rendered_text(text)
             if shown is None:
                 continue
+            if title:  # the page's own title stands above the view (an AsciiDoc document title)
+                shown += " " + html.unescape(title.group(1))
             rendered_pages += 1
             source = (repo / path).read_text(encoding="utf-8", errors="replace")
             lost = sorted({w.lower() for w in prose_words(source, path)} - {w.lower() for w in WORD.findall(shown)})

@@ -76,13 +76,17 @@ CPU_HARD = Process.getrlimit(:CPU)[1]
 $stdin.binmode
 $stdout.binmode
 # An Antora component's antora.yml: its `asciidoc.attributes` are every page's (`name: value@` soft-set,
-# as Antora sets them); a value that is not text (a list, a map) is left out.
+# as Antora sets them; a value that is not text, a list or a map, is left out), and so are its name
+# and version (`{page-component-version}`), as Antora's intrinsic attributes.
 def component_attributes(text)
   return {} if text.empty?
   found = YAML.safe_load(text)
+  return {} unless found.is_a?(Hash)
   attributes = found.is_a?(Hash) && found['asciidoc'].is_a?(Hash) && found['asciidoc']['attributes']
-  return {} unless attributes.is_a?(Hash)
-  attributes.each_with_object({}) do |(name, value), out|
+  intrinsic = { 'page-component-name' => found['name'], 'page-component-version' => found['version'] }
+  intrinsic = intrinsic.select { |_, value| value.is_a?(String) || value.is_a?(Numeric) }.transform_values(&:to_s)
+  return intrinsic unless attributes.is_a?(Hash)
+  attributes.each_with_object(intrinsic) do |(name, value), out|
     next unless name.is_a?(String)
     case value
     when String, Numeric then out[name] = value.to_s
