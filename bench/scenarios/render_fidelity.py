@@ -1,6 +1,6 @@
 """How faithfully the site renders a docs repository: words lost, raw markup left, titles, links.
 
-Builds the site of a repository (a clone, or a generated PEP-, RFC- or VitePress-style corpus) in
+Builds the site of a repository (a clone, or a generated PEP-, RFC-, VitePress- or Antora-style corpus) in
 a scratch folder and reports, per repository:
 
 - documents, and how many have a rendered view;
@@ -12,7 +12,7 @@ a scratch folder and reports, per repository:
 - titles that more than 1% (and at least two) of the documents share;
 - internal links resolved and broken (the build's warnings).
 
-    python -m bench render-fidelity --synthetic peps --synthetic rfcs --synthetic vitepress
+    python -m bench render-fidelity --synthetic peps --synthetic rfcs --synthetic vitepress --synthetic antora
     python -m bench render-fidelity --repo /tmp/real/peps --roots peps
 """
 
@@ -245,18 +245,41 @@ def _rfcs(root: Path, n: int) -> None:
 
 
 def _vitepress(root: Path, n: int) -> None:
-    (root / "docs/.vitepress").mkdir(parents=True, exist_ok=True)
-    (root / "docs/.vitepress/config.mts").write_text("export default { title: 'Docs' }\n", encoding="utf-8")
+    # As vuejs/docs: the config at the repository's root names the pages' folder (`srcDir`).
+    (root / ".vitepress").mkdir(parents=True, exist_ok=True)
+    (root / ".vitepress/config.mts").write_text("export default { srcDir: 'docs', title: 'Docs' }\n", encoding="utf-8")
     for k in range(n):
         body = (
             f"# Page {k}\n\n::: tip Remember {k}\nA tip about page {k}.\n:::\n\n"
+            f"- Editors\n\n  - Editor {k}\n\n    :::tip\n    Nested tip {k}.\n    :::\n\n"
+            f"```vue{{2}} [Component{k}.vue]\n<template>{{{{ page }}}}</template>\n```\n\n"
             f"See [the next](./page-{(k + 1) % n}), [the guide](/guide/page-{k % n}) and [home](/).\n"
         )
         (root / f"docs/guide/page-{k}.md").write_text(body, encoding="utf-8")
     (root / "docs/index.md").write_text("# Home\n", encoding="utf-8")
 
 
-SYNTHETIC = {"peps": _peps, "rfcs": _rfcs, "vitepress": _vitepress}
+def _antora(root: Path, n: int) -> None:
+    # As asciidoctor/asciidoctor's docs/: a component, its attributes, pages naming each other by resource ID.
+    (root / "docs/antora.yml").write_text(
+        "name: tool\nversion: '2.1'\nasciidoc:\n  attributes:\n    url-home: https://example.org\n", encoding="utf-8"
+    )
+    for module in ("ROOT", "cli"):
+        (root / f"docs/modules/{module}/pages").mkdir(parents=True, exist_ok=True)
+        (root / f"docs/modules/{module}/images").mkdir(parents=True, exist_ok=True)
+    (root / "docs/modules/cli/images/shot.png").write_bytes(_PNG)
+    for k in range(n):
+        module, other = ("ROOT", "cli") if k % 2 else ("cli", "ROOT")
+        body = (
+            f"= Topic {k}\n\nSee xref:{other}:topic-{(k + 1) % n}.adoc[the next topic], "
+            f"xref:topic-{k}.adoc#usage[this one] and the {{url-home}}[home page] of version {{page-component-version}}.\n\n"
+            f"image::cli:shot.png[Screen of topic {k}]\n\n== Usage\n\nUse topic {k}.\n"
+        )
+        (root / f"docs/modules/{module}/pages/topic-{k}.adoc").write_text(body, encoding="utf-8")
+        (root / f"docs/modules/{other}/pages/topic-{k}.adoc").write_text(f"= Topic {k} elsewhere\n", encoding="utf-8")
+
+
+SYNTHETIC = {"peps": _peps, "rfcs": _rfcs, "vitepress": _vitepress, "antora": _antora}
 
 
 def synthetic_repo(kind: str, folder: Path, n: int) -> Path:
