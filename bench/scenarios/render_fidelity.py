@@ -82,6 +82,7 @@ NOT_ASCIIDOC_PROSE = (
     re.compile(r"^include::.*$", re.MULTILINE),  # an include's target and attributes (`[tags=title;body]`)
     re.compile(r"\b\w+:{1,2}[^\s\[]*\["),  # a macro's name and target (`xref:cli:index.adoc[`)
     re.compile(r"\[[.#%][^\]\n]*\]"),  # inline roles and ids (`[.nowrap]#HTML 5#`)
+    re.compile(r"\{[\w-]+\}[^\s\[]*\["),  # a link's target made of attributes (`{url-api}/Reader[`)
     re.compile(r"\{[\w-]+\}"),  # attribute references (shown as their values)
     re.compile(r"<<[^>]*>>"),  # cross references (shown as the target's title)
 )
