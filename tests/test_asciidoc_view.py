@@ -185,4 +185,6 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
     assert 'href="../../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in tool
     assert 'href="../../../../../../../doc/corpus/docs/modules/ROOT/pages/index.adoc.html"' in tool
     assert 'href="../../../../../../../doc/corpus/docs/modules/cli/partials/common.adoc.html"' in tool
+    nav = (site / "doc/corpus/docs/modules/cli/nav.adoc.html").read_text(encoding="utf-8")
+    assert ">CLI</a>" in nav and ">tool(1)</a>" in nav and "index.html</a>" not in nav, nav  # titles, as Antora's nav
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings

@@ -242,13 +242,25 @@ def _admonitions(html: str, marker: str) -> str:
 
 
 _URL_ATTRIBUTE = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)"')
+_BARE_XREF = re.compile(r'<a href="([^"]+)">([^<]+)</a>')
 
 
 def _resource_ids(html: str, marker: str, links: DocumentLinks | None) -> str:
     """Antora resource IDs in links and images (`cli:index.html`) marked for the link resolver: the
-    sanitizer would take the module's name for a URL scheme it does not allow and drop the link."""
-    if links is None or not links.targets.antora:
+    sanitizer would take the module's name for a URL scheme it does not allow and drop the link.
+    An `xref:page.adoc[]` without text shows its target's title, as Antora shows it (Asciidoctor,
+    which does not know the page, shows `page.html`)."""
+    if links is None or links.targets.descriptor(links.document) is None:
         return html
+
+    def titled(found: re.Match[str]) -> str:
+        url = html_lib.unescape(found.group(1))
+        if html_lib.unescape(found.group(2)) != url:
+            return found.group(0)
+        title = links.targets.title_of(links.document, url)
+        return f'<a href="{found.group(1)}">{html_lib.escape(title, quote=False)}</a>' if title else found.group(0)
+
+    html = _BARE_XREF.sub(titled, html)
 
     def mark(found: re.Match[str]) -> str:
         url = html_lib.unescape(found.group(2))

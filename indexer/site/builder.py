@@ -751,7 +751,8 @@ class _SiteBuilder:
         documents = [p for p, pv in heads.items() if metas[pv.version_id].status == "ok"]
         entries = self.repo.tree_entries(ctx.commits[-1].sha, self.config.roots)
         files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
-        return SiteTargets(documents, files, self.config.site_docs_roots, self._frameworks(ctx, files))
+        titles = {p: metas[heads[p].version_id].title for p in documents}
+        return SiteTargets(documents, files, self.config.site_docs_roots, self._frameworks(ctx, files), titles)
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""

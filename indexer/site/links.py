@@ -111,9 +111,12 @@ class SiteTargets:
         files: Mapping[str, str],
         docs_roots: Iterable[str] = (),
         frameworks: Mapping[str, str] = {},
+        titles: Mapping[str, str] = {},
     ):
-        """`frameworks`: the docs frameworks' config files (path → text) above and under the roots."""
+        """`frameworks`: the docs frameworks' config files (path → text) above and under the roots;
+        `titles`: the documents' titles (an Antora page's `xref:page.adoc[]` shows its target's)."""
         self.documents = frozenset(documents)
+        self.titles = dict(titles)
         self.files = dict(files)
         roots = tuple(docs_roots) or detect_docs_roots(self.files, frameworks)
         # Longest first: a document belongs to the innermost docs root that holds it.
@@ -201,12 +204,23 @@ class SiteTargets:
 
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
-        statuses = [self.status(self.locate(document, url, kind == IMAGE)[0]) for url, kind in records]
-        descriptor = self.descriptor(document)  # an Antora page shows its component's attributes
+        descriptor = self.descriptor(document)  # an Antora page shows its component's attributes …
+        statuses = []
+        for url, kind in records:
+            target = self.locate(document, url, kind == IMAGE)[0]
+            status = self.status(target)
+            if descriptor is not None and status == "doc":
+                status += ":" + self.titles.get(target, "")  # … and the titles of the pages it links to
+            statuses.append(status)
         if not statuses and descriptor is None:
             return NO_LINKS_STATE
         # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
         return hashlib.sha256(json.dumps([self.docs_roots, statuses, descriptor]).encode()).hexdigest()[:16]
+
+    def title_of(self, document: str, url: str) -> str:
+        """The title of the document `url` (as written in `document`) names; "" for none."""
+        target = self.locate(document, url)[0]
+        return self.titles.get(target, "") if self.status(target) == "doc" else ""
 
     def descriptor(self, document: str) -> str | None:
         """The text of the antora.yml of the Antora component that holds `document`, if one does."""
