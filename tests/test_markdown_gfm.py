@@ -103,6 +103,9 @@ def test_a_container_in_a_list_item_is_a_labelled_block_there() -> None:
     assert ":::" not in html, html
     tip = re.search(r'<li[^>]*>.*<div class="directive container-tip">.*?The extension replaces Vetur\..*?</div>', html, re.S)
     assert tip, html
+    # and a closing fence indented up to three spaces closes it (vuejs/docs' `::: warning` … `  :::`)
+    html, _ = markdown_view("::: warning Important\nMind this.\n  :::\n\nAfter.\n")
+    assert ":::" not in html and re.search(r'container-warning">.*Mind this\..*</div>\s*<p[^>]*>After', html, re.S), html
 
 
 def test_a_code_block_shows_its_title_and_highlights_its_language() -> None:

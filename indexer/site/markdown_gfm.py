@@ -25,7 +25,8 @@ from markupsafe import escape
 ALERTS = {"Note": "Note", "Tip": "Tip", "Important": "Important", "Warning": "Warning", "Caution": "Caution"}
 DIAGRAMS = frozenset({"mermaid", "plantuml", "graphviz", "dot", "d2"})
 # A container may stand in a list item, indented as the item's text is (`    :::tip` under `  - x`):
-# its fences pair when they are indented alike, and the comments that replace them keep the indent.
+# its fences pair when their indents differ by less than four columns (markdown-it-container's rule:
+# a closing fence may be indented up to three spaces), and each comment that replaces one keeps its indent.
 _OPEN = re.compile(r"^([ \t]*)(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
 _CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -36,7 +37,7 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
     container's (kind, title) by its number. Other lines are left exactly as they are."""
     lines = text.split("\n")
     opened: list[tuple[int, int, str, str, str]] = []  # (line, colons, kind, title, indent)
-    pairs: list[tuple[int, int, str, str, str]] = []  # (open line, close line, kind, title, indent)
+    pairs: list[tuple[int, int, str, str, str, str]] = []  # (open line, close line, kind, title, indents)
     fence = ""
     for n, line in enumerate(lines):
         found_fence = _FENCE.match(line)
@@ -48,9 +49,9 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
             fence = found_fence.group(1)
             continue
         close = _CLOSE.match(line)
-        if close and opened and len(close.group(2)) >= opened[-1][1] and close.group(1) == opened[-1][4]:
+        if close and opened and len(close.group(2)) >= opened[-1][1] and _near(close.group(1), opened[-1][4]):
             first, _colons, kind, title, indent = opened.pop()
-            pairs.append((first, n, kind, title, indent))
+            pairs.append((first, n, kind, title, indent, close.group(1)))
             continue
         start = _OPEN.match(line)
         if start:
@@ -58,11 +59,15 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
     if not pairs:
         return text, {}
     found: dict[int, tuple[str, str]] = {}
-    for number, (first, last, kind, title, indent) in enumerate(sorted(pairs)):
+    for number, (first, last, kind, title, indent, close_indent) in enumerate(sorted(pairs)):
         found[number] = (kind, title)
         lines[first] = f"{indent}<!--{marker}open-{number}-->"
-        lines[last] = f"{indent}<!--{marker}close-{number}-->"
+        lines[last] = f"{close_indent}<!--{marker}close-{number}-->"
     return "\n".join(lines), found
+
+
+def _near(indent: str, other: str) -> bool:
+    return abs(len(indent.expandtabs(4)) - len(other.expandtabs(4))) < 4
 
 
 def container_start(marker: str, kind: str, title: str, lines: str) -> str:
