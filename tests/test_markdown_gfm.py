@@ -13,6 +13,7 @@ from indexer.config import Config
 from indexer.site.links import detect_docs_roots
 from indexer.site.markdown import markdown_view
 from tests.conftest import CorpusRepo
+from tests.test_rst_view import PNG
 
 RFC = """\
 # Const generics {#const-generics .title}
@@ -180,7 +181,8 @@ def test_a_docs_framework_config_above_the_roots_names_the_docs_root(corpus_repo
             ".vitepress/config.ts": "export default defineConfig({\n  srcDir: 'src',\n  title: 'Vue'\n})\n",
             "src/guide/intro.md": "# Intro\n\nSee [components](/guide/components#props) and [the API](/api/).\n",
             "src/guide/components.md": "# Components\n\n## Props\n",
-            "src/api/index.md": "# API\n",
+            "src/api/index.md": "# API\n\n![logo](/images/logo.png)\n",
+            "src/public/images/logo.png": PNG,
             "book/mkdocs.yml": "site_name: Book\ndocs_dir: pages  # the book's pages\n",
             "book/pages/one.md": "# One\n\n[Two](/two/)\n",
             "book/pages/two.md": "# Two\n",
@@ -191,6 +193,8 @@ def test_a_docs_framework_config_above_the_roots_names_the_docs_root(corpus_repo
     intro = (site / "doc/src/guide/intro.md.html").read_text(encoding="utf-8")
     assert 'href="../../../doc/src/guide/components.md.html#h-props"' in intro
     assert 'href="../../../doc/src/api/index.md.html"' in intro
+    api = (site / "doc/src/api/index.md.html").read_text(encoding="utf-8")
+    assert re.search(r'<img src="(\.\./)+files/[0-9a-f]+\.png" alt="logo"', api), api  # from the public folder
     one = re.sub(r'<nav class="pager".*?</nav>', "", (site / "doc/book/pages/one.md.html").read_text(encoding="utf-8"), flags=re.S)
     assert 'href="../../../doc/book/pages/two.md.html"' in one
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings

@@ -57,6 +57,8 @@ FOLDER_PAGES = ("README.md", "readme.md", "index.md")
 # How a docs framework names a page without its file's suffix: the suffixes tried, in order.
 PAGE_SUFFIXES = (".md", ".mdx", ".rst", ".adoc")
 MKDOCS_FILES = frozenset({"mkdocs.yml", "mkdocs.yaml"})
+# The folders of a docs root whose files the site serves at its root: VitePress' and Docusaurus'.
+PUBLIC_FOLDERS = ("public", "static")
 # The selectors a document page answers itself (`#L12`, `#c3-9`, `#L2C1-L3C4`): never headings.
 SELECTOR = re.compile(r"L\d+(?:-L\d+)?|c\d+-\d+|L\d+C\d+-L\d+C\d+|p\d+|page-\d+")
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -188,11 +190,19 @@ class SiteTargets:
             if self.status(path) != "missing" or antora.is_resource_id(url):
                 return path, "", fragment
         root = self.docs_root(document)
-        if root and url.startswith("/") and not url.startswith("//"):
+        from_root = root is not None and url.startswith("/") and not url.startswith("//")
+        if root and from_root:
             url = "/" + root + url
         target, query, fragment = target_of(document, url)
         if target and self.status(target) == "missing":
             target = self._page_named(target) or target
+        if from_root and target and self.status(target) == "missing":
+            # A file of the site's public folder is served at its root (VitePress' `/images/logo.svg`).
+            inside = target[len(root) + 1 :] if root else target
+            for folder in PUBLIC_FOLDERS:
+                public = posixpath.join(root or "", folder, inside)
+                if self.status(public) != "missing":
+                    return public, query, fragment
         return target, query, fragment
 
     def _page_named(self, target: str) -> str | None:
