@@ -38,7 +38,10 @@ RAW_MARKUP = {
     "heading attribute": re.compile(r"\{#[\w-]+"),
     "container": re.compile(r"^:::", re.MULTILINE),
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
-    # AsciiDoc: a macro, an include or an attribute reference shown as written
+}
+# AsciiDoc's (a macro, an include or an attribute reference shown as written), counted in AsciiDoc
+# documents only: `{channel}` is prose in Markdown.
+RAW_ASCIIDOC = {
     "asciidoc macro": re.compile(r"\b(?:xref|link|image|include|kbd|btn|menu|footnote):{1,2}[^\s\[]*\["),
     "asciidoc attribute": re.compile(r"\{[a-z][\w-]*\}"),
 }
@@ -62,12 +65,13 @@ NOT_PROSE = (
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
-    re.compile(r"^\s*(?:```|~~~)\S*", re.MULTILINE),  # a fence's language (`shell-session`, `vue-html`)
+    re.compile(r"^[\s>]*(?:```|~~~)[ \t]*\S*", re.MULTILINE),  # a fence's language (`shell-session`, in a quote)
     re.compile(r"\{\s*[#.][^}\n]*\}"),  # heading attributes written with spaces (`{ #backtrack }`)
     re.compile(r"&#?\w+;"),  # character references (`&nbsp;`)
 )
 # Markdown only: what a Markdown renderer never shows as text.
 NOT_MARKDOWN_PROSE = (
+    re.compile(r"<!--.*?-->", re.DOTALL),  # comments, first: they may hold what looks like tags
     re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL | re.IGNORECASE),  # a page's scripts and styles
     re.compile(r"<[A-Za-z/!][^>]*>"),  # tags written over several lines
     re.compile(r"^ {0,3}\[[^\]\n]+\]:.*$", re.MULTILINE),  # reference definitions (label, URL, title)
@@ -174,7 +178,8 @@ def measure(
             if lost:
                 missing[path] = lost
             prose = rendered_text(text, code=False) or ""
-            for name, pattern in RAW_MARKUP.items():
+            asciidoc = Path(path).suffix.lower() in (".adoc", ".asciidoc", ".asc")
+            for name, pattern in (RAW_MARKUP | RAW_ASCIIDOC if asciidoc else RAW_MARKUP).items():
                 for found in pattern.finditer(prose):
                     raw[name] += 1
                     raw_where.setdefault(path, []).append(prose[max(0, found.start() - 40) : found.end() + 40])
