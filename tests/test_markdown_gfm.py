@@ -117,6 +117,16 @@ def test_a_code_block_shows_its_title_and_highlights_its_language() -> None:
     assert '<span class="tk-' in html  # highlighted as Vue and JavaScript
 
 
+def test_front_matter_is_a_labelled_block_not_a_rule_and_a_heading() -> None:
+    # vuejs/docs' pages start so; read as CommonMark, `---` was a rule and `footer: false` a heading.
+    source = "---\nfooter: false\noutline: deep\n---\n\n# Introduction\n\nText.\n"
+    html, headings = markdown_view(source)
+    assert "<hr" not in html and [title for _level, _id, title in headings] == ["Introduction"], (html, headings)
+    assert '<span class="directive-name">front matter</span>' in html and "outline" in html, html
+    block = re.search(r'<pre class="code"[^>]*data-line-start="(\d+)"', html)
+    assert block and block.group(1) == "1", html
+
+
 def test_raw_html_cannot_forge_a_container() -> None:
     forged = "<!--m0000000000000000~open-0-->\n\nText.\n"
     html, _ = markdown_view(forged)

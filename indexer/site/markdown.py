@@ -48,6 +48,7 @@ _OPTIONS = (
     | pyromark.Options.ENABLE_FOOTNOTES
     | pyromark.Options.ENABLE_GFM
     | pyromark.Options.ENABLE_HEADING_ATTRIBUTES
+    | pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
 )
 
 TAGS = frozenset(
@@ -304,6 +305,13 @@ class _Renderer:
             self.text = []
             language, title = markdown_gfm.code_info(info)
             self.open.append(_Open("code", language, -1, title, first, last))
+        elif kind == "MetadataBlock":
+            # Front matter (`---` YAML `---` at the top): shown as its source under a label, as GitHub
+            # shows it and no word of it hidden, not read as a rule and a heading.
+            first, last = self.span(where)
+            self.close_raw()
+            self.text = []
+            self.open.append(_Open("code", "yaml", -1, "front matter", first, last))
         elif kind == "List":
             name = "ul" if value is None else "ol"
             start = f' start="{value}"' if value is not None and value != 1 else ""
@@ -319,7 +327,7 @@ class _Renderer:
         elif kind == "Table":
             self.aligns = tuple(value)
             self.container("<table{}>\n", "</table>\n", where)
-        else:  # footnotes, metadata blocks, math: not enabled
+        else:  # math: not enabled
             self.open.append(_Open("inert"))
 
     def container(self, start: str, end: str, where: dict[str, int], by_children: bool = True) -> None:
