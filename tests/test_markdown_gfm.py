@@ -102,11 +102,15 @@ def test_a_container_in_a_list_item_is_a_labelled_block_there() -> None:
     source = "- Editors\n\n  - Visual Studio Code\n\n    :::tip\n    The extension replaces Vetur.\n    :::\n\nAfter.\n"
     html, _ = markdown_view(source)
     assert ":::" not in html, html
-    tip = re.search(r'<li[^>]*>.*<div class="directive container-tip">.*?The extension replaces Vetur\..*?</div>', html, re.S)
+    tip = re.search(
+        r'<li[^>]*>.*<div class="directive container-tip">.*?The extension replaces Vetur\..*?</div>', html, re.S
+    )
     assert tip, html
     # and a closing fence indented up to three spaces closes it (vuejs/docs' `::: warning` … `  :::`)
     html, _ = markdown_view("::: warning Important\nMind this.\n  :::\n\nAfter.\n")
-    assert ":::" not in html and re.search(r'container-warning">.*Mind this\..*</div>\s*<p[^>]*>After', html, re.S), html
+    assert ":::" not in html and re.search(r'container-warning">.*Mind this\..*</div>\s*<p[^>]*>After', html, re.S), (
+        html
+    )
 
 
 def test_a_code_block_shows_its_title_and_highlights_its_language() -> None:
@@ -205,7 +209,12 @@ def test_a_docs_framework_config_above_the_roots_names_the_docs_root(corpus_repo
     assert 'href="../../../doc/src/api/index.md.html"' in intro
     api = (site / "doc/src/api/index.md.html").read_text(encoding="utf-8")
     assert re.search(r'<img src="(\.\./)+files/[0-9a-f]+\.png" alt="logo"', api), api  # from the public folder
-    one = re.sub(r'<nav class="pager".*?</nav>', "", (site / "doc/book/pages/one.md.html").read_text(encoding="utf-8"), flags=re.S)
+    one = re.sub(
+        r'<nav class="pager".*?</nav>',
+        "",
+        (site / "doc/book/pages/one.md.html").read_text(encoding="utf-8"),
+        flags=re.S,
+    )
     assert 'href="../../../doc/book/pages/two.md.html"' in one
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
 

@@ -278,7 +278,8 @@ def _antora(root: Path, n: int) -> None:
         module, other = ("ROOT", "cli") if k % 2 else ("cli", "ROOT")
         body = (
             f"= Topic {k}\n\nSee xref:{other}:topic-{(k + 1) % n}.adoc[the next topic], "
-            f"xref:topic-{k}.adoc#usage[this one] and the {{url-home}}[home page] of version {{page-component-version}}.\n\n"
+            f"xref:topic-{k}.adoc#usage[this one] and the {{url-home}}[home page] "
+            f"of version {{page-component-version}}.\n\n"
             f"image::cli:shot.png[Screen of topic {k}]\n\n== Usage\n\nUse topic {k}.\n"
         )
         (root / f"docs/modules/{module}/pages/topic-{k}.adoc").write_text(body, encoding="utf-8")

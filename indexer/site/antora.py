@@ -17,7 +17,13 @@ import re
 from dataclasses import dataclass
 
 DESCRIPTOR = "antora.yml"
-FAMILIES = {"page": "pages", "image": "images", "partial": "partials", "example": "examples", "attachment": "attachments"}
+FAMILIES = {
+    "page": "pages",
+    "image": "images",
+    "partial": "partials",
+    "example": "examples",
+    "attachment": "attachments",
+}
 # [version@][component:][module:][family$]relative — the part before a `#` fragment.
 _ID = re.compile(
     r"(?:(?P<version>[^:@$#/]+)@)?(?:(?P<first>[^:@$#/]+):)?(?:(?P<second>[^:@$#/]+):)?"
@@ -62,7 +68,12 @@ def module_of(document: str, descriptors: dict[str, str]) -> Module | None:
 def is_resource_id(url: str) -> bool:
     """Whether a link that looks like a URL with a scheme (`cli:index.html`) is an Antora resource ID."""
     scheme, colon, rest = url.partition(":")
-    return bool(colon) and scheme.lower() not in _SCHEMES and not rest.startswith("//") and bool(_ID.fullmatch(url.split("#")[0]))
+    return (
+        bool(colon)
+        and scheme.lower() not in _SCHEMES
+        and not rest.startswith("//")
+        and bool(_ID.fullmatch(url.split("#")[0]))
+    )
 
 
 def resource_path(module: Module, document: str, url: str, image: bool) -> tuple[str, str] | None:
