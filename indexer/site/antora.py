@@ -30,7 +30,11 @@ _ID = re.compile(
     r"(?:(?P<family>[a-z]+)\$)?(?P<relative>[^:@$#]+)"
 )
 # Schemes a page links out with; anything else before a colon is an Antora component or module.
-_SCHEMES = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "data", "irc", "file", "news", "urn", "xmpp"})
+# (A script URL is one too: the sanitizer refuses it, as it refuses it anywhere.)
+_SCHEMES = frozenset(
+    {"http", "https", "ftp", "ftps", "mailto", "tel", "data", "irc", "file", "news", "urn", "xmpp"}
+    | {"javascript", "vbscript"}
+)
 
 
 @dataclass(frozen=True)
