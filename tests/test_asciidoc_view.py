@@ -164,7 +164,7 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
             "corpus/docs/modules/ROOT/pages/own.adoc": "= Own\n:tagline: Mine\n\nSays {tagline}.\n",
             "corpus/docs/modules/ROOT/pages/install.adoc": "= Install\n",
             "corpus/docs/modules/ROOT/images/shot.png": PNG,
-            "corpus/docs/modules/cli/pages/index.adoc": "= CLI\n",
+            "corpus/docs/modules/cli/pages/index.adoc": "= CLI {page-component-version}\n",
             "corpus/docs/modules/cli/pages/man1/tool.adoc": "= tool(1)\n\nBack to xref:index.adoc[the CLI] "
             "and xref:ROOT:index.adoc[home].\n\n== Options\n\ninclude::partial$common.adoc[]\n",
             "corpus/docs/modules/cli/partials/common.adoc": "Common text.\n",
@@ -188,5 +188,7 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
     assert 'href="../../../../../../../doc/corpus/docs/modules/cli/partials/common.adoc.html"' in tool
     nav = (site / "doc/corpus/docs/modules/cli/nav.adoc.html").read_text(encoding="utf-8")
     assert "javascript" not in nav.split('id="source-view"')[0] and "a script" in nav
-    assert ">CLI</a>" in nav and ">tool(1)</a>" in nav and "index.html</a>" not in nav, nav  # titles, as Antora's nav
+    assert ">CLI 2.1</a>" in nav and ">tool(1)</a>" in nav and "index.html</a>" not in nav, (
+        nav
+    )  # titles, as Antora's nav
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings

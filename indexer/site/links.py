@@ -230,7 +230,12 @@ class SiteTargets:
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""
         target = self.locate(document, url)[0]
-        return self.titles.get(target, "") if self.status(target) == "doc" else ""
+        title = self.titles.get(target, "") if self.status(target) == "doc" else ""
+        descriptor = self.descriptor(target)
+        if descriptor is not None and "{page-component-" in title:  # as Antora shows `What's New in 2.1`
+            for name, field in (("name", ANTORA_NAME), ("version", ANTORA_VERSION)):
+                title = title.replace(f"{{page-component-{name}}}", antora_name(descriptor, field))
+        return title
 
     def descriptor(self, document: str) -> str | None:
         """The text of the antora.yml of the Antora component that holds `document`, if one does."""
@@ -245,7 +250,9 @@ NO_LINKS_STATE = hashlib.sha256(b"[]").hexdigest()[:16]
 # The source folder a VitePress config names, when it is written as a string literal (`srcDir: 'src'`),
 # and MkDocs' `docs_dir:` line (the YAML of mkdocs.yml holds tags only MkDocs' own loader reads).
 VITEPRESS_SRC_DIR = re.compile(r"""\bsrcDir\s*:\s*(['"`])([^'"`\n]+)\1""")
-ANTORA_NAME = re.compile(r"""^name\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
+ANTORA_FIELD = r"""^{}\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$"""
+ANTORA_NAME = re.compile(ANTORA_FIELD.format("name"), re.MULTILINE)
+ANTORA_VERSION = re.compile(ANTORA_FIELD.format("version"), re.MULTILINE)
 MKDOCS_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
 
 
@@ -261,9 +268,9 @@ def is_framework_file(path: str) -> bool:
     )
 
 
-def antora_name(text: str) -> str:
-    """The component name an antora.yml gives (`name: asciidoctor`), "" without one."""
-    found = ANTORA_NAME.search(text)
+def antora_name(text: str, field: re.Pattern[str] = ANTORA_NAME) -> str:
+    """The component name an antora.yml gives (`name: asciidoctor`), "" without one (or another top-level field)."""
+    found = field.search(text)
     return found.group(2).strip() if found else ""
 
 
