@@ -13,6 +13,7 @@ from indexer.integrations.doctor import diagnose
 from indexer.site import asciidoc_view
 from indexer.text import asciidoc
 from tests.conftest import CorpusRepo
+from tests.test_rst_view import PNG
 
 needs_asciidoctor = pytest.mark.skipif(not asciidoc_view.available(), reason="Asciidoctor is not installed")
 
@@ -147,3 +148,47 @@ def test_list_items_carry_the_lines_of_their_text() -> None:
     assert view is not None
     items = re.findall(r'<p data-line-start="(\d+)"(?: data-line-end="(\d+)")?>([^<]*)</p>', view[0])
     assert [(int(a), int(b or a), text.split()[0]) for a, b, text in items][:2] == [(3, 4, "Open"), (5, 5, "Freeze")]
+
+
+@needs_asciidoctor
+def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    # As asciidoctor/asciidoctor's docs/: antora.yml, modules/<m>/{pages,images,partials}, and pages
+    # naming each other by resource ID, not by path.
+    corpus_repo.commit(
+        {
+            "corpus/docs/antora.yml": "name: tool\nversion: '2.1'\nasciidoc:\n  attributes:\n"
+            "    release-version: '2.1.0'\n    url-ruby: https://www.ruby-lang.org\n    tagline: Fast@\n",
+            "corpus/docs/modules/ROOT/pages/index.adoc": "= Tool\n\nSee xref:cli:man1/tool.adoc#options[the options], "
+            "xref:install.adoc[installing] and xref:tool:cli:index.adoc[the CLI].\n\nimage::shot.png[A shot]\n\n"
+            "Release {release-version} runs on {url-ruby}[Ruby]: {tagline}, in {page-component-version}.\n",
+            "corpus/docs/modules/ROOT/pages/own.adoc": "= Own\n:tagline: Mine\n\nSays {tagline}.\n",
+            "corpus/docs/modules/ROOT/pages/install.adoc": "= Install\n",
+            "corpus/docs/modules/ROOT/images/shot.png": PNG,
+            "corpus/docs/modules/cli/pages/index.adoc": "= CLI {page-component-version}\n",
+            "corpus/docs/modules/cli/pages/man1/tool.adoc": "= tool(1)\n\nBack to xref:index.adoc[the CLI] "
+            "and xref:ROOT:index.adoc[home].\n\n== Options\n\ninclude::partial$common.adoc[]\n",
+            "corpus/docs/modules/cli/partials/common.adoc": "Common text.\n",
+            "corpus/docs/modules/cli/nav.adoc": "* xref:index.adoc[]\n** xref:man1/tool.adoc[]\n"
+            "* link:javascript:alert(1)[a script]\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site)
+    home = (site / "doc/corpus/docs/modules/ROOT/pages/index.adoc.html").read_text(encoding="utf-8")
+    assert 'href="../../../../../../doc/corpus/docs/modules/cli/pages/man1/tool.adoc.html#h-options"' in home
+    assert 'href="../../../../../../doc/corpus/docs/modules/ROOT/pages/install.adoc.html"' in home
+    assert 'href="../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in home
+    assert re.search(r'<img src="(\.\./)+files/[0-9a-f]+\.png" alt="A shot"', home), home
+    # The component's attributes, as Antora gives them to every page (a soft-set one a page may change).
+    assert 'Release 2.1.0 runs on <a href="https://www.ruby-lang.org"' in home and ": Fast, in 2.1." in home, home
+    assert "Says Mine." in (site / "doc/corpus/docs/modules/ROOT/pages/own.adoc.html").read_text(encoding="utf-8")
+    tool = (site / "doc/corpus/docs/modules/cli/pages/man1/tool.adoc.html").read_text(encoding="utf-8")
+    assert 'href="../../../../../../../doc/corpus/docs/modules/cli/pages/index.adoc.html"' in tool
+    assert 'href="../../../../../../../doc/corpus/docs/modules/ROOT/pages/index.adoc.html"' in tool
+    assert 'href="../../../../../../../doc/corpus/docs/modules/cli/partials/common.adoc.html"' in tool
+    nav = (site / "doc/corpus/docs/modules/cli/nav.adoc.html").read_text(encoding="utf-8")
+    assert "javascript" not in nav.split('id="source-view"')[0] and "a script" in nav
+    assert ">CLI 2.1</a>" in nav and ">tool(1)</a>" in nav and "index.html</a>" not in nav, (
+        nav
+    )  # titles, as Antora's nav
+    assert not [w for w in summary.warnings if "broken link" in w], summary.warnings

@@ -9,8 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
+from indexer.config import Config
+from indexer.site.links import detect_docs_roots
 from indexer.site.markdown import markdown_view
 from tests.conftest import CorpusRepo
+from tests.test_rst_view import PNG
 
 RFC = """\
 # Const generics {#const-generics .title}
@@ -94,6 +97,40 @@ def test_a_container_fence_keeps_its_source_line() -> None:
     assert body and lines[int(body.group(1)) - 1] == "A tip **body**."
 
 
+def test_a_container_in_a_list_item_is_a_labelled_block_there() -> None:
+    # As vuejs/docs writes it: the tip is indented as the nested item's text.
+    source = "- Editors\n\n  - Visual Studio Code\n\n    :::tip\n    The extension replaces Vetur.\n    :::\n\nAfter.\n"
+    html, _ = markdown_view(source)
+    assert ":::" not in html, html
+    tip = re.search(
+        r'<li[^>]*>.*<div class="directive container-tip">.*?The extension replaces Vetur\..*?</div>', html, re.S
+    )
+    assert tip, html
+    # and a closing fence indented up to three spaces closes it (vuejs/docs' `::: warning` … `  :::`)
+    html, _ = markdown_view("::: warning Important\nMind this.\n  :::\n\nAfter.\n")
+    assert ":::" not in html and re.search(r'container-warning">.*Mind this\..*</div>\s*<p[^>]*>After', html, re.S), (
+        html
+    )
+
+
+def test_a_code_block_shows_its_title_and_highlights_its_language() -> None:
+    # VitePress' info string: language, lines to highlight, title (`vue{5} [BlogPost.vue]`).
+    html, _ = markdown_view("```vue{2} [BlogPost.vue]\n<p>{{ title }}</p>\n```\n\n```js:line-numbers\nlet x\n```\n")
+    assert '<span class="directive-name">BlogPost.vue</span>' in html, html
+    assert 'class="language-vue"' in html and 'class="language-js"' in html and "{2}" not in html, html
+    assert '<span class="tk-' in html  # highlighted as Vue and JavaScript
+
+
+def test_front_matter_is_a_labelled_block_not_a_rule_and_a_heading() -> None:
+    # vuejs/docs' pages start so; read as CommonMark, `---` was a rule and `footer: false` a heading.
+    source = "---\nfooter: false\noutline: deep\n---\n\n# Introduction\n\nText.\n"
+    html, headings = markdown_view(source)
+    assert "<hr" not in html and [title for _level, _id, title in headings] == ["Introduction"], (html, headings)
+    assert '<span class="directive-name">front matter</span>' in html and "outline" in html, html
+    block = re.search(r'<pre class="code"[^>]*data-line-start="(\d+)"', html)
+    assert block and block.group(1) == "1", html
+
+
 def test_raw_html_cannot_forge_a_container() -> None:
     forged = "<!--m0000000000000000~open-0-->\n\nText.\n"
     html, _ = markdown_view(forged)
@@ -150,6 +187,48 @@ def test_docs_framework_links_land_on_their_pages(corpus_repo: CorpusRepo, tmp_p
     assert len(broken) == 2 and any("/guide/nothing" in w for w in broken), broken  # and mkdocs' ../other.md
 
 
+def test_a_docs_framework_config_above_the_roots_names_the_docs_root(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    # As vuejs/docs: `.vitepress/` at the repository's root, `srcDir: 'src'`, and only `src` indexed;
+    # MkDocs with its own `docs_dir`.
+    corpus_repo.commit(
+        {
+            ".vitepress/config.ts": "export default defineConfig({\n  srcDir: 'src',\n  title: 'Vue'\n})\n",
+            "src/guide/intro.md": "# Intro\n\nSee [components](/guide/components#props) and [the API](/api/).\n",
+            "src/guide/components.md": "# Components\n\n## Props\n",
+            "src/api/index.md": "# API\n\n![logo](/images/logo.png)\n",
+            "src/public/images/logo.png": PNG,
+            "book/mkdocs.yml": "site_name: Book\ndocs_dir: pages  # the book's pages\n",
+            "book/pages/one.md": "# One\n\n[Two](/two/)\n",
+            "book/pages/two.md": "# Two\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site, config=Config(roots=("src", "book")))
+    intro = (site / "doc/src/guide/intro.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../doc/src/guide/components.md.html#h-props"' in intro
+    assert 'href="../../../doc/src/api/index.md.html"' in intro
+    api = (site / "doc/src/api/index.md.html").read_text(encoding="utf-8")
+    assert re.search(r'<img src="(\.\./)+files/[0-9a-f]+\.png" alt="logo"', api), api  # from the public folder
+    one = re.sub(
+        r'<nav class="pager".*?</nav>',
+        "",
+        (site / "doc/book/pages/one.md.html").read_text(encoding="utf-8"),
+        flags=re.S,
+    )
+    assert 'href="../../../doc/book/pages/two.md.html"' in one
+    assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
+
+
+def test_docs_roots_from_framework_settings() -> None:
+    texts = {
+        "site/.vitepress/config.mts": 'export default { srcDir: "./content" }',
+        "up/.vitepress/config.js": "export default { srcDir: '../../outside' }",
+        "mkdocs.yml": "docs_dir: 'manual'\n",
+        "other/mkdocs.yaml": "site_name: x\n",
+    }
+    assert detect_docs_roots((), texts) == ("manual", "other/docs", "site/content", "up")
+
+
 # -- the property: no word of a GitHub or VitePress document is lost, no raw markup is left ------------
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).map(lambda w: "w" + w)
@@ -158,7 +237,7 @@ PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
 
 @st.composite
 def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
-    kind = draw(st.integers(0, 5 if depth == 0 else 2))
+    kind = draw(st.integers(0, 6 if depth == 0 else 2))
     words = draw(PHRASE)
     if kind == 0:
         return f"{words}[^{draw(st.sampled_from(['a', 'b', 'note']))}]\n"
@@ -171,7 +250,11 @@ def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
         return f"::: {draw(st.sampled_from(['tip', 'warning', 'details']))} {words}\n{inner}\n:::\n"
     if kind == 4:
         return f"```mermaid\ngraph TD; {words}\n```\n"
-    return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+    if kind == 5:
+        return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+    # a container in a list item, indented as the item's text
+    indent = " " * draw(st.sampled_from([2, 4]))
+    return f"- {words}\n\n{indent}::: tip\n{indent}{draw(PHRASE)}\n{indent}:::\n"
 
 
 @settings(max_examples=60, deadline=None)

@@ -36,6 +36,9 @@ def test_a_generic_first_heading_gives_way_to_the_metadata() -> None:
 def test_without_metadata_the_file_name_names_it_spelled_as_the_text_spells_it() -> None:
     rfc = "- Feature Name: N/A\n- Start Date: 2014-03-11\n\n# Summary\n\nThe RFC process: an RFC is a process.\n"
     assert fallback_title(rfc, "text/0002-rfc-process.md") == "RFC process"
+    for placeholder in ("not applicable", "NA", "n.a.", "none"):  # rust-lang/rfcs' 1068 was "not applicable"
+        governance = rfc.replace("N/A", placeholder).replace("RFC process", "Rust governance")
+        assert fallback_title(governance, "text/1068-rust-governance.md") == "Rust governance", placeholder
     assert name_title("docs/guide/README.md") == "Guide"
     assert fallback_title("Abstract\n========\n\nWords.\n", "peps/pep-0999.rst") == "Pep 0999"
 

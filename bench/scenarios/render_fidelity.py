@@ -1,6 +1,6 @@
 """How faithfully the site renders a docs repository: words lost, raw markup left, titles, links.
 
-Builds the site of a repository (a clone, or a generated PEP-, RFC- or VitePress-style corpus) in
+Builds the site of a repository (a clone, or a generated PEP-, RFC-, VitePress- or Antora-style corpus) in
 a scratch folder and reports, per repository:
 
 - documents, and how many have a rendered view;
@@ -14,7 +14,7 @@ a scratch folder and reports, per repository:
 - titles that more than 1% (and at least two) of the documents share;
 - internal links resolved and broken (the build's warnings).
 
-    python -m bench render-fidelity --synthetic peps --synthetic rfcs --synthetic vitepress
+    python -m bench render-fidelity --synthetic peps --synthetic rfcs --synthetic vitepress --synthetic antora
     python -m bench render-fidelity --repo /tmp/real/peps --roots peps
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import re
 import subprocess
 import tempfile
@@ -40,6 +41,12 @@ RAW_MARKUP = {
     "heading attribute": re.compile(r"\{#[\w-]+"),
     "container": re.compile(r"^:::", re.MULTILINE),
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
+}
+# AsciiDoc's (a macro, an include or an attribute reference shown as written), counted in AsciiDoc
+# documents only: `{channel}` is prose in Markdown.
+RAW_ASCIIDOC = {
+    "asciidoc macro": re.compile(r"\b(?:xref|link|image|include|kbd|btn|menu|footnote):{1,2}[^\s\[]*\["),
+    "asciidoc attribute": re.compile(r"\{[a-z][\w-]*\}"),
 }
 NOT_PROSE = (
     # First, before the patterns below take their names away:
@@ -67,7 +74,30 @@ NOT_PROSE = (
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
-    re.compile(r"^```\w*", re.MULTILINE),  # a fence's language
+    re.compile(r"^[\s>]*(?:```|~~~)[ \t]*\S*", re.MULTILINE),  # a fence's language (`shell-session`, in a quote)
+    re.compile(r"\{\s*[#.][^}\n]*\}"),  # heading attributes written with spaces (`{ #backtrack }`)
+    re.compile(r"&#?\w+;"),  # character references (`&nbsp;`)
+)
+# Markdown only: what a Markdown renderer never shows as text.
+NOT_MARKDOWN_PROSE = (
+    re.compile(r"<!--.*?-->", re.DOTALL),  # comments, first: they may hold what looks like tags
+    re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL | re.IGNORECASE),  # a page's scripts and styles
+    re.compile(r"<[A-Za-z/!][^>]*>"),  # tags written over several lines
+    re.compile(r"^ {0,3}\[[^\]\n]+\]:.*$", re.MULTILINE),  # reference definitions (label, URL, title)
+    re.compile(r"\]\[[^\]\n]*\]"),  # a reference link's label (`[text][label]`)
+)
+# AsciiDoc only: comments, attribute entries, block attribute lines, macro names and targets.
+NOT_ASCIIDOC_PROSE = (
+    re.compile(r"^(/{4,})\s*$.*?^\1\s*$", re.MULTILINE | re.DOTALL),  # comment blocks
+    re.compile(r"^//(?!/).*$", re.MULTILINE),  # line comments
+    re.compile(r"^:!?[\w-]+!?:.*$", re.MULTILINE),  # attribute entries (shown where they are referenced)
+    re.compile(r"^\[[^\]\n]*\]\s*$", re.MULTILINE),  # block attribute lines (`[source,ruby]`, `[cols="1,2"]`)
+    re.compile(r"^include::.*$", re.MULTILINE),  # an include's target and attributes (`[tags=title;body]`)
+    re.compile(r"\b\w+:{1,2}[^\s\[]*\["),  # a macro's name and target (`xref:cli:index.adoc[`)
+    re.compile(r"\[[.#%][^\]\n]*\]"),  # inline roles and ids (`[.nowrap]#HTML 5#`)
+    re.compile(r"\{[\w-]+\}[^\s\[]*\["),  # a link's target made of attributes (`{url-api}/Reader[`)
+    re.compile(r"\{[\w-]+\}"),  # attribute references (shown as their values)
+    re.compile(r"<<[^>]*>>"),  # cross references (shown as the target's title)
 )
 RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
@@ -100,9 +130,15 @@ def without_comments(source: str) -> str:
     return "\n".join(lines)
 
 
-def prose_words(source: str) -> set[str]:
-    source = without_comments(source)
-    for pattern in NOT_PROSE:
+def prose_words(source: str, path: str = "") -> set[str]:
+    """The words of a document's prose: what its rendered view must show."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".adoc", ".asciidoc", ".asc"):
+        patterns = NOT_ASCIIDOC_PROSE + NOT_PROSE
+    else:
+        source = without_comments(source)
+        patterns = (NOT_MARKDOWN_PROSE if suffix in (".md", ".markdown", ".mdx") else ()) + NOT_PROSE
+    for pattern in patterns:
         source = pattern.sub(" ", source)
     return set(WORD.findall(source))
 
@@ -118,7 +154,8 @@ CODE = re.compile(
 
 
 def rendered_text(page: str, code: bool = True) -> str | None:
-    """The rendered view's text (`code=False`: without the code it shows as written)."""
+    """The text of a page's rendered view; without its code blocks and spans when `code` is False
+    (markup written in code is shown as written on purpose)."""
     found = RENDERED.search(page)
     if not found:
         return None
@@ -128,9 +165,12 @@ def rendered_text(page: str, code: bool = True) -> str | None:
     return html.unescape(re.sub(r"<[^>]+>", " ", shown))
 
 
-def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None) -> dict[str, Any]:
+def measure(
+    repo: Path, roots: tuple[str, ...], history_start: str | None = None, detail: Path | None = None
+) -> dict[str, Any]:
     from indexer.api import build
     from indexer.config import Config
+    from indexer.site.search_bundles import record_metadata
 
     with tempfile.TemporaryDirectory(prefix="fidelity-") as scratch:
         site = Path(scratch) / "site"
@@ -140,24 +180,32 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
         missing: dict[str, list[str]] = {}
         raw: Counter[str] = Counter()
         raw_in_code: Counter[str] = Counter()
+        raw_where: dict[str, list[str]] = {}
         rendered_pages = 0
         for page in sorted(site.glob("doc/**/*.html")):
             path = page.relative_to(site / "doc").as_posix()[: -len(".html")]
             text = page.read_text(encoding="utf-8")
-            title = re.search(r'data-pagefind-meta="title\[content\]" content="([^"]*)"', text)
+            # The title the search shows, from the record Pagefind is given (the page holds no metadata).
+            record = b"".join(record_metadata(text.encode("utf-8"))).decode("utf-8")
+            title = re.search(r'data-pagefind-meta="title\[content\]" content="([^"]*)"', record)
             titles[html.unescape(title.group(1)) if title else path] += 1
             shown = rendered_text(text)
             if shown is None:
                 continue
+            if title:  # the page's own title stands above the view (an AsciiDoc document title)
+                shown += " " + html.unescape(title.group(1))
             rendered_pages += 1
             source = (repo / path).read_text(encoding="utf-8", errors="replace")
-            lost = sorted({w.lower() for w in prose_words(source)} - {w.lower() for w in WORD.findall(shown)})
+            lost = sorted({w.lower() for w in prose_words(source, path)} - {w.lower() for w in WORD.findall(shown)})
             if lost:
-                missing[path] = lost[:12]
+                missing[path] = lost
             prose = rendered_text(text, code=False) or ""
-            for name, pattern in RAW_MARKUP.items():
-                raw[name] += len(pattern.findall(prose))
+            asciidoc = Path(path).suffix.lower() in (".adoc", ".asciidoc", ".asc")
+            for name, pattern in (RAW_MARKUP | RAW_ASCIIDOC if asciidoc else RAW_MARKUP).items():
                 raw_in_code[name] += len(pattern.findall(shown)) - len(pattern.findall(prose))
+                for found in pattern.finditer(prose):
+                    raw[name] += 1
+                    raw_where.setdefault(path, []).append(prose[max(0, found.start() - 40) : found.end() + 40])
         count = sum(titles.values())
         shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
         broken = [w for w in summary.warnings if "broken link" in w]
@@ -166,11 +214,14 @@ def measure(repo: Path, roots: tuple[str, ...], history_start: str | None = None
             len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', PAGER.sub("", p.read_text(encoding="utf-8"))))
             for p in site.glob("doc/**/*.html")
         )
+        if detail is not None:  # every offender, to read by hand
+            offenders = {"missing": missing, "raw": raw_where, "broken": broken, "titles": titles.most_common(40)}
+            detail.write_text(json.dumps(offenders, indent=1, ensure_ascii=False), encoding="utf-8")
         return {
             "documents": count,
             "rendered": rendered_pages,
             "documents_missing_words": len(missing),
-            "missing_sample": dict(list(missing.items())[:5]),
+            "missing_sample": {path: words[:12] for path, words in list(missing.items())[:5]},
             "raw_markup_left": dict(raw),
             "raw_markup_in_code": dict(raw_in_code),
             "titles_shared_by_over_1pct": shared,
@@ -232,18 +283,42 @@ def _rfcs(root: Path, n: int) -> None:
 
 
 def _vitepress(root: Path, n: int) -> None:
-    (root / "docs/.vitepress").mkdir(parents=True, exist_ok=True)
-    (root / "docs/.vitepress/config.mts").write_text("export default { title: 'Docs' }\n", encoding="utf-8")
+    # As vuejs/docs: the config at the repository's root names the pages' folder (`srcDir`).
+    (root / ".vitepress").mkdir(parents=True, exist_ok=True)
+    (root / ".vitepress/config.mts").write_text("export default { srcDir: 'docs', title: 'Docs' }\n", encoding="utf-8")
     for k in range(n):
         body = (
             f"# Page {k}\n\n::: tip Remember {k}\nA tip about page {k}.\n:::\n\n"
+            f"- Editors\n\n  - Editor {k}\n\n    :::tip\n    Nested tip {k}.\n    :::\n\n"
+            f"```vue{{2}} [Component{k}.vue]\n<template>{{{{ page }}}}</template>\n```\n\n"
             f"See [the next](./page-{(k + 1) % n}), [the guide](/guide/page-{k % n}) and [home](/).\n"
         )
         (root / f"docs/guide/page-{k}.md").write_text(body, encoding="utf-8")
     (root / "docs/index.md").write_text("# Home\n", encoding="utf-8")
 
 
-SYNTHETIC = {"peps": _peps, "rfcs": _rfcs, "vitepress": _vitepress}
+def _antora(root: Path, n: int) -> None:
+    # As asciidoctor/asciidoctor's docs/: a component, its attributes, pages naming each other by resource ID.
+    (root / "docs/antora.yml").write_text(
+        "name: tool\nversion: '2.1'\nasciidoc:\n  attributes:\n    url-home: https://example.org\n", encoding="utf-8"
+    )
+    for module in ("ROOT", "cli"):
+        (root / f"docs/modules/{module}/pages").mkdir(parents=True, exist_ok=True)
+        (root / f"docs/modules/{module}/images").mkdir(parents=True, exist_ok=True)
+    (root / "docs/modules/cli/images/shot.png").write_bytes(_PNG)
+    for k in range(n):
+        module, other = ("ROOT", "cli") if k % 2 else ("cli", "ROOT")
+        body = (
+            f"= Topic {k}\n\nSee xref:{other}:topic-{(k + 1) % n}.adoc[the next topic], "
+            f"xref:topic-{k}.adoc#usage[this one] and the {{url-home}}[home page] "
+            f"of version {{page-component-version}}.\n\n"
+            f"image::cli:shot.png[Screen of topic {k}]\n\n== Usage\n\nUse topic {k}.\n"
+        )
+        (root / f"docs/modules/{module}/pages/topic-{k}.adoc").write_text(body, encoding="utf-8")
+        (root / f"docs/modules/{other}/pages/topic-{k}.adoc").write_text(f"= Topic {k} elsewhere\n", encoding="utf-8")
+
+
+SYNTHETIC = {"peps": _peps, "rfcs": _rfcs, "vitepress": _vitepress, "antora": _antora}
 
 
 def synthetic_repo(kind: str, folder: Path, n: int) -> Path:
@@ -262,6 +337,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--roots", default=".", help="the clone's roots, comma-separated")
     parser.add_argument("--synthetic", choices=sorted(SYNTHETIC), action="append", default=[])
     parser.add_argument("--documents", type=int, default=60, help="documents per synthetic corpus")
+    parser.add_argument("--detail", type=Path, default=None, help="write every offender to this JSON file")
     parser.add_argument("--history-start", default=None, help="index a clone from this commit (HEAD: HEAD only)")
 
 
@@ -272,7 +348,7 @@ def run(args: argparse.Namespace) -> Result:
             repo = synthetic_repo(kind, Path(folder), args.documents)
             results[f"synthetic:{kind}"] = measure(repo, (".",))
         for repo in args.repo:
-            results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start)
+            results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start, args.detail)
     rows = [
         "| corpus | documents | rendered | words missing | raw markup | raw markup in code | titles shared by > 1% "
         "| links ok / broken |",

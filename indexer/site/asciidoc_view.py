@@ -40,13 +40,14 @@ from markupsafe import Markup
 from indexer.errors import CpuLimitExceeded
 from indexer.site import budget
 from indexer.site.links import DocumentLinks
-from indexer.site.markdown import line_attributes, sanitize, wrap_tables
+from indexer.site.markdown import RESOURCE_ID, line_attributes, sanitize, wrap_tables
 
 INSTALL_HINT = "install Asciidoctor (Debian/Ubuntu: apt-get install asciidoctor; or gem install asciidoctor)"
 
 RUBY = r"""
 require 'asciidoctor'
 require 'asciidoctor/extensions'
+require 'yaml'
 
 class PinciteLines < Asciidoctor::Extensions::Treeprocessor
   def process(document)
@@ -74,17 +75,42 @@ CPU_HARD = Process.getrlimit(:CPU)[1]
 
 $stdin.binmode
 $stdout.binmode
+# An Antora component's antora.yml: its `asciidoc.attributes` are every page's (`name: value@` soft-set,
+# as Antora sets them; a value that is not text, a list or a map, is left out), and so are its name
+# and version (`{page-component-version}`), as Antora's intrinsic attributes.
+def component_attributes(text)
+  return {} if text.empty?
+  found = YAML.safe_load(text)
+  return {} unless found.is_a?(Hash)
+  attributes = found.is_a?(Hash) && found['asciidoc'].is_a?(Hash) && found['asciidoc']['attributes']
+  intrinsic = { 'page-component-name' => found['name'], 'page-component-version' => found['version'] }
+  intrinsic = intrinsic.select { |_, value| value.is_a?(String) || value.is_a?(Numeric) }.transform_values(&:to_s)
+  return intrinsic unless attributes.is_a?(Hash)
+  attributes.each_with_object(intrinsic) do |(name, value), out|
+    next unless name.is_a?(String)
+    case value
+    when String, Numeric then out[name] = value.to_s
+    when true then out[name] = ''
+    when false, nil then out[name] = nil
+    end
+  end
+rescue StandardError, Psych::Exception
+  {}
+end
+
 while (header = $stdin.gets)
-  marker, size, seconds = header.split
+  marker, size, seconds, component_size = header.split
   source = $stdin.read(size.to_i).force_encoding('UTF-8')
+  component = $stdin.read(component_size.to_i).force_encoding('UTF-8')
   begin
     used = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
     Process.setrlimit(:CPU, [(used + seconds.to_f).ceil, CPU_HARD].min, CPU_HARD)
     registry = Asciidoctor::Extensions.create { tree_processor PinciteLines }
     html = Asciidoctor.convert(source, safe: :secure, standalone: false, sourcemap: true,
       extension_registry: registry,
-      attributes: { 'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
-                    'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil })
+      attributes: component_attributes(component).merge(
+        'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
+        'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil))
     out = "ok\n" + html
   rescue PinciteCpuLimit
     out = "cpu\n"
@@ -122,7 +148,7 @@ class _Converter:
     broken: bool = False  # Ruby could not load Asciidoctor: not tried again in this process
     answered: int = 0  # documents the current process converted
 
-    def convert(self, text: str, role: str, cpu_seconds: float) -> str | None:
+    def convert(self, text: str, role: str, cpu_seconds: float, component: str = "") -> str | None:
         """Asciidoctor's HTML for `text`; None when it fails (the page shows the source).
 
         Ruby may use `cpu_seconds` of its own CPU on it (counted by the kernel, in whole
@@ -132,9 +158,10 @@ class _Converter:
             return None
         try:
             proc = self._process()
-            data = text.encode("utf-8")
+            data, descriptor = text.encode("utf-8"), component.encode("utf-8")
             assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(f"{role} {len(data)} {cpu_seconds:g}\n".encode("ascii") + data)
+            header = f"{role} {len(data)} {cpu_seconds:g} {len(descriptor)}\n".encode("ascii")
+            proc.stdin.write(header + data + descriptor)
             proc.stdin.flush()
             header = proc.stdout.readline()
             if not header:  # Ruby stopped: it could not load Asciidoctor, or a document crashed it
@@ -181,12 +208,13 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     if not available():
         return None
     role = "pl" + secrets.token_hex(8)
-    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS)
+    component = (links.targets.descriptor(links.document) if links else None) or ""
+    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS, component)
     if converted is None:
         return None
     marker = "m" + secrets.token_hex(8) + "~"
     lined = _admonitions(_lines(converted, role, marker, text.split("\n")), marker)
-    clean = sanitize(lined, marker, links, _ids(lined))
+    clean = sanitize(_resource_ids(lined, marker, links), marker, links, _ids(lined))
     headings = [
         (int(level), anchor, html_lib.unescape(_TAG.sub("", title)).strip())
         for level, anchor, title in _HEADING.findall(clean)
@@ -212,6 +240,36 @@ def _admonitions(html: str, marker: str) -> str:
         return f'<div class="{marker}admonition {kind}"{attributes}>{title}{content}</div>'
 
     return _ADMONITION.sub(block, html) if "admonitionblock" in html else html
+
+
+_URL_ATTRIBUTE = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)"')
+_BARE_XREF = re.compile(r'<a href="([^"]+)">([^<]+)</a>')
+
+
+def _resource_ids(html: str, marker: str, links: DocumentLinks | None) -> str:
+    """Antora resource IDs in links and images (`cli:index.html`) marked for the link resolver: the
+    sanitizer would take the module's name for a URL scheme it does not allow and drop the link.
+    An `xref:page.adoc[]` without text shows its target's title, as Antora shows it (Asciidoctor,
+    which does not know the page, shows `page.html`)."""
+    if links is None or links.targets.descriptor(links.document) is None:
+        return html
+
+    def titled(found: re.Match[str]) -> str:
+        url = html_lib.unescape(found.group(1))
+        if html_lib.unescape(found.group(2)) != url:
+            return found.group(0)
+        title = links.targets.title_of(links.document, url)
+        return f'<a href="{found.group(1)}">{html_lib.escape(title, quote=False)}</a>' if title else found.group(0)
+
+    html = _BARE_XREF.sub(titled, html)
+
+    def mark(found: re.Match[str]) -> str:
+        url = html_lib.unescape(found.group(2))
+        if not links.targets.is_resource_id(links.document, url):
+            return found.group(0)
+        return f'{found.group(1)}{marker}{RESOURCE_ID}{found.group(2)}"'
+
+    return _URL_ATTRIBUTE.sub(mark, html)
 
 
 def _ids(html: str) -> frozenset[str]:

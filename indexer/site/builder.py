@@ -58,7 +58,7 @@ from indexer.site.history_pages import (
     render_diff_page,
 )
 from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
-from indexer.site.links import BrokenLink, SiteTargets, link_report
+from indexer.site.links import BrokenLink, SiteTargets, framework_candidates, is_framework_file, link_report
 from indexer.site.pages import PageContext, citations_report, folder_neighbours, original_file
 from indexer.site.pool import PageJob, render_all
 from indexer.site.render import (
@@ -753,7 +753,16 @@ class _SiteBuilder:
         documents = [p for p, pv in heads.items() if metas[pv.version_id].status == "ok"]
         entries = self.repo.tree_entries(ctx.commits[-1].sha, self.config.roots)
         files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
-        return SiteTargets(documents, files, self.config.site_docs_roots)
+        titles = {p: metas[heads[p].version_id].title for p in documents}
+        return SiteTargets(documents, files, self.config.site_docs_roots, self._frameworks(ctx, files), titles)
+
+    def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
+        """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""
+        above = framework_candidates(self.config.roots)
+        entries = self.repo.tree_entries(ctx.commits[-1].sha, tuple(above), literal=True)
+        found = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
+        found.update({path: sha for path, sha in files.items() if is_framework_file(path)})
+        return {path: self.repo.read_blob(sha).decode("utf-8", "replace") for path, sha in found.items()}
 
     def _links_of(self, path: str, records: list[tuple[str, str]], targets: SiteTargets, key: str) -> None:
         self.new.docs[path] = key

@@ -13,9 +13,11 @@ rendered again when the status of one of its targets changed, without parsing it
 
 Documentation sites write links as their framework resolves them, not as a repository
 browser does. Under a *docs root* — a folder set in `site_docs_roots`, or found from the
-framework's own file: the folder holding `.vitepress/`, the `docs/` folder beside
-`mkdocs.yml`, the folder of `docusaurus.config.*` — a link starting with `/` starts at the
-docs root (VitePress' `/guide/x` is `<root>/guide/x.md`), not at the repository's root. And
+framework's own file: the folder holding `.vitepress/` (or the `srcDir` its config names), the
+folder `mkdocs.yml` names as `docs_dir` (`docs/` beside it by default), the folder of
+`docusaurus.config.*` — a link starting with `/` starts at the docs root (VitePress' `/guide/x`
+is `<root>/guide/x.md`), not at the repository's root. The framework's file may stand above the
+indexed roots (`.vitepress/` at the repository's root, `srcDir: 'src'`, roots `src`). And
 everywhere, a link to nothing that names a page the way these frameworks do — without its
 suffix (`./built-in-components`), with `.html` for `.md`, or a folder for its `index.md` —
 lands on that page.
@@ -39,6 +41,7 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote
 
 from indexer.shapes import BrokenLinkJson
+from indexer.site import antora
 from indexer.site.render import doc_page_path, root_prefix, url_path
 
 # Raster images are published as themselves; an <img> on the site may show them.
@@ -54,6 +57,8 @@ FOLDER_PAGES = ("README.md", "readme.md", "index.md")
 # How a docs framework names a page without its file's suffix: the suffixes tried, in order.
 PAGE_SUFFIXES = (".md", ".mdx", ".rst", ".adoc")
 MKDOCS_FILES = frozenset({"mkdocs.yml", "mkdocs.yaml"})
+# The folders of a docs root whose files the site serves at its root: VitePress' and Docusaurus'.
+PUBLIC_FOLDERS = ("public", "static")
 # The selectors a document page answers itself (`#L12`, `#c3-9`, `#L2C1-L3C4`): never headings.
 SELECTOR = re.compile(r"L\d+(?:-L\d+)?|c\d+-\d+|L\d+C\d+-L\d+C\d+|p\d+|page-\d+")
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -102,10 +107,20 @@ class Outcome:
 class SiteTargets:
     """What a link can reach at the built commit: document pages, corpus files and folders."""
 
-    def __init__(self, documents: Iterable[str], files: Mapping[str, str], docs_roots: Iterable[str] = ()):
+    def __init__(
+        self,
+        documents: Iterable[str],
+        files: Mapping[str, str],
+        docs_roots: Iterable[str] = (),
+        frameworks: Mapping[str, str] = {},
+        titles: Mapping[str, str] = {},
+    ):
+        """`frameworks`: the docs frameworks' config files (path → text) above and under the roots;
+        `titles`: the documents' titles (an Antora page's `xref:page.adoc[]` shows its target's)."""
         self.documents = frozenset(documents)
+        self.titles = dict(titles)
         self.files = dict(files)
-        roots = tuple(docs_roots) or detect_docs_roots(self.files)
+        roots = tuple(docs_roots) or detect_docs_roots(self.files, frameworks)
         # Longest first: a document belongs to the innermost docs root that holds it.
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
@@ -117,6 +132,9 @@ class SiteTargets:
                 parent = posixpath.dirname(parent)
         self.folders = frozenset(folders)
         self._by_name: dict[str, list[str]] | None = None
+        # Antora components (antora.yml → the component's name): their pages name files by resource ID.
+        self.descriptors = {path: text for path, text in frameworks.items() if antora.is_descriptor(path)}
+        self.antora = {path: antora_name(text) for path, text in self.descriptors.items()}
 
     def named(self, name: str) -> list[str]:
         """The documents whose path ends with `/name` (or is `name`), in path order."""
@@ -151,18 +169,40 @@ class SiteTargets:
                 return root
         return None
 
-    def locate(self, document: str, url: str) -> tuple[str, str, str]:
+    def is_resource_id(self, document: str, url: str) -> bool:
+        """Whether `url`, which looks like a URL with a scheme, is an Antora resource ID (`cli:index.html`)."""
+        return bool(self.antora) and antora.is_resource_id(url) and antora.module_of(document, self.antora) is not None
+
+    def locate(self, document: str, url: str, image: bool = False) -> tuple[str, str, str]:
         """The repository path the relative link `url` in `document` names, with its query and fragment.
 
         As `target_of`, but a `/` link starts at the document's docs root, and a link to nothing
         that names a page as docs frameworks do (no suffix, `.html`, a folder) names that page.
+        In an Antora module, a link is first read as a resource ID (`install.html` is the module's
+        `pages/install.adoc` wherever the page stands, `shot.png` an image of its `images/`).
         """
+        module = antora.module_of(document, self.antora) if self.antora else None
+        named = antora.resource_path(module, document, url, image) if module else None
+        if named:
+            path, fragment = named
+            if self.status(path) == "missing":
+                path = self._page_named(path) or path
+            if self.status(path) != "missing" or antora.is_resource_id(url):
+                return path, "", fragment
         root = self.docs_root(document)
-        if root and url.startswith("/") and not url.startswith("//"):
+        from_root = root is not None and url.startswith("/") and not url.startswith("//")
+        if root and from_root:
             url = "/" + root + url
         target, query, fragment = target_of(document, url)
         if target and self.status(target) == "missing":
             target = self._page_named(target) or target
+        if from_root and target and self.status(target) == "missing":
+            # A file of the site's public folder is served at its root (VitePress' `/images/logo.svg`).
+            inside = target[len(root) + 1 :] if root else target
+            for folder in PUBLIC_FOLDERS:
+                public = posixpath.join(root or "", folder, inside)
+                if self.status(public) != "missing":
+                    return public, query, fragment
         return target, query, fragment
 
     def _page_named(self, target: str) -> str | None:
@@ -174,26 +214,113 @@ class SiteTargets:
 
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
-        statuses = [self.status(self.locate(document, url)[0]) for url, _kind in records]
-        return hashlib.sha256(json.dumps(statuses).encode()).hexdigest()[:16] if statuses else NO_LINKS_STATE
+        descriptor = self.descriptor(document)  # an Antora page shows its component's attributes …
+        statuses = []
+        for url, kind in records:
+            target = self.locate(document, url, kind == IMAGE)[0]
+            status = self.status(target)
+            if descriptor is not None and status == "doc":
+                status += ":" + self.titles.get(target, "")  # … and the titles of the pages it links to
+            statuses.append(status)
+        if not statuses and descriptor is None:
+            return NO_LINKS_STATE
+        # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
+        return hashlib.sha256(json.dumps([self.docs_roots, statuses, descriptor]).encode()).hexdigest()[:16]
+
+    def title_of(self, document: str, url: str) -> str:
+        """The title of the document `url` (as written in `document`) names; "" for none."""
+        target = self.locate(document, url)[0]
+        title = self.titles.get(target, "") if self.status(target) == "doc" else ""
+        descriptor = self.descriptor(target)
+        if descriptor is not None and "{page-component-" in title:  # as Antora shows `What's New in 2.1`
+            for name, field in (("name", ANTORA_NAME), ("version", ANTORA_VERSION)):
+                title = title.replace(f"{{page-component-{name}}}", antora_name(descriptor, field))
+        return title
+
+    def descriptor(self, document: str) -> str | None:
+        """The text of the antora.yml of the Antora component that holds `document`, if one does."""
+        module = antora.module_of(document, self.antora) if self.antora else None
+        return self.descriptors[antora.descriptor_path(module)] if module else None
 
 
 # `SiteTargets.state` of a page without links, worked out once (asked for every unchanged page).
 NO_LINKS_STATE = hashlib.sha256(b"[]").hexdigest()[:16]
 
 
-def detect_docs_roots(files: Iterable[str]) -> tuple[str, ...]:
-    """The docs roots the frameworks' own files name: VitePress, MkDocs (default `docs_dir`), Docusaurus."""
+# The source folder a VitePress config names, when it is written as a string literal (`srcDir: 'src'`),
+# and MkDocs' `docs_dir:` line (the YAML of mkdocs.yml holds tags only MkDocs' own loader reads).
+VITEPRESS_SRC_DIR = re.compile(r"""\bsrcDir\s*:\s*(['"`])([^'"`\n]+)\1""")
+ANTORA_FIELD = r"""^{}\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$"""
+ANTORA_NAME = re.compile(ANTORA_FIELD.format("name"), re.MULTILINE)
+ANTORA_VERSION = re.compile(ANTORA_FIELD.format("version"), re.MULTILINE)
+MKDOCS_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
+
+
+def is_framework_file(path: str) -> bool:
+    """Whether `path` is a docs framework's config file: where its docs root is, or (Antora's
+    `antora.yml`) how its pages name files."""
+    folder, name = posixpath.split(path)
+    return (
+        (posixpath.basename(folder) == ".vitepress" and name.startswith("config."))
+        or name in MKDOCS_FILES
+        or name.startswith("docusaurus.config.")
+        or antora.is_descriptor(path)
+    )
+
+
+def antora_name(text: str, field: re.Pattern[str] = ANTORA_NAME) -> str:
+    """The component name an antora.yml gives (`name: asciidoctor`), "" without one (or another top-level field)."""
+    found = field.search(text)
+    return found.group(2).strip() if found else ""
+
+
+def framework_candidates(roots: Iterable[str]) -> list[str]:
+    """The paths a docs framework's config file may have above each root (its folder and every parent)."""
+    folders: set[str] = set()
+    for root in roots:
+        folder = "" if root in ("", ".") else posixpath.normpath(root)
+        while True:
+            folders.add(folder)
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+    names = [f".vitepress/config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs", "cts")]
+    names += sorted(MKDOCS_FILES) + [f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs")]
+    names.append(antora.DESCRIPTOR)
+    return [posixpath.join(folder, name) for folder in sorted(folders) for name in names]
+
+
+def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) -> tuple[str, ...]:
+    """The docs roots the frameworks' own files name: VitePress (its folder, or its `srcDir`),
+    MkDocs (`docs_dir`, `docs` by default), Docusaurus (its folder). `frameworks` holds the text of
+    the config files found (path → text); one without text is read with the framework's defaults."""
     found: set[str] = set()
-    for path in files:
+    for path in sorted(set(files) | set(frameworks)):
+        if not is_framework_file(path) or antora.is_descriptor(path):
+            continue
         folder, name = posixpath.split(path)
-        if posixpath.basename(folder) == ".vitepress" and name.startswith("config."):
-            found.add(posixpath.dirname(folder))
+        text = frameworks.get(path, "")
+        if posixpath.basename(folder) == ".vitepress":
+            site = posixpath.dirname(folder)
+            source = VITEPRESS_SRC_DIR.search(text)
+            found.add(_inside(site, source.group(2)) if source else site)
         elif name in MKDOCS_FILES:
-            found.add(posixpath.join(folder, "docs"))
-        elif name.startswith("docusaurus.config."):
+            docs = MKDOCS_DOCS_DIR.search(text)
+            found.add(_inside(folder, docs.group(2).strip() if docs else "docs"))
+        else:
             found.add(folder)
     return tuple(sorted(found))
+
+
+def _inside(folder: str, relative: str) -> str:
+    """`relative` (a framework's setting) under `folder`; `folder` itself if it would leave the repository."""
+    relative = relative.strip()
+    if relative.startswith("/"):  # a path of the writer's machine
+        return folder
+    joined = posixpath.normpath(posixpath.join(folder, relative))
+    if joined == ".":
+        return ""
+    return folder if joined == ".." or joined.startswith("../") else joined
 
 
 def is_external(url: str) -> bool:
@@ -231,7 +358,7 @@ def publish_path(target: str, blob: str, kind: str) -> tuple[str, str | None]:
 def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome:
     """What the relative link `url` in `document` becomes (pure: the same inputs, the same page)."""
     root = root_prefix(doc_page_path(document))
-    target, query, fragment = targets.locate(document, url)
+    target, query, fragment = targets.locate(document, url, kind == IMAGE)
     status = targets.status(target)
     if status == "outside":
         return Outcome(None, "it points outside the repository")
@@ -282,7 +409,7 @@ class DocumentLinks:
             return None if kind == IMAGE else ""
         if url.startswith("#"):
             return "#" + heading_fragment(url[1:])
-        if is_external(url):
+        if is_external(url) and not self.targets.is_resource_id(self.document, url):
             return url
         if (url, kind) not in self._recorded:  # a link written twice is one record, reported once
             self._recorded.add((url, kind))

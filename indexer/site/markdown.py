@@ -48,6 +48,7 @@ _OPTIONS = (
     | pyromark.Options.ENABLE_FOOTNOTES
     | pyromark.Options.ENABLE_GFM
     | pyromark.Options.ENABLE_HEADING_ATTRIBUTES
+    | pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
 )
 
 TAGS = frozenset(
@@ -195,7 +196,7 @@ class _Open:
     kind: str  # "inline", "block", "tbody", "heading", "code", "image"; "inert"(-inside): nothing of its own
     end: str = ""  # its end tag (a code block: its language; an image: its URL)
     at: int = -1  # where its start tag goes in the output, once its lines are known
-    start: str = ""  # that start tag, with "{}" for its source lines
+    start: str = ""  # that start tag, with "{}" for its source lines (a code block: its title)
     first: int = 0  # its first source line (1-based) …
     last: int = 0  # … and the last line its content has reached so far
 
@@ -302,7 +303,15 @@ class _Renderer:
             first, last = self.span(where)
             self.close_raw()
             self.text = []
-            self.open.append(_Open("code", info.split(maxsplit=1)[0] if info else "", -1, "", first, last))
+            language, title = markdown_gfm.code_info(info)
+            self.open.append(_Open("code", language, -1, title, first, last))
+        elif kind == "MetadataBlock":
+            # Front matter (`---` YAML `---` at the top): shown as its source under a label, as GitHub
+            # shows it and no word of it hidden, not read as a rule and a heading.
+            first, last = self.span(where)
+            self.close_raw()
+            self.text = []
+            self.open.append(_Open("code", "yaml", -1, "front matter", first, last))
         elif kind == "List":
             name = "ul" if value is None else "ol"
             start = f' start="{value}"' if value is not None and value != 1 else ""
@@ -318,7 +327,7 @@ class _Renderer:
         elif kind == "Table":
             self.aligns = tuple(value)
             self.container("<table{}>\n", "</table>\n", where)
-        else:  # footnotes, metadata blocks, math: not enabled
+        else:  # math: not enabled
             self.open.append(_Open("inert"))
 
     def container(self, start: str, end: str, where: dict[str, int], by_children: bool = True) -> None:
@@ -392,6 +401,8 @@ class _Renderer:
             block = _code_block("".join(self.text or ()), element.end, lines)
             if element.end.lower() in markdown_gfm.DIAGRAMS:
                 block = markdown_gfm.diagram(element.end, block)
+            if element.start:  # a code block's title
+                block = markdown_gfm.code_title(element.start, block)
             self.out.append(self.placeholder(block))
             self.text = None
         elif kind == "heading":
@@ -519,6 +530,9 @@ def _normal_url(url: str) -> str:
 _URL_SAFE = ";/?:@&=+$,-_.!~*'()#%[]"
 
 
+RESOURCE_ID = "resource-id:"
+
+
 class _Filter:
     """nh3's attribute filter for one document: site attributes carry `marker`; the rest are corpus text."""
 
@@ -529,7 +543,12 @@ class _Filter:
 
     def __call__(self, tag: str, attr: str, value: str) -> str | None:
         if value.startswith(self.marker):
-            return value[len(self.marker) :]
+            value = value[len(self.marker) :]
+            if attr in ("href", "src") and value.startswith(RESOURCE_ID):
+                # An Antora resource ID (`cli:index.html`), marked before nh3, which would take it for a scheme.
+                resource = value[len(RESOURCE_ID) :]
+                return self.links.resolve(resource, IMAGE if tag == "img" else LINK) if self.links else None
+            return value
         if attr in SITE_ONLY:
             return None
         if attr == "id" or attr == "name":

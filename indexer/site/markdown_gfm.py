@@ -24,17 +24,20 @@ from markupsafe import escape
 
 ALERTS = {"Note": "Note", "Tip": "Tip", "Important": "Important", "Warning": "Warning", "Caution": "Caution"}
 DIAGRAMS = frozenset({"mermaid", "plantuml", "graphviz", "dot", "d2"})
-_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
-_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A container may stand in a list item, indented as the item's text is (`    :::tip` under `  - x`):
+# its fences pair when their indents differ by less than four columns (markdown-it-container's rule:
+# a closing fence may be indented up to three spaces), and each comment that replaces one keeps its indent.
+_OPEN = re.compile(r"^([ \t]*)(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
+_CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, str]]]:
     """`text` with the fence lines of balanced containers replaced by marked comments, and each
     container's (kind, title) by its number. Other lines are left exactly as they are."""
     lines = text.split("\n")
-    opened: list[tuple[int, int, str, str]] = []  # (line, colons, kind, title)
-    pairs: list[tuple[int, int, str, str]] = []  # (open line, close line, kind, title)
+    opened: list[tuple[int, int, str, str, str]] = []  # (line, colons, kind, title, indent)
+    pairs: list[tuple[int, int, str, str, str, str]] = []  # (open line, close line, kind, title, indents)
     fence = ""
     for n, line in enumerate(lines):
         found_fence = _FENCE.match(line)
@@ -46,21 +49,25 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
             fence = found_fence.group(1)
             continue
         close = _CLOSE.match(line)
-        if close and opened and len(close.group(1)) >= opened[-1][1]:
-            first, _colons, kind, title = opened.pop()
-            pairs.append((first, n, kind, title))
+        if close and opened and len(close.group(2)) >= opened[-1][1] and _near(close.group(1), opened[-1][4]):
+            first, _colons, kind, title, indent = opened.pop()
+            pairs.append((first, n, kind, title, indent, close.group(1)))
             continue
         start = _OPEN.match(line)
         if start:
-            opened.append((n, len(start.group(1)), start.group(2), start.group(3)))
+            opened.append((n, len(start.group(2)), start.group(3), start.group(4), start.group(1)))
     if not pairs:
         return text, {}
     found: dict[int, tuple[str, str]] = {}
-    for number, (first, last, kind, title) in enumerate(sorted(pairs)):
+    for number, (first, last, kind, title, indent, close_indent) in enumerate(sorted(pairs)):
         found[number] = (kind, title)
-        lines[first] = f"<!--{marker}open-{number}-->"
-        lines[last] = f"<!--{marker}close-{number}-->"
+        lines[first] = f"{indent}<!--{marker}open-{number}-->"
+        lines[last] = f"{close_indent}<!--{marker}close-{number}-->"
     return "\n".join(lines), found
+
+
+def _near(indent: str, other: str) -> bool:
+    return abs(len(indent.expandtabs(4)) - len(other.expandtabs(4))) < 4
 
 
 def container_start(marker: str, kind: str, title: str, lines: str) -> str:
@@ -94,6 +101,25 @@ def footnote_start(marker: str, name: str, number: int) -> str:
         f'<div class="{marker}footnote" id="{marker}h-fn-{ident}"{{}}>\n'
         f'<a class="{marker}footnote-label" href="{marker}#h-fnref-{ident}">{number}.</a>\n'
     )
+
+
+# A fence's info as VitePress writes it: the language, options (`:line-numbers`), the lines to
+# highlight (`{2,7-9}`) and a title (`[vite.config.js]`), which a code group shows as its tab's name.
+_INFO_LANGUAGE = re.compile(r"[^\s{\[:]*")
+_INFO_TITLE = re.compile(r"\[([^\]\n]+)\]")
+
+
+def code_info(info: str) -> tuple[str, str]:
+    """A fenced block's (language, title) from its info string (`vue{5} [BlogPost.vue]`)."""
+    info = info.strip()
+    language = _INFO_LANGUAGE.match(info)
+    title = _INFO_TITLE.search(info)
+    return (language.group(0) if language else ""), (title.group(1).strip() if title else "")
+
+
+def code_title(title: str, code_block: str) -> str:
+    """A code block under its title (a file name): words of the source the view must show."""
+    return f'<p class="directive-label"><span class="directive-name">{escape(title)}</span></p>\n{code_block}'
 
 
 def diagram(language: str, code_block: str) -> str:

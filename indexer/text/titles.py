@@ -39,7 +39,10 @@ SHARED_SHARE = 0.01
 SHARED_MIN = 3
 # `- Feature Name: `const_generics``, `* Title: …`: metadata lines at the top of an RFC-style document.
 _METADATA_TITLE = re.compile(r"^\s*[-*+]?\s*(?:feature[ -]name|title|name)\s*:\s*(.+?)\s*$", re.IGNORECASE)
-_NOT_A_NAME = re.compile(r"^(?:n/?a|none|tbd|-+|\(.*\)|<.*>|`?\(?fill me in.*)$", re.IGNORECASE)
+# Placeholders RFC authors write for "no feature name" (rust-lang/rfcs: N/A ×56, none ×3, NA ×2, not applicable ×2).
+_NOT_A_NAME = re.compile(
+    r"^(?:n\.?/?a\.?|none|no|tbd|not applicable|unknown|-+|\(.*\)|<.*>|`?\(?fill me in.*)$", re.IGNORECASE
+)
 _NAME_PREFIX = re.compile(r"^(?:[0-9]+|rfc|pep)?[-_ .]*(?:[0-9]+[-_ .]+)?", re.IGNORECASE)
 # Inline markup a title may hold, Markdown's and reST's; each keeps its text.
 _MARKUP = (
