@@ -75,6 +75,18 @@ def test_asciidoctor_renders_in_secure_mode_through_the_sanitizer() -> None:
 
 
 @needs_asciidoctor
+def test_keyboard_button_and_menu_macros_render_as_documentation_sites_show_them() -> None:
+    source = "= Keys\n\nPress kbd:[Ctrl+T], then btn:[Save] in menu:File[Export].\n"
+    view = asciidoc_view.asciidoc_view(source)
+    assert view is not None
+    assert "<kbd>Ctrl</kbd>" in view[0] and "Save" in view[0] and "Export" in view[0]
+    assert "kbd:[" not in view[0] and "btn:[" not in view[0] and "menu:" not in view[0]
+    # A page that turns them off keeps them as text, as Asciidoctor does.
+    off = asciidoc_view.asciidoc_view(":experimental!:\n\nPress kbd:[Ctrl+T].\n")
+    assert off is not None and "kbd:[Ctrl+T]" in off[0]
+
+
+@needs_asciidoctor
 def test_blocks_carry_the_source_lines_of_their_text() -> None:
     view = asciidoc_view.asciidoc_view(MAN_PAGE)
     assert view is not None

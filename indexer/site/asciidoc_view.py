@@ -108,7 +108,9 @@ while (header = $stdin.gets)
     registry = Asciidoctor::Extensions.create { tree_processor PinciteLines }
     html = Asciidoctor.convert(source, safe: :secure, standalone: false, sourcemap: true,
       extension_registry: registry,
-      attributes: component_attributes(component).merge(
+      # kbd:[], btn:[] and menu:[] are what documentation sites write; soft-set, so a page or
+      # antora.yml may turn them off.
+      attributes: { 'experimental' => '@' }.merge(component_attributes(component)).merge(
         'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
         'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil))
     out = "ok\n" + html
