@@ -86,6 +86,7 @@ from indexer.site.search_bundles import (
 )
 from indexer.site.vocabulary import ranked, words_file
 from indexer.state import site_work_folder
+from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -521,6 +522,7 @@ class _SiteBuilder:
         self.linked_files: dict[str, str] = {}
         self.previous_folder, self.out_folder = os.fspath(previous), os.fspath(out)
         self.folders_made: set[str] = set()
+        self.folder_languages: dict[str, str] = {}
 
     def run(self) -> SiteStats:
         try:
@@ -952,7 +954,7 @@ class _SiteBuilder:
         self.live_search = live if live.is_dir() else None
         base = self._previous_base(live, salt)
         searched = {path: searched_key(key) for path, key in self.new.docs.items()}
-        kept = plan_search(searched, salt, base, self.config.site_search_delta_share)
+        kept = plan_search(searched, salt, base, self.config.site_search_delta_share, self._folder_language)
         plan = kept or self._fresh_plan(salt)
         self._index(plan.bundles)
         dropped: list[str] = []
@@ -974,6 +976,13 @@ class _SiteBuilder:
         folders = [(self.out / SEARCH_FOLDER if b.folder in made_here else live) / b.folder for b in plan.bundles]
         thin_runtimes(folders, [b.folder in made_here for b in plan.bundles])
         write_bundle_list(self.out, plan, dropped, folders)
+
+    def _folder_language(self, path: str) -> str:
+        """The language a document's folder names (the site's when none): what the delta's sample is drawn by."""
+        folder = path.rpartition("/")[0]
+        if folder not in self.folder_languages:  # asked for every page: once per folder
+            self.folder_languages[folder] = folder_language(path) or self.config.site_language
+        return self.folder_languages[folder]
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
         """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""
