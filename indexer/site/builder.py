@@ -45,7 +45,7 @@ from indexer.shapes import SiteJson
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
-from indexer.site.cited_by import CitedBy, collect
+from indexer.site.cited_by import CitedBy, Scanned, collect
 from indexer.site.corpus_titles import corpus_titles
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
@@ -112,6 +112,8 @@ class SiteStats:
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
     files_linked: int = 0
+    # Documents read to find the citations in them: every one on a cold build, the changed ones after.
+    citation_documents_read: int = 0
     # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
     shown_as_source: dict[str, str] = field(default_factory=dict)
     # PDFs some of whose pages as printed this build left out by their byte budget: path → why.
@@ -126,6 +128,7 @@ class SiteStats:
             "history_written": self.history_written,
             "history_reused": self.history_reused,
             "files_linked": self.files_linked,
+            "citation_documents_read": self.citation_documents_read,
             "broken_links": [b.to_json() for b in self.broken_links],
             "shown_as_source": [{"path": p, "reason": r} for p, r in sorted(self.shown_as_source.items())],
             "pages_cut": [{"path": p, "reason": r} for p, r in sorted(self.pages_cut.items())],
@@ -152,6 +155,8 @@ class _Manifest:
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
     search_base: list[str] = field(default_factory=list)  # the base search bundle's part folders under pagefind/
     over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
+    # What the citation scan read of the tree (cited_by.Scanned): the commit, the documents with a hint.
+    scanned: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, site: Path) -> tuple[_Manifest, str]:
@@ -186,6 +191,7 @@ class _Manifest:
                 _strings(data["diffs"]),
                 _folders(data["search_base"]),
                 _strings(data["over_budget"]),
+                _scanned_record(data.get("scanned", {})),
             ), PREVIOUS_REUSED
         except (KeyError, TypeError, ValueError):
             return cls(), "ignored: its manifest is not one this pincite writes"
@@ -226,6 +232,18 @@ def _pairs(value: object) -> list[list[str]]:
     ):
         raise TypeError("not a list of links")
     return value
+
+
+def _scanned_record(value: object) -> dict[str, Any]:
+    """The citation scan as recorded: {"head": sha, "hinted": [path, ...]}, or {} (none recorded)."""
+    if value == {}:
+        return {}
+    if not isinstance(value, dict) or not isinstance(value.get("head"), str):
+        raise TypeError("not a scan record")
+    hinted = value.get("hinted")
+    if not isinstance(hinted, list) or not all(isinstance(path, str) for path in hinted):
+        raise TypeError("not a scan record")
+    return {"head": value["head"], "hinted": hinted}
 
 
 def _folders(recorded: object) -> list[str]:
@@ -740,7 +758,12 @@ class _SiteBuilder:
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""
         pages = {p for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
-        found = collect(self.repo, self.config, self.index_path, head, pages)
+        kept = self.old.scanned
+        previous = Scanned(kept["head"], tuple(kept["hinted"])) if kept else None
+        found = collect(self.repo, self.config, self.index_path, head, pages, previous)
+        if found.scanned is not None:
+            self.new.scanned = {"head": found.scanned.head, "hinted": list(found.scanned.hinted)}
+        self.stats.citation_documents_read = found.documents_read
         found.write(self.out)
         return found
 
