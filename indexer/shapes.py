@@ -518,6 +518,7 @@ class SiteJson(TypedDict):
     history_reused: int
     files_linked: int
     citation_documents_read: int
+    files_written: int
     broken_links: list[BrokenLinkJson]
     shown_as_source: list[ShownAsSourceJson]
     pages_cut: list[PagesCutJson]

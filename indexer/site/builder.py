@@ -113,6 +113,9 @@ class SiteStats:
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
     files_linked: int = 0
+    # Files the build put into the site folder: those it wrote, when the site is updated in place
+    # (its unchanged pages stay where they are); every page rendered, when it is replaced whole.
+    files_written: int = 0
     # Documents read to find the citations in them: every one on a cold build, the changed ones after.
     citation_documents_read: int = 0
     # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
@@ -130,6 +133,7 @@ class SiteStats:
             "history_reused": self.history_reused,
             "files_linked": self.files_linked,
             "citation_documents_read": self.citation_documents_read,
+            "files_written": self.files_written,
             "broken_links": [b.to_json() for b in self.broken_links],
             "shown_as_source": [{"path": p, "reason": r} for p, r in sorted(self.shown_as_source.items())],
             "pages_cut": [{"path": p, "reason": r} for p, r in sorted(self.pages_cut.items())],
@@ -323,24 +327,29 @@ def _render_locked(
 ) -> SiteStats:
     started = time.monotonic()
     _check_replaceable(out_dir)
+    finish_update(out_dir)  # an update an earlier build was stopped in: carried to its end first
     _remove_stale(out_dir)
     temp = site_work_folder(out_dir) / f"{os.getpid()}.tmp"
     temp.mkdir(parents=True)
     try:
         builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary, progress)
         stats = builder.run()
-        progress.stage("replacing the site")
-        adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
-        _swap(temp, out_dir, adopted)
-        # What the new site no longer lists goes with the replaced site, removed without waiting.
-        discarded = _discard_folder(out_dir)
-        if builder.adopt_versions is not None:
-            _prune(out_dir / "v", builder.needed_versions, discarded)
-        if builder.live_search is not None:
-            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
-        # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
-        legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
-        _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
+        if builder.in_place:
+            trees, gone = builder.replaced_trees(), builder.gone()
+        else:
+            progress.stage("replacing the site")
+            stats.files_written = stats.pages_rendered  # the whole site is new; its unchanged pages are linked
+            adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
+            _swap(temp, out_dir, adopted)
+            # What the new site no longer lists goes with the replaced site, removed without waiting.
+            discarded = _discard_folder(out_dir)
+            if builder.adopt_versions is not None:
+                _prune(out_dir / "v", builder.needed_versions, discarded)
+            if builder.live_search is not None:
+                _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
+            # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
+            legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
+            _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -351,6 +360,10 @@ def _render_locked(
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
+    if builder.in_place:
+        # Past this point the staged folder is the site's: stopped now, the next build completes the update.
+        progress.stage("updating the site")
+        stats.files_written = _update_in_place(out_dir, temp, trees, gone)
     stats.seconds = time.monotonic() - started
     return stats
 
@@ -441,6 +454,74 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
         with contextlib.suppress(OSError):
             old.rmdir()  # still empty unless it holds the old site, which then stays
         raise
+
+
+# The record of an update in place (in the site's work folder): the staged folder, the folders it
+# replaces whole, the files and folders that go. Written once the staged folder is complete.
+JOURNAL = "update.json"
+
+
+def _update_in_place(out_dir: Path, staged: Path, trees: list[str], gone: list[str]) -> int:
+    """Move a build's staged files into the live site; the number of files moved.
+
+    Only what the build wrote is staged (a one-file build: a few pages, the top files, the search
+    delta); what it kept stays where it is, unread and unlinked. The journal is written before
+    the first move, so an update stopped half-way is carried to its end by the next build
+    (`finish_update`) before it reads the site: the manifest moves last, and it never describes
+    pages that are not in place. Each file is replaced by a rename, so no reader gets half a file.
+    """
+    record = {"staged": staged.name, "trees": trees, "gone": gone}
+    atomic_write(site_work_folder(out_dir) / JOURNAL, json.dumps(record).encode("utf-8"))
+    return finish_update(out_dir)
+
+
+def finish_update(out_dir: Path) -> int:
+    """Carry out the update the journal records, if there is one (idempotent); the number of files moved."""
+    work = site_work_folder(out_dir)
+    try:
+        record = json.loads((work / JOURNAL).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return 0
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"{work / JOURNAL}: the record of an unfinished site update cannot be read ({exc})",
+            hint=f"remove {out_dir} and its work folder {work}, and build the site again",
+        ) from exc
+    staged = work / str(record["staged"])
+    discarded = _discard_folder(out_dir)
+    moved = 0
+    for rel in record["trees"]:  # folders replaced whole: a new search bundle, a PDF's pages published again
+        if (staged / rel).is_dir():
+            if (out_dir / rel).exists():
+                _move(out_dir / rel, discarded / str(moved))
+            (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            _move(staged / rel, out_dir / rel)
+            moved += 1
+    for folder, _subfolders, names in os.walk(staged):
+        for name in names:
+            rel = os.path.relpath(os.path.join(folder, name), staged)
+            if rel != MANIFEST:
+                os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
+                _move(staged / rel, out_dir / rel)
+                moved += 1
+    if (staged / MANIFEST).exists():
+        _move(staged / MANIFEST, out_dir / MANIFEST)
+        moved += 1
+    for n, rel in enumerate(record["gone"]):
+        target = out_dir / rel
+        if target.is_dir():
+            _move(target, discarded / f"gone-{n}")
+        else:
+            target.unlink(missing_ok=True)
+    (work / JOURNAL).unlink()
+    shutil.rmtree(staged, ignore_errors=True)
+    _discard([discarded])
+    return moved
+
+
+def _move(source: Path, target: Path) -> None:
+    """One step of an update: a rename (a test stops an update here)."""
+    os.replace(source, target)
 
 
 def _discard_folder(out_dir: Path) -> Path:
@@ -548,6 +629,12 @@ class _SiteBuilder:
         self.fp = site_fingerprint(self.folders, config)
         self.old, self.stats.previous_site = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
+        # A site whose manifest is trusted and was made under the same fingerprint is updated in
+        # place: the manifests say which of its files go. Any other is replaced whole.
+        self.in_place = self.stats.previous_site == PREVIOUS_REUSED and self.old.fingerprint == self.fp
+        self.republished: set[str] = set()  # PDF versions whose pages as printed were published again
+        self.kept_sections = FolderSections(self.fp)
+        self.fresh_sections = FolderSections(self.fp)
         self.adopt_versions: Path | None = None
         self.needed_versions: set[str] = set()
         self.live_search: Path | None = None
@@ -555,6 +642,7 @@ class _SiteBuilder:
         self.linked_files: dict[str, str] = {}
         self.previous_folder, self.out_folder = os.fspath(previous), os.fspath(out)
         self.folders_made: set[str] = set()
+        self.made_bundles: set[str] = set()
         self.folder_languages: dict[str, str] = {}
 
     def run(self) -> SiteStats:
@@ -610,6 +698,38 @@ class _SiteBuilder:
                 search.result()
                 return
 
+    # -- an update in place ----------------------------------------------------------------
+    def replaced_trees(self) -> list[str]:
+        """The folders this build staged whole, each to replace the live one: new search bundles,
+        the pages as printed of PDF versions published again."""
+        trees = [f"{SEARCH_FOLDER}/{folder}" for folder in sorted(self.made_bundles)]
+        return trees + [f"{pdf_pages.PAGES_DIR}/{blob}" for blob in sorted(self.republished)]
+
+    def gone(self) -> list[str]:
+        """The files and folders of the live site that this build's site no longer holds, from the two manifests."""
+        old, new = self.old, self.new
+        gone = [f"v/{blob}.html" for blob in old.versions if blob not in new.versions]
+        gone += [f"{pdf_pages.PAGES_DIR}/{blob}" for blob in old.versions if blob not in new.versions]
+        gone += [rel for rel in old.files if rel not in new.files]
+        gone += [doc_page_path(path) for path in old.docs if path not in new.docs]
+        shards = {history_shard(path) for path in new.history}
+        gone += sorted(
+            {f"history/{history_shard(path)}.json" for path in old.history if history_shard(path) not in shards}
+        )
+        gone += [changes_page_path(path) for path in old.changes if path not in new.changes]
+        gone += [rel for rel in old.diffs if rel not in new.diffs]
+        folder_pages = [
+            {name.split("\0")[0] for name in kept.sections} for kept in (self.kept_sections, self.fresh_sections)
+        ]
+        gone += sorted(folder_pages[0] - folder_pages[1] - {"index.html"})
+        if self.live_search is not None:
+            gone += [
+                f"{SEARCH_FOLDER}/{entry}"
+                for entry in sorted(os.listdir(self.live_search))
+                if entry not in self.needed_bundles
+            ]
+        return gone
+
     # -- pieces ------------------------------------------------------------------------
     def _static(self) -> None:
         target = self.out / "static"
@@ -622,12 +742,15 @@ class _SiteBuilder:
         return old_kind.get(name) == key and self._link_previous(rel)
 
     def _link_previous(self, rel: str) -> bool:
-        """Hard-link the previous site's file `rel` into the new site (a copy across file systems).
+        """Keep the previous site's file `rel`: where the site is updated in place it stays as it is,
+        else it is hard-linked into the new site (a copy across file systems).
 
         False when the previous site has no such file. Called for every unchanged page (tens of
         thousands), so it makes plain os calls: a link, and a folder only the first time it is needed.
         """
         source, target = f"{self.previous_folder}/{rel}", f"{self.out_folder}/{rel}"
+        if self.in_place:  # the file stays where it is
+            return os.path.isfile(source)
         folder = target.rpartition("/")[0]
         if folder not in self.folders_made:
             os.makedirs(folder, exist_ok=True)
@@ -682,6 +805,7 @@ class _SiteBuilder:
             )
             if printed and original is not None and not (reused and self._link_pages(blob)):
                 self._publish_pages(ctx, meta, original, path, cited)
+                self.republished.add(blob)
             if reused:
                 self.stats.pages_reused += 1
                 self.progress.advance()
@@ -931,6 +1055,7 @@ class _SiteBuilder:
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
                 self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
         renderer.fresh.save(self.out / HOME_FILE)
+        self.kept_sections, self.fresh_sections = renderer.kept, renderer.fresh
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
         class_counts = Counter(d["meta"].source_class for d in ok_docs)
@@ -1007,7 +1132,9 @@ class _SiteBuilder:
                 dropped = dropped_ids(plan, base, delta)
         self.new.search_base = [part.folder for part in plan.base]
         self.needed_bundles = {b.folder for b in plan.bundles}
-        made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
+        made_here = self.made_bundles = {
+            b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()
+        }
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
         # A bundle kept from the previous build is still in the live folder, which the new site adopts.
@@ -1037,7 +1164,12 @@ class _SiteBuilder:
         """The base's parts are cut by the pages' bytes, not their lean records' (`search_record`):
         cut by the records' bytes at 20 MB, a part held twice the pages, and Pagefind's peak went
         from 470 to 680 MB at 10,000 documents (BENCHMARKS.md, `build-memory`). Memory first."""
-        return (self.out / doc_page_path(path)).stat().st_size
+        page = self.out / doc_page_path(path)
+        return (page if self.out_has(page) else self.previous / doc_page_path(path)).stat().st_size
+
+    def out_has(self, page: Path) -> bool:
+        """Whether this build wrote `page` (updated in place, the pages it kept are in the live site only)."""
+        return not self.in_place or page.exists()
 
     def _index(self, bundles: list[Bundle]) -> None:
         """Run Pagefind for the bundles the live site does not hold already."""
@@ -1045,8 +1177,19 @@ class _SiteBuilder:
         live = self.live_search
         todo = [b for b in bundles if live is None or not (live / b.folder).is_dir()]
         stage = self.out.with_name(f"{self.out.name}.search")
+        linked = []  # Pagefind reads its pages in one folder: updated in place, the kept ones it needs are linked in
+        for bundle in todo if self.in_place else ():
+            for path, _key in (*bundle.pages, *bundle.sample):
+                page = self.out / doc_page_path(path)
+                if not page.exists():
+                    _link_or_copy(self.previous / doc_page_path(path), page)
+                    linked.append(page)
         self.search_pages = (self.search_pages or 0) + sum(len(b.pages) for b in todo)
-        indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages)
+        try:
+            indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages)
+        finally:
+            for page in linked:  # not this build's pages: they stay in the live site as they are
+                page.unlink()
         self.stats.pagefind_seconds += indexed
         self.stats.search_bundles_indexed += len(todo)
         self.stats.search_pages_indexed += sum(len(b.pages) for b in todo)
