@@ -76,18 +76,17 @@ def test_a_one_file_build_writes_the_same_few_files_whatever_the_corpus(
 
 # Counted on the 20-document corpus; the test says it is the same at 60 (the static files are
 # most of it: copied every build, as a template change may change them).
-FILES_OF_A_ONE_FILE_BUILD = len(
-    [p for p in (Path(builder.__file__).parents[2] / "site_templates" / "static").rglob("*") if p.is_file()]
-) + 17
+FILES_OF_A_ONE_FILE_BUILD = (
+    len([p for p in (Path(builder.__file__).parents[2] / "site_templates" / "static").rglob("*") if p.is_file()]) + 17
+)
 
 
 def test_an_update_stopped_half_way_is_finished_by_the_next_build(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
     _corpus(corpus_repo, 20)
     site = tmp_path / "site"
     _site(corpus_repo, site)
-    corpus_repo.commit(
-        {"corpus/east/doc-001.md": "# Doc 1\n\nOther words.\n", "corpus/west/doc-002.md": None, "corpus/new.md": "# N\n"}
-    )
+    changes: dict[str, str | bytes | None] = {"corpus/east/doc-001.md": "# Doc 1\n\nOther words.\n"}
+    corpus_repo.commit({**changes, "corpus/west/doc-002.md": None, "corpus/new.md": "# New\n\nA new one.\n"})
     moves = 0
     real_move = builder._move
 

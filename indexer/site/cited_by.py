@@ -27,10 +27,10 @@ from pathlib import Path
 from markupsafe import escape
 
 from indexer.citations.check import CheckRecord, check_committed
-from indexer.citations.scan import CITATION_HINT
 from indexer.citations.drift import Verdict
 from indexer.citations.impact import checked_in_tree, committed_documents
 from indexer.citations.resolve import Resolver
+from indexer.citations.scan import CITATION_HINT
 from indexer.citations.verdicts import VerdictStatus
 from indexer.config import Config
 from indexer.errors import PinciteError, RepositoryError
