@@ -4,11 +4,14 @@ The pipeline: read the index → version pages (one per distinct blob, immutable
 from the previous site) → document pages of the built commit (reused while their
 version is unchanged) → per-path history files for the drift banner → home, search and
 citation pages → Pagefind bundles of the document pages (a base kept from build to build, and a
-delta of the pages changed since) → swap the new folder into place.
+delta of the pages changed since) → update the site in place, or swap the new folder in.
 
-The site is written into a temporary folder beside the output folder and renamed over it,
-so a failed build leaves the previous site whole. A manifest (`.pincite-site.json`) records
-what each reused file was rendered from; a page is reused only when that key is unchanged.
+A manifest (`.pincite-site.json`) records what each reused file was rendered from; a page is
+reused only when that key is unchanged. What a build writes is staged in a folder beside the
+site, so a failed build leaves the previous site whole. Over a site whose manifest it trusts
+(made under the same fingerprint), the build stages only the files it writes and moves them in
+under a journal (`_update_in_place`, `finish_update`): its unchanged pages stay where they are.
+Any other site is replaced whole: the staged folder is a complete site, renamed over it (`_swap`).
 """
 
 from __future__ import annotations
@@ -347,9 +350,7 @@ def _render_locked(
                 _prune(out_dir / "v", builder.needed_versions, discarded)
             if builder.live_search is not None:
                 _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
-            # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
-            legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
-            _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
+            _discard_replaced(out_dir)
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -364,6 +365,7 @@ def _render_locked(
         # Past this point the staged folder is the site's: stopped now, the next build completes the update.
         progress.stage("updating the site")
         stats.files_written = _update_in_place(out_dir, temp, trees, gone)
+        _discard_replaced(out_dir)
     stats.seconds = time.monotonic() - started
     return stats
 
@@ -515,8 +517,7 @@ def finish_update(out_dir: Path) -> int:
             target.unlink(missing_ok=True)
     (work / JOURNAL).unlink()
     shutil.rmtree(staged, ignore_errors=True)
-    _discard([discarded])
-    return moved
+    return moved  # what went is in `discarded`, removed without waiting by the build (`_discard_replaced`)
 
 
 def _move(source: Path, target: Path) -> None:
@@ -530,6 +531,13 @@ def _discard_folder(out_dir: Path) -> Path:
     A folder of its own each time: the removal of an earlier build's may still be running.
     """
     return Path(tempfile.mkdtemp(suffix=".old", dir=site_work_folder(out_dir)))
+
+
+def _discard_replaced(out_dir: Path) -> None:
+    """Remove, without waiting, what this and earlier builds replaced or left (`*.old` folders)."""
+    # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
+    legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
+    _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
 
 
 def _discard(folders: list[Path]) -> None:
