@@ -3,6 +3,7 @@ update stopped half-way is carried to its end by the next build, never left half
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.errors import UsageError
 from indexer.site import builder
 from indexer.site.render import doc_page_path
 from indexer.state import site_work_folder
@@ -125,3 +127,16 @@ def test_a_build_stopped_before_its_update_leaves_the_site_as_it_was(corpus_repo
     assert _site_files(site) == before
     assert not (site_work_folder(site) / builder.JOURNAL).exists()
     assert list(site_work_folder(site).glob("*.tmp")) == []
+
+
+def test_a_journal_naming_a_path_outside_the_site_is_refused(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    _corpus(corpus_repo, 3)
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me", encoding="utf-8")
+    journal = {"staged": "1.tmp", "trees": [], "gone": ["../precious.txt"]}
+    (site_work_folder(site) / builder.JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
+    with pytest.raises(UsageError, match="not the record of a site update"):
+        _site(corpus_repo, site)
+    assert outside.read_text(encoding="utf-8") == "keep me"

@@ -489,10 +489,17 @@ def finish_update(out_dir: Path) -> int:
             f"{work / JOURNAL}: the record of an unfinished site update cannot be read ({exc})",
             hint=f"remove {out_dir} and its work folder {work}, and build the site again",
         ) from exc
-    staged = work / str(record["staged"])
+    staged = work / str(record.get("staged", ""))
+    trees, gone = record.get("trees"), record.get("gone")
+    names = [str(record.get("staged", "")), *(trees or []), *(gone or [])]
+    if not isinstance(trees, list) or not isinstance(gone, list) or not all(_inside(name) for name in names):
+        raise UsageError(
+            f"{work / JOURNAL}: not the record of a site update this pincite writes (a path outside the site)",
+            hint=f"remove {out_dir} and its work folder {work}, and build the site again",
+        )
     discarded = _discard_folder(out_dir)
     moved = 0
-    for rel in record["trees"]:  # folders replaced whole: a new search bundle, a PDF's pages published again
+    for rel in trees:  # folders replaced whole: a new search bundle, a PDF's pages published again
         if (staged / rel).is_dir():
             if (out_dir / rel).exists():
                 _move(out_dir / rel, discarded / str(moved))
@@ -509,7 +516,7 @@ def finish_update(out_dir: Path) -> int:
     if (staged / MANIFEST).exists():
         _move(staged / MANIFEST, out_dir / MANIFEST)
         moved += 1
-    for n, rel in enumerate(record["gone"]):
+    for n, rel in enumerate(gone):
         target = out_dir / rel
         if target.is_dir():
             _move(target, discarded / f"gone-{n}")
@@ -518,6 +525,11 @@ def finish_update(out_dir: Path) -> int:
     (work / JOURNAL).unlink()
     shutil.rmtree(staged, ignore_errors=True)
     return moved  # what went is in `discarded`, removed without waiting by the build (`_discard_replaced`)
+
+
+def _inside(rel: object) -> bool:
+    """Whether a journal's entry names a place inside its folder: relative, without `..`."""
+    return isinstance(rel, str) and bool(rel) and not os.path.isabs(rel) and ".." not in rel.split("/")
 
 
 def _move(source: Path, target: Path) -> None:
