@@ -522,9 +522,21 @@ def finish_update(out_dir: Path) -> int:
             _move(target, discarded / f"gone-{n}")
         else:
             target.unlink(missing_ok=True)
+        _remove_empty_folders(out_dir, target.parent)  # as a site written whole would not have them
     (work / JOURNAL).unlink()
     shutil.rmtree(staged, ignore_errors=True)
     return moved  # what went is in `discarded`, removed without waiting by the build (`_discard_replaced`)
+
+
+def _remove_empty_folders(site: Path, folder: Path) -> None:
+    """Remove `folder` and the folders above it, up to the site's, while they are empty."""
+    while folder != site and folder.is_relative_to(site):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or gone already)
+            if folder.exists():
+                return
+        folder = folder.parent
 
 
 def _inside(rel: object) -> bool:
@@ -653,6 +665,7 @@ class _SiteBuilder:
         # place: the manifests say which of its files go. Any other is replaced whole.
         self.in_place = self.stats.previous_site == PREVIOUS_REUSED and self.old.fingerprint == self.fp
         self.republished: set[str] = set()  # PDF versions whose pages as printed were published again
+        self.pages_kept: set[str] = set()  # and those whose pages were kept as they are
         self.kept_sections = FolderSections(self.fp)
         self.fresh_sections = FolderSections(self.fp)
         self.adopt_versions: Path | None = None
@@ -729,7 +742,16 @@ class _SiteBuilder:
         """The files and folders of the live site that this build's site no longer holds, from the two manifests."""
         old, new = self.old, self.new
         gone = [f"v/{blob}.html" for blob in old.versions if blob not in new.versions]
-        gone += [f"{pdf_pages.PAGES_DIR}/{blob}" for blob in old.versions if blob not in new.versions]
+        # A PDF version's pages as printed go unless kept or published again (gone with the version,
+        # or turned off by the settings: then nothing is staged for them).
+        staged_pages = self.out / pdf_pages.PAGES_DIR
+        # The PDF versions the previous site published (as files/<blob>.pdf).
+        printed = [rel[6:-4] for rel in old.files if rel.startswith("files/") and rel.endswith(".pdf")]
+        gone += [
+            f"{pdf_pages.PAGES_DIR}/{blob}"
+            for blob in printed
+            if blob not in self.pages_kept and not (staged_pages / blob).is_dir()
+        ]
         gone += [rel for rel in old.files if rel not in new.files]
         gone += [doc_page_path(path) for path in old.docs if path not in new.docs]
         shards = {history_shard(path) for path in new.history}
@@ -823,7 +845,9 @@ class _SiteBuilder:
             reused = (
                 self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
             )
-            if printed and original is not None and not (reused and self._link_pages(blob)):
+            if printed and original is not None and reused and self._link_pages(blob):
+                self.pages_kept.add(blob)
+            elif printed and original is not None:
                 self._publish_pages(ctx, meta, original, path, cited)
                 self.republished.add(blob)
             if reused:
