@@ -110,6 +110,34 @@ def test_an_update_stopped_half_way_is_finished_by_the_next_build(corpus_repo: C
     _assert_cold_site(corpus_repo, site, tmp_path / "cold")
 
 
+def test_a_site_cut_short_in_its_update_without_its_journal_is_rendered_afresh(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """A CI cache keeps the site folder alone: an update cut short there has lost its journal."""
+    _corpus(corpus_repo, 20)
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/east/doc-001.md": "# Doc 1\n\nOther words.\n", "corpus/west/doc-002.md": None})
+    real_move, moves = builder._move, []
+
+    def stopping_move(source: Path, target: Path) -> None:
+        moves.append(target)
+        if len(moves) == 6:
+            raise KeyboardInterrupt
+        real_move(source, target)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(builder, "_move", stopping_move)
+        with pytest.raises(KeyboardInterrupt):
+            _site(corpus_repo, site)
+    (site_work_folder(site) / builder.JOURNAL).unlink()
+    corpus_repo.commit({"corpus/east/doc-001.md": "# Doc 1\n\nThe words of document 1.\n"})  # as it was
+    stats = _site(corpus_repo, site)
+    assert stats["previous_site"] == "ignored: an update of it was cut short"
+    assert not (site / builder.UPDATING).exists()
+    _assert_cold_site(corpus_repo, site, tmp_path / "cold")
+
+
 def test_a_build_stopped_before_its_update_leaves_the_site_as_it_was(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
     _corpus(corpus_repo, 20)
     site = tmp_path / "site"

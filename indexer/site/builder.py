@@ -174,6 +174,8 @@ class _Manifest:
         still holds: a site restored from a CI cache may come from another pincite, or have been
         edited or cut short, and a page reused on a false record would be a wrong page.
         """
+        if (site / UPDATING).exists():  # its journal is gone (a site restored from a cache): pages may be newer
+            return cls(), "ignored: an update of it was cut short"
         try:
             raw = (site / MANIFEST).read_bytes()
             data = json.loads(raw)
@@ -461,6 +463,10 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
 # The record of an update in place (in the site's work folder): the staged folder, the folders it
 # replaces whole, the files and folders that go. Written once the staged folder is complete.
 JOURNAL = "update.json"
+# In the site while an update moves files in: a site that holds it without a journal beside it
+# (its work folder lost, as a CI cache keeps the site alone) has pages its manifest does not
+# describe, so no page of it is reused.
+UPDATING = ".pincite-updating"
 
 
 def _update_in_place(out_dir: Path, staged: Path, trees: list[str], gone: list[str]) -> int:
@@ -498,6 +504,7 @@ def finish_update(out_dir: Path) -> int:
             hint=f"remove {out_dir} and its work folder {work}, and build the site again",
         )
     discarded = _discard_folder(out_dir)
+    (out_dir / UPDATING).write_bytes(b"")
     moved = 0
     for rel in trees:  # folders replaced whole: a new search bundle, a PDF's pages published again
         if (staged / rel).is_dir():
@@ -523,6 +530,7 @@ def finish_update(out_dir: Path) -> int:
         else:
             target.unlink(missing_ok=True)
         _remove_empty_folders(out_dir, target.parent)  # as a site written whole would not have them
+    (out_dir / UPDATING).unlink(missing_ok=True)
     (work / JOURNAL).unlink()
     shutil.rmtree(staged, ignore_errors=True)
     return moved  # what went is in `discarded`, removed without waiting by the build (`_discard_replaced`)
@@ -754,10 +762,11 @@ class _SiteBuilder:
         ]
         gone += [rel for rel in old.files if rel not in new.files]
         gone += [doc_page_path(path) for path in old.docs if path not in new.docs]
-        shards = {history_shard(path) for path in new.history}
-        gone += sorted(
-            {f"history/{history_shard(path)}.json" for path in old.history if history_shard(path) not in shards}
-        )
+        # A shard goes when the paths gone from it were its last (the shards are hashed only then).
+        left = {history_shard(path) for path in old.history if path not in new.history}
+        if left:
+            left -= {history_shard(path) for path in new.history}
+        gone += sorted(f"history/{shard}.json" for shard in left)
         gone += [changes_page_path(path) for path in old.changes if path not in new.changes]
         gone += [rel for rel in old.diffs if rel not in new.diffs]
         folder_pages = [
