@@ -517,6 +517,8 @@ class SiteJson(TypedDict):
     history_written: int
     history_reused: int
     files_linked: int
+    citation_documents_read: int
+    files_written: int
     broken_links: list[BrokenLinkJson]
     shown_as_source: list[ShownAsSourceJson]
     pages_cut: list[PagesCutJson]

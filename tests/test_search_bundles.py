@@ -41,6 +41,7 @@ from indexer.site.search_bundles import (
     shuffled,
 )
 from indexer.site.serve import serve_in_thread
+from indexer.text.language import folder_language
 from tests.conftest import CorpusRepo
 
 CONFIG = Config(site_search_delta_share=0.5)  # sixteen notes: up to eight may change before a new base
@@ -175,6 +176,29 @@ def test_a_searched_page_with_a_superseded_pages_id_is_a_clash() -> None:
     # Pagefind keeps ids apart within a bundle only: a page of another part can have the same one.
     other = IndexedBundle(base[1].bundle, {"corpus/b.md": "en_0"})
     assert ids_clash(plan, [base[0], other], IndexedBundle(plan.delta, {"corpus/a.md": "en_9"}))
+
+
+def test_the_delta_sample_is_drawn_from_the_languages_of_its_pages() -> None:
+    """Pagefind indexes each language apart: a German edit needs a German sample, and no other."""
+    pages = {f"pages.{lang}/common/{n}.md": "k" for lang in ("de", "fr", "ja") for n in range(300)}
+    pages.update({f"pages/common/{n}.md": "k" for n in range(300)})
+    base = _indexed(pages, parts=3)
+
+    def language(path: str) -> str:
+        return folder_language(path) or "en"
+
+    plan = plan_search({**pages, "pages.de/common/7.md": "edited"}, "salt", base, 1.0, language)
+    assert plan is not None and plan.delta is not None
+    assert len(plan.delta.sample) == DELTA_SAMPLE_PAGES
+    assert {language(path) for path, _key in plan.delta.sample} == {"de"}
+    # Two languages edited: the sample is drawn from both, and still holds no third.
+    both = plan_search({**pages, "pages.de/common/7.md": "e", "pages/common/3.md": "e"}, "salt", base, 1.0, language)
+    assert both is not None and both.delta is not None
+    assert {language(path) for path, _key in both.delta.sample} == {"de", "en"}
+    # A language with fewer unchanged pages than the sample's size gives what it has.
+    few = {**pages, "pages.ko/common/1.md": "k", "pages.ko/common/2.md": "k"}
+    plan = plan_search({**few, "pages.ko/common/1.md": "e"}, "salt", _indexed(few, parts=3), 1.0, language)
+    assert plan is not None and plan.delta is not None and dict(plan.delta.sample) == {"pages.ko/common/2.md": "k"}
 
 
 def test_a_site_without_documents_has_no_bundle() -> None:

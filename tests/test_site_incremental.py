@@ -175,3 +175,22 @@ def test_builds_along_moves_in_and_out_of_the_roots_give_the_cold_site(
     cold = tmp_path_factory.mktemp("cold") / "site"
     build(repo.root, out=cold, config=Config())
     _assert_same_site(site, cold)
+
+
+def test_a_one_file_build_reads_for_citations_only_the_citing_and_the_changed_documents(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    files: dict[str, str | bytes | None] = {f"corpus/doc-{n:02}.md": f"# Doc {n}\n\nWords of {n}.\n" for n in range(30)}
+    files["corpus/citing.md"] = "# Citing\n\n" + CITING
+    corpus_repo.commit(files)
+    site = tmp_path / "site"
+    cold = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert cold["citation_documents_read"] == 31  # every document, once
+    corpus_repo.commit({"corpus/doc-07.md": "# Doc 7\n\nNew words of 7.\n"})
+    warm = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert warm["citation_documents_read"] == 2  # the changed one and the one that cites
+    corpus_repo.commit({"corpus/doc-08.md": "# Doc 8\n\n" + CITING, "corpus/citing.md": None})
+    moved = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert moved["citation_documents_read"] == 1  # the citation moved: the new citing document alone
+    cited = json.loads((site / "citations.json").read_text(encoding="utf-8"))["citations"]
+    assert [place["file"] for place in cited] == ["corpus/doc-08.md"]

@@ -290,6 +290,11 @@ def committed_documents(repo: GitRepo, commit: str, paths: list[str]) -> tuple[l
     return documents, skipped
 
 
+def checked_in_tree(path: str) -> bool:
+    """Whether a walk of the whole tree (`committed_documents` without paths) reads `path`."""
+    return _walked(path, [])
+
+
 def _walked(path: str, folders: list[str]) -> bool:
     """Whether a folder walk (as `check` does one) reads `path`: a prose file outside skipped folders."""
     if not is_prose_path(path):

@@ -4,11 +4,14 @@ The pipeline: read the index → version pages (one per distinct blob, immutable
 from the previous site) → document pages of the built commit (reused while their
 version is unchanged) → per-path history files for the drift banner → home, search and
 citation pages → Pagefind bundles of the document pages (a base kept from build to build, and a
-delta of the pages changed since) → swap the new folder into place.
+delta of the pages changed since) → update the site in place, or swap the new folder in.
 
-The site is written into a temporary folder beside the output folder and renamed over it,
-so a failed build leaves the previous site whole. A manifest (`.pincite-site.json`) records
-what each reused file was rendered from; a page is reused only when that key is unchanged.
+A manifest (`.pincite-site.json`) records what each reused file was rendered from; a page is
+reused only when that key is unchanged. What a build writes is staged in a folder beside the
+site, so a failed build leaves the previous site whole. Over a site whose manifest it trusts
+(made under the same fingerprint), the build stages only the files it writes and moves them in
+under a journal (`_update_in_place`, `finish_update`): its unchanged pages stay where they are.
+Any other site is replaced whole: the staged folder is a complete site, renamed over it (`_swap`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,7 +49,7 @@ from indexer.shapes import SiteJson
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
-from indexer.site.cited_by import CitedBy, collect
+from indexer.site.cited_by import CitedBy, Scanned, collect
 from indexer.site.corpus_titles import corpus_titles
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
@@ -86,6 +90,7 @@ from indexer.site.search_bundles import (
 )
 from indexer.site.vocabulary import ranked, words_file
 from indexer.state import site_work_folder
+from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
@@ -111,6 +116,11 @@ class SiteStats:
     seconds: float = 0.0
     broken_links: list[BrokenLink] = field(default_factory=list)
     files_linked: int = 0
+    # Files the build put into the site folder: those it wrote, when the site is updated in place
+    # (its unchanged pages stay where they are); every page rendered, when it is replaced whole.
+    files_written: int = 0
+    # Documents read to find the citations in them: every one on a cold build, the changed ones after.
+    citation_documents_read: int = 0
     # Documents whose rendered view was over budget (`indexer.site.budget`): path → why.
     shown_as_source: dict[str, str] = field(default_factory=dict)
     # PDFs some of whose pages as printed this build left out by their byte budget: path → why.
@@ -125,6 +135,8 @@ class SiteStats:
             "history_written": self.history_written,
             "history_reused": self.history_reused,
             "files_linked": self.files_linked,
+            "citation_documents_read": self.citation_documents_read,
+            "files_written": self.files_written,
             "broken_links": [b.to_json() for b in self.broken_links],
             "shown_as_source": [{"path": p, "reason": r} for p, r in sorted(self.shown_as_source.items())],
             "pages_cut": [{"path": p, "reason": r} for p, r in sorted(self.pages_cut.items())],
@@ -151,6 +163,8 @@ class _Manifest:
     diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
     search_base: list[str] = field(default_factory=list)  # the base search bundle's part folders under pagefind/
     over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
+    # What the citation scan read of the tree (cited_by.Scanned): the commit, the documents with a hint.
+    scanned: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, site: Path) -> tuple[_Manifest, str]:
@@ -160,8 +174,11 @@ class _Manifest:
         still holds: a site restored from a CI cache may come from another pincite, or have been
         edited or cut short, and a page reused on a false record would be a wrong page.
         """
+        if (site / UPDATING).exists():  # its journal is gone (a site restored from a cache): pages may be newer
+            return cls(), "ignored: an update of it was cut short"
         try:
-            data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+            raw = (site / MANIFEST).read_bytes()
+            data = json.loads(raw)
         except FileNotFoundError:
             return cls(), PREVIOUS_NONE
         except (OSError, ValueError):
@@ -171,7 +188,7 @@ class _Manifest:
         if data.get("pincite") != __version__:
             made_by = f"pincite {data['pincite']}" if data.get("pincite") else "a pincite that recorded no version"
             return cls(), f"ignored: made by {made_by}, not {__version__}"
-        if data.get("seal") != _seal(data):
+        if not _sealed(raw):
             return cls(), "ignored: its manifest does not match its seal (edited or cut short)"
         try:
             return cls(
@@ -185,6 +202,7 @@ class _Manifest:
                 _strings(data["diffs"]),
                 _folders(data["search_base"]),
                 _strings(data["over_budget"]),
+                _scanned_record(data.get("scanned", {})),
             ), PREVIOUS_REUSED
         except (KeyError, TypeError, ValueError):
             return cls(), "ignored: its manifest is not one this pincite writes"
@@ -192,18 +210,27 @@ class _Manifest:
     def save(self, site: Path) -> None:
         # The fields as they are (asdict would deep-copy every record first).
         data: dict[str, Any] = {**vars(self), "pincite": __version__}
-        data["seal"] = _seal(data)
-        atomic_write(site / MANIFEST, json.dumps(data, sort_keys=True).encode("utf-8"))
+        atomic_write(site / MANIFEST, _with_seal(json.dumps(data, sort_keys=True).encode("utf-8")))
 
 
 PREVIOUS_NONE = "none"
 PREVIOUS_REUSED = "reused"
 
+# A manifest ends with its seal: a digest of the JSON before it, the object closed where the seal
+# opens. Made and checked over the bytes written (a manifest holds a record per page, 15 MB at
+# 38,000 documents: serializing it again to check it cost as much as reading it).
+_SEAL_TAIL = re.compile(rb', "seal": "([0-9a-f]{64})"\}\s*$')
 
-def _seal(data: dict[str, Any]) -> str:
-    """A digest of a manifest's fields but the seal: an edited or truncated manifest no longer matches it."""
-    rest = {key: value for key, value in data.items() if key != "seal"}
-    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode("utf-8")).hexdigest()
+
+def _with_seal(body: bytes) -> bytes:
+    """The manifest's JSON `body` (an object) with its seal added as the last field."""
+    return body[:-1] + b', "seal": "' + hashlib.sha256(body).hexdigest().encode("ascii") + b'"}'
+
+
+def _sealed(raw: bytes) -> bool:
+    """Whether a manifest's seal matches the bytes before it: an edited or truncated manifest no longer does."""
+    found = _SEAL_TAIL.search(raw, max(0, len(raw) - 100))
+    return found is not None and hashlib.sha256(raw[: found.start()] + b"}").hexdigest() == found[1].decode()
 
 
 def _text(value: object) -> str:
@@ -225,6 +252,18 @@ def _pairs(value: object) -> list[list[str]]:
     ):
         raise TypeError("not a list of links")
     return value
+
+
+def _scanned_record(value: object) -> dict[str, Any]:
+    """The citation scan as recorded: {"head": sha, "hinted": [path, ...]}, or {} (none recorded)."""
+    if value == {}:
+        return {}
+    if not isinstance(value, dict) or not isinstance(value.get("head"), str):
+        raise TypeError("not a scan record")
+    hinted = value.get("hinted")
+    if not isinstance(hinted, list) or not all(isinstance(path, str) for path in hinted):
+        raise TypeError("not a scan record")
+    return {"head": value["head"], "hinted": hinted}
 
 
 def _folders(recorded: object) -> list[str]:
@@ -293,24 +332,27 @@ def _render_locked(
 ) -> SiteStats:
     started = time.monotonic()
     _check_replaceable(out_dir)
+    finish_update(out_dir)  # an update an earlier build was stopped in: carried to its end first
     _remove_stale(out_dir)
     temp = site_work_folder(out_dir) / f"{os.getpid()}.tmp"
     temp.mkdir(parents=True)
     try:
         builder = _SiteBuilder(repo, config, index_path, out_dir, temp, summary, progress)
         stats = builder.run()
-        progress.stage("replacing the site")
-        adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
-        _swap(temp, out_dir, adopted)
-        # What the new site no longer lists goes with the replaced site, removed without waiting.
-        discarded = _discard_folder(out_dir)
-        if builder.adopt_versions is not None:
-            _prune(out_dir / "v", builder.needed_versions, discarded)
-        if builder.live_search is not None:
-            _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
-        # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
-        legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
-        _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
+        if builder.in_place:
+            trees, gone = builder.replaced_trees(), builder.gone()
+        else:
+            progress.stage("replacing the site")
+            stats.files_written = stats.pages_rendered  # the whole site is new; its unchanged pages are linked
+            adopted = [live for live in (builder.adopt_versions, builder.live_search) if live is not None]
+            _swap(temp, out_dir, adopted)
+            # What the new site no longer lists goes with the replaced site, removed without waiting.
+            discarded = _discard_folder(out_dir)
+            if builder.adopt_versions is not None:
+                _prune(out_dir / "v", builder.needed_versions, discarded)
+            if builder.live_search is not None:
+                _prune_search(out_dir / SEARCH_FOLDER, builder.needed_bundles, discarded)
+            _discard_replaced(out_dir)
     except TemplateError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         where = f"{exc.filename}:{exc.lineno}: " if isinstance(exc, TemplateSyntaxError) else ""
@@ -321,6 +363,11 @@ def _render_locked(
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
+    if builder.in_place:
+        # Past this point the staged folder is the site's: stopped now, the next build completes the update.
+        progress.stage("updating the site")
+        stats.files_written = _update_in_place(out_dir, temp, trees, gone)
+        _discard_replaced(out_dir)
     stats.seconds = time.monotonic() - started
     return stats
 
@@ -368,9 +415,13 @@ def _check_replaceable(out_dir: Path) -> None:
 
 
 def _has_manifest(site: Path) -> bool:
-    """A manifest pincite wrote: a JSON object with the site fingerprint, not just a file of that name."""
+    """A manifest pincite wrote: sealed, or (an earlier pincite's) a JSON object with the site
+    fingerprint, not just a file of that name. The seal is checked without parsing 15 MB of JSON."""
     try:
-        data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+        raw = (site / MANIFEST).read_bytes()
+        if _sealed(raw):
+            return True
+        data = json.loads(raw)
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
@@ -409,12 +460,116 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
         raise
 
 
+# The record of an update in place (in the site's work folder): the staged folder, the folders it
+# replaces whole, the files and folders that go. Written once the staged folder is complete.
+JOURNAL = "update.json"
+# In the site while an update moves files in: a site that holds it without a journal beside it
+# (its work folder lost, as a CI cache keeps the site alone) has pages its manifest does not
+# describe, so no page of it is reused.
+UPDATING = ".pincite-updating"
+
+
+def _update_in_place(out_dir: Path, staged: Path, trees: list[str], gone: list[str]) -> int:
+    """Move a build's staged files into the live site; the number of files moved.
+
+    Only what the build wrote is staged (a one-file build: a few pages, the top files, the search
+    delta); what it kept stays where it is, unread and unlinked. The journal is written before
+    the first move, so an update stopped half-way is carried to its end by the next build
+    (`finish_update`) before it reads the site: the manifest moves last, and it never describes
+    pages that are not in place. Each file is replaced by a rename, so no reader gets half a file.
+    """
+    record = {"staged": staged.name, "trees": trees, "gone": gone}
+    atomic_write(site_work_folder(out_dir) / JOURNAL, json.dumps(record).encode("utf-8"))
+    return finish_update(out_dir)
+
+
+def finish_update(out_dir: Path) -> int:
+    """Carry out the update the journal records, if there is one (idempotent); the number of files moved."""
+    work = site_work_folder(out_dir)
+    try:
+        record = json.loads((work / JOURNAL).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return 0
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"{work / JOURNAL}: the record of an unfinished site update cannot be read ({exc})",
+            hint=f"remove {out_dir} and its work folder {work}, and build the site again",
+        ) from exc
+    staged = work / str(record.get("staged", ""))
+    trees, gone = record.get("trees"), record.get("gone")
+    names = [str(record.get("staged", "")), *(trees or []), *(gone or [])]
+    if not isinstance(trees, list) or not isinstance(gone, list) or not all(_inside(name) for name in names):
+        raise UsageError(
+            f"{work / JOURNAL}: not the record of a site update this pincite writes (a path outside the site)",
+            hint=f"remove {out_dir} and its work folder {work}, and build the site again",
+        )
+    discarded = _discard_folder(out_dir)
+    (out_dir / UPDATING).write_bytes(b"")
+    moved = 0
+    for rel in trees:  # folders replaced whole: a new search bundle, a PDF's pages published again
+        if (staged / rel).is_dir():
+            if (out_dir / rel).exists():
+                _move(out_dir / rel, discarded / str(moved))
+            (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            _move(staged / rel, out_dir / rel)
+            moved += 1
+    for folder, _subfolders, names in os.walk(staged):
+        for name in names:
+            rel = os.path.relpath(os.path.join(folder, name), staged)
+            if rel != MANIFEST:
+                os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
+                _move(staged / rel, out_dir / rel)
+                moved += 1
+    if (staged / MANIFEST).exists():
+        _move(staged / MANIFEST, out_dir / MANIFEST)
+        moved += 1
+    for n, rel in enumerate(gone):
+        target = out_dir / rel
+        if target.is_dir():
+            _move(target, discarded / f"gone-{n}")
+        else:
+            target.unlink(missing_ok=True)
+        _remove_empty_folders(out_dir, target.parent)  # as a site written whole would not have them
+    (out_dir / UPDATING).unlink(missing_ok=True)
+    (work / JOURNAL).unlink()
+    shutil.rmtree(staged, ignore_errors=True)
+    return moved  # what went is in `discarded`, removed without waiting by the build (`_discard_replaced`)
+
+
+def _remove_empty_folders(site: Path, folder: Path) -> None:
+    """Remove `folder` and the folders above it, up to the site's, while they are empty."""
+    while folder != site and folder.is_relative_to(site):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or gone already)
+            if folder.exists():
+                return
+        folder = folder.parent
+
+
+def _inside(rel: object) -> bool:
+    """Whether a journal's entry names a place inside its folder: relative, without `..`."""
+    return isinstance(rel, str) and bool(rel) and not os.path.isabs(rel) and ".." not in rel.split("/")
+
+
+def _move(source: Path, target: Path) -> None:
+    """One step of an update: a rename (a test stops an update here)."""
+    os.replace(source, target)
+
+
 def _discard_folder(out_dir: Path) -> Path:
     """A new folder beside the site for what it replaced; `_discard` removes every such folder.
 
     A folder of its own each time: the removal of an earlier build's may still be running.
     """
     return Path(tempfile.mkdtemp(suffix=".old", dir=site_work_folder(out_dir)))
+
+
+def _discard_replaced(out_dir: Path) -> None:
+    """Remove, without waiting, what this and earlier builds replaced or left (`*.old` folders)."""
+    # Earlier versions kept replaced sites beside the site, as `.<name>.<...>.old`.
+    legacy = out_dir.parent.glob(f".{glob.escape(out_dir.name)}.*.old")
+    _discard(sorted([*site_work_folder(out_dir).glob("*.old"), *legacy]))
 
 
 def _discard(folders: list[Path]) -> None:
@@ -514,6 +669,13 @@ class _SiteBuilder:
         self.fp = site_fingerprint(self.folders, config)
         self.old, self.stats.previous_site = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
+        # A site whose manifest is trusted and was made under the same fingerprint is updated in
+        # place: the manifests say which of its files go. Any other is replaced whole.
+        self.in_place = self.stats.previous_site == PREVIOUS_REUSED and self.old.fingerprint == self.fp
+        self.republished: set[str] = set()  # PDF versions whose pages as printed were published again
+        self.pages_kept: set[str] = set()  # and those whose pages were kept as they are
+        self.kept_sections = FolderSections(self.fp)
+        self.fresh_sections = FolderSections(self.fp)
         self.adopt_versions: Path | None = None
         self.needed_versions: set[str] = set()
         self.live_search: Path | None = None
@@ -521,6 +683,8 @@ class _SiteBuilder:
         self.linked_files: dict[str, str] = {}
         self.previous_folder, self.out_folder = os.fspath(previous), os.fspath(out)
         self.folders_made: set[str] = set()
+        self.made_bundles: set[str] = set()
+        self.folder_languages: dict[str, str] = {}
 
     def run(self) -> SiteStats:
         try:
@@ -575,6 +739,48 @@ class _SiteBuilder:
                 search.result()
                 return
 
+    # -- an update in place ----------------------------------------------------------------
+    def replaced_trees(self) -> list[str]:
+        """The folders this build staged whole, each to replace the live one: new search bundles,
+        the pages as printed of PDF versions published again."""
+        trees = [f"{SEARCH_FOLDER}/{folder}" for folder in sorted(self.made_bundles)]
+        return trees + [f"{pdf_pages.PAGES_DIR}/{blob}" for blob in sorted(self.republished)]
+
+    def gone(self) -> list[str]:
+        """The files and folders of the live site that this build's site no longer holds, from the two manifests."""
+        old, new = self.old, self.new
+        gone = [f"v/{blob}.html" for blob in old.versions if blob not in new.versions]
+        # A PDF version's pages as printed go unless kept or published again (gone with the version,
+        # or turned off by the settings: then nothing is staged for them).
+        staged_pages = self.out / pdf_pages.PAGES_DIR
+        # The PDF versions the previous site published (as files/<blob>.pdf).
+        printed = [rel[6:-4] for rel in old.files if rel.startswith("files/") and rel.endswith(".pdf")]
+        gone += [
+            f"{pdf_pages.PAGES_DIR}/{blob}"
+            for blob in printed
+            if blob not in self.pages_kept and not (staged_pages / blob).is_dir()
+        ]
+        gone += [rel for rel in old.files if rel not in new.files]
+        gone += [doc_page_path(path) for path in old.docs if path not in new.docs]
+        # A shard goes when the paths gone from it were its last (the shards are hashed only then).
+        left = {history_shard(path) for path in old.history if path not in new.history}
+        if left:
+            left -= {history_shard(path) for path in new.history}
+        gone += sorted(f"history/{shard}.json" for shard in left)
+        gone += [changes_page_path(path) for path in old.changes if path not in new.changes]
+        gone += [rel for rel in old.diffs if rel not in new.diffs]
+        folder_pages = [
+            {name.split("\0")[0] for name in kept.sections} for kept in (self.kept_sections, self.fresh_sections)
+        ]
+        gone += sorted(folder_pages[0] - folder_pages[1] - {"index.html"})
+        if self.live_search is not None:
+            gone += [
+                f"{SEARCH_FOLDER}/{entry}"
+                for entry in sorted(os.listdir(self.live_search))
+                if entry not in self.needed_bundles
+            ]
+        return gone
+
     # -- pieces ------------------------------------------------------------------------
     def _static(self) -> None:
         target = self.out / "static"
@@ -587,12 +793,15 @@ class _SiteBuilder:
         return old_kind.get(name) == key and self._link_previous(rel)
 
     def _link_previous(self, rel: str) -> bool:
-        """Hard-link the previous site's file `rel` into the new site (a copy across file systems).
+        """Keep the previous site's file `rel`: where the site is updated in place it stays as it is,
+        else it is hard-linked into the new site (a copy across file systems).
 
         False when the previous site has no such file. Called for every unchanged page (tens of
         thousands), so it makes plain os calls: a link, and a folder only the first time it is needed.
         """
         source, target = f"{self.previous_folder}/{rel}", f"{self.out_folder}/{rel}"
+        if self.in_place:  # the file stays where it is
+            return os.path.isfile(source)
         folder = target.rpartition("/")[0]
         if folder not in self.folders_made:
             os.makedirs(folder, exist_ok=True)
@@ -647,8 +856,11 @@ class _SiteBuilder:
             reused = (
                 self.adopt_versions is not None and self.old.versions.get(blob) == key and f"{blob}.html" in live_pages
             )
-            if printed and original is not None and not (reused and self._link_pages(blob)):
+            if printed and original is not None and reused and self._link_pages(blob):
+                self.pages_kept.add(blob)
+            elif printed and original is not None:
                 self._publish_pages(ctx, meta, original, path, cited)
+                self.republished.add(blob)
             if reused:
                 self.stats.pages_reused += 1
                 self.progress.advance()
@@ -740,7 +952,12 @@ class _SiteBuilder:
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""
         pages = {p for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
-        found = collect(self.repo, self.config, self.index_path, head, pages)
+        kept = self.old.scanned
+        previous = Scanned(kept["head"], tuple(kept["hinted"])) if kept else None
+        found = collect(self.repo, self.config, self.index_path, head, pages, previous)
+        if found.scanned is not None:
+            self.new.scanned = {"head": found.scanned.head, "hinted": list(found.scanned.hinted)}
+        self.stats.citation_documents_read = found.documents_read
         found.write(self.out)
         return found
 
@@ -902,6 +1119,7 @@ class _SiteBuilder:
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
                 self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
         renderer.fresh.save(self.out / HOME_FILE)
+        self.kept_sections, self.fresh_sections = renderer.kept, renderer.fresh
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
         class_counts = Counter(d["meta"].source_class for d in ok_docs)
@@ -963,7 +1181,7 @@ class _SiteBuilder:
         self.live_search = live if live.is_dir() else None
         base = self._previous_base(live, salt)
         searched = {path: searched_key(key) for path, key in self.new.docs.items()}
-        kept = plan_search(searched, salt, base, self.config.site_search_delta_share)
+        kept = plan_search(searched, salt, base, self.config.site_search_delta_share, self._folder_language)
         plan = kept or self._fresh_plan(salt)
         self._index(plan.bundles)
         dropped: list[str] = []
@@ -978,13 +1196,22 @@ class _SiteBuilder:
                 dropped = dropped_ids(plan, base, delta)
         self.new.search_base = [part.folder for part in plan.base]
         self.needed_bundles = {b.folder for b in plan.bundles}
-        made_here = {b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()}
+        made_here = self.made_bundles = {
+            b.folder for b in plan.bundles if (self.out / SEARCH_FOLDER / b.folder).is_dir()
+        }
         self.stats.search_bundles_reused = len(plan.bundles) - len(made_here)
         self.stats.search_pages_superseded = len(plan.superseded)
         # A bundle kept from the previous build is still in the live folder, which the new site adopts.
         folders = [(self.out / SEARCH_FOLDER if b.folder in made_here else live) / b.folder for b in plan.bundles]
         thin_runtimes(folders, [b.folder in made_here for b in plan.bundles])
         write_bundle_list(self.out, plan, dropped, folders)
+
+    def _folder_language(self, path: str) -> str:
+        """The language a document's folder names (the site's when none): what the delta's sample is drawn by."""
+        folder = path.rpartition("/")[0]
+        if folder not in self.folder_languages:  # asked for every page: once per folder
+            self.folder_languages[folder] = folder_language(path) or self.config.site_language
+        return self.folder_languages[folder]
 
     def _previous_base(self, live: Path, salt: str) -> list[IndexedBundle]:
         """The previous site's base parts, or none when any of them cannot be read as made with `salt`."""
@@ -1001,7 +1228,12 @@ class _SiteBuilder:
         """The base's parts are cut by the pages' bytes, not their lean records' (`search_record`):
         cut by the records' bytes at 20 MB, a part held twice the pages, and Pagefind's peak went
         from 470 to 680 MB at 10,000 documents (BENCHMARKS.md, `build-memory`). Memory first."""
-        return (self.out / doc_page_path(path)).stat().st_size
+        page = self.out / doc_page_path(path)
+        return (page if self.out_has(page) else self.previous / doc_page_path(path)).stat().st_size
+
+    def out_has(self, page: Path) -> bool:
+        """Whether this build wrote `page` (updated in place, the pages it kept are in the live site only)."""
+        return not self.in_place or page.exists()
 
     def _index(self, bundles: list[Bundle]) -> None:
         """Run Pagefind for the bundles the live site does not hold already."""
@@ -1009,8 +1241,19 @@ class _SiteBuilder:
         live = self.live_search
         todo = [b for b in bundles if live is None or not (live / b.folder).is_dir()]
         stage = self.out.with_name(f"{self.out.name}.search")
+        linked = []  # Pagefind reads its pages in one folder: updated in place, the kept ones it needs are linked in
+        for bundle in todo if self.in_place else ():
+            for path, _key in (*bundle.pages, *bundle.sample):
+                page = self.out / doc_page_path(path)
+                if not page.exists():
+                    _link_or_copy(self.previous / doc_page_path(path), page)
+                    linked.append(page)
         self.search_pages = (self.search_pages or 0) + sum(len(b.pages) for b in todo)
-        indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages)
+        try:
+            indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages)
+        finally:
+            for page in linked:  # not this build's pages: they stay in the live site as they are
+                page.unlink()
         self.stats.pagefind_seconds += indexed
         self.stats.search_bundles_indexed += len(todo)
         self.stats.search_pages_indexed += sum(len(b.pages) for b in todo)

@@ -9,6 +9,10 @@ cite there and the verdict at this build — and its source view marks the cited
 gutter, each mark a link to the citing place: plain HTML, no script needed. Marks are empty
 elements, so the source view's text stays exactly the document's text.
 
+The documents are not read whole on every build: a build records which documents held a
+citation's hint at its commit (`Scanned`), and the next reads those and the documents changed
+since (one `git diff` of the two commits), never the unchanged rest of the tree.
+
 `citations.json` lists every citation found (citing place, citation, verdict, quote verdict, where
 it stands now), so another site or repository can read what cites what.
 """
@@ -24,11 +28,12 @@ from markupsafe import escape
 
 from indexer.citations.check import CheckRecord, check_committed
 from indexer.citations.drift import Verdict
-from indexer.citations.impact import committed_documents
+from indexer.citations.impact import checked_in_tree, committed_documents
 from indexer.citations.resolve import Resolver
+from indexer.citations.scan import CITATION_HINT
 from indexer.citations.verdicts import VerdictStatus
 from indexer.config import Config
-from indexer.errors import PinciteError
+from indexer.errors import PinciteError, RepositoryError
 from indexer.site.render import doc_page_path, url_path
 from indexer.text.citation import Citation, github_url
 from indexer.vcs.repo import GitRepo
@@ -65,6 +70,14 @@ class CitingPlace:
         return data
 
 
+@dataclass(frozen=True)
+class Scanned:
+    """What a build read of the tree for citations: the commit, and its documents that held a citation's hint."""
+
+    head: str
+    hinted: tuple[str, ...]
+
+
 @dataclass
 class CitedBy:
     """Every citation found at the built commit, and those whose cited lines stand in each document."""
@@ -77,6 +90,10 @@ class CitedBy:
     # The lines (first, last) of each pinned version (by blob) that citations name: a PDF version's
     # pages as printed show the cited pages first (site/pdf_pages.py).
     versions: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+
+    # What this build read of the tree, for the next build to read only what changed since.
+    scanned: Scanned | None = field(default=None, repr=False)
+    documents_read: int = 0  # the documents whose text this build read to find citations
 
     _by_path: dict[str, list[CitingPlace]] | None = field(default=None, repr=False)
 
@@ -111,16 +128,21 @@ class CitedBy:
         (site / CITATIONS_JSON).write_text(json.dumps(self.to_json(), ensure_ascii=False), encoding="utf-8")
 
 
-def collect(repo: GitRepo, config: Config, index_path: Path, head: str, pages: set[str]) -> CitedBy:
+def collect(
+    repo: GitRepo, config: Config, index_path: Path, head: str, pages: set[str], previous: Scanned | None = None
+) -> CitedBy:
     """Check every citation in the repository's documents at `head` once; `pages` are the document pages built.
 
     The one check serves both the citations page (its records, recovery included) and who cites
-    each document (`CitedBy.places`).
+    each document (`CitedBy.places`). With `previous` (what an earlier build read), only the
+    documents that held a hint then, and those changed since, are read.
     """
     found = CitedBy(head)
     resolver = Resolver(repo, config, index_path)
     try:
-        documents, _skipped = committed_documents(repo, head, [])
+        documents = _documents(repo, head, previous)
+        found.documents_read = len(documents)
+        found.scanned = Scanned(head, tuple(path for path, text in documents if CITATION_HINT.search(text)))
         found.records = check_committed(documents, resolver, head).records
         for record in found.records:
             if record.verdict is None or record.found.citation is None:
@@ -136,6 +158,24 @@ def collect(repo: GitRepo, config: Config, index_path: Path, head: str, pages: s
     finally:
         resolver.close()
     return found
+
+
+def _documents(repo: GitRepo, head: str, previous: Scanned | None) -> list[tuple[str, str]]:
+    """(path, text) of the documents that may hold citations at `head`, in path order.
+
+    Every document of the tree, or, after `previous`, its hinted documents still there and the
+    documents added, changed or moved to since: an unchanged document without a hint then has none now.
+    """
+    if previous is None:
+        return committed_documents(repo, head, [])[0]
+    try:
+        touched = repo.touched_paths(previous.head, head)
+    except RepositoryError:  # the earlier commit is gone (a rewritten branch): read the whole tree
+        return committed_documents(repo, head, [])[0]
+    gone = {old for status, old, _new in touched if status in "DR"}
+    changed = {new for status, _old, new in touched if status != "D" and checked_in_tree(new)}
+    wanted = (set(previous.hinted) - gone) | changed
+    return committed_documents(repo, head, sorted(wanted))[0] if wanted else []
 
 
 def citing_href(path: str, line: int, head: str, pages: set[str], repo: GitRepo) -> str | None:

@@ -22,7 +22,12 @@ site were those few: a document edited by one line would sink in every search un
 made again. So the delta also indexes a **sample**: the first `DELTA_SAMPLE_PAGES` unchanged pages
 in shuffled order, which makes its statistics the site's in small. A sample page is staged with a
 mark (`SAMPLE_MARK`), so its Pagefind id differs from its base copy's, and the browser drops it
-like a superseded page; its base copy is the one searched.
+like a superseded page; its base copy is the one searched. Pagefind indexes each language apart
+(an index per language, each ranked by its own statistics), so the sample is drawn from the
+delta's languages alone: a page edited in one of forty languages costs Pagefind one language's
+sample, not forty. A page's language is taken here from its folder (`folder_language`), as the
+site's setting says otherwise; a page whose front matter names another language is still searched
+exactly, only ranked by a sample of its folder's language.
 
 A base page whose document changed or went since the base was made is **superseded**: its text
 is no longer at the built commit. `search-bundles.json` lists the Pagefind ids of the superseded
@@ -179,13 +184,18 @@ class SearchPlan:
 
 
 def plan_search(
-    pages: Mapping[str, str], salt: str, base: Sequence[IndexedBundle], delta_share: float
+    pages: Mapping[str, str],
+    salt: str,
+    base: Sequence[IndexedBundle],
+    delta_share: float,
+    language: Callable[[str], str] | None = None,
 ) -> SearchPlan | None:
     """The bundles for the document pages `pages` (path → content key) that keep the previous base.
 
     None when a new base must be made (see `fresh_plan`): there is no previous base, or it was not
     made with this salt, or the pages changed, added or removed since it was made are more than
-    `delta_share` of the current pages.
+    `delta_share` of the current pages. `language` names a page's language by its path: the delta's
+    sample is drawn from the languages of its pages (without it, every page is of one language).
     """
     if not pages or not base or any(part.bundle.salt != salt for part in base):
         return None
@@ -197,7 +207,12 @@ def plan_search(
     parts = tuple(part.bundle for part in base)
     if not delta:
         return SearchPlan(parts, None, superseded)
-    unchanged = ((path, key) for path, key in pages.items() if made.get(path) == key)
+    languages = {language(path) for path in delta} if language else set()
+    unchanged = (
+        (path, key)
+        for path, key in pages.items()
+        if made.get(path) == key and (language is None or language(path) in languages)
+    )
     sample = dict(shuffled(unchanged)[:DELTA_SAMPLE_PAGES])
     return SearchPlan(parts, make_bundle("delta", delta, salt, DELTA_CHUNK_POSITIONS, sample), superseded)
 
