@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,30 @@ def test_a_closed_handle_reads_again_and_a_bad_object_id_is_refused(corpus_repo:
         assert repo.read_blob(entry.sha) == b"# B\n\nkept\n"  # the reader is still in step
         with pytest.raises(RepositoryError, match="not a full object id"):
             repo.read_blob(f"{entry.sha}\n{entry.sha}")
+
+
+def test_git_finds_the_repository_from_a_subfolder_its_git_folder_and_a_bare_clone(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    _corpus(corpus_repo)
+    root = corpus_repo.root.resolve()
+    for inside in (corpus_repo.root, corpus_repo.root / "corpus", corpus_repo.root / ".git"):
+        with GitRepo(inside) as repo:
+            assert (repo.root, repo.bare) == (root, False), inside
+            assert repo.head() == corpus_repo.head()
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(corpus_repo.root), str(bare)], check=True)
+    with GitRepo(bare) as repo:
+        assert (repo.root, repo.bare) == (bare.resolve(), True)
+        assert repo.head() == corpus_repo.head()
+        assert repo.dirty_paths(("corpus",)) == []
+
+
+def test_a_folder_outside_any_repository_or_a_file_is_refused_by_name(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (outside / "notes.md").write_text("not in git\n")
+    for where in (outside, outside / "notes.md"):
+        with pytest.raises(RepositoryError, match="not a git repository") as caught:
+            GitRepo(where)
+        assert str(where) in str(caught.value)

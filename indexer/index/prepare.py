@@ -24,9 +24,10 @@ from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
 from indexer.machine import usable_cores, worker_deaths_reported
-from indexer.text.chunk import Passage, chunk
+from indexer.text.chunk import chunk
 from indexer.text.kinds import is_snapshot, text_format
 from indexer.text.model import UTF8
+from indexer.text.passage import Passage
 
 POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processes costs more than it saves
 WINDOW_PER_WORKER = 8  # blobs in flight per worker process

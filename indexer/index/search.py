@@ -6,14 +6,17 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.config import load_config
 from indexer.errors import IndexError_, UsageError
 from indexer.index.store import IndexReader, holds_cjk
-from indexer.shapes import SearchHitJson
-from indexer.text.chunk import Passage
 from indexer.text.citation import Citation, token_for
+from indexer.text.passage import Passage
 from indexer.vcs.repo import GitRepo
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs a search process time
+    from indexer.shapes import SearchHitJson
 
 MAX_LIMIT = 1000  # hits in one answer: a larger limit is a mistake, and would build every snippet
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw

@@ -41,15 +41,17 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.errors import IndexDamaged, IndexError_, UsageError, output_error, writing
-from indexer.extract.base import ExtractedText
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
-from indexer.text.chunk import Passage
 from indexer.text.model import count_lines
+from indexer.text.passage import Passage
 from indexer.vcs.repo import CommitInfo
+
+if TYPE_CHECKING:  # the extraction layer's record is an annotation here: a search does not load extraction
+    from indexer.extract.base import ExtractedText
 
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
