@@ -243,6 +243,11 @@ VERSIONS_PER_WRITE = 512
 HELD_TEXT_CHARS = 128 * 1024
 
 
+def _json_list(items: Sequence[Any]) -> str:
+    """A list as the index stores it, in JSON; most versions have an empty one, written without the encoder."""
+    return json.dumps(list(items)) if items else "[]"
+
+
 @dataclass
 class _HeldRows:
     """Rows of versions recorded and not yet written, per table, in id order."""
@@ -453,8 +458,8 @@ class IndexWriter:
                 size,
                 text,
                 extracted.title if extracted is not None else "",
-                json.dumps(list(extracted.page_starts) if extracted is not None else []),
-                json.dumps(list(extracted.notes) if extracted is not None else []),
+                _json_list(extracted.page_starts if extracted is not None else ()),
+                _json_list(extracted.notes if extracted is not None else ()),
                 int(extracted is not None and extracted.is_markdown),
                 count_lines(text) if text is not None else 0,
             )
@@ -512,7 +517,7 @@ class IndexWriter:
             "SELECT pv.path, v.status, v.reason, (SELECT COUNT(*) FROM passages p WHERE p.version_id = v.id)"
             " FROM path_versions pv JOIN versions v ON v.id = pv.version_id WHERE pv.last_seq = ?",
             (head_seq,),
-        )
+        ).fetchall()  # at once: a row at a time through the damage check costs more than the query
         return [(str(path), str(status), str(reason), int(count)) for path, status, reason, count in rows]
 
     def replace_history(self, commits: list[CommitInfo], path_versions: list[PathVersion]) -> None:
