@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from indexer import build, search
 from indexer.cli.main import main
-from indexer.errors import IndexError_, UsageError
+from indexer.errors import IndexError_, RepositoryError, UsageError
 from indexer.index.search import plain_query
 from indexer.index.store import IndexReader, holds_cjk
 from tests.conftest import CorpusRepo
@@ -250,3 +250,15 @@ def test_a_search_process_imports_only_what_search_needs(built: CorpusRepo) -> N
     heavy = {"jinja2", "httpx", "pypdf", "lxml", "markdown_it", "rapidfuzz", "git", "pyromark", "multiprocessing"}
     assert not heavy & {m.split(".")[0] for m in modules}
     assert len(ours) <= 25, ours
+
+
+def test_a_search_of_a_named_index_needs_no_repository_unless_it_asks_for_a_commit(
+    built: CorpusRepo, tmp_path: Path
+) -> None:
+    index = built.root / ".pincite" / "index.sqlite"
+    elsewhere = tmp_path / "not-a-repo"
+    elsewhere.mkdir()
+    [hit] = search("seven years", elsewhere, index_path=index)
+    assert hit.commit == built.head() and hit.path == search("seven years", built.root)[0].path
+    with pytest.raises(RepositoryError, match="not a git repository"):
+        search("seven years", elsewhere, index_path=index, rev="HEAD")
