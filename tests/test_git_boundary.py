@@ -190,3 +190,13 @@ def test_a_folder_outside_any_repository_or_a_file_is_refused_by_name(corpus_rep
         with pytest.raises(RepositoryError, match="not a git repository") as caught:
             GitRepo(where)
         assert str(where) in str(caught.value)
+
+
+@pytest.mark.skipif(getattr(os, "geteuid", lambda: -1)() != 0, reason="giving a folder to another owner needs root")
+def test_a_repository_git_refuses_is_named_with_gits_reason(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    subprocess.run(["git", "init", "-q", str(foreign)], check=True)
+    os.chown(foreign, 12345, 12345)  # git refuses a repository another user owns ("dubious ownership")
+    with pytest.raises(RepositoryError, match=r"git refuses the repository: .*dubious ownership") as caught:
+        GitRepo(foreign)
+    assert "\n" not in caught.value.args[0] and "safe.directory" in (caught.value.hint or "")

@@ -884,6 +884,9 @@ _WHERE_IS_THE_REPOSITORY = (
 )
 
 
+_FIX_GITS_COMPLAINT = "do what git's message says (e.g. add the folder to git's `safe.directory`), then run again"
+
+
 def _find_repository(location: Path) -> tuple[Path, bool]:
     """(root, bare) of the repository holding `location`: the work tree's top folder, or a bare
     repository's own folder. One `git rev-parse`, so pincite finds the repository exactly where
@@ -902,6 +905,9 @@ def _find_repository(location: Path) -> tuple[Path, bool]:
             if inside_git_dir:  # `--repo .git`: the work tree is the folder that holds it
                 return git_dir.parent, False
             return (location / (lines[3] if len(lines) > 3 else "")).resolve(), False
+        refused = " ".join(proc.stderr.decode("utf-8", errors="replace").split())
+        if refused and "not a git repository" not in refused:  # git found one and refuses it (ownership...)
+            raise RepositoryError(f"{location}: git refuses the repository: {refused}", hint=_FIX_GITS_COMPLAINT)
     raise RepositoryError(
         f"{location}: not a git repository", hint="run pincite inside a git repository or pass --repo"
     )
