@@ -887,24 +887,34 @@ _WHERE_IS_THE_REPOSITORY = (
 _FIX_GITS_COMPLAINT = "do what git's message says (e.g. add the folder to git's `safe.directory`), then run again"
 
 
+# Where each folder's repository was found, in this process: a command opens several handles on
+# one repository (verify, check), and a server one per call; each would start a `rev-parse`.
+# An answer is kept only while its git folder is still there.
+_FOUND: dict[tuple[str, str], tuple[Path, bool, Path]] = {}
+
+
 def _find_repository(location: Path) -> tuple[Path, bool]:
     """(root, bare) of the repository holding `location`: the work tree's top folder, or a bare
-    repository's own folder. One `git rev-parse`, so pincite finds the repository exactly where
-    every later git command (run from the root) finds it, and imports no git library to do so."""
+    repository's own folder. One `git rev-parse` (once per folder in a process), so pincite finds
+    the repository exactly where every later git command (run from the root) finds it, and imports
+    no git library to do so."""
+    key = (str(location.resolve()), os.environ.get("GIT_DIR", ""))
+    known = _FOUND.get(key)
+    if known is not None and known[2].exists():
+        return known[0], known[1]
     if location.is_dir():
-        proc = subprocess.run(
-            _git_command(*_WHERE_IS_THE_REPOSITORY),
-            cwd=location,
-            capture_output=True,
-        )
+        proc = subprocess.run(_git_command(*_WHERE_IS_THE_REPOSITORY), cwd=location, capture_output=True)
         lines = proc.stdout.decode("utf-8", errors="surrogateescape").splitlines()
         if proc.returncode == 0 and len(lines) >= 3:
             bare, inside_git_dir, git_dir = lines[0] == "true", lines[1] == "true", Path(lines[2])
             if bare:
-                return git_dir, True
-            if inside_git_dir:  # `--repo .git`: the work tree is the folder that holds it
-                return git_dir.parent, False
-            return (location / (lines[3] if len(lines) > 3 else "")).resolve(), False
+                root = git_dir
+            elif inside_git_dir:  # `--repo .git`: the work tree is the folder that holds it
+                root = git_dir.parent
+            else:
+                root = (location / (lines[3] if len(lines) > 3 else "")).resolve()
+            _FOUND[key] = (root, bare, git_dir)
+            return root, bare
         refused = " ".join(proc.stderr.decode("utf-8", errors="replace").split())
         if refused and "not a git repository" not in refused:  # git found one and refuses it (ownership...)
             raise RepositoryError(f"{location}: git refuses the repository: {refused}", hint=_FIX_GITS_COMPLAINT)
