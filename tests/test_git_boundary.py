@@ -12,11 +12,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from indexer import api
 from indexer.errors import RepositoryError
 from indexer.text.citation import Citation
-from indexer.vcs.repo import PINNED_CONFIG, GitRepo
+from indexer.vcs.repo import PINNED_CONFIG, GitRepo, _tree_path
 from tests.conftest import CorpusRepo
 
 PINNED_ARGS = [arg for setting in PINNED_CONFIG for arg in ("-c", setting)]
@@ -200,3 +202,12 @@ def test_a_repository_git_refuses_is_named_with_gits_reason(tmp_path: Path) -> N
     with pytest.raises(RepositoryError, match=r"git refuses the repository: .*dubious ownership") as caught:
         GitRepo(foreign)
     assert "\n" not in caught.value.args[0] and "safe.directory" in (caught.value.hint or "")
+
+
+@given(st.text(alphabet="./aGgiItT", max_size=12))
+def test_a_tree_path_is_refused_exactly_when_a_part_is_empty_a_dot_a_dotdot_or_git(path: str) -> None:
+    unsafe = any(part in ("", ".", "..") or part.lower() == ".git" for part in path.split("/"))
+    try:
+        assert _tree_path(path.encode(), "0" * 40) == path and not unsafe
+    except RepositoryError:
+        assert unsafe

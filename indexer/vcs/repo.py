@@ -934,6 +934,8 @@ def _tree_path(raw: bytes, commit: str) -> str:
     so "..", "." or ".git" components must never get that far.
     """
     path = raw.decode("utf-8", errors="surrogateescape")
+    if path and path[0] not in "./" and path[-1] != "/" and "/." not in path and "//" not in path:
+        return path  # no part is empty or starts with a dot: the common case, known without splitting
     if any(part in ("", ".", "..") or part.lower() == ".git" for part in path.split("/")):
         raise RepositoryError(
             f"{path!r} in the history of {commit[:12]} is not a path git would check out",
