@@ -9,7 +9,6 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
 
 from indexer.errors import PinciteError
@@ -31,7 +30,13 @@ def worker_deaths_reported(work: str) -> Iterator[None]:
     """
     try:
         yield
-    except BrokenProcessPool as exc:
+    except Exception as exc:
+        # Imported here: the process pool's module (multiprocessing and its kin) is already loaded
+        # when one of its pools broke, and a process that runs no pool never pays for it.
+        from concurrent.futures.process import BrokenProcessPool
+
+        if not isinstance(exc, BrokenProcessPool):
+            raise
         raise PinciteError(
             f"a worker process {work} stopped before it finished ({exc}); the previous index and site are unchanged",
             hint="the system may have stopped it for lack of memory: free memory or run the build again",

@@ -214,7 +214,9 @@ def test_a_build_on_several_cores_writes_the_index_a_single_process_writes(tmp_p
     single = build(repo, site=False, index_path=tmp_path / "single.sqlite", config=config)
 
     pools = count_pools(monkeypatch)
-    monkeypatch.setattr(prepare, "WINDOW_PER_WORKER", 2)  # results are awaited while blobs are still read
+    # A task per blob, one in flight per worker: results are awaited while blobs are still read.
+    monkeypatch.setattr(prepare, "TASK_BYTES", 1)
+    monkeypatch.setattr(prepare, "TASKS_PER_WORKER", 1)
     pooled = build(repo, site=False, index_path=tmp_path / "pooled.sqlite", config=config)
 
     assert pools == [2]
@@ -231,3 +233,15 @@ def test_iter_blobs_can_report_a_missing_blob_and_read_on(corpus_repo: CorpusRep
     assert present is not None
     got = list(repo.iter_blobs(["0" * 40, present.sha], skip_missing=True))
     assert got == [("0" * 40, MISSING_SIZE, None), (present.sha, 6, b"alpha\n")]
+
+
+def test_versions_written_in_batches_are_the_rows_one_at_a_time_writes(tmp_path: Path, monkeypatch) -> None:
+    from indexer.index import store
+
+    repo = _synth(tmp_path / "synth", docs=40, commits=8)
+    monkeypatch.setattr(store, "VERSIONS_PER_WRITE", 1)
+    one_by_one = build(repo, site=False, index_path=tmp_path / "one.sqlite")
+    monkeypatch.setattr(store, "VERSIONS_PER_WRITE", 7)  # batches that end mid-commit and a short last one
+    batched = build(repo, site=False, index_path=tmp_path / "batched.sqlite")
+    assert batched.extracted == one_by_one.extracted > 40
+    assert _dump(tmp_path / "batched.sqlite") == _dump(tmp_path / "one.sqlite")

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from indexer import api
 from indexer.errors import RepositoryError
 from indexer.text.citation import Citation
-from indexer.vcs.repo import PINNED_CONFIG, GitRepo
+from indexer.vcs.repo import PINNED_CONFIG, GitRepo, _tree_path
 from tests.conftest import CorpusRepo
 
 PINNED_ARGS = [arg for setting in PINNED_CONFIG for arg in ("-c", setting)]
@@ -162,3 +165,49 @@ def test_a_closed_handle_reads_again_and_a_bad_object_id_is_refused(corpus_repo:
         assert repo.read_blob(entry.sha) == b"# B\n\nkept\n"  # the reader is still in step
         with pytest.raises(RepositoryError, match="not a full object id"):
             repo.read_blob(f"{entry.sha}\n{entry.sha}")
+
+
+def test_git_finds_the_repository_from_a_subfolder_its_git_folder_and_a_bare_clone(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    _corpus(corpus_repo)
+    root = corpus_repo.root.resolve()
+    for inside in (corpus_repo.root, corpus_repo.root / "corpus", corpus_repo.root / ".git"):
+        with GitRepo(inside) as repo:
+            assert (repo.root, repo.bare) == (root, False), inside
+            assert repo.head() == corpus_repo.head()
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(corpus_repo.root), str(bare)], check=True)
+    with GitRepo(bare) as repo:
+        assert (repo.root, repo.bare) == (bare.resolve(), True)
+        assert repo.head() == corpus_repo.head()
+        assert repo.dirty_paths(("corpus",)) == []
+
+
+def test_a_folder_outside_any_repository_or_a_file_is_refused_by_name(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (outside / "notes.md").write_text("not in git\n")
+    for where in (outside, outside / "notes.md"):
+        with pytest.raises(RepositoryError, match="not a git repository") as caught:
+            GitRepo(where)
+        assert str(where) in str(caught.value)
+
+
+@pytest.mark.skipif(getattr(os, "geteuid", lambda: -1)() != 0, reason="giving a folder to another owner needs root")
+def test_a_repository_git_refuses_is_named_with_gits_reason(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    subprocess.run(["git", "init", "-q", str(foreign)], check=True)
+    os.chown(foreign, 12345, 12345)  # git refuses a repository another user owns ("dubious ownership")
+    with pytest.raises(RepositoryError, match=r"git refuses the repository: .*dubious ownership") as caught:
+        GitRepo(foreign)
+    assert "\n" not in caught.value.args[0] and "safe.directory" in (caught.value.hint or "")
+
+
+@given(st.text(alphabet="./aGgiItT", max_size=12))
+def test_a_tree_path_is_refused_exactly_when_a_part_is_empty_a_dot_a_dotdot_or_git(path: str) -> None:
+    unsafe = any(part in ("", ".", "..") or part.lower() == ".git" for part in path.split("/"))
+    try:
+        assert _tree_path(path.encode(), "0" * 40) == path and not unsafe
+    except RepositoryError:
+        assert unsafe

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from indexer import build, search
 from indexer.cli.main import main
-from indexer.errors import IndexError_, UsageError
+from indexer.errors import IndexError_, RepositoryError, UsageError
 from indexer.index.search import plain_query
 from indexer.index.store import IndexReader, holds_cjk
 from tests.conftest import CorpusRepo
@@ -214,14 +214,17 @@ def test_a_frequent_word_is_ranked_by_bm25_among_the_newest_matches(corpus_repo:
 
 
 # What `pincite search` may load: the CLI, the API's own module, and the layers a query needs (the
-# index, the text model, git, the foundation). Not the citation, drift and lineage layers, nor the
-# site, the snapshots or the build: a script that shells out for one query pays for each import.
+# index, the text model, the git boundary, the foundation). Not the citation, drift and lineage
+# layers, nor the site, the snapshots, the build or extraction; no git library (git itself finds the
+# repository) and no Markdown parser: a script that shells out for one query pays for each import.
 SEARCH_LOADS_NOT = (
     "indexer.citations",
     "indexer.site",
     "indexer.snapshots",
     "indexer.index.build",
-    "indexer.extract.registry",
+    "indexer.extract",
+    "indexer.text.chunk",
+    "indexer.shapes",
 )
 MODULES_OF_A_SEARCH = """
 import json, runpy, sys
@@ -244,5 +247,18 @@ def test_a_search_process_imports_only_what_search_needs(built: CorpusRepo) -> N
     modules = json.loads(proc.stderr.strip().splitlines()[-1])
     ours = [m for m in modules if m.startswith("indexer")]
     assert [m for m in ours if m.startswith(SEARCH_LOADS_NOT)] == []
-    assert not {"jinja2", "httpx", "pypdf", "lxml", "markdown_it", "rapidfuzz"} & {m.split(".")[0] for m in modules}
+    heavy = {"jinja2", "httpx", "pypdf", "lxml", "markdown_it", "rapidfuzz", "git", "pyromark", "multiprocessing"}
+    assert not heavy & {m.split(".")[0] for m in modules}
     assert len(ours) <= 25, ours
+
+
+def test_a_search_of_a_named_index_needs_no_repository_unless_it_asks_for_a_commit(
+    built: CorpusRepo, tmp_path: Path
+) -> None:
+    index = built.root / ".pincite" / "index.sqlite"
+    elsewhere = tmp_path / "not-a-repo"
+    elsewhere.mkdir()
+    [hit] = search("seven years", elsewhere, index_path=index)
+    assert hit.commit == built.head() and hit.path == search("seven years", built.root)[0].path
+    with pytest.raises(RepositoryError, match="not a git repository"):
+        search("seven years", elsewhere, index_path=index, rev="HEAD")

@@ -24,13 +24,18 @@ from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
 from indexer.machine import usable_cores, worker_deaths_reported
-from indexer.text.chunk import Passage, chunk
+from indexer.text.chunk import chunk
 from indexer.text.kinds import is_snapshot, text_format
 from indexer.text.model import UTF8
+from indexer.text.passage import Passage
 
 POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processes costs more than it saves
-WINDOW_PER_WORKER = 8  # blobs in flight per worker process
-BLOBS_PER_TASK = 4  # one task carries several blobs: each task costs pickling and wake-ups on both sides
+TASKS_PER_WORKER = 2  # tasks in flight per worker process: one at work, one waiting
+# One task carries blobs until it holds this many bytes (or BLOBS_PER_TASK blobs): each task costs
+# pickling and wake-ups on both sides, about what preparing a hundred small pages does, so a task of
+# ~500-byte pages carries many, and a large document goes alone.
+TASK_BYTES = 128 * 1024
+BLOBS_PER_TASK = 256
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,8 @@ def prepared_in_order(
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
     with worker_deaths_reported("extracting and chunking documents"), _caller_script_hidden(), pool:
         pending: deque[tuple[list[T], Future[list[_Packed]]]] = deque()
-        in_flight = max(1, workers * WINDOW_PER_WORKER // BLOBS_PER_TASK)
-        for batch in _batches(items, BLOBS_PER_TASK):
+        in_flight = workers * TASKS_PER_WORKER
+        for batch in _batches(items):
             tags = [tag for tag, _data, _path, _identity in batch]
             work = [(data, path, identity) for _tag, data, path, identity in batch]
             pending.append((tags, pool.submit(prepare_batch, config, work)))
@@ -132,13 +137,16 @@ def _unpack(packed: _Packed) -> Prepared | None:
     return extracted, [Passage(o, s, e, ls, le, h, text[s:e], ps, pe) for o, s, e, ls, le, h, ps, pe in fields]
 
 
-def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    batch: list[T] = []
+def _batches(items: Iterable[tuple[T, bytes | None, str, str]]) -> Iterator[list[tuple[T, bytes | None, str, str]]]:
+    """The items in tasks of about TASK_BYTES of data (at most BLOBS_PER_TASK items), in order."""
+    batch: list[tuple[T, bytes | None, str, str]] = []
+    held = 0
     for item in items:
         batch.append(item)
-        if len(batch) == size:
+        held += len(item[1] or b"")
+        if held >= TASK_BYTES or len(batch) == BLOBS_PER_TASK:
             yield batch
-            batch = []
+            batch, held = [], 0
     if batch:
         yield batch
 

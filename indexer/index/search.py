@@ -6,14 +6,17 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.config import load_config
 from indexer.errors import IndexError_, UsageError
 from indexer.index.store import IndexReader, holds_cjk
-from indexer.shapes import SearchHitJson
-from indexer.text.chunk import Passage
 from indexer.text.citation import Citation, token_for
+from indexer.text.passage import Passage
 from indexer.vcs.repo import GitRepo
+
+if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs a search process time
+    from indexer.shapes import SearchHitJson
 
 MAX_LIMIT = 1000  # hits in one answer: a larger limit is a mistake, and would build every snippet
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # snippet() markers; never in user text we show raw
@@ -91,11 +94,16 @@ def search(
     """Ranked passages matching `query` at `rev` (default: the newest built commit)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})", hint="ask for fewer hits")
-    repo = GitRepo(repo_path)
-    target = Path(index_path) if index_path else repo.root / load_config(repo.root).index_path
+    if index_path is not None and rev is None:
+        # The index names its own commits: a search of the newest built one (a server's, a script's
+        # with --index) reads the index alone, and starts no git process to find the repository.
+        target, repo = Path(index_path), None
+    else:
+        repo = GitRepo(repo_path)
+        target = Path(index_path) if index_path else repo.root / load_config(repo.root).index_path
     reader = IndexReader(target)
     try:
-        seq = reader.head_seq() if rev is None else _indexed_seq(reader, repo, rev)
+        seq = reader.head_seq() if repo is None or rev is None else _indexed_seq(reader, repo, rev)
         commit = reader.commit_at(seq)
         if fts_syntax:
             rows = reader.search_passages(query, seq, limit, path_prefix)
@@ -112,6 +120,8 @@ def search(
         return [_hit(path, commit, passage, snippet, tokens(vid)) for path, vid, passage, snippet in rows]
     finally:
         reader.close()
+        if repo is not None:
+            repo.close()
 
 
 def _indexed_seq(reader: IndexReader, repo: GitRepo, rev: str) -> int:

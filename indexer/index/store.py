@@ -41,15 +41,17 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.errors import IndexDamaged, IndexError_, UsageError, output_error, writing
-from indexer.extract.base import ExtractedText
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
-from indexer.text.chunk import Passage
 from indexer.text.model import count_lines
+from indexer.text.passage import Passage
 from indexer.vcs.repo import CommitInfo
+
+if TYPE_CHECKING:  # the extraction layer's record is an annotation here: a search does not load extraction
+    from indexer.extract.base import ExtractedText
 
 # A search ranks at most this many matching passages, the newest (see `_newest_candidates_floor`).
 RANKED_CANDIDATES = 5_000
@@ -216,6 +218,45 @@ def _passage_columns(table: str) -> str:
 
 _SPAN_FIELDS = tuple(name for name in _PASSAGE_FIELDS if name != "text")  # the text is the version's
 _span_values = operator.attrgetter(*_SPAN_FIELDS)
+_VERSION_COLUMNS = (
+    "id",
+    "blob",
+    "identity",
+    "source_class",
+    "status",
+    "reason",
+    "size",
+    "text",
+    "title",
+    "page_starts",
+    "notes",
+    "is_markdown",
+    "line_count",
+)
+_VERSION_VALUES = ", ".join("?" * len(_VERSION_COLUMNS))
+_INSERT_VERSION = f"INSERT INTO versions({', '.join(_VERSION_COLUMNS)}) VALUES ({_VERSION_VALUES})"
+_SPAN_COLUMNS = ", ".join(f'"{name}"' for name in _SPAN_FIELDS)  # quoted: `end` is a keyword
+_INSERT_SPAN = f"INSERT INTO passage_spans(id, version_id, {_SPAN_COLUMNS}) VALUES (?, ?{', ?' * len(_SPAN_FIELDS)})"
+# `IndexWriter.add_version` holds versions until this many, or this much text, then writes them with
+# a statement per table: the build's memory still follows one batch, never the corpus.
+VERSIONS_PER_WRITE = 512
+HELD_TEXT_CHARS = 128 * 1024
+
+
+def _json_list(items: Sequence[Any]) -> str:
+    """A list as the index stores it, in JSON; most versions have an empty one, written without the encoder."""
+    return json.dumps(list(items)) if items else "[]"
+
+
+@dataclass
+class _HeldRows:
+    """Rows of versions recorded and not yet written, per table, in id order."""
+
+    versions: list[tuple[Any, ...]] = dataclasses.field(default_factory=list)
+    trigrams: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    spans: list[tuple[Any, ...]] = dataclasses.field(default_factory=list)
+    fts: list[tuple[int, str, str]] = dataclasses.field(default_factory=list)
+    text_chars: int = 0
 
 
 def _passage(row: Sequence[Any]) -> Passage:
@@ -346,7 +387,9 @@ class IndexWriter:
         self.temp_path = index_path.with_name(f".{index_path.name}.{os.getpid()}.tmp")
         self.reused_file = False
         self.timings: dict[str, float] = {}  # seconds spent on whole-file steps, for benchmarks
+        self._next_version_id: int | None = None  # ids `add_version` gives, from the first call on
         self._next_passage_id: int | None = None
+        self._held = _HeldRows()
         # A build killed earlier leaves its temporary file behind; we hold the lock now.
         for stale in index_path.parent.glob(f".{index_path.name}.*.tmp"):
             stale.unlink(missing_ok=True)
@@ -375,6 +418,7 @@ class IndexWriter:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def known_versions(self) -> dict[tuple[str, str], int]:
+        self._write_held()
         rows = self.conn.execute("SELECT blob, identity, id FROM versions")
         return {(blob, identity): vid for blob, identity, vid in rows}
 
@@ -388,48 +432,63 @@ class IndexWriter:
         reason: str = "",
         passages: Sequence[Passage] = (),
     ) -> int:
-        """Record one (blob, identity) version: its text and passages, or, without `extracted`, why it has none."""
+        """Record one (blob, identity) version: its text and passages, or, without `extracted`, why it has none.
+
+        The rows are held and written a batch at a time (VERSIONS_PER_WRITE versions or
+        HELD_TEXT_CHARS of text), one statement per table (`_write_held`): a statement per
+        small version cost more than its rows. Ids are given here, as SQLite would give them
+        (the largest so far plus one), so the version id returned is its row's.
+        """
         text = extracted.text if extracted is not None else None
-        row = {
-            "blob": blob,
-            "identity": identity,
-            "source_class": extracted.source_class if extracted is not None else "text",
-            "status": "ok" if extracted is not None else "skipped",
-            "reason": reason,
-            "size": size,
-            "text": text,
-            "title": extracted.title if extracted is not None else "",
-            "page_starts": json.dumps(list(extracted.page_starts) if extracted is not None else []),
-            "notes": json.dumps(list(extracted.notes) if extracted is not None else []),
-            "is_markdown": int(extracted is not None and extracted.is_markdown),
-            "line_count": count_lines(text) if text is not None else 0,
-        }
-        cur = self.conn.execute(
-            f"INSERT INTO versions({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
+        if self._next_version_id is None:
+            self._next_version_id = self._next_id("versions")
+            self._next_passage_id = self._next_id("passage_spans")
+        assert self._next_passage_id is not None
+        version_id = self._next_version_id
+        self._next_version_id += 1
+        held = self._held
+        held.versions.append(
+            (
+                version_id,
+                blob,
+                identity,
+                extracted.source_class if extracted is not None else "text",
+                "ok" if extracted is not None else "skipped",
+                reason,
+                size,
+                text,
+                extracted.title if extracted is not None else "",
+                _json_list(extracted.page_starts if extracted is not None else ()),
+                _json_list(extracted.notes if extracted is not None else ()),
+                int(extracted is not None and extracted.is_markdown),
+                count_lines(text) if text is not None else 0,
+            )
         )
-        version_id = int(cur.lastrowid or 0)
         if text is not None and holds_cjk(text):
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
-            self.conn.execute("INSERT INTO versions_tri(rowid, text) VALUES (?, ?)", (version_id, text))
-        if not passages:
-            return version_id
-        if self._next_passage_id is None:
-            self._next_passage_id = int(
-                self.conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM passage_spans").fetchone()[0]
-            )
-        # Ids given here, so both tables take one executemany each instead of a statement per passage.
+            held.trigrams.append((version_id, text))
         first_id = self._next_passage_id
         self._next_passage_id += len(passages)
-        columns = ", ".join(f'"{name}"' for name in _SPAN_FIELDS)
-        self.conn.executemany(
-            f"INSERT INTO passage_spans(id, version_id, {columns}) VALUES (?, ?{', ?' * len(_SPAN_FIELDS)})",
-            [(first_id + i, version_id, *_span_values(p)) for i, p in enumerate(passages)],
-        )
-        self.conn.executemany(
-            "INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)",
-            [(first_id + i, p.text, p.heading) for i, p in enumerate(passages)],
-        )
+        held.spans += [(first_id + i, version_id, *_span_values(p)) for i, p in enumerate(passages)]
+        held.fts += [(first_id + i, p.text, p.heading) for i, p in enumerate(passages)]
+        held.text_chars += len(text or "")
+        if len(held.versions) >= VERSIONS_PER_WRITE or held.text_chars >= HELD_TEXT_CHARS:
+            self._write_held()
         return version_id
+
+    def _next_id(self, table: str) -> int:
+        return int(self.conn.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])
+
+    def _write_held(self) -> None:
+        """Write the versions `add_version` holds: every other statement of the writer comes after."""
+        held, self._held = self._held, _HeldRows()
+        if held.versions:
+            self.conn.executemany(_INSERT_VERSION, held.versions)
+        if held.trigrams:
+            self.conn.executemany("INSERT INTO versions_tri(rowid, text) VALUES (?, ?)", held.trigrams)
+        if held.spans:
+            self.conn.executemany(_INSERT_SPAN, held.spans)
+            self.conn.executemany("INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)", held.fts)
 
     def forget_skipped_versions(self, failures_key: str, *, retry: bool = False) -> None:
         """Drop the history (the build writes it anew) and the versions that have no text, unless
@@ -440,6 +499,7 @@ class IndexWriter:
         fail the same way, so they are not extracted again. Other limits, or `retry`, retry them.
         Skipped versions never entered the FTS tables, so those need no delete.
         """
+        self._write_held()
         self.conn.execute("DELETE FROM path_versions")
         recorded = self.conn.execute("SELECT value FROM meta WHERE key = 'failures_key'").fetchone()
         if retry or recorded is None or recorded[0] != failures_key:
@@ -447,18 +507,21 @@ class IndexWriter:
             self.set_meta("failures_key", failures_key)
 
     def skipped_version_ids(self) -> set[int]:
+        self._write_held()
         return {int(row[0]) for row in self.conn.execute("SELECT id FROM versions WHERE status = 'skipped'")}
 
     def head_documents(self, head_seq: int) -> list[tuple[str, str, str, int]]:
         """(path, status, reason, passage count) of every version the commit `head_seq` holds."""
+        self._write_held()
         rows = self.conn.execute(
             "SELECT pv.path, v.status, v.reason, (SELECT COUNT(*) FROM passages p WHERE p.version_id = v.id)"
             " FROM path_versions pv JOIN versions v ON v.id = pv.version_id WHERE pv.last_seq = ?",
             (head_seq,),
-        )
+        ).fetchall()  # at once: a row at a time through the damage check costs more than the query
         return [(str(path), str(status), str(reason), int(count)) for path, status, reason, count in rows]
 
     def replace_history(self, commits: list[CommitInfo], path_versions: list[PathVersion]) -> None:
+        self._write_held()
         self.conn.execute("DELETE FROM commits")
         self.conn.execute("DELETE FROM path_versions")
         self.conn.executemany(
@@ -471,6 +534,7 @@ class IndexWriter:
         )
 
     def commit(self, *, optimize: bool) -> None:
+        self._write_held()
         self.conn.execute("COMMIT")
         started = time.monotonic()
         if optimize:

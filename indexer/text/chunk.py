@@ -24,25 +24,11 @@ import pyromark
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
 from indexer.text.model import LineIndex
+from indexer.text.passage import Passage
 
 HEADING_SEPARATOR = " › "
 # A cut inside a long line never splits an ASCII word shorter than this (when passages are longer).
 WORD_KEPT_WHOLE = 32
-
-
-@dataclass(frozen=True)
-class Passage:
-    """A piece of a document for search: `text == document_text[start:end]` exactly, with its lines."""
-
-    ordinal: int
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    heading: str
-    text: str
-    page_start: int | None = None
-    page_end: int | None = None
 
 
 @dataclass

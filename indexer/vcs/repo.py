@@ -1,12 +1,13 @@
 """The git boundary: every git call pincite makes goes through `GitRepo`.
 
-GitPython finds the repository (and reads its configuration files); it starts no git
-process. Every git process is started here, with explicit options (`PINNED_CONFIG` plus
-per-command flags), so a user's git configuration cannot change what pincite reads or
-which hunks a diff reports. Objects are read one by one through one persistent, pinned
-`git cat-file --batch` per handle (`ObjectReader`); a build streams its new blobs through
-a `cat-file --batch --buffer` of its own. `close()` (or leaving a `with GitRepo(...)`
-block) ends them; a handle that is dropped unclosed ends them when it is collected.
+git itself finds the repository (`git rev-parse`, its own discovery rules: a folder inside a
+work tree, a `.git` folder, a bare repository). Every git process is started here, with
+explicit options (`PINNED_CONFIG` plus per-command flags), so a user's git configuration
+cannot change what pincite reads or which hunks a diff reports. Objects are read one by
+one through one persistent, pinned `git cat-file --batch` per handle (`ObjectReader`); a
+build streams its new blobs through a `cat-file --batch --buffer` of its own. `close()`
+(or leaving a `with GitRepo(...)` block) ends them; a handle that is dropped unclosed ends
+them when it is collected.
 
 A read-only `GitRepo(path, read_only=True)` (the MCP server's) writes nothing into the
 repository: the blobs `hash_object` makes so git can diff extracted text go to a scratch
@@ -26,13 +27,10 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, TypeVar
-
-import git
 
 from indexer.errors import MISSING_BLOB_HINT, MissingBlob, RepositoryError, ShallowHistoryError, UnknownRevision
 from indexer.machine import usable_cores
@@ -233,16 +231,7 @@ class GitRepo:
         location = Path(path)
         if not location.exists():
             raise RepositoryError(f"{location}: no such directory", hint="pass --repo PATH to a git repository")
-        try:
-            self._repo = git.Repo(location, search_parent_directories=True)
-        except git.InvalidGitRepositoryError as exc:
-            raise RepositoryError(
-                f"{location}: not a git repository", hint="run pincite inside a git repository or pass --repo"
-            ) from exc
-        if self._repo.bare or self._repo.working_tree_dir is None:
-            self.root = Path(self._repo.git_dir)
-        else:
-            self.root = Path(self._repo.working_tree_dir)
+        self.root, self.bare = _find_repository(location)
         self._rename_cache: dict[tuple[str, str], dict[str, PathChange]] = {}
         self.read_only = read_only
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
@@ -301,7 +290,6 @@ class GitRepo:
         The handle stays usable: a later read starts a new process (close it again).
         """
         self._objects.close()
-        self._repo.close()
         if self._scratch is not None:
             self._scratch.cleanup()
 
@@ -597,7 +585,7 @@ class GitRepo:
         commit = self.run(*args, input_bytes=message.encode("utf-8")).decode().strip()
         subject = message.splitlines()[0] if message else "commit"
         self.run("update-ref", "-m", f"pincite: {subject}", "HEAD", commit, parent or "0" * 40)
-        if not self._repo.bare:
+        if not self.bare:
             self._update_index(entries, None)
         return commit
 
@@ -650,7 +638,7 @@ class GitRepo:
         For messages alone ("commit it, then cite it"): nothing pincite checks reads the working
         tree. `--no-optional-locks`: a read-only handle does not even refresh git's index.
         """
-        if self._repo.bare:
+        if self.bare:
             return None
         out = self.run(
             *_literal(True),
@@ -669,7 +657,7 @@ class GitRepo:
         return "new" if record[:2] == b"??" or record[:1] == b"A" else "changed"
 
     def dirty_paths(self, roots: tuple[str, ...]) -> list[str]:
-        if self._repo.bare:
+        if self.bare:
             return []
         out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *roots)
         return [rec[3:].decode("utf-8", errors="surrogateescape") for rec in out.split(b"\0") if len(rec) > 3]
@@ -797,6 +785,9 @@ class GitRepo:
         parts = max(1, min(usable_cores(), len(items) // per_process))
         if parts == 1:
             return diff(items)
+        # Imported here: a process that diffs nothing side by side (a search) never loads it.
+        from concurrent.futures import ThreadPoolExecutor
+
         found: dict[K, V] = {}
         with ThreadPoolExecutor(max_workers=parts) as pool:
             for part in pool.map(diff, [items[i::parts] for i in range(parts)]):
@@ -884,6 +875,54 @@ def _hunks_by_blob_pair(out: str) -> dict[tuple[str, str], list[Hunk]]:
     return result
 
 
+_WHERE_IS_THE_REPOSITORY = (
+    "rev-parse",
+    "--is-bare-repository",
+    "--is-inside-git-dir",
+    "--absolute-git-dir",
+    "--show-cdup",
+)
+
+
+_FIX_GITS_COMPLAINT = "do what git's message says (e.g. add the folder to git's `safe.directory`), then run again"
+
+
+# Where each folder's repository was found, in this process: a command opens several handles on
+# one repository (verify, check), and a server one per call; each would start a `rev-parse`.
+# An answer is kept only while its git folder is still there.
+_FOUND: dict[tuple[str, str], tuple[Path, bool, Path]] = {}
+
+
+def _find_repository(location: Path) -> tuple[Path, bool]:
+    """(root, bare) of the repository holding `location`: the work tree's top folder, or a bare
+    repository's own folder. One `git rev-parse` (once per folder in a process), so pincite finds
+    the repository exactly where every later git command (run from the root) finds it, and imports
+    no git library to do so."""
+    key = (str(location.resolve()), os.environ.get("GIT_DIR", ""))
+    known = _FOUND.get(key)
+    if known is not None and known[2].exists():
+        return known[0], known[1]
+    if location.is_dir():
+        proc = subprocess.run(_git_command(*_WHERE_IS_THE_REPOSITORY), cwd=location, capture_output=True)
+        lines = proc.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+        if proc.returncode == 0 and len(lines) >= 3:
+            bare, inside_git_dir, git_dir = lines[0] == "true", lines[1] == "true", Path(lines[2])
+            if bare:
+                root = git_dir
+            elif inside_git_dir:  # `--repo .git`: the work tree is the folder that holds it
+                root = git_dir.parent
+            else:
+                root = (location / (lines[3] if len(lines) > 3 else "")).resolve()
+            _FOUND[key] = (root, bare, git_dir)
+            return root, bare
+        refused = " ".join(proc.stderr.decode("utf-8", errors="replace").split())
+        if refused and "not a git repository" not in refused:  # git found one and refuses it (ownership...)
+            raise RepositoryError(f"{location}: git refuses the repository: {refused}", hint=_FIX_GITS_COMPLAINT)
+    raise RepositoryError(
+        f"{location}: not a git repository", hint="run pincite inside a git repository or pass --repo"
+    )
+
+
 def _git_command(*args: str) -> list[str]:
     return ["git", *(arg for setting in PINNED_CONFIG for arg in ("-c", setting)), *args]
 
@@ -895,6 +934,8 @@ def _tree_path(raw: bytes, commit: str) -> str:
     so "..", "." or ".git" components must never get that far.
     """
     path = raw.decode("utf-8", errors="surrogateescape")
+    if path and path[0] not in "./" and path[-1] != "/" and "/." not in path and "//" not in path:
+        return path  # no part is empty or starts with a dot: the common case, known without splitting
     if any(part in ("", ".", "..") or part.lower() == ".git" for part in path.split("/")):
         raise RepositoryError(
             f"{path!r} in the history of {commit[:12]} is not a path git would check out",
