@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,3 +37,23 @@ SELECT_TEXT = """([selector, needle]) => {
     selection.addRange(range);
     return true;
 }"""
+
+# The first block of a rendered view that holds the words (a selection within one block).
+SELECT_IN_RENDERED = "#rendered [data-line-start]"
+
+
+def cited_source_of_selection(tab: Any, repo: Path, needle: str, selector: str = SELECT_IN_RENDERED) -> str:
+    """Select `needle` on the open page as a reader would, cite it with the page's Cite dialog and
+    return the text `pincite resolve` gives for the copied citation (the dialog is closed again)."""
+    from indexer.citations.resolve import resolve
+    from indexer.text.citation import parse_text_form
+    from indexer.vcs.repo import GitRepo
+
+    assert tab.evaluate(SELECT_TEXT, [selector, needle]), needle
+    tab.click("#cite-open")
+    copied = tab.input_value("#cite-text")
+    citation = parse_text_form(copied)
+    assert citation.chars is not None, copied  # a span of characters, not the whole line
+    text = resolve(citation, GitRepo(repo)).text
+    tab.keyboard.press("Escape")
+    return text

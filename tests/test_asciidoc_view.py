@@ -105,12 +105,8 @@ def test_blocks_carry_the_source_lines_of_their_text() -> None:
 def test_a_selection_in_the_rendered_asciidoc_view_cites_exactly_its_source(
     corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
 ) -> None:
-    from indexer.citations.resolve import resolve
     from indexer.site.serve import serve_in_thread
-    from indexer.text.citation import parse_text_form
-    from indexer.vcs.repo import GitRepo
-    from tests.browser import SELECT_TEXT
-    from tests.test_rst_view import SELECT_IN_RENDERED
+    from tests.browser import cited_source_of_selection
 
     corpus_repo.commit({"corpus/man/git-add.adoc": MAN_PAGE})
     site = tmp_path / "site"
@@ -125,11 +121,8 @@ def test_a_selection_in_the_rendered_asciidoc_view_cites_exactly_its_source(
         assert "never behind a scroll" in note.inner_text()
         box = note.bounding_box()
         assert box is not None and box["x"] + box["width"] <= 390, box
-        tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, "updates the index using"])
-        tab.click("#cite-open")
-        citation = parse_text_form(tab.input_value("#cite-text"))
-        assert citation.chars is not None, tab.input_value("#cite-text")
-        assert resolve(citation, GitRepo(corpus_repo.root)).text == "updates the *index* using"
+        cited = cited_source_of_selection(tab, corpus_repo.root, "updates the index using")
+        assert cited == "updates the *index* using"
     finally:
         tab.close()
         server.shutdown()

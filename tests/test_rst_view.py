@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from indexer.api import build
 from indexer.config import ConfigError, load_config, role_urls
 from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view
-from tests.browser import SELECT_TEXT
+from tests.browser import cited_source_of_selection
 from tests.conftest import CorpusRepo
 
 PNG = (
@@ -389,17 +389,11 @@ def test_no_prose_word_of_the_source_is_lost(source: str) -> None:
 
 # -- select-to-cite from the rendered view, in chromium ---------------------------------------------
 
-# The first block of the rendered view that holds the words (a selection within one block).
-SELECT_IN_RENDERED = "#rendered [data-line-start]"
-
 
 def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
     corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
 ) -> None:
-    from indexer.citations.resolve import resolve
     from indexer.site.serve import serve_in_thread
-    from indexer.text.citation import parse_text_form
-    from indexer.vcs.repo import GitRepo
 
     corpus_repo.commit({"corpus/peps/pep-0204.rst": PEP})
     site = tmp_path / "site"
@@ -413,12 +407,7 @@ def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
             ("found the syntax confusing", "found the *syntax* confusing"),
             ("Makes a range object", "Makes a range object"),
         ):
-            tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, needle])
-            tab.click("#cite-open")
-            citation = parse_text_form(tab.input_value("#cite-text"))
-            assert citation.chars is not None, tab.input_value("#cite-text")
-            assert resolve(citation, GitRepo(corpus_repo.root)).text == source
-            tab.keyboard.press("Escape")
+            assert cited_source_of_selection(tab, corpus_repo.root, needle) == source
     finally:
         tab.close()
         server.shutdown()
@@ -428,10 +417,7 @@ def test_a_selection_in_the_rendered_rst_view_cites_exactly_its_source(
 def test_a_selection_over_a_glossary_link_cites_exactly_its_source(
     corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
 ) -> None:
-    from indexer.citations.resolve import resolve
     from indexer.site.serve import serve_in_thread
-    from indexer.text.citation import parse_text_form
-    from indexer.vcs.repo import GitRepo
 
     corpus_repo.commit({"corpus/terms.rst": GLOSSARY})
     site = tmp_path / "site"
@@ -444,12 +430,7 @@ def test_a_selection_over_a_glossary_link_cites_exactly_its_source(
             ("one or more license identifier(s)", "one or more :term:`license identifier`\\(s)"),
             ("names a License Identifier", "names a :term:`License Identifier`"),
         ):
-            assert tab.evaluate(SELECT_TEXT, [SELECT_IN_RENDERED, needle]), needle
-            tab.click("#cite-open")
-            citation = parse_text_form(tab.input_value("#cite-text"))
-            assert citation.chars is not None, tab.input_value("#cite-text")
-            assert resolve(citation, GitRepo(corpus_repo.root)).text == source
-            tab.keyboard.press("Escape")
+            assert cited_source_of_selection(tab, corpus_repo.root, needle) == source
         # the term links to its glossary entry, which the browser scrolls to
         tab.click('a[href="#h-term-license-identifier"] >> nth=0')
         assert tab.evaluate("location.hash") == "#h-term-license-identifier"

@@ -32,6 +32,7 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,14 @@ def indexed_blobs(repo: Path, head_only: bool) -> list[bytes]:
 
 def step_floor(repo: str, db: str, trigram: bool, head_only: bool) -> dict[str, Any]:
     """Read the indexed blobs through one cat-file process; their paragraphs into bare FTS5; optimize."""
+    return fts_floor(repo, db, lambda: indexed_blobs(Path(repo), head_only), trigram)
+
+
+def fts_floor(repo: str, db: str, blobs: Callable[[], list[bytes]], trigram: bool = False) -> dict[str, Any]:
+    """Floor (a), or (b) with `trigram`: the blobs `blobs` lists (the listing counts too) read through
+    one `git cat-file --batch`, their paragraphs into a bare FTS5 porter table, optimized."""
     started, cpu = time.perf_counter(), own_cpu()
-    shas = indexed_blobs(Path(repo), head_only)
+    shas = blobs()
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
@@ -95,7 +102,7 @@ def step_floor(repo: str, db: str, trigram: bool, head_only: bool) -> dict[str, 
         proc.stdin.write(sha + b"\n")
         proc.stdin.flush()
         size = int(proc.stdout.readline().split()[2])
-        text = proc.stdout.read(size).decode("utf-8")
+        text = proc.stdout.read(size).decode("utf-8", errors="replace")
         proc.stdout.read(1)
         total += size
         paragraphs = [(p,) for p in PARAGRAPH_BREAK.split(text) if p.strip()]

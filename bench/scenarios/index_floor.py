@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import sqlite3
 import subprocess
 import tempfile
 import time
@@ -27,7 +26,7 @@ from typing import Any
 
 from bench.harness import ROOT, checkouts, commit_of, log, own_cpu, repository_name, step
 from bench.scenarios import Result
-from bench.scenarios.build_search import PARAGRAPH_BREAK, PORTER
+from bench.scenarios.build_search import fts_floor
 
 BASELINE = True
 TARGETS = {"head": 2.0, "history": 3.0}
@@ -58,30 +57,7 @@ def indexed_blobs(repo: Path, roots: list[str], start: str) -> list[bytes]:
 
 def step_floor(repo: str, db: str, roots: list[str], start: str) -> dict[str, Any]:
     """Floor (a) of `build-search` over the blobs a build from `start` indexes."""
-    started, cpu = time.perf_counter(), own_cpu()
-    shas = indexed_blobs(Path(repo), roots, start)
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = OFF")
-    conn.execute("PRAGMA synchronous = OFF")
-    conn.execute(f"CREATE VIRTUAL TABLE docs USING fts5(text, tokenize='{PORTER}')")
-    conn.execute("BEGIN")
-    proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
-    total = 0
-    for sha in shas:
-        proc.stdin.write(sha + b"\n")
-        proc.stdin.flush()
-        size = int(proc.stdout.readline().split()[2])
-        text = proc.stdout.read(size).decode("utf-8", errors="replace")
-        proc.stdout.read(1)
-        total += size
-        conn.executemany("INSERT INTO docs(text) VALUES (?)", [(p,) for p in PARAGRAPH_BREAK.split(text) if p.strip()])
-    proc.stdin.close()
-    proc.wait()
-    conn.execute("COMMIT")
-    conn.execute("INSERT INTO docs(docs) VALUES ('optimize')")
-    conn.close()
-    return {"seconds": time.perf_counter() - started, "cpu_before": cpu, "blobs": len(shas), "bytes": total}
+    return fts_floor(repo, db, lambda: indexed_blobs(Path(repo), roots, start))
 
 
 def step_build(repo: str, index: str, roots: list[str], start: str) -> dict[str, Any]:
