@@ -9,9 +9,9 @@ alternated in fresh processes, best of `--repeat`; CPU time is the whole process
 build's pool and git included). The goals (issue 28): a build of HEAD only within 2× the floor on
 small-file corpora, a build with history within 3×.
 
-    python -m bench index-floor --repo /work/real/tldr --roots 'pages*' --history-start HEAD
-    python -m bench index-floor --repo /work/real/tldr --roots 'pages*' --last 2000
-    python -m bench index-floor --repo /work/real/rfcs --roots text --history-start HEAD
+    python -m bench index-floor --repo <clone of tldr-pages/tldr> --roots 'pages*' --history-start HEAD
+    python -m bench index-floor --repo <clone of tldr-pages/tldr> --roots 'pages*' --last 2000
+    python -m bench index-floor --repo <clone of rust-lang/rfcs> --roots text --history-start HEAD
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Pagefind included), the peak summed RSS and PSS of the tree, the site's bytes an
 folder. `--no-site` measures the index alone. A long build: run it with `nice`, and report the
 machine's load beside it.
 
-    python -m bench whole-history --repo /work/real/tldr --roots 'pages*'
+    python -m bench whole-history --repo <clone of tldr-pages/tldr> --roots 'pages*'
 """
 
 from __future__ import annotations
