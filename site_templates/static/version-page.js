@@ -28,15 +28,15 @@ import "./views.js";
 
 // The link to the path's history page, when it has one, and its previous and next versions: the
 // page is immutable (a path's second version comes after its first version's page was written),
-// so all three come from the path's history file.
-// The nav is not in the page (it would be empty without JavaScript): it is made here, at the end
-// of the page's line of facts.
+// so all three come from the path's history file. The nav is not in the page (it would be empty
+// without JavaScript): it is made here, at the end of the page's line of facts (a page of an older
+// template holds an empty one).
 function versionNav(main, record, commits, path) {
-  if (document.getElementById("version-nav")) return;
-  const nav = el("span", { id: "version-nav", class: "version-nav" });
+  let nav = document.getElementById("version-nav");
   const facts = main.querySelector(".doc-meta");
-  if (!facts) return;
-  facts.append(nav);
+  if (!nav && facts) nav = facts.appendChild(el("span", { id: "version-nav", class: "version-nav" }));
+  if (!nav || nav.dataset.done) return;
+  nav.dataset.done = "1";
   const history = main.dataset.root + sitePage("changes", path);
   if (hasHistoryPage(record)) nav.append(" · ", el("a", { href: history }, "history"));
   const began = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
@@ -50,7 +50,6 @@ function versionNav(main, record, commits, path) {
   };
   if (at > 0) nav.append(" · ", link(at - 1, "prev", "previous version"));
   if (at < order.length - 1) nav.append(" · ", link(at + 1, "next", "next version"));
-  nav.dataset.done = "1";
 }
 
 // The verdict for the cited span `sel` of this version, its recovery and the commit that changed it.
