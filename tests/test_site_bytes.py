@@ -1,4 +1,4 @@
-"""What a document page spends beyond its text: its chrome, counted in bytes (issue 28).
+"""What a document page and a version page spend beyond their text: their chrome, in bytes (issue 28).
 
 A corpus of many ~480-byte pages makes the site's size the pages' chrome times their count, so the
 bytes a page spends on its head, header, metadata and wrappers are an invariant, asserted here as
@@ -21,6 +21,11 @@ from tests.conftest import CorpusRepo
 # in the site, a pager of up to two links), 2.46–2.65 KB, from 3.7–3.9 KB before the Pagefind
 # metadata left the page, the tabs were made by its script, the short header and no footer.
 CHROME_BOUND = 2_700
+# The chrome of a version page of the same corpus (the permalink page, `v/<blob>.html`), 1.65–1.69 KB,
+# from 2.03–2.07 KB before its live region, Details button and version links were made by its
+# script, the common script was left to its own script's import, the unread `data-class` went and
+# the version was named once (in the banner, not again in the heading).
+VERSION_CHROME_BOUND = 1_700
 
 PAGE = """# tar{n}
 
@@ -49,6 +54,13 @@ def chrome_bytes(page: str) -> int:
     source = re.search(r'<ol id="src"[^>]*>(.*?)</ol>', page, re.S)
     assert source is not None
     return len(body) - len(rendered.encode()) - len(source.group(1).encode())
+
+
+def version_chrome_bytes(page: str) -> int:
+    """A version page's bytes beyond its source lines (the text a permalink shows, with its line markup)."""
+    source = re.search(r'<ol id="src"[^>]*>(.*?)</ol>', page, re.S)
+    assert source is not None
+    return len(page.encode()) - len(source.group(1).encode())
 
 
 def _site(corpus_repo: CorpusRepo, tmp_path: Path, extra: dict[str, str | bytes | None] | None = None) -> Path:
@@ -91,3 +103,17 @@ def test_the_search_record_writes_the_metadata_the_page_no_longer_holds(
     ]
     untitled = search_record((site / doc_page_path("corpus/pages/common/untitled.txt")).read_bytes()).decode()
     assert '<meta data-pagefind-meta="title[content]" content="corpus/pages/common/untitled.txt">' in untitled
+
+
+def test_a_small_version_page_spends_a_bounded_chrome(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    site = _site(corpus_repo, tmp_path)
+    pages = sorted((site / "v").glob("*.html"))
+    assert len(pages) == 9  # eight texts of tar (each names its own page) and the untitled one
+    for file in pages:
+        page = file.read_text(encoding="utf-8")
+        chrome = version_chrome_bytes(page)
+        assert chrome <= VERSION_CHROME_BOUND, (chrome, re.sub(r"<ol id=\"src\".*?</ol>", "", page, flags=re.S))
+        # What only the script uses is the script's to make; the text is the page's, JavaScript or not.
+        assert 'class="banner-toggle"' not in page and 'id="version-nav"' not in page
+        assert page.count("<script") == 2 and "static/pincite.js" not in page  # version-page.js imports it
+        assert re.search(r"<li id=L1><i id=p0></i>(# tar|no heading)", page) and "<noscript>" in page

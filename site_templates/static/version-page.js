@@ -28,10 +28,15 @@ import "./views.js";
 
 // The link to the path's history page, when it has one, and its previous and next versions: the
 // page is immutable (a path's second version comes after its first version's page was written),
-// so all three come from the path's history file.
+// so all three come from the path's history file. The nav is not in the page (it would be empty
+// without JavaScript): it is made here, at the end of the page's line of facts (a page of an older
+// template holds an empty one).
 function versionNav(main, record, commits, path) {
-  const nav = document.getElementById("version-nav");
+  let nav = document.getElementById("version-nav");
+  const facts = main.querySelector(".doc-meta");
+  if (!nav && facts) nav = facts.appendChild(el("span", { id: "version-nav", class: "version-nav" }));
   if (!nav || nav.dataset.done) return;
+  nav.dataset.done = "1";
   const history = main.dataset.root + sitePage("changes", path);
   if (hasHistoryPage(record)) nav.append(" · ", el("a", { href: history }, "history"));
   const began = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
@@ -45,7 +50,6 @@ function versionNav(main, record, commits, path) {
   };
   if (at > 0) nav.append(" · ", link(at - 1, "prev", "previous version"));
   if (at < order.length - 1) nav.append(" · ", link(at + 1, "next", "next version"));
-  nav.dataset.done = "1";
 }
 
 // The verdict for the cited span `sel` of this version, its recovery and the commit that changed it.
@@ -107,13 +111,25 @@ async function setupBanner(main, sel) {
   }
 }
 
+// The banner's live region (the verdict is written into it, and announced) and its Details
+// button: neither does anything without JavaScript, so the page holds only the banner's text and
+// they are made here, before any verdict is written.
+function bannerControls(banner) {
+  const text = el("div", { class: "banner-text", role: "status", "aria-live": "polite" });
+  text.append(...banner.childNodes);
+  const toggle = el("button", { type: "button", class: "banner-toggle", "aria-expanded": "false", "aria-controls": "banner" },
+    "Details");
+  banner.append(text, toggle);
+  return toggle;
+}
+
 // On a narrow or short screen the banner is a bar that keeps the verdict in view over the cited
 // lines; "Details" opens the rest. Its height is kept in --banner-h: a line the address or the
 // script scrolls to stops below the banner, whatever it holds.
 function setupBannerBar() {
   const banner = document.getElementById("banner");
   if (!banner) return;
-  const toggle = banner.querySelector(".banner-toggle");
+  const toggle = banner.querySelector(".banner-toggle") || bannerControls(banner);
   if (toggle) {
     toggle.addEventListener("click", () => {
       const open = toggle.getAttribute("aria-expanded") !== "true";
