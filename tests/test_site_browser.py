@@ -527,6 +527,19 @@ def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browse
         context.close()
 
 
+def test_on_a_phone_without_javascript_the_banner_says_all_it_holds(served: Any, browser: Any) -> None:
+    # Its Details button comes with the script; without it, nothing could open a banner folded to its title.
+    repo, _site, base = served
+    context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
+        assert tab.locator("#banner .banner-body").is_visible()
+        assert "One immutable version of this document." in tab.inner_text("#banner")
+    finally:
+        context.close()
+
+
 # -- the banner's recovery suggestions (indexer.citations.recovery, exact places only) ------------------
 P_AWAY = "Visitors sign the guest book at the front desk before they go upstairs."
 P_DOWN = "The kitchen closes at eight in the evening on weekdays."
