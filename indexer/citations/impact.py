@@ -266,14 +266,21 @@ def _citations_at_head(
     return cited
 
 
+def _slashes(path: str) -> list[int]:
+    """Where `path`'s folders end: `a/b/c` → [1, 3] (`a`, `a/b`)."""
+    return [at for at, char in enumerate(path) if char == "/"]
+
+
 def committed_documents(repo: GitRepo, commit: str, paths: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
     """(path, text) of the documents at `commit`: named files, and the prose files under named folders
     (no PATH: the whole tree), as `check` walks a folder; and the documents not read, with why."""
     wanted = [p for p in paths if p not in (".", "")]
     entries = repo.tree_entries(commit, tuple(wanted), literal=True)
     named = set(wanted)
+    # What a name may match: an entry's path, or a folder above one (looked up, not scanned, per name).
+    present = {e.path for e in entries} | {e.path[:at] for e in entries for at in _slashes(e.path)}
     for path in wanted:
-        if not any(e.path == path or e.path.startswith(path + "/") for e in entries):
+        if path not in present:
             raise UsageError(
                 f"{path}: not in the tree of {commit[:12]}",
                 hint="name documents or folders as committed at --head (paths from the repository's root)",

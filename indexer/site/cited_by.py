@@ -142,8 +142,10 @@ def collect(
     try:
         documents = _documents(repo, head, previous)
         found.documents_read = len(documents)
-        found.scanned = Scanned(head, tuple(path for path, text in documents if CITATION_HINT.search(text)))
-        found.records = check_committed(documents, resolver, head).records
+        # Only a text with a citation's hint is checked: filtered once here, for both uses.
+        hinted = [(path, text) for path, text in documents if CITATION_HINT.search(text)]
+        found.scanned = Scanned(head, tuple(path for path, _text in hinted))
+        found.records = check_committed(hinted, resolver, head).records
         for record in found.records:
             if record.verdict is None or record.found.citation is None:
                 continue  # a near-miss or a branch link: on the citations page, citing nothing
