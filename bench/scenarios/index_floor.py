@@ -17,7 +17,6 @@ small-file corpora, a build with history within 3×.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import subprocess
 import tempfile
 import time
@@ -27,6 +26,7 @@ from typing import Any
 from bench.harness import ROOT, checkouts, commit_of, log, own_cpu, repository_name, step
 from bench.scenarios import Result
 from bench.scenarios.build_search import fts_floor
+from bench.scenarios.site_shape import repo_roots
 
 BASELINE = True
 TARGETS = {"head": 2.0, "history": 3.0}
@@ -81,14 +81,6 @@ def run_step(name: str, code: Path = ROOT, **kwargs: Any) -> dict[str, Any]:
 
 
 # -- the run ------------------------------------------------------------------------------------
-def expand_roots(repo: Path, patterns: list[str]) -> list[str]:
-    """The folders at HEAD's top level that match the patterns (`pages*`): pincite's roots are folders."""
-    top = subprocess.run(
-        ["git", "ls-tree", "-d", "--name-only", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout.split()
-    return [name for name in top if any(fnmatch.fnmatchcase(name, p) for p in patterns)]
-
-
 def start_commit(repo: Path, args: argparse.Namespace) -> str:
     rev = args.history_start
     if args.last:
@@ -107,7 +99,7 @@ def start_commit(repo: Path, args: argparse.Namespace) -> str:
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     repo = Path(args.repo).resolve()
-    roots = expand_roots(repo, [r for r in args.roots.split(",") if r])
+    roots = repo_roots(repo, args.roots)
     if not roots:
         raise SystemExit(f"no folder at HEAD of {repo} matches --roots {args.roots!r}")
     start = start_commit(repo, args)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import resource
 import statistics
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.harness import GIT_IDENTITY, checkout_env, checkouts, pincite
+from bench.harness import GIT_IDENTITY, checkout_env, checkouts, children_cpu, pincite
 from bench.scenarios import Result
 
 BASELINE = True
@@ -37,10 +36,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall, CPU) seconds of one run; CPU is user + system of the process and its children."""
-    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    before, started = children_cpu(), time.perf_counter()
     subprocess.run(argv, env=env, check=True, capture_output=True, cwd=tempfile.gettempdir())
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.perf_counter() - started, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return time.perf_counter() - started, children_cpu() - before
 
 
 def heavy_imports(argv: list[str], env: dict[str, str]) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.harness import checkout_env, checkouts, commit_of, load, log, measure, pincite, repository_name
 from bench.scenarios import Result
-from bench.scenarios.index_floor import expand_roots
+from bench.scenarios.site_shape import repo_roots
 
 BASELINE = True
 GOALS = {"wall_s": 30 * 60, "peak_rss_mb": 1536, "site_bytes": 1_000_000_000}
@@ -63,7 +63,7 @@ def build_once(code: Path, repo: Path, roots: list[str], out: Path, site: bool) 
 
 def run(args: argparse.Namespace) -> Result:
     repo = Path(args.repo).resolve()
-    roots = expand_roots(repo, [r for r in args.roots.split(",") if r])
+    roots = repo_roots(repo, args.roots)
     found: dict[str, dict[str, Any]] = {}
     for side in checkouts(args.baseline):
         with tempfile.TemporaryDirectory(prefix="pincite-whole-history-", dir=args.workdir) as scratch:
