@@ -168,7 +168,7 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Spa
     if _holds_words(text[cited.start : cited.end], words):
         # The cited lines hold every word (a quote of them reordered): the passage that holds
         # those lines is the answer, found before the whole text is searched word by word.
-        spans = heapq.nsmallest(2, _passage_spans(version, resolver), key=lambda s: (_distance(s, cited), s.start))
+        spans = _by_distance(_passage_spans(version, resolver), cited, most=2)
         nearest = next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
     if nearest is not None:
         return nearest
@@ -179,9 +179,14 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Spa
     return next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
 
 
-def _by_distance(spans: tuple[Span, ...], cited: Span) -> list[Span]:
-    """The passages nearest the cited span first (those overlapping it at their order)."""
-    return sorted(spans, key=lambda s: (_distance(s, cited), s.start))
+def _by_distance(spans: tuple[Span, ...], cited: Span, most: int | None = None) -> list[Span]:
+    """The passages nearest the cited span first (those overlapping it at their order); the
+    `most` nearest only, when given, without sorting them all."""
+
+    def key(span: Span) -> tuple[int, int]:
+        return (_distance(span, cited), span.start)
+
+    return sorted(spans, key=key) if most is None else heapq.nsmallest(most, spans, key=key)
 
 
 def _distance(passage: Span, cited: Span) -> int:
