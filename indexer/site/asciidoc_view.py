@@ -82,7 +82,7 @@ def component_attributes(text)
   return {} if text.empty?
   found = YAML.safe_load(text)
   return {} unless found.is_a?(Hash)
-  attributes = found.is_a?(Hash) && found['asciidoc'].is_a?(Hash) && found['asciidoc']['attributes']
+  attributes = found['asciidoc'].is_a?(Hash) && found['asciidoc']['attributes']
   intrinsic = { 'page-component-name' => found['name'], 'page-component-version' => found['version'] }
   intrinsic = intrinsic.select { |_, value| value.is_a?(String) || value.is_a?(Numeric) }.transform_values(&:to_s)
   return intrinsic unless attributes.is_a?(Hash)
@@ -98,6 +98,10 @@ rescue StandardError, Psych::Exception
   {}
 end
 
+# Every page of a component gives the same antora.yml: read once (merge makes new hashes, so none
+# changes the one kept).
+COMPONENTS = Hash.new { |known, text| known[text] = component_attributes(text) }
+
 while (header = $stdin.gets)
   marker, size, seconds, component_size = header.split
   source = $stdin.read(size.to_i).force_encoding('UTF-8')
@@ -110,7 +114,7 @@ while (header = $stdin.gets)
       extension_registry: registry,
       # kbd:[], btn:[] and menu:[] are what documentation sites write; soft-set, so a page or
       # antora.yml may turn them off.
-      attributes: { 'experimental' => '@' }.merge(component_attributes(component)).merge(
+      attributes: { 'experimental' => '@' }.merge(COMPONENTS[component]).merge(
         'pincite-marker' => marker, 'idprefix' => '', 'idseparator' => '-', 'sectanchors' => nil,
         'icons' => nil, 'showtitle' => nil, 'notitle' => '', 'allow-uri-read' => nil))
     out = "ok\n" + html
@@ -210,13 +214,13 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     if not available():
         return None
     role = "pl" + secrets.token_hex(8)
-    component = (links.targets.descriptor(links.document) if links else None) or ""
-    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS, component)
+    descriptor = links.targets.descriptor(links.document) if links else None  # its Antora component's
+    converted = _CONVERTER.convert(text, role, budget.RENDER_SECONDS, descriptor or "")
     if converted is None:
         return None
     marker = "m" + secrets.token_hex(8) + "~"
     lined = _admonitions(_lines(converted, role, marker, text.split("\n")), marker)
-    clean = sanitize(_resource_ids(lined, marker, links), marker, links, _ids(lined))
+    clean = sanitize(_resource_ids(lined, marker, links, descriptor), marker, links, _ids(lined))
     headings = [
         (int(level), anchor, html_lib.unescape(_TAG.sub("", title)).strip())
         for level, anchor, title in _HEADING.findall(clean)
@@ -248,12 +252,13 @@ _URL_ATTRIBUTE = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)"')
 _BARE_XREF = re.compile(r'<a href="([^"]+)">([^<]+)</a>')
 
 
-def _resource_ids(html: str, marker: str, links: DocumentLinks | None) -> str:
+def _resource_ids(html: str, marker: str, links: DocumentLinks | None, descriptor: str | None) -> str:
     """Antora resource IDs in links and images (`cli:index.html`) marked for the link resolver: the
     sanitizer would take the module's name for a URL scheme it does not allow and drop the link.
     An `xref:page.adoc[]` without text shows its target's title, as Antora shows it (Asciidoctor,
-    which does not know the page, shows `page.html`)."""
-    if links is None or links.targets.descriptor(links.document) is None:
+    which does not know the page, shows `page.html`). `descriptor`: the text of the antora.yml of
+    the component holding the document, None outside one."""
+    if links is None or descriptor is None:
         return html
 
     def titled(found: re.Match[str]) -> str:

@@ -253,7 +253,7 @@ VITEPRESS_SRC_DIR = re.compile(r"""\bsrcDir\s*:\s*(['"`])([^'"`\n]+)\1""")
 ANTORA_FIELD = r"""^{}\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$"""
 ANTORA_NAME = re.compile(ANTORA_FIELD.format("name"), re.MULTILINE)
 ANTORA_VERSION = re.compile(ANTORA_FIELD.format("version"), re.MULTILINE)
-MKDOCS_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$""", re.MULTILINE)
+MKDOCS_DOCS_DIR = re.compile(ANTORA_FIELD.format("docs_dir"), re.MULTILINE)
 
 
 def is_framework_file(path: str) -> bool:

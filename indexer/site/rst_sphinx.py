@@ -238,11 +238,17 @@ class SignatureClass(Class):  # type: ignore[misc]  # docutils has no types
         names = self.arguments[0].split()
         if all(nodes.make_id(name) == name for name in names) and not self.options:
             return list(super().run())
-        shown = ShownDirective(
-            self.name, self.arguments, self.options, self.content, self.lineno,
-            self.content_offset, self.block_text, self.state, self.state_machine,
-        )  # fmt: skip
-        return shown.run()
+        return shown_as_written(self)
+
+
+def shown_as_written(directive: Directive) -> list[nodes.Node]:
+    """A directive read as written instead (a labelled block of its source), as an unknown one is."""
+    return list(
+        ShownDirective(
+            directive.name, directive.arguments, directive.options, directive.content, directive.lineno,
+            directive.content_offset, directive.block_text, directive.state, directive.state_machine,
+        ).run()
+    )  # fmt: skip
 
 
 class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
@@ -256,10 +262,7 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
     def run(self) -> list[nodes.Node]:
         entries = self._entries()
         if entries is None:
-            return ShownDirective(
-                self.name, self.arguments, self.options, self.content, self.lineno,
-                self.content_offset, self.block_text, self.state, self.state_machine,
-            ).run()  # fmt: skip
+            return shown_as_written(self)
         listing = nodes.definition_list(classes=["glossary"])
         document = self.state.document
         for terms, definition in entries:
