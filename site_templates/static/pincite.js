@@ -5,6 +5,7 @@
 // opened from file:// runs none of them and reads as without JavaScript.
 import { setupCite } from "./cite-panel.js";
 import { setupCopyButtons } from "./copy-code.js";
+import { el } from "./dom.js";
 import { identityMismatch } from "./page.js";
 import { parseSelector } from "./selectors.js";
 import { highlight, linkLineNumbers, src } from "./source-view.js";
@@ -14,7 +15,6 @@ import { setupScrollers, setupViews } from "./views.js";
 // this file: every level of imports it would otherwise find on its own costs a round trip.
 import "./citation-text.js";
 import "./codepoints.js";
-import "./dom.js";
 import "./paths.js";
 import "./rendered-align.js";
 import "./selection.js";
@@ -24,15 +24,12 @@ import "./selection.js";
 function searchBox(main) {
   const link = document.querySelector('.top .links a[href$="search.html"]');
   if (main.dataset.kind !== "document" || !link) return;
-  const form = document.createElement("form");
-  Object.assign(form, { className: "searchbox", action: link.getAttribute("href") });
-  form.setAttribute("role", "search");
-  form.setAttribute("aria-label", "Site");
-  const input = Object.assign(document.createElement("input"), { id: "q-top", name: "q", type: "search" });
-  Object.assign(input, { placeholder: "Search the corpus", autocomplete: "off" });
-  input.setAttribute("aria-label", "Search the corpus");
-  const button = Object.assign(document.createElement("button"), { textContent: "Search" });
-  form.append(input, button);
+  const input = el("input", {
+    id: "q-top", name: "q", type: "search", placeholder: "Search the corpus", autocomplete: "off",
+    "aria-label": "Search the corpus",
+  });
+  const attrs = { class: "searchbox", action: link.getAttribute("href"), role: "search", "aria-label": "Site" };
+  const form = el("form", attrs, input, el("button", {}, "Search"));
   link.closest(".links").before(form);
   link.remove();
 }

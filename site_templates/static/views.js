@@ -1,18 +1,14 @@
 // A document's two views, rendered and source, as keyboard-operable tabs; and the scrolling boxes
 // of the rendered view, which take the focus only when they scroll.
 
+import { el } from "./dom.js";
+
 // The tabs are not in the page: read without JavaScript, both views show one after the other, and
 // buttons that do nothing would be noise (and some 400 bytes on every document page).
 function makeTabs(rendered, source) {
-  const bar = document.createElement("div");
-  bar.className = "views";
-  bar.setAttribute("role", "tablist");
-  bar.setAttribute("aria-label", "View");
+  const bar = el("div", { class: "views", role: "tablist", "aria-label": "View" });
   for (const [panel, id, label] of [[rendered, "tab-rendered", "Rendered"], [source, "tab-source", "Source"]]) {
-    const tab = document.createElement("button");
-    Object.assign(tab, { type: "button", id, textContent: label });
-    tab.setAttribute("role", "tab");
-    tab.setAttribute("aria-controls", panel.id);
+    const tab = el("button", { type: "button", id, role: "tab", "aria-controls": panel.id }, label);
     panel.setAttribute("role", "tabpanel");
     panel.setAttribute("aria-labelledby", id);
     bar.append(tab);
