@@ -16,8 +16,11 @@ from hypothesis import strategies as st
 from indexer import build, search
 from indexer.cli.main import main
 from indexer.errors import IndexError_, RepositoryError, UsageError
+from indexer.extract.base import ExtractedText
 from indexer.index.search import plain_query
-from indexer.index.store import IndexReader, holds_cjk
+from indexer.index.store import IndexReader, IndexWriter, PathVersion, cjk_runs, holds_cjk
+from indexer.text.passage import Passage
+from indexer.vcs.repo import CommitInfo
 from tests.conftest import CorpusRepo
 
 DOCS = {
@@ -160,7 +163,50 @@ def test_only_versions_with_cjk_text_get_trigram_rows(built: CorpusRepo) -> None
     finally:
         reader.close()
     assert holding and in_table == holding
-    assert rows == sum(1 for _vid, text in texts if holds_cjk(text)) < len(texts)
+    assert rows == sum(1 for _vid, text in texts if cjk_runs(text)) < len(texts)
+
+
+def test_the_trigram_table_holds_only_the_cjk_runs_of_a_text(built: CorpusRepo) -> None:
+    # The ASCII of a CJK page (commands, options, links) is found by the word table; tokenizing it
+    # into trigrams as well cost most of the trigram table's build time.
+    reader = IndexReader(built.root / ".pincite" / "index.sqlite")
+    try:
+        reader.conn.execute("CREATE VIRTUAL TABLE temp.tri_terms USING fts5vocab(main, versions_tri, row)")
+        terms = {str(row[0]) for row in reader.conn.execute("SELECT term FROM temp.tri_terms")}
+    finally:
+        reader.close()
+    assert "オフィ" in terms
+    assert not [term for term in terms if term.isascii()]
+
+
+_MIXED = st.text(alphabet=st.sampled_from("東京オフィス한글。、「」ab :\n"), max_size=40)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_MIXED, cut=st.tuples(st.integers(0, 40), st.integers(0, 40)))
+def test_a_substring_of_a_cjk_text_is_found_through_the_trigram_table(
+    tmp_path: Path, text: str, cut: tuple[int, int]
+) -> None:
+    # The table holds a text's CJK runs and a query asks for the trigrams of its pieces' runs: a
+    # piece that stands in the text is never narrowed away.
+    index = tmp_path / f"tri-{abs(hash((text, cut)))}.sqlite"
+    writer = IndexWriter(index)
+    extracted = ExtractedText(text, "text", "text/1")
+    passages = [Passage(0, 0, len(text), 1, 1, "", text)] if text.strip() else []
+    version = writer.add_version(
+        blob="0" * 40, identity="text/1", size=len(text), extracted=extracted, passages=passages
+    )
+    writer.replace_history([CommitInfo("1" * 40, 0, "one")], [PathVersion("corpus/a.md", version, 0, 0)])
+    writer.commit(optimize=False)
+    piece = text[min(cut) : max(cut)]
+    reader = IndexReader(index)
+    try:
+        found = reader.search_substrings([piece], None, 0, 10, None) if piece and holds_cjk(piece) else None
+    finally:
+        reader.close()
+        index.unlink()
+    if found is not None:
+        assert [(path, vid) for path, vid, _passage in found] == [("corpus/a.md", version)]
 
 
 def _exact_order(reader: IndexReader, fts_query: str) -> list[int]:

@@ -10,11 +10,12 @@ One file with a schema version (docs/design.md#d8). Tables:
   passage_spans(id, version_id, ordinal, start, end, line_start, line_end, heading, pages)
   passages                               a view: the spans with their text, cut from the version's
   passages_fts                           FTS5 (porter unicode61) over passage text and headings
-  versions_tri                           FTS5 trigram over the texts of versions holding CJK
-                                         (`holds_cjk`), for substring search where the word
-                                         tokenizer cannot split words; without positions
-                                         (detail=none), it names the versions holding every
-                                         trigram of a piece (`trigram_match`), callers confirm
+  versions_tri                           FTS5 trigram over the runs of CJK text (`cjk_runs`) of
+                                         the versions that have one, for substring search
+                                         where the word tokenizer cannot split words; without
+                                         positions (detail=none), it names the versions
+                                         holding every trigram of a piece's CJK runs
+                                         (`trigram_match`), callers confirm
 
 Quote lookup narrows the versions by whole words instead (`versions_matching`): every
 non-blank character of a version is in one of its passages, and passages are never cut
@@ -58,8 +59,9 @@ RANKED_CANDIDATES = 5_000
 RARE_PASSAGES = 256  # a word held by fewer passages narrows a quote search; counting stops there
 LIVE_COMMITS = 4  # commits whose versions a reader keeps for quote searches (`_live_versions`)
 NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
+FTS_AUTOMERGE = 4  # FTS5's default: segments of a level merged as they are written
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 4  # 4: trigram rows for CJK versions only, passages keep short words whole
+SCHEMA_VERSION = 5  # 4: trigram rows for CJK versions only, passages keep short words whole; 5: CJK runs only
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -113,14 +115,15 @@ CREATE VIEW passages AS
 CREATE VIRTUAL TABLE passages_fts USING fts5(
     text, heading, content='passages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
--- Contentless: it holds the rows of some versions only (those with CJK text), and its
--- matches are read by rowid alone.
+-- Contentless: it holds the rows of some versions only (those with a run of CJK text), each
+-- row the version's runs one a line, and its matches are read by rowid alone.
 CREATE VIRTUAL TABLE versions_tri USING fts5(text, content='', tokenize='trigram', detail='none');
 """
 
 
 # Scripts written without spaces, which the word tokenizer keeps as one token per run.
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff66-\uff9f]")
+_CJK_RUN = re.compile(_CJK.pattern + "{3,}")  # a run shorter than a trigram has none
 
 
 def holds_cjk(text: str) -> bool:
@@ -134,19 +137,32 @@ def holds_cjk(text: str) -> bool:
     return False  # every CJK character is beyond Latin-1
 
 
-def trigram_match(substrings: Sequence[str]) -> str | None:
-    """A `versions_tri` query matching every version that holds all `substrings` (None: none has 3 characters).
+def cjk_runs(text: str) -> list[str]:
+    """The runs of three CJK characters or more of `text`, in order: what the trigram table holds.
 
-    The trigram table keeps no positions, so a substring is asked as the AND of its
-    trigrams: a superset of the versions holding it, to be confirmed on the text.
+    A substring that stands in a text has each of its CJK runs inside one of the text's, so
+    the trigrams of its runs are among those of the text's runs: the table still names every
+    version holding it, for a fifth of the characters tokenized (tldr's CJK pages are mostly
+    ASCII commands and options).
+    """
+    return _CJK_RUN.findall(text)
+
+
+def trigram_match(substrings: Sequence[str]) -> str | None:
+    """A `versions_tri` query matching every version that holds all `substrings` (None: no CJK run of
+    theirs has 3 characters).
+
+    The trigram table keeps no positions, so a substring is asked as the AND of the trigrams
+    of its CJK runs: a superset of the versions holding it, to be confirmed on the text.
     """
     trigrams: dict[str, None] = {}
     for sub in substrings:
-        for i in range(len(sub) - 2):
-            trigrams.setdefault(sub[i : i + 3])
+        for run in cjk_runs(sub):
+            for i in range(len(run) - 2):
+                trigrams.setdefault(run[i : i + 3])
     if not trigrams:
         return None
-    return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams)
+    return " AND ".join(f'"{t}"' for t in trigrams)  # a CJK run holds no quote
 
 
 @dataclass(frozen=True)
@@ -412,6 +428,9 @@ class IndexWriter:
             self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.conn.executescript(SCHEMA)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
+            # A new file is optimized at the end (`commit`), which merges every segment at once:
+            # merging them as they are written too was a quarter of the word table's write time.
+            self._set_automerge(0)
         self.conn.execute("BEGIN")
 
     def set_meta(self, key: str, value: str) -> None:
@@ -464,9 +483,10 @@ class IndexWriter:
                 count_lines(text) if text is not None else 0,
             )
         )
-        if text is not None and holds_cjk(text):
+        runs = cjk_runs(text) if text is not None and holds_cjk(text) else []
+        if runs:
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
-            held.trigrams.append((version_id, text))
+            held.trigrams.append((version_id, "\n".join(runs)))
         first_id = self._next_passage_id
         self._next_passage_id += len(passages)
         held.spans += [(first_id + i, version_id, *_span_values(p)) for i, p in enumerate(passages)]
@@ -489,6 +509,10 @@ class IndexWriter:
         if held.spans:
             self.conn.executemany(_INSERT_SPAN, held.spans)
             self.conn.executemany("INSERT INTO passages_fts(rowid, text, heading) VALUES (?, ?, ?)", held.fts)
+
+    def _set_automerge(self, segments: int) -> None:
+        for table in ("passages_fts", "versions_tri"):
+            self.conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('automerge', ?)", (segments,))
 
     def forget_skipped_versions(self, failures_key: str, *, retry: bool = False) -> None:
         """Drop the history (the build writes it anew) and the versions that have no text, unless
@@ -541,6 +565,8 @@ class IndexWriter:
             self.conn.execute("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')")
             self.conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('optimize')")
             self.conn.executescript("PRAGMA incremental_vacuum;")  # one page per step: run to the end
+        if not self.reused_file:
+            self._set_automerge(FTS_AUTOMERGE)  # later builds add to this file a few versions at a time
         self.conn.close()
         self.timings["optimize"] = time.monotonic() - started
         started = time.monotonic()
@@ -854,8 +880,8 @@ class IndexReader:
         for sub in substrings:
             sql += " AND instr(p.text, ?) > 0"
             params.append(sub)
-        # The trigram table holds every version with CJK text, so it can narrow only a search
-        # for CJK text.
+        # The trigram table holds the CJK runs of the versions' texts, so it can narrow only a
+        # search for CJK text.
         narrowing = trigram_match(substrings) if any(holds_cjk(sub) for sub in substrings) else None
         if narrowing:
             sql += " AND p.version_id IN (SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?)"
