@@ -15,7 +15,7 @@ never cross a PDF page boundary.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,40 +84,57 @@ def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
     """The document's top-level blocks, each with its lines (and, for a heading, its level and text)."""
     source = text.encode("utf-8")
     line_starts = byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
-
-    def line_of(offset: int) -> int:
-        return bisect_right(line_starts, offset)
-
     blocks: list[_Block] = []
-    depth = 0
-    heading: _Block | None = None
-    inner: list[int] = []  # byte offsets of what a top-level heading holds
-    # About two hundred events a document, most of them inline: the loop stays lean.
-    # Events are dicts or strings (typed as unions); the loop reads them by shape.
-    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS)
+    # About two hundred events a document, most of them inline: only a top-level event makes a
+    # block, and what a block holds is passed over by `_block_end` (a heading's is read).
+    # Events are dicts or strings (typed as unions); the loops read them by shape.
+    events: Iterator[tuple[Any, Any]] = iter(pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS))
     for event, where in events:
-        opens = closes = False
+        start, end = where["start"], where["end"]
+        block = _trimmed(bisect_right(line_starts, start), bisect_right(line_starts, max(start, end - 1)), blank)
+        opens = type(event) is dict and "Start" in event
+        level = _heading_level(event["Start"]) if opens and block is not None else 0
+        if block is not None:
+            blocks.append(block)
+        if level:
+            assert block is not None
+            inner = _heading_inner(events)
+            block.heading_level = level
+            block.heading_text = source[min(inner) : max(inner)].decode("utf-8").strip() if inner else ""
+        elif opens:
+            _block_end(events)
+    return blocks
+
+
+def _block_end(events: Iterator[tuple[Any, Any]]) -> None:
+    """Pass over the events of an opened block, its closing event the last."""
+    depth = 1
+    for event, _where in events:
         if type(event) is dict:
-            opens, closes = "Start" in event, "End" in event
+            if "End" in event:
+                depth -= 1
+                if not depth:
+                    return
+            elif "Start" in event:
+                depth += 1
+
+
+def _heading_inner(events: Iterator[tuple[Any, Any]]) -> list[int]:
+    """Byte offsets of what an opened heading holds (its children's ranges); passes over its events."""
+    inner: list[int] = []
+    depth = 1
+    for event, where in events:
+        closes = type(event) is dict and "End" in event
         if closes:
             depth -= 1
-            if depth == 0 and heading is not None:
-                heading.heading_text = source[min(inner) : max(inner)].decode("utf-8").strip() if inner else ""
-                heading, inner = None, []
+            if not depth:
+                break
             continue
-        if depth == 0:
-            start, end = where["start"], where["end"]
-            block = _trimmed(line_of(start), line_of(max(start, end - 1)), blank)
-            if block is not None:
-                blocks.append(block)
-                level = _heading_level(event["Start"]) if opens else 0
-                if level:
-                    block.heading_level, heading = level, block
-        elif depth == 1 and heading is not None:
+        if depth == 1:
             inner += (where["start"], where["end"])
-        if opens:
+        if type(event) is dict and "Start" in event:
             depth += 1
-    return blocks
+    return inner
 
 
 def byte_line_starts(source: bytes) -> list[int]:
