@@ -245,3 +245,18 @@ def test_versions_written_in_batches_are_the_rows_one_at_a_time_writes(tmp_path:
     batched = build(repo, site=False, index_path=tmp_path / "batched.sqlite")
     assert batched.extracted == one_by_one.extracted > 40
     assert _dump(tmp_path / "batched.sqlite") == _dump(tmp_path / "one.sqlite")
+
+
+def test_a_build_gives_the_collectors_threshold_back(tmp_path: Path) -> None:
+    # The build makes the cyclic collector pass less often while it prepares and writes versions
+    # (indexer.index.prepare.FEW_COLLECTIONS); the caller's process keeps its own setting.
+    import gc
+
+    repo = _synth(tmp_path / "synth", docs=8, commits=2)
+    before = gc.get_threshold()
+    gc.set_threshold(500, 7, 9)
+    try:
+        build(repo, site=False, index_path=tmp_path / "index.sqlite")
+        assert gc.get_threshold() == (500, 7, 9)
+    finally:
+        gc.set_threshold(*before)
