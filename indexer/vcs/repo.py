@@ -381,6 +381,41 @@ class GitRepo:
             raise ShallowHistoryError(f"the history below {commits[0].sha[:12]} is missing")
         return commits
 
+    def first_parent_since(self, old: str, tip: str) -> list[CommitInfo] | None:
+        """The commits after `old` up to `tip` on `tip`'s first-parent line, oldest first, or None
+        when `old` is not on that line (a force-push, a merge that brought `old` in by a second
+        parent, a tip behind `old`). One git process, whatever the length of the history."""
+        if old == tip:
+            return []
+        out = self.run_text(
+            "log", "--first-parent", "--reverse", "--format=%H%x00%P%x00%ct%x00%s%x00", f"{old}..{tip}", "--"
+        )
+        commits, first_parents = [], []
+        for record in out.split("\0\n"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, parents, time, subject = record.rstrip("\0").split("\0", 3)
+            commits.append(CommitInfo(sha, int(time), subject))
+            first_parents.append(parents.split(" ")[0] if parents else "")
+        # The walk stops at the first commit `old` reaches: on the line only when that is `old` itself.
+        if not commits or first_parents[0] != old:
+            return None
+        return commits
+
+    def attribute_files_differ(self, old: str, new: str) -> bool:
+        """Whether any `.gitattributes` file of the repository differs between two commits' trees."""
+        proc = self.run("diff-tree", "-r", "--name-only", "-z", old, new, "--", ":(glob)**/.gitattributes")
+        return bool(proc.strip(b"\0"))
+
+    def info_attributes(self) -> bytes:
+        """The repository's own `info/attributes` file (it applies as the committed ones do), or b""."""
+        path = self.root / self.run_text("rev-parse", "--git-path", "info/attributes").strip()
+        try:
+            return path.read_bytes()
+        except OSError:
+            return b""
+
     def parent(self, sha: str) -> str | None:
         parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
         return parents[0] if parents else None
