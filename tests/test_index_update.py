@@ -170,6 +170,8 @@ def test_an_updated_index_is_a_cold_build_of_the_same_commit(steps: list[tuple[s
             assert _content(index) == _content(cold_index)
             assert _reported(updated) == _reported(cold)
             assert cold.changed_paths is None
+            # The update path was the one taken, except where a declaration changed.
+            assert (updated.changed_paths is None) == (step[0] == "attributes")
 
 
 def _corpus(root: Path, docs: int, commits: int) -> Path:

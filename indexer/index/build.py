@@ -12,7 +12,7 @@ import dataclasses
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +24,14 @@ from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
 from indexer.index.prepare import NotThisTime, Outcome, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
-from indexer.index.update import HeadSummary, UpdatePlan, changed_paths_json, history_key, plan_update
+from indexer.index.update import (
+    HeadSummary,
+    UpdatePlan,
+    changed_paths_json,
+    history_key,
+    plan_update,
+    used_extractors,
+)
 from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
 from indexer.state import make_parent
@@ -142,7 +149,10 @@ def build_index(
             writer = IndexWriter(target)
             try:
                 with _stage(summary, "prepare"):
-                    key = history_key(repo, config, start, _failures_key(config))
+
+                    def key(used: Sequence[str]) -> str:
+                        return history_key(repo, config, start, _failures_key(config), used)
+
                     plan = plan_update(repo, writer, key, tip, retry_skipped=retry_skipped)
                     commits = repo.first_parent_line(tip, start) if plan is None else []
                 if plan is None:
@@ -233,7 +243,7 @@ def _write_index(
     summary: BuildSummary,
     progress: Progress,
     retry_skipped: bool,
-    history: str,
+    history: Callable[[Sequence[str]], str],
 ) -> None:
     writer.forget_skipped_versions(_failures_key(config), retry=retry_skipped)
     known = writer.known_versions()
@@ -254,7 +264,8 @@ def _write_index(
         _summarise_head(writer, summary, head_seq, head)
         head.versions = len({pv.version_id for pv in path_versions})
         head.failed_versions = len({pv.version_id for pv in path_versions} & writer.skipped_version_ids())
-        _record_build(writer, commits[-1].sha, history if not (missing or hung) else "", head, None, None)
+        used = used_extractors(kind.identity for _path, _entry, kind, _first, _last in intervals)
+        _record_build(writer, commits[-1].sha, history(used) if not (missing or hung) else "", used, head, None)
     summary.commits = len(commits)
     summary.versions = head.versions
 
@@ -267,7 +278,7 @@ def _update_index(
     writer: IndexWriter,
     summary: BuildSummary,
     progress: Progress,
-    history: str,
+    history: Callable[[Sequence[str]], str],
 ) -> None:
     """The previous index plus the commits after its head: only the paths they touch are listed,
     classified and written (docs/performance.md#one-file-rebuild); the result is a cold build's."""
@@ -314,7 +325,9 @@ def _update_index(
             head.failed_versions += writer.version_summary(version_id)[0] == "skipped"
         writer.extend_history(plan.head_seq, plan.fresh, closed, path_versions)
         summary.changed_paths = tuple(touched)
-        _record_build(writer, tip, history if not (missing or hung) else "", head, plan.head, summary.changed_paths)
+        used = tuple(sorted({*plan.used, *used_extractors(kind.identity for _p, _e, kind, _f, _l in intervals)}))
+        changed = (plan.head, summary.changed_paths)
+        _record_build(writer, tip, history(used) if not (missing or hung) else "", used, head, changed)
         _report_head(summary, head)
     summary.commits = head_seq + 1
     summary.versions = head.versions
@@ -325,14 +338,20 @@ def _update_index(
 
 
 def _record_build(
-    writer: IndexWriter, built: str, key: str, head: HeadSummary, since: str | None, changed: tuple[str, ...] | None
+    writer: IndexWriter,
+    built: str,
+    key: str,
+    used: Sequence[str],
+    head: HeadSummary,
+    changed: tuple[str, tuple[str, ...]] | None,
 ) -> None:
-    """The meta an update of this index reads (indexer.index.update)."""
+    """The meta an update of this index reads (indexer.index.update); `changed`: (since, paths) or unknown."""
     writer.set_meta("built_commit", built)
     writer.set_meta("built_at", str(int(time.time())))
     writer.set_meta("history_key", key)
+    writer.set_meta("history_extractors", json.dumps(list(used)))
     writer.set_meta("head_summary", head.to_json())
-    writer.set_meta("changed_paths", changed_paths_json(since, changed))
+    writer.set_meta("changed_paths", changed_paths_json(*(changed or (None, None))))
 
 
 def _extract(

@@ -7,10 +7,11 @@ first-parent line; the index it writes is the one a cold build of the tip would 
 Anything else is a full build (fail closed): a force-push, a tip behind the head, another
 configuration, a changed `.gitattributes` file anywhere in the repository (declarations of
 the built commit apply to every version), a previous build that skipped a missing or hung
-blob (its next build tries it again).
+blob (its next build tries it again), a shallow clone.
 
 The index's meta keeps, for the next update:
   history_key    the key above; "" when the next build must walk the whole history
+  history_extractors  the extractors whose identities the key holds (`used_extractors`)
   head_summary   `HeadSummary` as JSON: the counts and notes of the built commit's documents
   changed_paths  `ChangedPaths` as JSON: the paths whose interval rows this build changed,
                  since which commit; "null" when unknown (a full build: treat every path as changed)
@@ -22,6 +23,7 @@ import dataclasses
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from indexer.config import Config
@@ -30,11 +32,17 @@ from indexer.index.store import SCHEMA_VERSION, IndexWriter
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 
-def history_key(repo: GitRepo, config: Config, start: str | None, failures_key: str) -> str:
-    """What the recorded history and its classification depend on, besides the commits themselves."""
+def history_key(repo: GitRepo, config: Config, start: str | None, failures_key: str, used: Sequence[str]) -> str:
+    """What the recorded history and its classification depend on, besides the commits themselves.
+
+    Every extractor's name, extensions and availability; the identities of those the history
+    `used` alone (`used_extractors`): asking the others would import their libraries and start
+    OCR's process on every build of a corpus that has no file of theirs.
+    """
     limits = extract_mod.Limits.from_config(config)
     extractors = [
-        [e.name, list(e.extensions), e.available(), e.identity(), list(e.identities(limits))]
+        [e.name, list(e.extensions), e.available()]
+        + ([e.identity(), list(e.identities(limits))] if e.name in used else [])
         for e in extract_mod.registered()
     ]
     return json.dumps(
@@ -48,6 +56,14 @@ def history_key(repo: GitRepo, config: Config, start: str | None, failures_key: 
         },
         sort_keys=True,
     )
+
+
+def used_extractors(identities: Iterable[str | None]) -> tuple[str, ...]:
+    """The names of the extractors whose identities these are ("text/1" is the text extractor's);
+    every extractor's when one of them names none registered (fail closed)."""
+    names = {e.name for e in extract_mod.registered()}
+    used = {identity.split("/", 1)[0] for identity in set(identities) if identity is not None}
+    return tuple(sorted(used if used <= names else names))
 
 
 @dataclass
@@ -106,20 +122,30 @@ class UpdatePlan:
     head: str
     fresh: list[CommitInfo]
     summary: HeadSummary
+    used: tuple[str, ...]  # the extractors the previous history used (`used_extractors`)
 
 
-def plan_update(repo: GitRepo, writer: IndexWriter, key: str, tip: str, *, retry_skipped: bool) -> UpdatePlan | None:
-    """How to update the previous index to `tip` by the new commits alone, or None for a full build."""
-    if not writer.reused_file or retry_skipped or writer.meta("history_key") != key:
+def plan_update(
+    repo: GitRepo, writer: IndexWriter, key: Callable[[Sequence[str]], str], tip: str, *, retry_skipped: bool
+) -> UpdatePlan | None:
+    """How to update the previous index to `tip` by the new commits alone, or None for a full build.
+
+    `key` gives the `history_key` of this build for the extractors a history used."""
+    if not writer.reused_file or retry_skipped:
+        return None
+    used = json.loads(writer.meta("history_extractors") or "null")
+    if not isinstance(used, list) or writer.meta("history_key") != key(used):
         return None
     head = writer.history_head()
     summary = HeadSummary.from_json(writer.meta("head_summary"))
     if head is None or summary is None or writer.meta("built_commit") != head[1]:
         return None
+    if repo.is_shallow():  # whether the history below is whole is the full walk's to say
+        return None
     fresh = repo.first_parent_since(head[1], tip)
     if fresh is None or (fresh and repo.attribute_files_differ(head[1], tip)):
         return None
-    return UpdatePlan(head[0], head[1], fresh, summary)
+    return UpdatePlan(head[0], head[1], fresh, summary, tuple(used))
 
 
 def changed_paths_json(since: str | None, paths: tuple[str, ...] | None) -> str:
@@ -135,4 +161,12 @@ def read_changed_paths(value: str | None) -> tuple[str | None, tuple[str, ...] |
     return data["since"], tuple(data["paths"])
 
 
-__all__ = ["HeadSummary", "UpdatePlan", "changed_paths_json", "history_key", "plan_update", "read_changed_paths"]
+__all__ = [
+    "HeadSummary",
+    "UpdatePlan",
+    "changed_paths_json",
+    "history_key",
+    "plan_update",
+    "read_changed_paths",
+    "used_extractors",
+]

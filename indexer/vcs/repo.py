@@ -387,9 +387,16 @@ class GitRepo:
         parent, a tip behind `old`). One git process, whatever the length of the history."""
         if old == tip:
             return []
-        out = self.run_text(
-            "log", "--first-parent", "--reverse", "--format=%H%x00%P%x00%ct%x00%s%x00", f"{old}..{tip}", "--"
+        listing = self.run(
+            "log",
+            "--first-parent",
+            "--reverse",
+            "--format=%H%x00%P%x00%ct%x00%s%x00",
+            f"{old}..{tip}",
+            "--",
+            check=False,  # `old` gone from the repository (a force-push, then gc): not on the line
         )
+        out = listing.decode("utf-8", errors="surrogateescape")
         commits, first_parents = [], []
         for record in out.split("\0\n"):
             record = record.strip("\n")
