@@ -281,7 +281,7 @@ def _update_index(
     history: Callable[[Sequence[str]], str],
 ) -> None:
     """The previous index plus the commits after its head: only the paths they touch are listed,
-    classified and written (docs/performance.md#one-file-rebuild); the result is a cold build's."""
+    classified and written (docs/indexing.md, step 1); the result is a cold build's."""
     head_seq = plan.head_seq + len(plan.fresh)
     head = plan.summary
     with _stage(summary, "history"):
@@ -289,19 +289,7 @@ def _update_index(
         changes = repo.changes_along(line, config.roots)
         touched = sorted({entry.path for entries in changes.values() for entry in entries})
         open_rows = writer.open_rows(touched, plan.head_seq)
-        runs: list[tuple[TreeEntry, int, int]] = []
-        state: dict[str, tuple[TreeEntry, int]] = {}
-        closed: dict[int, int] = {}  # row id of an interval open at the old head -> its last seq
-        for seq, commit in enumerate(plan.fresh, start=plan.head_seq + 1):
-            for change in changes.get(commit.sha, ()):
-                if change.path in state:
-                    entry, first = state.pop(change.path)
-                    runs.append((entry, first, seq - 1))
-                elif change.path in open_rows and open_rows[change.path][0] not in closed:
-                    closed[open_rows[change.path][0]] = seq - 1
-                if change.sha:
-                    state[change.path] = (change, seq)
-        runs.extend((entry, first, head_seq) for entry, first in state.values())
+        runs, closed = _runs_after(plan, changes, {path: row for path, (row, _version) in open_rows.items()})
         intervals = _classified(repo, config, tip, runs)
     wanted, versions = _wanted_versions(intervals, writer.versions_of_blobs([e.sha for _p, e, _k, _f, _l in intervals]))
     needed = {key: value for key, value in wanted.items() if key not in versions}
@@ -335,6 +323,28 @@ def _update_index(
     summary.failures_reused = head.failed_versions - sum(
         1 for vid in extracted if writer.version_summary(vid)[0] == "skipped"
     )
+
+
+def _runs_after(
+    plan: UpdatePlan, changes: dict[str, list[TreeEntry]], open_rows: dict[str, int]
+) -> tuple[list[tuple[TreeEntry, int, int]], dict[int, int]]:
+    """`GitRepo.entry_runs` over the new commits alone: the runs they start, and the rows open at
+    the old head (`open_rows`: path -> row id) that they end, row id -> the row's last seq."""
+    runs: list[tuple[TreeEntry, int, int]] = []
+    state: dict[str, tuple[TreeEntry, int]] = {}
+    closed: dict[int, int] = {}
+    for seq, commit in enumerate(plan.fresh, start=plan.head_seq + 1):
+        for change in changes.get(commit.sha, ()):
+            if change.path in state:
+                entry, first = state.pop(change.path)
+                runs.append((entry, first, seq - 1))
+            elif change.path in open_rows and open_rows[change.path] not in closed:
+                closed[open_rows[change.path]] = seq - 1
+            if change.sha:
+                state[change.path] = (change, seq)
+    head_seq = plan.head_seq + len(plan.fresh)
+    runs.extend((entry, first, head_seq) for entry, first in state.values())
+    return runs, closed
 
 
 def _record_build(
