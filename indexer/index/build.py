@@ -191,10 +191,11 @@ class _stage:  # noqa: N801 (used as a function: `with _stage(summary, "history"
 
 
 def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
+    found = repo.entries_at(tip, [root for root in config.roots if root != "."])  # one git process for all
     for root in config.roots:
         if root == ".":  # the whole repository: its root tree always exists
             continue
-        entry = repo.blob_at(tip, root)
+        entry = found.get(root)
         if entry is None or entry.mode != "tree":
             if root in OPTIONAL_ROOTS:
                 continue

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
@@ -591,16 +591,24 @@ class GitRepo:
             answers.close()
 
     def blob_at(self, commit: str, path: str) -> TreeEntry | None:
+        return self.entries_at(commit, [path]).get(path)
+
+    def entries_at(self, commit: str, paths: Sequence[str]) -> dict[str, TreeEntry]:
+        """The entries of `paths` at `commit` (a folder's mode is "tree"), in one git process; absent ones left out."""
+        if not paths:
+            return {}
         # A cited path is a path, never a pathspec: `:(icase)X` or `*.md` must not match other files.
-        out = self.run(*_literal(True), "ls-tree", "-z", "--full-tree", commit, "--", path)
+        out = self.run(*_literal(True), "ls-tree", "-z", "--full-tree", commit, "--", *paths)
+        wanted, entries = set(paths), {}
         for record in out.split(b"\0"):
             if not record:
                 continue
             meta, found = record.split(b"\t", 1)
-            if found.decode("utf-8", errors="surrogateescape") == path:
+            path = found.decode("utf-8", errors="surrogateescape")
+            if path in wanted:
                 mode, kind, sha = meta.decode().split()
-                return TreeEntry(path, mode if kind == "blob" else kind, sha)
-        return None
+                entries[path] = TreeEntry(path, mode if kind == "blob" else kind, sha)
+        return entries
 
     def hash_object(self, data: bytes) -> str:
         """Write `data` as a blob (into the scratch object folder when read-only) and return its SHA."""
