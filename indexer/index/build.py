@@ -12,7 +12,7 @@ import dataclasses
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,14 @@ from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
 from indexer.index.prepare import NotThisTime, Outcome, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
+from indexer.index.update import (
+    HeadSummary,
+    UpdatePlan,
+    changed_paths_json,
+    history_key,
+    plan_update,
+    used_extractors,
+)
 from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
 from indexer.state import make_parent
@@ -64,6 +72,10 @@ class BuildSummary:
     site_dir: str | None = None
     site: SiteJson | None = None  # the site stage's counts (pages rendered / reused, ...)
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, for benchmarks
+    # The paths whose interval rows this build changed (the new commits touched them), when it
+    # updated the previous index by the new commits alone; None: unknown, treat every path as changed.
+    # The index keeps it too (meta `changed_paths`, `indexer.index.update.read_changed_paths`).
+    changed_paths: tuple[str, ...] | None = None
 
     def to_json(self) -> BuildSummaryJson:
         return {
@@ -131,13 +143,22 @@ def build_index(
                 f"(pincite reads commit {tip[:12]}, not the working tree), e.g. {dirty[0]}"
             )
         start = repo.resolve_commit(config.history_start) if config.history_start else None
-        commits = repo.first_parent_line(tip, start)
     with index_writing(target):
         make_parent(target)
         with build_lock(target):
             writer = IndexWriter(target)
             try:
-                _write_index(repo, config, commits, writer, summary, progress, retry_skipped)
+                with _stage(summary, "prepare"):
+
+                    def key(used: Sequence[str]) -> str:
+                        return history_key(repo, config, start, _failures_key(config), used)
+
+                    plan = plan_update(repo, writer, key, tip, retry_skipped=retry_skipped)
+                    commits = repo.first_parent_line(tip, start) if plan is None else []
+                if plan is None:
+                    _write_index(repo, config, commits, writer, summary, progress, retry_skipped, key)
+                else:
+                    _update_index(repo, config, plan, tip, writer, summary, progress, key)
                 writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
             except BaseException:
                 writer.abort()
@@ -170,10 +191,11 @@ class _stage:  # noqa: N801 (used as a function: `with _stage(summary, "history"
 
 
 def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary) -> None:
+    found = repo.entries_at(tip, [root for root in config.roots if root != "."])  # one git process for all
     for root in config.roots:
         if root == ".":  # the whole repository: its root tree always exists
             continue
-        entry = repo.blob_at(tip, root)
+        entry = found.get(root)
         if entry is None or entry.mode != "tree":
             if root in OPTIONAL_ROOTS:
                 continue
@@ -222,6 +244,7 @@ def _write_index(
     summary: BuildSummary,
     progress: Progress,
     retry_skipped: bool,
+    history: Callable[[Sequence[str]], str],
 ) -> None:
     writer.forget_skipped_versions(_failures_key(config), retry=retry_skipped)
     known = writer.known_versions()
@@ -232,6 +255,126 @@ def _write_index(
     summary.reused = len(versions)
     failed = writer.skipped_version_ids()
     summary.failures_reused = sum(1 for version_id in versions.values() if version_id in failed)
+    missing, hung = _extract(repo, config, writer, summary, progress, needed, versions)
+    head_seq = len(commits) - 1
+    head = HeadSummary()
+    path_versions = _rows(intervals, versions, missing, hung, head_seq, summary, head)
+    progress.stage("writing the index")
+    with _stage(summary, "write_history"):
+        writer.replace_history(commits, path_versions)
+        _summarise_head(writer, summary, head_seq, head)
+        head.versions = len({pv.version_id for pv in path_versions})
+        head.failed_versions = len({pv.version_id for pv in path_versions} & writer.skipped_version_ids())
+        used = used_extractors(kind.identity for _path, _entry, kind, _first, _last in intervals)
+        _record_build(writer, commits[-1].sha, history(used) if not (missing or hung) else "", used, head, None)
+    summary.commits = len(commits)
+    summary.versions = head.versions
+
+
+def _update_index(
+    repo: GitRepo,
+    config: Config,
+    plan: UpdatePlan,
+    tip: str,
+    writer: IndexWriter,
+    summary: BuildSummary,
+    progress: Progress,
+    history: Callable[[Sequence[str]], str],
+) -> None:
+    """The previous index plus the commits after its head: only the paths they touch are listed,
+    classified and written (docs/indexing.md, step 1); the result is a cold build's."""
+    head_seq = plan.head_seq + len(plan.fresh)
+    head = plan.summary
+    with _stage(summary, "history"):
+        line = [CommitInfo(plan.head, 0, ""), *plan.fresh]  # changes_along reads the first one's sha only
+        changes = repo.changes_along(line, config.roots)
+        touched = sorted({entry.path for entries in changes.values() for entry in entries})
+        open_rows = writer.open_rows(touched, plan.head_seq)
+        runs, closed = _runs_after(plan, changes, {path: row for path, (row, _version) in open_rows.items()})
+        intervals = _classified(repo, config, tip, runs)
+    wanted, versions = _wanted_versions(intervals, writer.versions_of_blobs([e.sha for _p, e, _k, _f, _l in intervals]))
+    needed = {key: value for key, value in wanted.items() if key not in versions}
+    before = set(versions.values())
+    missing, hung = _extract(repo, config, writer, summary, progress, needed, versions)
+    extracted = set(versions.values()) - before
+    added = set(versions.values()) - {vid for vid in versions.values() if writer.in_history(vid)}
+    for path in touched:  # what the old head held at these paths leaves the summary
+        head.notes.pop(path, None)
+        if path in open_rows:
+            status, _reason, passages = writer.version_summary(open_rows[path][1])
+            head.add_version(path, file_type(path), status, "", passages, sign=-1)
+    path_versions = _rows(intervals, versions, missing, hung, head_seq, summary, head)
+    progress.stage("writing the index")
+    with _stage(summary, "write_history"):
+        for pv in path_versions:
+            if pv.last_seq == head_seq:
+                head.add_version(pv.path, file_type(pv.path), *writer.version_summary(pv.version_id))
+        for version_id in added & {pv.version_id for pv in path_versions}:
+            head.versions += 1
+            head.failed_versions += writer.version_summary(version_id)[0] == "skipped"
+        writer.extend_history(plan.head_seq, plan.fresh, closed, path_versions)
+        summary.changed_paths = tuple(touched)
+        used = tuple(sorted({*plan.used, *used_extractors(kind.identity for _p, _e, kind, _f, _l in intervals)}))
+        changed = (plan.head, summary.changed_paths)
+        _record_build(writer, tip, history(used) if not (missing or hung) else "", used, head, changed)
+        _report_head(summary, head)
+    summary.commits = head_seq + 1
+    summary.versions = head.versions
+    summary.reused = head.versions - summary.extracted
+    summary.failures_reused = head.failed_versions - sum(
+        1 for vid in extracted if writer.version_summary(vid)[0] == "skipped"
+    )
+
+
+def _runs_after(
+    plan: UpdatePlan, changes: dict[str, list[TreeEntry]], open_rows: dict[str, int]
+) -> tuple[list[tuple[TreeEntry, int, int]], dict[int, int]]:
+    """`GitRepo.entry_runs` over the new commits alone: the runs they start, and the rows open at
+    the old head (`open_rows`: path -> row id) that they end, row id -> the row's last seq."""
+    runs: list[tuple[TreeEntry, int, int]] = []
+    state: dict[str, tuple[TreeEntry, int]] = {}
+    closed: dict[int, int] = {}
+    for seq, commit in enumerate(plan.fresh, start=plan.head_seq + 1):
+        for change in changes.get(commit.sha, ()):
+            if change.path in state:
+                entry, first = state.pop(change.path)
+                runs.append((entry, first, seq - 1))
+            elif change.path in open_rows and open_rows[change.path] not in closed:
+                closed[open_rows[change.path]] = seq - 1
+            if change.sha:
+                state[change.path] = (change, seq)
+    head_seq = plan.head_seq + len(plan.fresh)
+    runs.extend((entry, first, head_seq) for entry, first in state.values())
+    return runs, closed
+
+
+def _record_build(
+    writer: IndexWriter,
+    built: str,
+    key: str,
+    used: Sequence[str],
+    head: HeadSummary,
+    changed: tuple[str, tuple[str, ...]] | None,
+) -> None:
+    """The meta an update of this index reads (indexer.index.update); `changed`: (since, paths) or unknown."""
+    writer.set_meta("built_commit", built)
+    writer.set_meta("built_at", str(int(time.time())))
+    writer.set_meta("history_key", key)
+    writer.set_meta("history_extractors", json.dumps(list(used)))
+    writer.set_meta("head_summary", head.to_json())
+    writer.set_meta("changed_paths", changed_paths_json(*(changed or (None, None))))
+
+
+def _extract(
+    repo: GitRepo,
+    config: Config,
+    writer: IndexWriter,
+    summary: BuildSummary,
+    progress: Progress,
+    needed: _Wanted,
+    versions: dict[tuple[str, str], int],
+) -> tuple[set[str], dict[str, str]]:
+    """Extract and record the `needed` versions into `versions`; the blobs missing and those that hung."""
     total = len(needed)
     progress.stage("extracting", total)
     # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
@@ -265,12 +408,24 @@ def _write_index(
                 versions[(blob, identity)] = _index_version(config, writer, summary, blob, identities, size, prepared)
                 summary.extracted += 1
             progress.advance()
-    head_seq = len(commits) - 1
+    return missing, hung
+
+
+def _rows(
+    intervals: list[tuple[str, TreeEntry, _Kind, int, int]],
+    versions: dict[tuple[str, str], int],
+    missing: set[str],
+    hung: dict[str, str],
+    head_seq: int,
+    summary: BuildSummary,
+    head: HeadSummary,
+) -> list[PathVersion]:
+    """The interval rows of the indexed versions; what is skipped at the head goes to `head` or `summary`."""
     path_versions = []
     for path, entry, kind, first, last in intervals:
         if kind.identity is None:
             if last == head_seq and kind.skip_reason:
-                summary.skipped.append(Skipped(path, kind.skip_reason, kind.hint))
+                head.notes[path] = ("skipped", kind.skip_reason, kind.hint)
             continue
         if entry.sha in missing:
             if last == head_seq:
@@ -283,14 +438,7 @@ def _write_index(
             continue
         version_id = versions[(entry.sha, kind.identity)]
         path_versions.append(PathVersion(path, version_id, first, last))
-    progress.stage("writing the index")
-    with _stage(summary, "write_history"):
-        writer.replace_history(commits, path_versions)
-        writer.set_meta("built_commit", commits[-1].sha)
-        writer.set_meta("built_at", str(int(time.time())))
-        _summarise_head(writer, summary, head_seq)
-    summary.commits = len(commits)
-    summary.versions = len({pv.version_id for pv in path_versions})
+    return path_versions
 
 
 _Wanted = dict[tuple[str, str], tuple[str, tuple[str, ...]]]  # (blob, identity) -> (first path, identities)
@@ -320,10 +468,15 @@ def _intervals(
     repo: GitRepo, config: Config, commits: list[CommitInfo]
 ) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
     """(path, entry, kind, first_seq, last_seq) for every run of commits a path kept one blob."""
-    runs = repo.entry_runs(commits, config.roots)
+    return _classified(repo, config, commits[-1].sha, repo.entry_runs(commits, config.roots))
+
+
+def _classified(
+    repo: GitRepo, config: Config, built: str, runs: list[tuple[TreeEntry, int, int]]
+) -> list[tuple[str, TreeEntry, _Kind, int, int]]:
     # Every version is read with the declarations of the built commit: a declaration added
     # later applies to the older versions of its paths too.
-    declared = attributes.declared_for(repo, commits[-1].sha, (entry.path for entry, _first, _last in runs))
+    declared = attributes.declared_for(repo, built, (entry.path for entry, _first, _last in runs))
     kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path, the mode and the declarations
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
     for entry, first, last in runs:
@@ -377,18 +530,21 @@ def _index_version(
         )
 
 
-def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int) -> None:
-    indexed: Counter[str] = Counter()
+def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int, head: HeadSummary) -> None:
     for path, status, reason, passages in writer.head_documents(head_seq):
-        if status == "skipped":
-            summary.skipped.append(Skipped(path, reason))
+        head.add_version(path, file_type(path), status, reason, passages)
+    _report_head(summary, head)
+
+
+def _report_head(summary: BuildSummary, head: HeadSummary) -> None:
+    """The head's counts and notes into the build's summary, path by path in order."""
+    summary.documents, summary.passages = head.documents, head.passages
+    for path, (what, reason, hint) in sorted(head.notes.items()):
+        if what == "skipped":
+            summary.skipped.append(Skipped(path, reason, hint))
         else:
-            indexed[file_type(path)] += 1
-            summary.documents += 1
-            summary.passages += passages
-            if reason:
-                summary.warnings.append(f"{path}: {reason}")
-    summary.warnings.extend(_whole_types_skipped(indexed, summary.skipped))
+            summary.warnings.append(f"{path}: {reason}")
+    summary.warnings.extend(_whole_types_skipped(head.types, summary.skipped))
 
 
 def file_type(path: str) -> str:

@@ -544,6 +544,72 @@ class IndexWriter:
         ).fetchall()  # at once: a row at a time through the damage check costs more than the query
         return [(str(path), str(status), str(reason), int(count)) for path, status, reason, count in rows]
 
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def history_head(self) -> tuple[int, str] | None:
+        """(seq, sha) of the newest commit of the recorded history, None when there is none."""
+        row = self.conn.execute("SELECT seq, sha FROM commits ORDER BY seq DESC LIMIT 1").fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def versions_of_blobs(self, blobs: Sequence[str]) -> dict[tuple[str, str], int]:
+        """`known_versions` for these blobs alone: an update looks up what its new commits brought."""
+        self._write_held()
+        found: dict[tuple[str, str], int] = {}
+        for blob in dict.fromkeys(blobs):
+            for identity, vid in self.conn.execute("SELECT identity, id FROM versions WHERE blob = ?", (blob,)):
+                found[(blob, str(identity))] = int(vid)
+        return found
+
+    def open_rows(self, paths: Sequence[str], seq: int) -> dict[str, tuple[int, int]]:
+        """path -> (row id, version id) of the interval each of `paths` has at its last commit `seq`."""
+        found: dict[str, tuple[int, int]] = {}
+        for path in paths:
+            row = self.conn.execute(
+                "SELECT id, version_id FROM path_versions WHERE path = ? AND last_seq = ?", (path, seq)
+            ).fetchone()
+            if row is not None:
+                found[path] = (int(row[0]), int(row[1]))
+        return found
+
+    def version_summary(self, version_id: int) -> tuple[str, str, int]:
+        """(status, reason, passage count) of one version: what it adds to a head summary."""
+        self._write_held()
+        status, reason = self.conn.execute("SELECT status, reason FROM versions WHERE id = ?", (version_id,)).fetchone()
+        count = self.conn.execute("SELECT COUNT(*) FROM passage_spans WHERE version_id = ?", (version_id,)).fetchone()
+        return str(status), str(reason), int(count[0])
+
+    def in_history(self, version_id: int) -> bool:
+        """Whether some interval of the recorded history holds this version."""
+        row = self.conn.execute("SELECT 1 FROM path_versions WHERE version_id = ? LIMIT 1", (version_id,)).fetchone()
+        return row is not None
+
+    def extend_history(
+        self,
+        old_head: int,
+        commits: list[CommitInfo],
+        closed: dict[int, int],
+        path_versions: list[PathVersion],
+    ) -> None:
+        """Append `commits` after the commit `old_head`: the intervals open there run on to the new
+        head, except the rows `closed` names (row id -> their last seq); `path_versions` are added."""
+        self._write_held()
+        new_head = old_head + len(commits)
+        self.conn.executemany(
+            "INSERT INTO commits(seq, sha, time, subject) VALUES (?,?,?,?)",
+            [(old_head + 1 + n, c.sha, c.time, c.subject) for n, c in enumerate(commits)],
+        )
+        if commits:
+            self.conn.execute("UPDATE path_versions SET last_seq = ? WHERE last_seq = ?", (new_head, old_head))
+        self.conn.executemany(
+            "UPDATE path_versions SET last_seq = ? WHERE id = ?", [(last, i) for i, last in closed.items()]
+        )
+        self.conn.executemany(
+            "INSERT INTO path_versions(path, version_id, first_seq, last_seq) VALUES (?,?,?,?)",
+            [(pv.path, pv.version_id, pv.first_seq, pv.last_seq) for pv in path_versions],
+        )
+
     def replace_history(self, commits: list[CommitInfo], path_versions: list[PathVersion]) -> None:
         self._write_held()
         self.conn.execute("DELETE FROM commits")

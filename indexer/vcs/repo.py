@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
@@ -381,6 +381,48 @@ class GitRepo:
             raise ShallowHistoryError(f"the history below {commits[0].sha[:12]} is missing")
         return commits
 
+    def first_parent_since(self, old: str, tip: str) -> list[CommitInfo] | None:
+        """The commits after `old` up to `tip` on `tip`'s first-parent line, oldest first, or None
+        when `old` is not on that line (a force-push, a merge that brought `old` in by a second
+        parent, a tip behind `old`). One git process, whatever the length of the history."""
+        if old == tip:
+            return []
+        listing = self.run(
+            "log",
+            "--first-parent",
+            "--reverse",
+            "--format=%H%x00%P%x00%ct%x00%s%x00",
+            f"{old}..{tip}",
+            "--",
+            check=False,  # `old` gone from the repository (a force-push, then gc): not on the line
+        )
+        out = listing.decode("utf-8", errors="surrogateescape")
+        commits, first_parents = [], []
+        for record in out.split("\0\n"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, parents, time, subject = record.rstrip("\0").split("\0", 3)
+            commits.append(CommitInfo(sha, int(time), subject))
+            first_parents.append(parents.split(" ")[0] if parents else "")
+        # The walk stops at the first commit `old` reaches: on the line only when that is `old` itself.
+        if not commits or first_parents[0] != old:
+            return None
+        return commits
+
+    def attribute_files_differ(self, old: str, new: str) -> bool:
+        """Whether any `.gitattributes` file of the repository differs between two commits' trees."""
+        proc = self.run("diff-tree", "-r", "--name-only", "-z", old, new, "--", ":(glob)**/.gitattributes")
+        return bool(proc.strip(b"\0"))
+
+    def info_attributes(self) -> bytes:
+        """The repository's own `info/attributes` file (it applies as the committed ones do), or b""."""
+        path = self.root / self.run_text("rev-parse", "--git-path", "info/attributes").strip()
+        try:
+            return path.read_bytes()
+        except OSError:
+            return b""
+
     def parent(self, sha: str) -> str | None:
         parents = self.run_text("rev-list", "--parents", "-1", sha).split()[1:]
         return parents[0] if parents else None
@@ -549,16 +591,24 @@ class GitRepo:
             answers.close()
 
     def blob_at(self, commit: str, path: str) -> TreeEntry | None:
+        return self.entries_at(commit, [path]).get(path)
+
+    def entries_at(self, commit: str, paths: Sequence[str]) -> dict[str, TreeEntry]:
+        """The entries of `paths` at `commit` (a folder's mode is "tree"), in one git process; absent ones left out."""
+        if not paths:
+            return {}
         # A cited path is a path, never a pathspec: `:(icase)X` or `*.md` must not match other files.
-        out = self.run(*_literal(True), "ls-tree", "-z", "--full-tree", commit, "--", path)
+        out = self.run(*_literal(True), "ls-tree", "-z", "--full-tree", commit, "--", *paths)
+        wanted, entries = set(paths), {}
         for record in out.split(b"\0"):
             if not record:
                 continue
             meta, found = record.split(b"\t", 1)
-            if found.decode("utf-8", errors="surrogateescape") == path:
+            path = found.decode("utf-8", errors="surrogateescape")
+            if path in wanted:
                 mode, kind, sha = meta.decode().split()
-                return TreeEntry(path, mode if kind == "blob" else kind, sha)
-        return None
+                entries[path] = TreeEntry(path, mode if kind == "blob" else kind, sha)
+        return entries
 
     def hash_object(self, data: bytes) -> str:
         """Write `data` as a blob (into the scratch object folder when read-only) and return its SHA."""
