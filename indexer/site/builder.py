@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -944,9 +944,7 @@ class _SiteBuilder:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
         cited = {p: ctx.cited_by.key(p) for p in ctx.cited_by.cited_paths()} if ctx.cited_by else {}
-        shared = doc_inputs(
-            targets.titles, targets.files, self.frameworks, targets.docs_roots, cited, ctx.history_paths
-        )
+        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
         if self.carry is not None and shared == self.old.doc_inputs:
@@ -1080,10 +1078,6 @@ class _SiteBuilder:
     ) -> None:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = self.history_builder = BannerDataBuilder(self.repo, self.reader, commits, metas)
-        shards: dict[str, list[str]] = {}
-        for path in by_path:
-            shards.setdefault(history_shard(path), []).append(path)
-        self.progress.stage("history files", len(shards))
         (self.out / "history").mkdir(exist_ok=True)
         keys = self._carry_history(by_path, len(commits) - 1)
         todo = {path: pvs for path, pvs in by_path.items() if path not in keys}
@@ -1095,7 +1089,17 @@ class _SiteBuilder:
         redo = [p for p in inputs_of if self.old.history.get(p) != keys[p]]
         builder.prefetch_entries({p: by_path[p] for p in redo})
         # A shard is the previous file, unread, when its paths are the same and none is redone.
-        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in self.old.history if p not in by_path}
+        gone = self.old.history.keys() - by_path.keys()
+        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in gone}
+        shards = self._history_shards(by_path, changed, inputs_of.keys())
+        if shards is None:  # every path's shard (the carried paths' are those of their previous files)
+            shards = {}
+            for path in by_path:
+                shards.setdefault(history_shard(path), []).append(path)
+        else:  # the shards not changed are the previous files, as the carried keys say
+            self.new.history.update(keys)
+            self.stats.history_reused += len(keys) - sum(len(paths) for paths in shards.values())
+        self.progress.stage("history files", len(shards))
         for shard, paths in sorted(shards.items()):
             self.progress.advance()  # counted as it starts: the loop continues from several places
             rel = f"history/{shard}.json"
@@ -1119,6 +1123,30 @@ class _SiteBuilder:
             if old_entries == entries and self._link_previous(rel):  # every entry kept: the file as it was
                 continue
             (self.out / rel).write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
+
+    def _history_shards(
+        self, by_path: dict[str, list[PathVersion]], changed: set[str], keyed: Iterable[str]
+    ) -> dict[str, list[str]] | None:
+        """With the untouched paths' keys carried over, the paths of the shards to write again alone: the
+        previous file's paths still there and the paths keyed here (None: not carried, or a file unreadable).
+
+        Each path's shard is a hash of its name, computed here for the keyed paths only.
+        """
+        if self.carry is None:
+            return None
+        shards: dict[str, list[str]] = {shard: [] for shard in changed}
+        for shard in changed:
+            rel = self.previous / f"history/{shard}.json"
+            entries = _read_shard(rel)
+            if not entries and rel.exists():
+                return None
+            shards[shard] = [path for path in entries if path in by_path]
+        placed = {path for paths in shards.values() for path in paths}
+        for path in keyed:
+            shard = history_shard(path)
+            if shard in shards and path not in placed:
+                shards[shard].append(path)
+        return shards
 
     def _carry_history(self, by_path: dict[str, list[PathVersion]], head_seq: int) -> dict[str, str]:
         """The history files' keys of the untouched paths that hold a version at every commit from their

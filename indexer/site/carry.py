@@ -14,8 +14,8 @@ which paths were touched and whether the rest held:
 - the inputs every document page shares (`doc_inputs`): the documents' titles as the site shows
   them (a title turned generic by another document's change), which documents there are (folder
   neighbours, link targets), the other files a link can reach, the docs frameworks' files, who
-  cites whom, which paths have a history page. A change to any of them means every document
-  page's key is computed again.
+  cites whom (whether a page links its history page is its own path's versions). A change to
+  any of them means every document page's key is computed again.
 
 Fail closed: when any of it cannot be established (no record, a commit git no longer has, a
 snapshot's metadata touched), `Carry` is None and the build computes every key as before.
@@ -115,7 +115,6 @@ def doc_inputs(
     frameworks: Mapping[str, str],
     docs_roots: Iterable[str],
     cited: Mapping[str, str],
-    history_paths: Iterable[str],
 ) -> str:
     """A digest of what every document page's key shares with other paths (see the module's docstring).
 
@@ -131,7 +130,6 @@ def doc_inputs(
         sorted(frameworks.items()),
         sorted(docs_roots),
         sorted(cited.items()),
-        sorted(history_paths),
     ]
     return _digest(json.dumps(shared, ensure_ascii=False))
 
