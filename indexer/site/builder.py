@@ -132,6 +132,7 @@ class SiteStats:
     # untouched paths' were carried over from the previous site (`carry`), the touched paths' alone.
     pages_keyed: int = 0
     history_keyed: int = 0
+    folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
 
@@ -156,6 +157,7 @@ class SiteStats:
             "previous_site": self.previous_site,
             "pages_keyed": self.pages_keyed,
             "history_keyed": self.history_keyed,
+            "folders_keyed": self.folders_keyed,
             "carry": self.carry,
         }
 
@@ -707,6 +709,7 @@ class _SiteBuilder:
         self.made_bundles: set[str] = set()
         self.folder_languages: dict[str, str] = {}
         self.carry: Carry | None = None
+        self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
         self.frameworks: dict[str, str] = {}
 
     def run(self) -> SiteStats:
@@ -947,7 +950,8 @@ class _SiteBuilder:
         shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
-        if self.carry is not None and shared == self.old.doc_inputs:
+        self.docs_carried = self.carry is not None and shared == self.old.doc_inputs
+        if self.docs_carried:
             todo = self._carry_documents(heads, targets)
         else:
             todo = sorted(heads)
@@ -1227,7 +1231,9 @@ class _SiteBuilder:
         layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
         kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
         renderer = SectionRenderer(
-            self.env, kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp)
+            self.env,
+            kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp),
+            self._unchanged_folders(folders),
         )
         home_site = ctx.site_values("index.html")
         sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
@@ -1242,6 +1248,7 @@ class _SiteBuilder:
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
                 self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
         renderer.fresh.save(self.out / HOME_FILE)
+        self.stats.folders_keyed = renderer.keyed
         self.kept_sections, self.fresh_sections = renderer.kept, renderer.fresh
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
@@ -1274,6 +1281,14 @@ class _SiteBuilder:
         (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
         rows, problem = citations_report(ctx, set(ok))
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+
+    def _unchanged_folders(self, folders: dict[str, list[dict[str, Any]]]) -> frozenset[str]:
+        """The folders whose rows are the previous build's: none of their paths touched, while the document
+        pages' keys were carried (so no title they show changed, `carry.doc_inputs`)."""
+        if self.carry is None or not self.docs_carried:
+            return frozenset()
+        touched = {path.rpartition("/")[0] or "." for path in self.carry.touched}
+        return frozenset(folders.keys() - touched)
 
     def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
         """The words of the versions at the built commit: the previous site's, updated."""
