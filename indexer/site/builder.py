@@ -710,6 +710,7 @@ class _SiteBuilder:
         self.folder_languages: dict[str, str] = {}
         self.carry: Carry | None = None
         self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
+        self.history_shards: set[str] = set()  # the history shards written or kept that hold paths (`_histories`)
         self.frameworks: dict[str, str] = {}
 
     def run(self) -> SiteStats:
@@ -785,7 +786,8 @@ class _SiteBuilder:
     def gone(self) -> list[str]:
         """The files and folders of the live site that this build's site no longer holds, from the two manifests."""
         old, new = self.old, self.new
-        gone = [f"v/{blob}.html" for blob in old.versions if blob not in new.versions]
+        # Differences of the two manifests' key sets (in C, not a loop over every record), in order.
+        gone = [f"v/{blob}.html" for blob in sorted(old.versions.keys() - new.versions.keys())]
         # A PDF version's pages as printed go unless kept or published again (gone with the version,
         # or turned off by the settings: then nothing is staged for them).
         staged_pages = self.out / pdf_pages.PAGES_DIR
@@ -796,15 +798,13 @@ class _SiteBuilder:
             for blob in printed
             if blob not in self.pages_kept and not (staged_pages / blob).is_dir()
         ]
-        gone += [rel for rel in old.files if rel not in new.files]
-        gone += [doc_page_path(path) for path in old.docs if path not in new.docs]
+        gone += sorted(old.files.keys() - new.files.keys())
+        gone += [doc_page_path(path) for path in sorted(old.docs.keys() - new.docs.keys())]
         # A shard goes when the paths gone from it were its last (the shards are hashed only then).
-        left = {history_shard(path) for path in old.history if path not in new.history}
-        if left:
-            left -= {history_shard(path) for path in new.history}
+        left = {history_shard(path) for path in old.history.keys() - new.history.keys()} - self.history_shards
         gone += sorted(f"history/{shard}.json" for shard in left)
-        gone += [changes_page_path(path) for path in old.changes if path not in new.changes]
-        gone += [rel for rel in old.diffs if rel not in new.diffs]
+        gone += [changes_page_path(path) for path in sorted(old.changes.keys() - new.changes.keys())]
+        gone += sorted(old.diffs.keys() - new.diffs.keys())
         folder_pages = [
             {name.split("\0")[0] for name in kept.sections} for kept in (self.kept_sections, self.fresh_sections)
         ]
@@ -1104,6 +1104,8 @@ class _SiteBuilder:
             self.new.history.update(keys)
             self.stats.history_reused += len(keys) - sum(len(paths) for paths in shards.values())
         self.progress.stage("history files", len(shards))
+        # The shards still holding paths among those a path left (every one gone from them is in `changed`).
+        self.history_shards = set(shards)
         for shard, paths in sorted(shards.items()):
             self.progress.advance()  # counted as it starts: the loop continues from several places
             rel = f"history/{shard}.json"
@@ -1150,7 +1152,7 @@ class _SiteBuilder:
             shard = history_shard(path)
             if shard in shards and path not in placed:
                 shards[shard].append(path)
-        return shards
+        return {shard: paths for shard, paths in shards.items() if paths}  # a shard left empty goes (`gone`)
 
     def _carry_history(self, by_path: dict[str, list[PathVersion]], head_seq: int) -> dict[str, str]:
         """The history files' keys of the untouched paths that hold a version at every commit from their
