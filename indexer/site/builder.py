@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -652,7 +653,9 @@ def searched_key(key: str) -> str:
 
 def _unbroken_to(pvs: list[PathVersion], head_seq: int) -> bool:
     """Whether a path holds a version at every commit from its first to the built one (`head_seq`)."""
-    return pvs[-1].last_seq == head_seq and all(a.last_seq + 1 == b.first_seq for a, b in zip(pvs, pvs[1:]))
+    if pvs[-1].last_seq != head_seq:
+        return False
+    return len(pvs) == 1 or all(a.last_seq + 1 == b.first_seq for a, b in pairwise(pvs))
 
 
 def _records(kept: list[list[str]]) -> list[tuple[str, str]]:
@@ -951,10 +954,7 @@ class _SiteBuilder:
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
         self.docs_carried = self.carry is not None and shared == self.old.doc_inputs
-        if self.docs_carried:
-            todo = self._carry_documents(heads, targets)
-        else:
-            todo = sorted(heads)
+        todo = self._carry_documents(heads, targets) if self.docs_carried else sorted(heads)
         # The folder neighbours of the pages keyed here (those of a carried page are in its key, unchanged).
         keyed_folders = {path.rpartition("/")[0] for path in todo}
         ctx.neighbours = folder_neighbours(
@@ -1010,20 +1010,22 @@ class _SiteBuilder:
         """
         assert self.carry is not None
         touched, old = self.carry.touched, self.old
-        carried = [p for p, key in old.docs.items() if p not in touched and p in heads and not key.startswith(HUNG_KEY)]
-        for path in carried:
-            self.new.docs[path] = old.docs[path]
-            kept = self.new.links[path] = old.links.get(path, [])
-            if kept:  # its broken links and the files it publishes, against the same targets
+        carried = {
+            p: key for p, key in old.docs.items() if p not in touched and p in heads and not key.startswith(HUNG_KEY)
+        }
+        self.new.docs.update(carried)
+        self.new.links.update({path: old.links.get(path, []) for path in carried})
+        for path, kept in old.links.items():
+            if kept and path in carried:  # its broken links and the files it publishes, against the same targets
                 broken, published = link_report(path, _records(kept), targets)
                 self.stats.broken_links.extend(broken)
                 self.linked_files.update(published)
-            reason = old.over_budget.get(path)
-            if reason is not None:
+        for path, reason in old.over_budget.items():
+            if path in carried:
                 self._over_budget(path, reason)
         self.stats.pages_reused += len(carried)
         self.progress.advance(len(carried))
-        return sorted(heads.keys() - set(carried))
+        return sorted(heads.keys() - carried.keys())
 
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""
