@@ -523,6 +523,10 @@ class SiteJson(TypedDict):
     shown_as_source: list[ShownAsSourceJson]
     pages_cut: list[PagesCutJson]
     previous_site: str
+    pages_keyed: int
+    history_keyed: int
+    folders_keyed: int
+    carry: str
     search_bundles_indexed: int
     search_bundles_reused: int
     search_pages_indexed: int

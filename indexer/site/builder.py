@@ -28,9 +28,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from indexer.shapes import SiteJson
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
+from indexer.site.carry import Carry, IndexState, carry_over, doc_inputs, index_state
 from indexer.site.cited_by import CitedBy, Scanned, collect
 from indexer.site.corpus_titles import corpus_titles
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
@@ -127,6 +129,13 @@ class SiteStats:
     pages_cut: dict[str, str] = field(default_factory=dict)
     # What the build made of the site it replaces: "none", "reused", or "ignored: why" (a manifest it cannot trust).
     previous_site: str = "none"
+    # The keys this build computed (document pages, history files): every path's, or, where the
+    # untouched paths' were carried over from the previous site (`carry`), the touched paths' alone.
+    pages_keyed: int = 0
+    history_keyed: int = 0
+    folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
+    # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
+    carry: str = "none"
 
     def to_json(self) -> SiteJson:
         return {
@@ -147,6 +156,10 @@ class SiteStats:
             "pagefind_seconds": round(self.pagefind_seconds, 3),
             "seconds": round(self.seconds, 3),
             "previous_site": self.previous_site,
+            "pages_keyed": self.pages_keyed,
+            "history_keyed": self.history_keyed,
+            "folders_keyed": self.folders_keyed,
+            "carry": self.carry,
         }
 
 
@@ -165,6 +178,10 @@ class _Manifest:
     over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
     # What the citation scan read of the tree (cited_by.Scanned): the commit, the documents with a hint.
     scanned: dict[str, Any] = field(default_factory=dict)
+    # The index this site was built from (carry.IndexState) and the document pages' shared inputs
+    # (carry.doc_inputs): what the next build compares to carry the untouched paths' keys over.
+    index: dict[str, Any] = field(default_factory=dict)
+    doc_inputs: str = ""
 
     @classmethod
     def load(cls, site: Path) -> tuple[_Manifest, str]:
@@ -203,6 +220,8 @@ class _Manifest:
                 _folders(data["search_base"]),
                 _strings(data["over_budget"]),
                 _scanned_record(data.get("scanned", {})),
+                dict(data.get("index", {})),
+                str(data.get("doc_inputs", "")),
             ), PREVIOUS_REUSED
         except (KeyError, TypeError, ValueError):
             return cls(), "ignored: its manifest is not one this pincite writes"
@@ -632,6 +651,13 @@ def searched_key(key: str) -> str:
     return key.split(PAGER_KEY, 1)[0]
 
 
+def _unbroken_to(pvs: list[PathVersion], head_seq: int) -> bool:
+    """Whether a path holds a version at every commit from its first to the built one (`head_seq`)."""
+    if pvs[-1].last_seq != head_seq:
+        return False
+    return len(pvs) == 1 or all(a.last_seq + 1 == b.first_seq for a, b in pairwise(pvs))
+
+
 def _records(kept: list[list[str]]) -> list[tuple[str, str]]:
     return [(str(url), str(kind)) for url, kind in kept]
 
@@ -685,10 +711,15 @@ class _SiteBuilder:
         self.folders_made: set[str] = set()
         self.made_bundles: set[str] = set()
         self.folder_languages: dict[str, str] = {}
+        self.carry: Carry | None = None
+        self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
+        self.history_shards: set[str] = set()  # the history shards written or kept that hold paths (`_histories`)
+        self.frameworks: dict[str, str] = {}
 
     def run(self) -> SiteStats:
         try:
             commits = self.reader.commits()
+            self._carry_over(commits)
             by_path: dict[str, list[PathVersion]] = {}
             for pv in self.reader.all_path_versions():
                 by_path.setdefault(pv.path, []).append(pv)
@@ -702,9 +733,6 @@ class _SiteBuilder:
             self.progress.stage("finding citations")
             ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
             self._versions(ctx, by_path, metas)
-            ctx.neighbours = folder_neighbours(
-                {p: metas[pv.version_id].title for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
-            )
             self._documents(ctx, heads, metas)
             with ThreadPoolExecutor(max_workers=1) as pool:
                 # Pagefind reads the document pages alone, all written by now: it runs (in processes
@@ -739,6 +767,18 @@ class _SiteBuilder:
                 search.result()
                 return
 
+    def _carry_over(self, commits: list[CommitInfo]) -> None:
+        """Record the index this site is built from, and find what the previous site's records may give as they are."""
+        now = index_state(self.reader, commits)
+        self.new.index = now.to_json()
+        if not self.in_place:
+            self.stats.carry = "no site updated in place"
+            return
+        # Hook: an index update that lists the paths it changed (`changed_paths`) adds them here.
+        index_changed = getattr(self.summary, "changed_paths", None)
+        previous = IndexState.from_json(self.old.index)
+        self.carry, self.stats.carry = carry_over(self.repo, self.reader, previous, now, commits, index_changed)
+
     # -- an update in place ----------------------------------------------------------------
     def replaced_trees(self) -> list[str]:
         """The folders this build staged whole, each to replace the live one: new search bundles,
@@ -749,7 +789,8 @@ class _SiteBuilder:
     def gone(self) -> list[str]:
         """The files and folders of the live site that this build's site no longer holds, from the two manifests."""
         old, new = self.old, self.new
-        gone = [f"v/{blob}.html" for blob in old.versions if blob not in new.versions]
+        # Differences of the two manifests' key sets (in C, not a loop over every record), in order.
+        gone = [f"v/{blob}.html" for blob in sorted(old.versions.keys() - new.versions.keys())]
         # A PDF version's pages as printed go unless kept or published again (gone with the version,
         # or turned off by the settings: then nothing is staged for them).
         staged_pages = self.out / pdf_pages.PAGES_DIR
@@ -760,15 +801,13 @@ class _SiteBuilder:
             for blob in printed
             if blob not in self.pages_kept and not (staged_pages / blob).is_dir()
         ]
-        gone += [rel for rel in old.files if rel not in new.files]
-        gone += [doc_page_path(path) for path in old.docs if path not in new.docs]
+        gone += sorted(old.files.keys() - new.files.keys())
+        gone += [doc_page_path(path) for path in sorted(old.docs.keys() - new.docs.keys())]
         # A shard goes when the paths gone from it were its last (the shards are hashed only then).
-        left = {history_shard(path) for path in old.history if path not in new.history}
-        if left:
-            left -= {history_shard(path) for path in new.history}
+        left = {history_shard(path) for path in old.history.keys() - new.history.keys()} - self.history_shards
         gone += sorted(f"history/{shard}.json" for shard in left)
-        gone += [changes_page_path(path) for path in old.changes if path not in new.changes]
-        gone += [rel for rel in old.diffs if rel not in new.diffs]
+        gone += [changes_page_path(path) for path in sorted(old.changes.keys() - new.changes.keys())]
+        gone += sorted(old.diffs.keys() - new.diffs.keys())
         folder_pages = [
             {name.split("\0")[0] for name in kept.sections} for kept in (self.kept_sections, self.fresh_sections)
         ]
@@ -910,22 +949,34 @@ class _SiteBuilder:
     def _documents(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
+        cited = {p: ctx.cited_by.key(p) for p in ctx.cited_by.cited_paths()} if ctx.cited_by else {}
+        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
+        self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
+        self.docs_carried = self.carry is not None and shared == self.old.doc_inputs
+        todo = self._carry_documents(heads, targets) if self.docs_carried else sorted(heads)
+        # The folder neighbours of the pages keyed here (those of a carried page are in its key, unchanged).
+        keyed_folders = {path.rpartition("/")[0] for path in todo}
+        ctx.neighbours = folder_neighbours(
+            {p: title for p, title in targets.titles.items() if p.rpartition("/")[0] in keyed_folders}
+        )
         jobs: list[tuple[PageJob, str, str]] = []  # with the start and the end of its page's key
-        for path, pv in sorted(heads.items()):
+        for path in todo:
+            pv = heads[path]
             meta = metas[pv.version_id]
             if meta.status != "ok":
                 self.progress.advance()
                 continue
+            self.stats.pages_keyed += 1
             rel = doc_page_path(path)
             extra = ctx.snapshot_key(path)
             # A page is its version's text and the statuses of its link targets (a linked
             # document can appear or go without the page's own text changing).
-            cited = ctx.cited_by.key(path) if ctx.cited_by else ""
+            cited_key = cited.get(path, "")
             history = path in ctx.history_paths
             # Its title is the corpus's to say (corpus_titles): part of the key, beside its version.
             intro = ctx.commits[pv.first_seq].sha
-            base = f"{meta.blob}|{meta.identity}|{meta.title}|{intro}|{extra}|{cited}|{history}|"
+            base = f"{meta.blob}|{meta.identity}|{meta.title}|{intro}|{extra}|{cited_key}|{history}|"
             # The previous and next documents of its folder, which the page links by title: the end
             # of the key, which search leaves out (`searched_key`: Pagefind does not read them).
             pager = PAGER_KEY + json.dumps([[n.path, n.title] if n else None for n in ctx.neighbours.get(path, ())])
@@ -948,6 +999,33 @@ class _SiteBuilder:
                 self.new.docs[job.path] = HUNG_KEY + self.new.docs[job.path]
             self.stats.pages_rendered += 1
             self.progress.advance()
+        # In path order whichever pages were carried, reused or rendered: the report is the same either way.
+        self.stats.broken_links.sort(key=lambda broken: broken.document)
+
+    def _carry_documents(self, heads: dict[str, PathVersion], targets: SiteTargets) -> list[str]:
+        """Carry the untouched pages' keys over as the previous site recorded them; the paths left to key, in order.
+
+        Only called when nothing their keys share with other paths changed (`carry.doc_inputs`):
+        a page of a path no new commit touched then has the key it had, and stays as it is.
+        """
+        assert self.carry is not None
+        touched, old = self.carry.touched, self.old
+        carried = {
+            p: key for p, key in old.docs.items() if p not in touched and p in heads and not key.startswith(HUNG_KEY)
+        }
+        self.new.docs.update(carried)
+        self.new.links.update({path: old.links.get(path, []) for path in carried})
+        for path, kept in old.links.items():
+            if kept and path in carried:  # its broken links and the files it publishes, against the same targets
+                broken, published = link_report(path, _records(kept), targets)
+                self.stats.broken_links.extend(broken)
+                self.linked_files.update(published)
+        for path, reason in old.over_budget.items():
+            if path in carried:
+                self._over_budget(path, reason)
+        self.stats.pages_reused += len(carried)
+        self.progress.advance(len(carried))
+        return sorted(heads.keys() - carried.keys())
 
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""
@@ -971,7 +1049,8 @@ class _SiteBuilder:
         entries = self.repo.tree_entries(ctx.commits[-1].sha, self.config.roots)
         files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
         titles = {p: metas[heads[p].version_id].title for p in documents}
-        return SiteTargets(documents, files, self.config.site_docs_roots, self._frameworks(ctx, files), titles)
+        self.frameworks = self._frameworks(ctx, files)
+        return SiteTargets(documents, files, self.config.site_docs_roots, self.frameworks, titles)
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""
@@ -1005,19 +1084,30 @@ class _SiteBuilder:
     ) -> None:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = self.history_builder = BannerDataBuilder(self.repo, self.reader, commits, metas)
-        shards: dict[str, list[str]] = {}
-        for path in by_path:
-            shards.setdefault(history_shard(path), []).append(path)
-        self.progress.stage("history files", len(shards))
         (self.out / "history").mkdir(exist_ok=True)
-        builder.prefetch_leads(by_path)  # where paths gone from HEAD lead is part of their inputs
-        inputs_of = {path: builder.inputs(path, pvs) for path, pvs in by_path.items()}
-        keys = {path: inputs.key() for path, inputs in inputs_of.items()}
+        keys = self._carry_history(by_path, len(commits) - 1)
+        todo = {path: pvs for path, pvs in by_path.items() if path not in keys}
+        builder.prefetch_leads(todo)  # where paths gone from HEAD lead is part of their inputs
+        inputs_of = {path: builder.inputs(path, pvs) for path, pvs in todo.items()}
+        keys.update((path, inputs.key()) for path, inputs in inputs_of.items())
+        self.stats.history_keyed = len(inputs_of)
         # What the entries written again ask git, in a few processes for them all.
         redo = [p for p in inputs_of if self.old.history.get(p) != keys[p]]
         builder.prefetch_entries({p: by_path[p] for p in redo})
         # A shard is the previous file, unread, when its paths are the same and none is redone.
-        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in self.old.history if p not in by_path}
+        gone = self.old.history.keys() - by_path.keys()
+        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in gone}
+        shards = self._history_shards(by_path, changed, inputs_of.keys())
+        if shards is None:  # every path's shard (the carried paths' are those of their previous files)
+            shards = {}
+            for path in by_path:
+                shards.setdefault(history_shard(path), []).append(path)
+        else:  # the shards not changed are the previous files, as the carried keys say
+            self.new.history.update(keys)
+            self.stats.history_reused += len(keys) - sum(len(paths) for paths in shards.values())
+        self.progress.stage("history files", len(shards))
+        # The shards still holding paths among those a path left (every one gone from them is in `changed`).
+        self.history_shards = set(shards)
         for shard, paths in sorted(shards.items()):
             self.progress.advance()  # counted as it starts: the loop continues from several places
             rel = f"history/{shard}.json"
@@ -1041,6 +1131,47 @@ class _SiteBuilder:
             if old_entries == entries and self._link_previous(rel):  # every entry kept: the file as it was
                 continue
             (self.out / rel).write_text(json.dumps({"paths": entries}, ensure_ascii=False), encoding="utf-8")
+
+    def _history_shards(
+        self, by_path: dict[str, list[PathVersion]], changed: set[str], keyed: Iterable[str]
+    ) -> dict[str, list[str]] | None:
+        """With the untouched paths' keys carried over, the paths of the shards to write again alone: the
+        previous file's paths still there and the paths keyed here (None: not carried, or a file unreadable).
+
+        Each path's shard is a hash of its name, computed here for the keyed paths only.
+        """
+        if self.carry is None:
+            return None
+        shards: dict[str, list[str]] = {shard: [] for shard in changed}
+        for shard in changed:
+            rel = self.previous / f"history/{shard}.json"
+            entries = _read_shard(rel)
+            if not entries and rel.exists():
+                return None
+            shards[shard] = [path for path in entries if path in by_path]
+        placed = {path for paths in shards.values() for path in paths}
+        for path in keyed:
+            shard = history_shard(path)
+            if shard in shards and path not in placed:
+                shards[shard].append(path)
+        return {shard: paths for shard, paths in shards.items() if paths}  # a shard left empty goes (`gone`)
+
+    def _carry_history(self, by_path: dict[str, list[PathVersion]], head_seq: int) -> dict[str, str]:
+        """The history files' keys of the untouched paths that hold a version at every commit from their
+        first to the built one, as the previous site recorded them.
+
+        Such a path's key is its versions and the commits they start at: unchanged while no new
+        commit touches it. A path with a gap (moved or deleted, and maybe back) is keyed again:
+        where it leads at the built commit can change with another path.
+        """
+        if self.carry is None:
+            return {}
+        touched = self.carry.touched
+        return {
+            path: key
+            for path, key in self.old.history.items()
+            if path not in touched and (pvs := by_path.get(path)) is not None and _unbroken_to(pvs, head_seq)
+        }
 
     def _changes(self, ctx: PageContext, metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]) -> None:
         """History pages of the paths of more than one interval; diff pages between consecutive versions (immutable)."""
@@ -1104,7 +1235,9 @@ class _SiteBuilder:
         layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
         kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
         renderer = SectionRenderer(
-            self.env, kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp)
+            self.env,
+            kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp),
+            self._unchanged_folders(folders),
         )
         home_site = ctx.site_values("index.html")
         sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
@@ -1119,6 +1252,7 @@ class _SiteBuilder:
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
                 self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
         renderer.fresh.save(self.out / HOME_FILE)
+        self.stats.folders_keyed = renderer.keyed
         self.kept_sections, self.fresh_sections = renderer.kept, renderer.fresh
         ok_docs = [d for d in documents if d["href"]]
         folder_counts = Counter(str(d["folder"]) for d in ok_docs)
@@ -1151,6 +1285,14 @@ class _SiteBuilder:
         (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
         rows, problem = citations_report(ctx, set(ok))
         self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+
+    def _unchanged_folders(self, folders: dict[str, list[dict[str, Any]]]) -> frozenset[str]:
+        """The folders whose rows are the previous build's: none of their paths touched, while the document
+        pages' keys were carried (so no title they show changed, `carry.doc_inputs`)."""
+        if self.carry is None or not self.docs_carried:
+            return frozenset()
+        touched = {path.rpartition("/")[0] or "." for path in self.carry.touched}
+        return frozenset(folders.keys() - touched)
 
     def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
         """The words of the versions at the built commit: the previous site's, updated."""

@@ -105,6 +105,12 @@ class CitedBy:
                     self._by_path.setdefault(place.path, []).append(place)
         return self._by_path.get(path, [])
 
+    def cited_paths(self) -> list[str]:
+        """The documents some citation names (every other one's `key` is "")."""
+        self.of("")  # fills the index by path
+        assert self._by_path is not None
+        return sorted(self._by_path)
+
     def version_lines(self, blob: str) -> list[tuple[int, int]]:
         """The lines of the version `blob` that citations name, sorted, each range once."""
         return sorted(set(self.versions.get(blob, ())))

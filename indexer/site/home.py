@@ -105,10 +105,21 @@ def rows_key(docs: list[dict[str, Any]]) -> str:
 class SectionRenderer:
     """Folder sections rendered once, or taken from an earlier build; what to keep for the next."""
 
-    def __init__(self, env: Environment, kept: FolderSections) -> None:
+    def __init__(self, env: Environment, kept: FolderSections, unchanged: frozenset[str] = frozenset()) -> None:
+        """`unchanged`: the folders whose rows are known to be those `kept` was rendered from (no new
+        commit touched their paths, and no title they show changed): their kept keys are taken as they are."""
         self.template = env.get_template(FOLDER_TEMPLATE)
         self.kept = kept
         self.fresh = FolderSections(kept.fingerprint)
+        self.unchanged = unchanged
+        self.keyed = 0  # the folders whose rows' key was computed
+
+    def _key(self, name: str, folder: str, docs: list[dict[str, Any]]) -> str:
+        kept_key = self.kept.sections.get(name, ("", ""))[0]
+        if kept_key and folder in self.unchanged:
+            return kept_key
+        self.keyed += 1
+        return rows_key(docs)
 
     def section(
         self, site: dict[str, Any], page: str, folder: str, docs: list[dict[str, Any]], keep: bool = True
@@ -117,7 +128,8 @@ class SectionRenderer:
 
         `keep=False` for a folder's own page: only the section's key is kept for the next build.
         """
-        name, key = f"{page}\0{folder}", rows_key(docs)
+        name = f"{page}\0{folder}"
+        key = self._key(name, folder, docs)
         kept_key, html = self.kept.sections.get(name, ("", ""))
         if kept_key != key or not html:
             html = self.template.render(site=site, folder=folder, docs=docs, root=root_prefix(page))
@@ -131,7 +143,8 @@ class SectionRenderer:
         The caller links that page into the new site, or renders it (`section(..., keep=False)`)
         when it cannot.
         """
-        name, key = f"{page}\0{folder}", rows_key(docs)
+        name = f"{page}\0{folder}"
+        key = self._key(name, folder, docs)
         if self.kept.sections.get(name, ("", ""))[0] != key:
             return False
         self.fresh.sections[name] = (key, "")

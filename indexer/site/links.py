@@ -259,13 +259,11 @@ MKDOCS_DOCS_DIR = re.compile(ANTORA_FIELD.format("docs_dir"), re.MULTILINE)
 def is_framework_file(path: str) -> bool:
     """Whether `path` is a docs framework's config file: where its docs root is, or (Antora's
     `antora.yml`) how its pages name files."""
-    folder, name = posixpath.split(path)
-    return (
-        (posixpath.basename(folder) == ".vitepress" and name.startswith("config."))
-        or name in MKDOCS_FILES
-        or name.startswith("docusaurus.config.")
-        or antora.is_descriptor(path)
-    )
+    # Asked of every file under the roots, twice a build: string methods, not path objects.
+    folder, _, name = path.rpartition("/")
+    if name.startswith("config."):
+        return folder.rpartition("/")[2] == ".vitepress"
+    return name in MKDOCS_FILES or name.startswith("docusaurus.config.") or name == antora.DESCRIPTOR
 
 
 def antora_name(text: str, field: re.Pattern[str] = ANTORA_NAME) -> str:

@@ -187,6 +187,9 @@ def history_shard(path: str) -> str:
 MAX_NAME_BYTES = 255
 MAX_PAGE_PATH_BYTES = 1024
 LONG_FOLDER = "~long"
+# A path of at most this many characters keeps to both limits whatever it holds: 62 × 4 bytes and
+# ".html" are under 255, and with its slashes and a site folder under 1024. Asked of every page.
+SHORT_PATH = 62
 
 
 def site_page(folder: str, path: str) -> str:
@@ -196,6 +199,8 @@ def site_page(folder: str, path: str) -> str:
     a name of any length): then `folder/~long/<history name>.html`, a hash of the path. The
     page's script finds a page by the same rule (`sitePage` in static/paths.js).
     """
+    if len(path) <= SHORT_PATH:  # most paths: no name of it can pass the limits (4 UTF-8 bytes a character at most)
+        return f"{folder}/{path}.html"
     parts = path.split("/")
     sizes = [len(part.encode("utf-8", "surrogateescape")) for part in parts]
     sizes[-1] += len(".html")

@@ -1,0 +1,161 @@
+"""A one-file build carries the untouched paths' keys over (indexer/site/carry.py): its work follows
+the change, and its site is the site a cold build of the same commit gives, file by file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from indexer.api import build
+from indexer.config import Config
+from tests.conftest import CorpusRepo
+from tests.test_site_incremental import CITING, _assert_same_site
+
+FOLDERS = ("corpus/east", "corpus/west")
+PIC = "corpus/east/pic.png"
+
+
+def _site(repo: CorpusRepo, site: Path) -> dict[str, Any]:
+    return build(repo.root, out=site, config=Config()).site or {}
+
+
+def _docs(n: int, folders: int = 4) -> dict[str, str | bytes | None]:
+    return {f"corpus/f{k % folders}/doc-{k:02}.md": f"# Doc {k}\n\nWords of {k}.\n" for k in range(n)}
+
+
+def test_a_one_file_build_keys_the_touched_page_alone(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(_docs(40))
+    site = tmp_path / "site"
+    cold = _site(corpus_repo, site)
+    assert (cold["pages_keyed"], cold["history_keyed"]) == (40, 40)
+    first = _site(corpus_repo, site)  # nothing new: the keys are carried, none computed
+    assert (first["carry"], first["pages_keyed"], first["history_keyed"]) == ("carried", 0, 0)
+    corpus_repo.commit({"corpus/f1/doc-05.md": "# Doc 5\n\nNew words of 5.\n"})
+    one = _site(corpus_repo, site)
+    assert (one["carry"], one["pages_keyed"], one["history_keyed"]) == ("carried", 1, 1)
+    assert one["pages_reused"] == 39 + 40 and one["history_written"] == 1
+    assert (cold["folders_keyed"], one["folders_keyed"]) == (4, 1)  # the home page's four folder sections
+    corpus_repo.commit({f"corpus/f2/doc-{k:02}.md": f"# Doc {k}\n\nOther words of {k}.\n" for k in (2, 6, 10)})
+    three = _site(corpus_repo, site)
+    assert (three["pages_keyed"], three["history_keyed"]) == (3, 3)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_a_change_other_pages_depend_on_keys_every_page_again(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """A new document is a new link target and a new folder neighbour: every page's key is computed
+    again (fail closed), the history keys of the untouched paths are still carried."""
+    corpus_repo.commit(_docs(12))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/f0/doc-00a.md": "# Between\n\nA new neighbour.\n"})
+    added = _site(corpus_repo, site)
+    assert (added["carry"], added["pages_keyed"], added["history_keyed"]) == ("carried", 13, 1)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_a_site_not_updated_in_place_carries_nothing(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit(_docs(6))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/f0/doc-00.md": "# Doc 0\n\nEdited.\n"})
+    other = build(corpus_repo.root, out=site, config=Config(site_title="Another title")).site or {}
+    assert other["carry"] == "no site updated in place" and other["pages_keyed"] == 6
+
+
+def _cold(repo: CorpusRepo, tmp_path: Path) -> Path:
+    cold = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
+    build(repo.root, out=cold, config=Config())
+    return cold
+
+
+# A short random history of a small corpus: what each step changes is one of the inputs a page
+# shares with others (a title turned generic or back, a link target, a citation, a folder's members).
+STEP = st.one_of(
+    st.tuples(st.just("edit"), st.integers(0, 5)),
+    st.tuples(st.just("title"), st.integers(0, 5), st.sampled_from(["Summary", "Own"])),
+    st.tuples(st.just("delete"), st.integers(0, 5)),
+    st.tuples(st.just("add"), st.integers(0, 5)),
+    st.tuples(st.just("move"), st.integers(0, 5)),
+    st.tuples(st.just("link"), st.integers(0, 5), st.sampled_from(["pic.png", "../west/d1.md", "d2.md", ""])),
+    st.tuples(st.just("cite"), st.integers(0, 5), st.booleans()),
+    st.tuples(st.just("pic"), st.booleans()),
+)
+
+
+class _Corpus:
+    """Six documents over two folders, each with a title, a body, a link and maybe a citation."""
+
+    def __init__(self) -> None:
+        self.docs: dict[int, dict[str, Any]] = {
+            n: {"folder": FOLDERS[n % 2], "title": f"Own {n}", "body": f"Words of {n}.", "link": "", "cite": False}
+            for n in range(6)
+        }
+        self.gone: set[int] = set()
+        self.pic = True
+
+    def path(self, n: int) -> str:
+        return f"{self.docs[n]['folder']}/d{n}.md"
+
+    def text(self, n: int) -> str:
+        doc = self.docs[n]
+        title = doc["title"] if doc["title"] == "Summary" else f"{doc['title']} {n}"
+        link = f"\n\nSee [there]({doc['link']}).\n" if doc["link"] else "\n"
+        return f"# {title}\n\n{doc['body']}{link}" + (CITING if doc["cite"] else "")
+
+    def first(self) -> dict[str, str | bytes | None]:
+        return {self.path(n): self.text(n) for n in self.docs} | {PIC: b"\x89PNG picture"}
+
+    def step(self, step: tuple[Any, ...], number: int) -> dict[str, str | bytes | None]:
+        kind, n = step[0], step[1]
+        if kind == "pic":
+            was, self.pic = self.pic, bool(n)
+            return {} if was == self.pic else {PIC: b"\x89PNG picture" if n else None}
+        doc = self.docs[n]
+        if kind == "add":
+            if n not in self.gone:
+                return {}
+            self.gone.discard(n)
+            return {self.path(n): self.text(n)}
+        if n in self.gone:
+            return {}
+        if kind == "delete":
+            self.gone.add(n)
+            return {self.path(n): None}
+        if kind == "move":
+            old = self.path(n)
+            doc["folder"] = FOLDERS[1 - FOLDERS.index(doc["folder"])]
+            return {old: None, self.path(n): self.text(n)}
+        if kind == "edit":
+            doc["body"] += f" Step {number}."
+        elif kind == "title":
+            doc["title"] = step[2]
+        elif kind == "link":
+            doc["link"] = step[2]
+        elif kind == "cite":
+            doc["cite"] = step[2]
+        return {self.path(n): self.text(n)}
+
+
+@settings(max_examples=6, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(steps=[("title", 0, "Summary"), ("title", 2, "Summary"), ("title", 4, "Summary"), ("edit", 1)])
+@example(steps=[("link", 1, "pic.png"), ("pic", False), ("edit", 3), ("pic", True)])
+@example(steps=[("cite", 3, True), ("edit", 3), ("cite", 3, False), ("move", 1)])
+@given(steps=st.lists(STEP, min_size=1, max_size=5))
+def test_builds_along_a_random_history_give_the_cold_site(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
+) -> None:
+    repo = CorpusRepo(tmp_path_factory.mktemp("carry"))
+    site = tmp_path_factory.mktemp("site") / "site"
+    corpus = _Corpus()
+    repo.commit(corpus.first())
+    _site(repo, site)
+    for number, step in enumerate(steps):
+        repo.commit(corpus.step(step, number), message=f"step {number}")
+        _site(repo, site)
+    cold = tmp_path_factory.mktemp("cold") / "site"
+    build(repo.root, out=cold, config=Config())
+    _assert_same_site(site, cold)
