@@ -774,8 +774,9 @@ class _SiteBuilder:
         if not self.in_place:
             self.stats.carry = "no site updated in place"
             return
-        # Hook: an index update that lists the paths it changed (`changed_paths`) adds them here.
-        index_changed = getattr(self.summary, "changed_paths", None)
+        # The paths the index update changed since the previous index (None when it walked in full);
+        # added to the site's own git diff, never in place of it: a build without a site may lie between.
+        index_changed = self.summary.changed_paths
         previous = IndexState.from_json(self.old.index)
         self.carry, self.stats.carry = carry_over(self.repo, self.reader, previous, now, commits, index_changed)
 
