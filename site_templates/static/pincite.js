@@ -27,7 +27,8 @@ function searchEntry(main) {
   if (!links || document.querySelector('.top .searchbox, .top a[href$="search.html"]')) return;
   const action = `${main.dataset.root}search.html`;
   if (main.dataset.kind !== "document") {
-    links.prepend(el("a", { href: action }, "Search"), " ");
+    // After the links the page holds: put before them, it would move them once the page is shown.
+    links.append(" ", el("a", { href: action }, "Search"));
     return;
   }
   const input = el("input", {
