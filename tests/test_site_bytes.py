@@ -18,14 +18,19 @@ from indexer.site.search_bundles import search_record
 from tests.conftest import CorpusRepo
 
 # The chrome of a document page of the corpus below (paths of 25–35 characters, four folders deep
-# in the site, a pager of up to two links), 2.46–2.65 KB, from 3.7–3.9 KB before the Pagefind
-# metadata left the page, the tabs were made by its script, the short header and no footer.
-CHROME_BOUND = 2_700
+# in the site, a pager of up to two links), 2.29–2.48 KB: 3.7–3.9 KB before the Pagefind metadata
+# left the page, the tabs were made by its script, the short header and no footer; 2.46–2.65 KB
+# before the CSP without the search page's directives, the Search link made by the script, no
+# `data-root` and the optional tags left out.
+CHROME_BOUND = 2_500
 # The chrome of a version page of the same corpus (the permalink page, `v/<blob>.html`), 1.65–1.69 KB,
 # from 2.03–2.07 KB before its live region, Details button and version links were made by its
 # script, the common script was left to its own script's import, the unread `data-class` went and
-# the version was named once (in the banner, not again in the heading).
-VERSION_CHROME_BOUND = 1_700
+# the version was named once (in the banner, not again in the heading); 1.33–1.37 KB since the CSP
+# without the search page's directives, no referrer policy (no link leaves the page), the Search
+# link made by the script, the root, blob and path read by the script from the page's folder, name
+# and heading, and the optional tags left out.
+VERSION_CHROME_BOUND = 1_380
 
 PAGE = """# tar{n}
 
@@ -82,6 +87,8 @@ def test_a_small_document_page_spends_a_bounded_chrome(corpus_repo: CorpusRepo, 
         assert chrome <= CHROME_BOUND, (chrome, page)
         # The Pagefind metadata is the search record's, not the page's; the tabs are the script's.
         assert "data-pagefind-meta" not in page and 'role="tab"' not in page
+        # The Search link is the script's (no search without it); the root is the script's folder's.
+        assert "search.html" not in page and "data-root=" not in page
         # A block of one line names it once: select-to-cite reads the end as the start.
         assert '<li data-line-start="6">Create an archive' in page
         assert "data-line-end" not in re.sub(r'data-line-start="(\d+)" data-line-end="(?!\1")\d+"', "", page)
@@ -115,5 +122,9 @@ def test_a_small_version_page_spends_a_bounded_chrome(corpus_repo: CorpusRepo, t
         assert chrome <= VERSION_CHROME_BOUND, (chrome, re.sub(r"<ol id=\"src\".*?</ol>", "", page, flags=re.S))
         # What only the script uses is the script's to make; the text is the page's, JavaScript or not.
         assert 'class="banner-toggle"' not in page and 'id="version-nav"' not in page
-        assert page.count("<script") == 2 and "static/pincite.js" not in page  # version-page.js imports it
+        # The page's module and the classic file:// script (version-page.js imports pincite.js); the
+        # root, blob and path are the page's folder, name and heading, read there by the script (page.js).
+        assert page.count("<script") == 2 and "static/pincite.js" not in page
+        assert not re.search(r"data-(root|blob|known-path)=", page) and 'name="referrer"' not in page
+        assert "wasm" not in page and "worker-src" not in page  # the search page's CSP only
         assert re.search(r"<li id=L1><i id=p0></i>(# tar|no heading)", page) and "<noscript>" in page

@@ -2,6 +2,25 @@
 // site_templates/document.html and version.html) and a version page's ?commit=&path=&x= query.
 import { quotePath } from "./paths.js";
 
+const BLOB_NAME = /^([0-9a-f]{40}|[0-9a-f]{64})(\.html)?$/;
+
+/** Fill in the attributes of `main` its page leaves out because the page holds them already,
+ * written once a version page (tests/test_site_bytes.py): the site's root (the folder above this
+ * module's static/), a version page's blob (its file name: `v/<blob>.html`) and path (its heading,
+ * whose text is the path, or the path's `<code>` after the title). A blob not found stays out, and
+ * the banner says it cannot tell (drift is never guessed). */
+export function completeMain(main) {
+  const data = main.dataset;
+  if (data.root === undefined) data.root = new URL("../", import.meta.url).href;
+  if (data.kind !== "version") return;
+  if (data.blob === undefined) {
+    const name = BLOB_NAME.exec(decodeURIComponent(window.location.pathname.split("/").pop()));
+    if (name) data.blob = name[1];
+  }
+  const heading = main.querySelector("h1");
+  if (data.knownPath === undefined && heading) data.knownPath = (heading.querySelector("code") || heading).textContent;
+}
+
 /** [commit, path] the page cites: a document page's own, a version page's from its address. */
 export function pageCommitAndPath(main) {
   if (main.dataset.kind === "document") return [main.dataset.commit, main.dataset.path];

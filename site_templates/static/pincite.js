@@ -6,7 +6,7 @@
 import { setupCite } from "./cite-panel.js";
 import { setupCopyButtons } from "./copy-code.js";
 import { el } from "./dom.js";
-import { identityMismatch } from "./page.js";
+import { completeMain, identityMismatch } from "./page.js";
 import { parseSelector } from "./selectors.js";
 import { highlight, linkLineNumbers, src } from "./source-view.js";
 import { highlightTerms } from "./terms.js";
@@ -19,25 +19,33 @@ import "./paths.js";
 import "./rendered-align.js";
 import "./selection.js";
 
-// A document page has the short header (compact.html): its Search link becomes the search box the
-// full header holds (header.html), the same form, submitted to the search page.
-function searchBox(main) {
-  const link = document.querySelector('.top .links a[href$="search.html"]');
-  if (main.dataset.kind !== "document" || !link) return;
+// The short header (compact.html) has no Search link: without JavaScript there is no search. A
+// document page gets the full header's search box (header.html), the same form, submitted to the
+// search page; the site's other compact pages a link to it. Pages with the full header have both.
+function searchEntry(main) {
+  const links = document.querySelector(".top .links");
+  if (!links || document.querySelector('.top .searchbox, .top a[href$="search.html"]')) return;
+  const action = `${main.dataset.root}search.html`;
+  if (main.dataset.kind !== "document") {
+    // After the links the page holds: put before them, it would move them once the page is shown.
+    links.append(" ", el("a", { href: action }, "Search"));
+    return;
+  }
   const input = el("input", {
     id: "q-top", name: "q", type: "search", placeholder: "Search the corpus", autocomplete: "off",
     "aria-label": "Search the corpus",
   });
-  const attrs = { class: "searchbox", action: link.getAttribute("href"), role: "search", "aria-label": "Site" };
-  const form = el("form", attrs, input, el("button", {}, "Search"));
-  link.closest(".links").before(form);
-  link.remove();
+  const attrs = { class: "searchbox", action, role: "search", "aria-label": "Site" };
+  links.before(el("form", attrs, input, el("button", {}, "Search")));
 }
 
 function start() {
   document.documentElement.classList.add("js");
   const main = document.getElementById("content");
-  if (main) searchBox(main);
+  if (main) {
+    completeMain(main);
+    searchEntry(main);
+  }
   if (!main || !src()) return;
   linkLineNumbers();
   const sel = parseSelector(window.location.hash);

@@ -1,11 +1,11 @@
 // Unit tests of static/page.js, with the page's address and <main> data stubbed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { identityMismatch, pageCommitAndPath, siteBase, versionHref } from "../../site_templates/static/page.js";
+import { completeMain, identityMismatch, pageCommitAndPath, siteBase, versionHref } from "../../site_templates/static/page.js";
 
 const at = (href) => {
   const url = new URL(href);
-  globalThis.window = { location: { href: url.href, search: url.search } };
+  globalThis.window = { location: { href: url.href, search: url.search, pathname: url.pathname } };
 };
 
 test("a version page cites the commit and path of its address; a document page its own", () => {
@@ -31,4 +31,32 @@ test("a permalink naming another extractor identity than the page's is refused",
   assert.match(identityMismatch(main), /x=0000.*x=3f2a9c1e/);
   at("https://s.example/v/b.html");
   assert.equal(identityMismatch(main), null);
+});
+
+test("a version page's root, blob and path are read from its script's folder, its name and its heading", () => {
+  const blob = "0123456789abcdef0123456789abcdef01234567";
+  const heading = (text, code) => ({ textContent: text, querySelector: () => (code ? { textContent: code } : null) });
+  const main = (dataset, h1) => ({ dataset, querySelector: () => h1 });
+  at(`https://s.example/sub/v/${blob}.html?commit=c`);
+  const titled = main({ kind: "version" }, heading("Tar a/b.md", "a/b.md"));
+  completeMain(titled);
+  assert.equal(titled.dataset.blob, blob);
+  assert.equal(titled.dataset.knownPath, "a/b.md");
+  assert.ok(titled.dataset.root.endsWith("/site_templates/"));  // the folder above this module's static/
+  const untitled = main({ kind: "version" }, heading("notes.txt", null));
+  at(`https://s.example/v/${blob}`);  // a host that serves the page without its .html
+  completeMain(untitled);
+  assert.deepEqual([untitled.dataset.blob, untitled.dataset.knownPath], [blob, "notes.txt"]);
+  // An address that names no blob leaves it out: the banner then says it cannot tell.
+  at("https://s.example/v/renamed.html");
+  const unnamed = main({ kind: "version" }, heading("x.md", null));
+  completeMain(unnamed);
+  assert.equal(unnamed.dataset.blob, undefined);
+  // What the page writes stays; a document page's blob and path are its own attributes.
+  const written = main({ kind: "version", root: "../", blob: "b", knownPath: "k.md" }, heading("x.md", null));
+  completeMain(written);
+  assert.deepEqual([written.dataset.root, written.dataset.blob, written.dataset.knownPath], ["../", "b", "k.md"]);
+  const doc = main({ kind: "document", root: "../../" }, null);
+  completeMain(doc);
+  assert.deepEqual(doc.dataset, { kind: "document", root: "../../" });
 });
