@@ -130,6 +130,27 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
     tab.context.close()
 
 
+def test_a_version_page_without_a_selector_is_judged_on_all_its_lines(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
+) -> None:
+    # policy.txt's line 1 moved down by one and its line 12 was reworded: the whole version changed,
+    # although its first line still stands (moved) in the latest build.
+    commits = _edited_history(corpus_repo)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    tab = _tab(browser)
+    lines = OLD.count("\n")
+    verdict = _cli(corpus_repo.root, "verify", f"corpus/policy.txt@{commits['cited']}#L1-L{lines}")[0]
+    assert verdict["status"] == "drifted"
+    tab.goto(_permalink(base, GitRepo(corpus_repo.root), commits["cited"], "corpus/policy.txt", "").rstrip("#"))
+    tab.wait_for_selector("#banner[data-status]")
+    assert tab.get_attribute("#banner", "data-status") == "changed"
+    assert tab.get_attribute("#banner", "data-changed-by") == verdict["changed_by"]["commit"]
+    assert tab.errors == []
+    tab.context.close()
+
+
 # -- 2. titles -----------------------------------------------------------------------------------
 
 TITLED = {

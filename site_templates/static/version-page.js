@@ -73,11 +73,18 @@ async function verdict(main, record, entry, commits, sel) {
   return result;
 }
 
+// A permalink without a selector names the whole version: the banner's verdict is about every line,
+// not the first (a version whose later lines were edited is not "unchanged").
+function wholeVersion() {
+  const last = Math.max(1, document.querySelectorAll("#src > li").length);
+  return { kind: "lines", a: 1, b: last, text: last > 1 ? `L1-L${last}` : "L1" };
+}
+
 async function setupBanner(main, sel) {
   const banner = document.getElementById("banner");
   const [commit, path] = pageCommitAndPath(main);
   if (!banner || !path) return;
-  if (!sel) sel = { kind: "lines", a: 1, b: 1, text: "L1" };
+  if (!sel) sel = wholeVersion();
   const otherIdentity = identityMismatch(main);
   if (otherIdentity) {
     // Fail closed: the permalink's offsets count another text than the one on this page.
