@@ -83,7 +83,11 @@ STEP = st.one_of(
     st.tuples(st.just("link"), st.integers(0, 5), st.sampled_from(["pic.png", "../west/d1.md", "d2.md", ""])),
     st.tuples(st.just("cite"), st.integers(0, 5), st.booleans()),
     st.tuples(st.just("pic"), st.booleans()),
+    st.tuples(st.just("back"), st.integers(0, 5)),
 )
+# How the build after a step runs: a site build; an index-only build first (CI caches the two
+# apart); the index deleted first (rebuilt cold: new version ids); none (the next build sees both steps).
+BUILD = st.sampled_from(["site", "index first", "cold index", "none"])
 
 
 class _Corpus:
@@ -125,6 +129,9 @@ class _Corpus:
         if kind == "delete":
             self.gone.add(n)
             return {self.path(n): None}
+        if kind == "back":
+            # Changed, then changed back on the next commit: both heads hold the same blob for it.
+            return {self.path(n): self.text(n) + "An aside.\n"}
         if kind == "move":
             old = self.path(n)
             doc["folder"] = FOLDERS[1 - FOLDERS.index(doc["folder"])]
@@ -141,21 +148,42 @@ class _Corpus:
 
 
 @settings(max_examples=6, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@example(steps=[("title", 0, "Summary"), ("title", 2, "Summary"), ("title", 4, "Summary"), ("edit", 1)])
-@example(steps=[("link", 1, "pic.png"), ("pic", False), ("edit", 3), ("pic", True)])
-@example(steps=[("cite", 3, True), ("edit", 3), ("cite", 3, False), ("move", 1)])
-@given(steps=st.lists(STEP, min_size=1, max_size=5))
+@example(
+    steps=[
+        ("title", 0, "Summary", "site"),
+        ("title", 2, "Summary", "site"),
+        ("title", 4, "Summary", "site"),
+        ("edit", 1, "site"),
+    ]
+)
+@example(steps=[("link", 1, "pic.png", "site"), ("pic", False, "site"), ("edit", 3, "site"), ("pic", True, "site")])
+@example(steps=[("cite", 3, True, "site"), ("edit", 3, "site"), ("cite", 3, False, "site"), ("move", 1, "site")])
+@example(steps=[("back", 2, "index first")])
+@example(steps=[("back", 2, "site")])
+@example(steps=[("move", 1, "none"), ("move", 1, "cold index")])
+@given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
 ) -> None:
     repo = CorpusRepo(tmp_path_factory.mktemp("carry"))
     site = tmp_path_factory.mktemp("site") / "site"
+    index = site.parent / "index.sqlite"
     corpus = _Corpus()
     repo.commit(corpus.first())
-    _site(repo, site)
+    build(repo.root, out=site, config=Config(), index_path=index)
     for number, step in enumerate(steps):
-        repo.commit(corpus.step(step, number), message=f"step {number}")
-        _site(repo, site)
+        *change, how = step
+        changes = corpus.step(tuple(change), number)
+        repo.commit(changes, message=f"step {number}")
+        if change[0] == "back" and changes:
+            repo.commit({corpus.path(change[1]): corpus.text(change[1])}, message=f"step {number}, back")
+        if how == "none" and number < len(steps) - 1:
+            continue
+        if how == "index first":
+            build(repo.root, config=Config(), index_path=index, site=False)
+        elif how == "cold index":
+            index.unlink()
+        build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"
     build(repo.root, out=cold, config=Config())
     _assert_same_site(site, cold)

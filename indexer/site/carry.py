@@ -7,6 +7,8 @@ which paths were touched and whether the rest held:
 
 - the paths one `git diff` between the previous site's commit and the built one names (both
   names of a move), plus those the index names (`BuildSummary.changed_paths`, when it gives one),
+  plus every path whose intervals of the index began or ended since the previous site's head
+  (a path changed and changed back, or moved away and back, holds the same blob at both heads),
   plus every path of the index that holds a version added since the previous site was built
   (an extractor change gives an unchanged blob a new version without git touching its path);
 - the index's first-parent line still starts with the previous site's (the same
@@ -58,7 +60,7 @@ class IndexState:
         if not isinstance(value, dict):
             return None
         head, commits, top, identities = (value.get(k) for k in ("head", "commits", "versions_max", "identities"))
-        if not (isinstance(head, str) and isinstance(commits, int) and isinstance(top, int)):
+        if not (isinstance(head, str) and isinstance(commits, int) and commits >= 1 and isinstance(top, int)):
             return None
         return cls(head, commits, top, identities) if isinstance(identities, str) else None
 
@@ -103,6 +105,15 @@ def carry_over(
         return None, "a snapshot's metadata changed"  # its page's key holds the metadata's blob
     # Hook: the index's own list of the paths its update changed (another build stage may give it).
     touched.update(index_changed or ())
+    # A path whose intervals changed since the previous site's head, though the two heads' trees hold the same
+    # blob for it (changed and changed back, moved away and back): its history and "since" commit are new.
+    # By sequence numbers along the first-parent line, not version ids (a cold rebuild gives new ids).
+    before = previous.commits - 1
+    rows = reader.conn.execute(
+        "SELECT DISTINCT path FROM path_versions WHERE first_seq > ? OR (last_seq >= ? AND last_seq < ?)",
+        (before, before, len(commits) - 1),
+    )
+    touched.update(str(row[0]) for row in rows)
     # A path of the index that holds a version added since: new text for it, even where git saw no change.
     rows = reader.conn.execute("SELECT DISTINCT path FROM path_versions WHERE version_id > ?", (previous.versions_max,))
     touched.update(str(row[0]) for row in rows)

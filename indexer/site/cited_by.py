@@ -120,7 +120,8 @@ class CitedBy:
         places = self.of(path)
         if not places:
             return ""  # most pages: asked for every document page of every build
-        shown = json.dumps([p.to_json() for p in places], sort_keys=True)
+        # The page names the commit its citing places were verified against: a new head, a new page.
+        shown = json.dumps([self.head, [p.to_json() for p in places]], sort_keys=True)
         return hashlib.sha256(shown.encode("utf-8")).hexdigest()[:16]
 
     def to_json(self) -> dict[str, object]:
