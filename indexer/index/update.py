@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from indexer import __version__
 from indexer.config import Config
 from indexer.extract import registry as extract_mod
 from indexer.index.store import SCHEMA_VERSION, IndexWriter
@@ -37,7 +38,9 @@ def history_key(repo: GitRepo, config: Config, start: str | None, failures_key: 
 
     Every extractor's name, extensions and availability; the identities of those the history
     `used` alone (`used_extractors`): asking the others would import their libraries and start
-    OCR's process on every build of a corpus that has no file of theirs.
+    OCR's process on every build of a corpus that has no file of theirs. pincite's version: a
+    release may classify paths otherwise (a change to `classify` or the text formats between
+    releases bumps SCHEMA_VERSION, as a change of what the index holds does).
     """
     limits = extract_mod.Limits.from_config(config)
     extractors = [
@@ -48,6 +51,7 @@ def history_key(repo: GitRepo, config: Config, start: str | None, failures_key: 
     return json.dumps(
         {
             "schema": SCHEMA_VERSION,
+            "pincite": __version__,
             "roots": list(config.roots),
             "start": start,
             "failures": failures_key,

@@ -651,14 +651,16 @@ class GitRepo:
 
         git 2.39 has no `check-attr --source`, so the commit's tree is read into a temporary
         index and `check-attr --cached` reads the attribute files from there: git's own
-        matching rules, never the working tree. A user's global attributes file is switched
-        off; `.git/info/attributes` still applies, as it does for git itself. Only
+        matching rules, never the working tree. A user's global and the system's attributes files
+        are switched off; `.git/info/attributes` still applies, as it does for git itself. Only
         attributes that are specified appear: "set", "unset" or the value.
         """
         if not paths:
             return {}
         with tempfile.TemporaryDirectory(prefix="pincite-attr-") as tmp:
-            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            # The system's attributes file is off too: what a build classifies is the repository's
+            # alone, so an index update (which keys `.git/info/attributes` only) agrees with a cold build.
+            env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_ATTR_NOSYSTEM": "1"}
             self.run("read-tree", commit, env=env)
             stdin = b"".join(p.encode("utf-8", errors="surrogateescape") + b"\0" for p in paths)
             out = self.run(
