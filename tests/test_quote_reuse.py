@@ -24,6 +24,7 @@ from indexer.citations.resolve import Resolver
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
+from tests.test_check import _without_times  # the recovery attempts' times left out
 
 WORDS = (
     "invoice ledger archive retention backup mirror audit policy record storage "
@@ -66,15 +67,6 @@ def _note(head: str, cited: list[tuple[str, int, str]], kinds: list[str]) -> str
             quote = next(t for p, _, t in cited[n + 1 :] + cited[:n] if p != path)
         parts.append(f'- "{quote}" {Citation(head, path, lines=(number, number)).text_form()}\n')
     return "".join(parts)
-
-
-def _without_times(value: Any) -> Any:
-    """The JSON report without the times recovery attempts were made at."""
-    if isinstance(value, dict):
-        return {k: _without_times(v) for k, v in value.items() if k != "at"}
-    if isinstance(value, list):
-        return [_without_times(v) for v in value]
-    return value
 
 
 def _check(repo: Path, note: Path) -> Any:
