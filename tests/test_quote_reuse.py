@@ -27,14 +27,14 @@ from tests.conftest import CorpusRepo
 from tests.test_check import _without_times  # the recovery attempts' times left out
 
 WORDS = (
-    "invoice ledger archive retention backup mirror audit policy record storage "
-    "account review office report budget notice summary contract schedule register"
-).split()
+    *("invoice", "ledger", "archive", "retention", "backup", "mirror", "audit", "policy", "record", "storage"),
+    *("account", "review", "office", "report", "budget", "notice", "summary", "contract", "schedule", "register"),
+)
 
 
-def _documents(rng: random.Random, count: int) -> dict[str, str]:
+def _documents(rng: random.Random, count: int) -> dict[str, str | bytes | None]:
     """`count` Markdown documents of a heading and a few paragraphs of lines of 7-10 words."""
-    docs = {}
+    docs: dict[str, str | bytes | None] = {}
     for n in range(count):
         paragraphs = [
             "\n".join(" ".join(rng.choice(WORDS) for _ in range(rng.randint(7, 10))) for _ in range(3))
@@ -44,19 +44,19 @@ def _documents(rng: random.Random, count: int) -> dict[str, str]:
     return docs
 
 
-def _lines(docs: dict[str, str]) -> list[tuple[str, int, str]]:
+def _lines(docs: dict[str, str | bytes | None]) -> list[tuple[str, int, str]]:
     """(path, line number, text) of every line of words, the documents taken in turn."""
     per_doc = [
         [(path, i, line) for i, line in enumerate(text.split("\n"), start=1) if line and not line.startswith("#")]
-        for path, text in sorted(docs.items())
+        for path, text in sorted((p, str(t)) for p, t in docs.items())
     ]
-    return [line for row in zip(*per_doc) for line in row]
+    return [line for row in zip(*per_doc, strict=True) for line in row]
 
 
 def _note(head: str, cited: list[tuple[str, int, str]], kinds: list[str]) -> str:
     """A note citing each line with a quote of its kind: the line, its words reversed, another document's line."""
     parts = []
-    for n, ((path, number, text), kind) in enumerate(zip(cited, kinds)):
+    for n, ((path, number, text), kind) in enumerate(zip(cited, kinds, strict=True)):
         if kind == "true":
             quote = text
         elif kind == "false":
@@ -117,7 +117,12 @@ def test_false_quotes_compact_each_cited_document_once_and_ask_its_version_once(
     note.write_text(_note(head, cited, ["false"] * len(cited)), encoding="utf-8")
     compacted: list[str] = []
     real = quote_module._compact
-    monkeypatch.setattr(quote_module, "_compact", lambda text: compacted.append(text) or real(text))
+
+    def counted(normalized: str) -> str:
+        compacted.append(normalized)
+        return real(normalized)
+
+    monkeypatch.setattr(quote_module, "_compact", counted)
     statements: list[str] = []
     repo = GitRepo(corpus_repo.root)
     resolver = Resolver(repo)  # the run's own: its index reader's statements are traced
