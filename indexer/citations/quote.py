@@ -132,7 +132,7 @@ def _respaced(wanted: str, version: VersionText, resolver: Resolver) -> Span | N
     compact = wanted.replace(" ", "")
     if len(compact) < NEAR_MIN_CHARS:
         return None
-    at = _compact(resolver.normalized_text(version)).find(compact)
+    at = _compact_text(version, resolver).find(compact)
     if at == -1:
         return None  # the usual answer, found without mapping a position per character
     normalized, offsets = resolver.normalized(version)
@@ -140,7 +140,14 @@ def _respaced(wanted: str, version: VersionText, resolver: Resolver) -> Span | N
     return Span(offsets[kept[at]], source_end(offsets, kept[at + len(compact) - 1] + 1, version.text))
 
 
-@lru_cache(maxsize=4)  # many quotes failing in one document: its text without spaces is made once
+def _compact_text(version: VersionText, resolver: Resolver) -> str:
+    """The version's normalized text without its spaces, made once per version and run: many quotes
+    failing in one run cite documents in any order, which a cache of the last few texts kept missing."""
+    return resolver.memo.compact_texts.get_or_compute(
+        version_key(version), lambda: _compact(resolver.normalized_text(version))
+    )
+
+
 def _compact(normalized: str) -> str:
     return normalized.replace(" ", "")
 

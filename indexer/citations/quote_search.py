@@ -154,6 +154,8 @@ class QuoteSearcher:
         self._plain: Memo[int, str] = Memo()  # version id -> normalized text alone (whether a quote stands)
         self._texts: Memo[int, str | None] = Memo()  # version id -> its indexed text
         self._answers: Memo[tuple[str, str, str | None, str | None, str, bool], QuoteSearchResult] = Memo()
+        self._followed: Memo[tuple[str, str, str], str | None] = Memo()  # (path, pinned, target) -> path there
+        self._versions_at: Memo[tuple[str, int], PathVersion | None] = Memo()  # (path, commit seq) -> version
         commits = self.reader.commits() if self.reader else []
         self._commits = dict(enumerate(commits))
         self._seq_of = {c.sha: seq for seq, c in enumerate(commits)}
@@ -232,7 +234,7 @@ class QuoteSearcher:
         assert self.reader is not None
         candidates: dict[tuple[str, int], tuple[int, Span, str]] = {}
         followed = self._followed_path(cited_path, pinned, target, seq)
-        at_target = self.reader.version_of(followed, seq) if followed else None
+        at_target = self._version_at(followed, seq) if followed else None
         if followed is not None and at_target is not None:
             for p in self.reader.passages_of(at_target.version_id):
                 candidates[(followed, p.start)] = (at_target.version_id, Span(p.start, p.end), p.text)
@@ -283,11 +285,18 @@ class QuoteSearcher:
         return tuple(span_citation(target, path, span, index, unit, quote=quote) for span in spans)
 
     def _followed_path(self, path: str | None, pinned: str | None, target: str, seq: int) -> str | None:
-        """The cited path at the target, renames followed; None when it is gone or unknown."""
+        """The cited path at the target, renames followed; None when it is gone or unknown.
+
+        Once per (path, pinned, target) and run: a deep search asks it for the exact search in the
+        cited document and again for its near matches, and many citations of one document ask alike.
+        """
         if path is None or pinned is None:
             return path
+        return self._followed.get_or_compute((path, pinned, target), lambda: self._follow(path, pinned, target, seq))
+
+    def _follow(self, path: str, pinned: str, target: str, seq: int) -> str | None:
         assert self.reader is not None
-        if self.reader.version_of(path, seq) is not None:
+        if self._version_at(path, seq) is not None:
             return path  # still there: no need to ask git about renames
         lineage = self.resolver.lineage(pinned, path, target)
         if lineage is not None:
@@ -296,6 +305,13 @@ class QuoteSearcher:
             return self.repo.path_change(pinned, target, path).new_path
         except RepositoryError:  # an unknown pinned commit: verify reports it
             return None
+
+    def _version_at(self, path: str, seq: int) -> PathVersion | None:
+        """The path's version at commit `seq`, asked of the index once per run: following the cited
+        path and reading its passages for near matches ask it alike."""
+        reader = self.reader
+        assert reader is not None
+        return self._versions_at.get_or_compute((path, seq), lambda: reader.version_of(path, seq))
 
     def _score(
         self, wanted: str, path: str, version_id: int, passage: Span, target: str, unit: str

@@ -151,6 +151,9 @@ class ResolverMemo:
     normalized_texts: Memo[VersionKey, str] = field(default_factory=Memo)  # the same without the offsets
     text_blobs: Memo[VersionKey, str] = field(default_factory=Memo)  # the blob git diffs for a version
     passage_spans: Memo[VersionKey, tuple[Span, ...]] = field(default_factory=Memo)  # a version's passages
+    # A version's normalized text with its spaces left out: a failed quote's near place asks it of the
+    # cited document, and every failed quote citing that document asks the same (`quote._respaced`).
+    compact_texts: Memo[VersionKey, str] = field(default_factory=Memo)
     hunks: Memo[tuple[str, str], list[Hunk]] = field(default_factory=Memo)  # (old text blob, new text blob)
     changes: Memo[tuple[str, str, str], PathChange] = field(default_factory=Memo)  # (old commit, new commit, path)
     corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots
