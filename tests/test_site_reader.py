@@ -124,7 +124,8 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
     else:
         assert not tab.locator(".banner-diff").is_visible()
         tab.click(".banner-toggle")
-        assert tab.locator(".banner-diff .hunk").is_visible()
+        # The toggle shows the diff on its click's task: wait for it, a loaded machine may lag a frame.
+        tab.locator(".banner-diff .hunk").first.wait_for(state="visible", timeout=10_000)
     _shot(tab, f"banner-changed-by-{width}")
     assert tab.errors == []
     tab.context.close()

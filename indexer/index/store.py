@@ -436,6 +436,16 @@ class IndexWriter:
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def check_reused(self) -> None:
+        """Raise IndexDamaged unless SQLite finds the previous index's every page sound.
+
+        An update reads the rows of the touched paths alone: a damaged page elsewhere would
+        be carried into the next index unseen, where a full walk reads every row and meets it.
+        `quick_check` reads every page (0.08 s CPU for tldr's 40 MB index), not every index entry."""
+        rows = self.conn.execute("PRAGMA quick_check").fetchall()
+        if rows != [("ok",)]:
+            raise IndexDamaged(str(self.final_path))
+
     def known_versions(self) -> dict[tuple[str, str], int]:
         self._write_held()
         rows = self.conn.execute("SELECT blob, identity, id FROM versions")

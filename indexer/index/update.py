@@ -137,6 +137,7 @@ def plan_update(
     `key` gives the `history_key` of this build for the extractors a history used."""
     if not writer.reused_file or retry_skipped:
         return None
+    writer.check_reused()
     used = json.loads(writer.meta("history_extractors") or "null")
     if not isinstance(used, list) or writer.meta("history_key") != key(used):
         return None
