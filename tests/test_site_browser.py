@@ -536,6 +536,10 @@ def test_on_a_phone_without_javascript_the_banner_says_all_it_holds(served: Any,
         tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
         assert tab.locator("#banner .banner-body").is_visible()
         assert "One immutable version of this document." in tab.inner_text("#banner")
+        # The title (which version) is shown too, as wide as the banner, not squeezed into a grid's first column.
+        title = tab.locator("#banner .banner-title").bounding_box()
+        banner = tab.locator("#banner").bounding_box()
+        assert title is not None and banner is not None and title["width"] > banner["width"] / 2, (title, banner)
     finally:
         context.close()
 

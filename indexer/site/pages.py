@@ -33,7 +33,9 @@ CSP = (
 # The pages written once per document and version (compact.html) run no search: no WebAssembly
 # and no worker, so script-src and worker-src fall back to default-src 'self' (stricter than CSP,
 # 120 bytes shorter). Spaces after the semicolons are optional in the grammar.
-PAGE_CSP = "default-src 'self';img-src 'self' data:;object-src 'none';base-uri 'none';form-action 'self';frame-src 'none'"
+PAGE_CSP = (
+    "default-src 'self';img-src 'self' data:;object-src 'none';base-uri 'none';form-action 'self';frame-src 'none'"
+)
 
 
 @dataclass(frozen=True)
