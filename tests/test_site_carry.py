@@ -66,6 +66,21 @@ def test_a_site_not_updated_in_place_carries_nothing(corpus_repo: CorpusRepo, tm
     assert other["carry"] == "no site updated in place" and other["pages_keyed"] == 6
 
 
+def test_a_cited_page_names_the_commit_its_citations_were_verified_against(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    # An unrelated edit leaves the cited page's places as they were, but not the commit it names.
+    cited = corpus_repo.commit({"corpus/a.md": "# Alpha\n\nRecords are kept.\nSecond line.\n", "corpus/c.md": "# C\n"})
+    corpus_repo.commit({"corpus/b.md": f"# Beta\n\nAs it says (corpus/a.md@{cited[:12]}#L3-L4), records are kept.\n"})
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    head = corpus_repo.commit({"corpus/c.md": "# C\n\nEdited.\n"})
+    assert _site(corpus_repo, site)["carry"] == "carried"
+    page = (site / "doc" / "corpus" / "a.md.html").read_text(encoding="utf-8")
+    assert f'<code title="{head}">' in page
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
 def _cold(repo: CorpusRepo, tmp_path: Path) -> Path:
     cold = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
     build(repo.root, out=cold, config=Config())
