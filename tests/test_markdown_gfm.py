@@ -131,6 +131,38 @@ def test_front_matter_is_a_labelled_block_not_a_rule_and_a_heading() -> None:
     assert block and block.group(1) == "1", html
 
 
+def test_a_component_is_shown_as_its_source_not_dropped() -> None:
+    # vuejs/docs: `<VueSchoolLink href=… title=…/>` (20 pages), `<SponsorsGroup tier=… />`, a live demo's
+    # `<input placeholder=…>`: the sanitizer removed each tag, and a tag without content left no trace.
+    source = (
+        "# Events\n\n"
+        '<VueSchoolLink href="https://vueschool.io/lessons/events" title="Free Lesson on Wordevents"/>\n\n'
+        "<ScrimbaLink\n"
+        '  href="https://scrimba.com/x" title="Scrimba Wordscrimba" />\n\n'
+        'Inline <Badge type="tip" text="wordbadge" /> here, and <br> <B>bold</B>.\n\n'
+        "<ClientOnly>\n\nInside the wrapper.\n\n</ClientOnly>\n\n"
+        '<input v-model="message" placeholder="wordinput" />\n'
+    )
+    html, _ = markdown_view(source)
+    lines = source.split("\n")
+    for word in ("Wordevents", "Wordscrimba", "wordbadge", "wordinput", "Inside the wrapper."):
+        assert word in html, (word, html)
+    assert "&lt;VueSchoolLink" in html and "&lt;ClientOnly&gt;" in html and "&lt;/ClientOnly&gt;" in html, html
+    label = r'<p class="directive-label" data-line-start="(\d+)"[^>]*><span class="directive-name">'
+    labelled = re.findall(label, html)
+    assert [lines[int(n) - 1].split(" ")[0] for n in labelled] == [
+        "<VueSchoolLink",
+        "<ClientOnly>",
+        "</ClientOnly>",
+        "<input",
+    ], html
+    assert '<code class="component">&lt;Badge type="tip" text="wordbadge" /&gt;</code>' in html, html
+    # a tag over two lines is no HTML block for CommonMark: a paragraph, the tag its code
+    assert re.search(r'<p data-line-start="5" data-line-end="6"><code class="component">&lt;ScrimbaLink\n', html), html
+    assert "<br>" in html or "<br />" in html  # HTML elements stay HTML, whatever their case
+    assert "<b>bold</b>" in html and "&lt;B&gt;" not in html, html
+
+
 def test_raw_html_cannot_forge_a_container() -> None:
     forged = "<!--m0000000000000000~open-0-->\n\nText.\n"
     html, _ = markdown_view(forged)

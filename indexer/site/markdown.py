@@ -193,7 +193,7 @@ _SPACE = frozenset(b" \t\r\n")
 class _Open:
     """An element being rendered: what its end writes, and the source lines it has reached."""
 
-    kind: str  # "inline", "block", "tbody", "heading", "code", "image"; "inert"(-inside): nothing of its own
+    kind: str  # "inline", "block", "tbody", "heading", "code", "image", "html"; "inert"(-inside): nothing of its own
     end: str = ""  # its end tag (a code block: its language; an image: its URL)
     at: int = -1  # where its start tag goes in the output, once its lines are known
     start: str = ""  # that start tag, with "{}" for its source lines (a code block: its title)
@@ -372,7 +372,8 @@ class _Renderer:
         elif tag == "HtmlBlock":
             self.close_raw()
             first, last = self.span(where)
-            self.open.append(_Open("block", "", -1, "", first, last))
+            # Its lines are its own (no start tag); `at` is where its HTML starts in the output.
+            self.open.append(_Open("html", "", len(self.out), "", first, last))
         else:
             self.open.append(_Open("inert"))
 
@@ -407,6 +408,8 @@ class _Renderer:
             self.text = None
         elif kind == "heading":
             self.close_heading(element)
+        elif kind == "html":
+            self.show_tags(element)
         elif kind in ("block", "tbody"):
             if element.at >= 0:
                 element.last = element.last or element.first  # an empty item: its marker's line
@@ -415,6 +418,17 @@ class _Renderer:
             self.out.append(element.end)
         if element.last and kind != "tbody":
             self.reached(element.last)
+
+    def show_tags(self, element: _Open) -> None:
+        """An HTML block's components (and elements known by their attributes) as their source:
+        the block is whole here, so a tag written over several lines is one tag."""
+        html = "".join(self.out[element.at :])
+        del self.out[element.at :]
+        self.raw_open = {}
+        html = markdown_gfm.show_tags(html, self.marker, element.first)
+        _left_open(html, self.raw_open)
+        self.out.append(html)
+        self.close_raw()
 
     def close_heading(self, element: _Open) -> None:
         title = "".join(self.title or ()).strip()
@@ -458,6 +472,8 @@ class _Renderer:
             # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
             # closed at the end of its block. `<plaintext>` can never be closed: it is dropped.
             html = PLAINTEXT.sub("", value)
+            if kind == "InlineHtml":
+                html = markdown_gfm.show_tags(html, self.marker)
             _left_open(html, self.raw_open)
             self.out.append(html)
         else:

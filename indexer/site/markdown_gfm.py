@@ -10,7 +10,11 @@ found here:
   HTML comment carrying the document's marker (one line for one line, so every block keeps
   its source lines); the renderer turns the comments into a labelled block;
 - diagrams (` ```mermaid `): shown as their source in a labelled block, as nothing on the
-  site draws them.
+  site draws them;
+- components (`<VueSchoolLink href=… title=…/>`, `<Badge text=…/>`, `<my-widget>`) and the HTML
+  elements whose whole meaning is in their attributes (`<input placeholder=…>`, `<iframe src=…>`):
+  the sanitizer would remove the tag, and one without content would leave no trace, so each tag
+  is shown as its source (labelled on a line of its own, as code in a paragraph).
 
 Every class and id written here carries the document's marker, which the sanitizer
 removes: raw HTML in the corpus cannot set them.
@@ -128,3 +132,56 @@ def diagram(language: str, code_block: str) -> str:
         f'<div class="directive diagram"><p class="directive-label"><span class="directive-name">'
         f"{escape(language)}</span> diagram, shown as its source</p>\n{code_block}</div>\n"
     )
+
+
+# HTML's own elements, current and obsolete: in any case (`<BR>`, `<B>`) they are HTML, never a component.
+_HTML_ELEMENTS = frozenset(
+    re.findall(
+        r"\S+",
+        "a abbr acronym address area article aside audio b base basefont bdi bdo big blink blockquote body br button"
+        " canvas caption center cite code col colgroup data datalist dd del details dfn dialog dir div dl dt em embed"
+        " fieldset figcaption figure font footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i"
+        " iframe img input ins kbd label legend li link main map mark marquee menu meta meter nav nobr noembed"
+        " noframes noscript object ol optgroup option output p param picture plaintext pre progress q rp rt ruby s"
+        " samp script search section select slot small source span strike strong style sub summary sup svg math"
+        " table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr xmp",
+    )
+)
+# Elements the sanitizer removes whose words are in their attributes (a placeholder, a source).
+_SHOWN_ELEMENTS = frozenset({"iframe", "video", "audio", "embed", "object", "input", "select", "textarea", "canvas"})
+_TAG = re.compile(
+    r"<(/?)([A-Za-z][\w.:-]*)"
+    r"((?:\s+[^\s\"'<>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*)\s*(/?)>"
+)
+
+
+def is_shown_tag(name: str) -> bool:
+    """A tag shown as its source: a component (a name HTML does not have, with a capital or a
+    hyphen, as Vue, MDX and custom elements write them) or an element `_SHOWN_ELEMENTS` names."""
+    lower = name.lower()
+    if lower in _SHOWN_ELEMENTS:
+        return True
+    return lower not in _HTML_ELEMENTS and (lower != name or "-" in name)
+
+
+def show_tags(html: str, marker: str, first_line: int | None = None) -> str:
+    """Raw HTML with each shown tag as its escaped source. With `first_line` (an HTML block's
+    first source line) each becomes a labelled line of its own carrying its line; without (HTML
+    in a paragraph), code."""
+    if "<" not in html:
+        return html
+
+    def shown(found: re.Match[str]) -> str:
+        if not is_shown_tag(found.group(2)):
+            return found.group(0)
+        code = f"<code>{escape(found.group(0))}</code>"
+        if first_line is None:
+            return f'<code class="{marker}component">{escape(found.group(0))}</code>'
+        line = first_line + html.count("\n", 0, found.start())
+        kind = "element" if found.group(2).lower() in _HTML_ELEMENTS else "component"
+        return (
+            f'<p class="{marker}directive-label" data-line-start="{marker}{line}">'
+            f'<span class="{marker}directive-name">{kind}</span> {code}</p>\n'
+        )
+
+    return _TAG.sub(shown, html)
