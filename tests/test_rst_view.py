@@ -130,6 +130,16 @@ def test_unknown_directives_and_roles_show_their_words() -> None:
     assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
 
 
+def test_a_table_with_column_widths_writes_no_inline_style() -> None:
+    # PEP 739's `list-table` with `:widths: 25 75` came out as `<col style="width: 25.0%" />`: the
+    # site's CSP refuses inline styles, so every such page logged an error per column (15 PEPs).
+    source = ".. list-table::\n   :widths: 25 75\n   :header-rows: 1\n\n"
+    source += "   * - Key\n     - Meaning\n   * - a\n     - b\n"
+    html, _ = rst_view(source)
+    assert "<table" in html and "Meaning" in html, html
+    assert "style=" not in html, html
+
+
 def test_the_mail_header_is_a_table_of_fields() -> None:
     html, _ = rst_view(PEP)
     assert '<dl class="rfc2822 field-list' in html
