@@ -36,7 +36,9 @@ from indexer.index.store import PassageAnchor
 from indexer.text.citation import identity_token
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
-RENDER_VERSION = 6  # 6: AsciiDoc's kbd, btn and menu macros; 5: admonitions as blocks of prose, not tables
+# 7: Markdown components shown as their source, reST columns without inline styles;
+# 6: AsciiDoc's kbd, btn and menu macros; 5: admonitions as blocks of prose, not tables
+RENDER_VERSION = 7
 
 
 def shipped_templates() -> Path:
