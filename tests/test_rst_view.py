@@ -196,6 +196,26 @@ def test_peps_link_inside_the_site_and_images_are_published(corpus_repo: CorpusR
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
 
 
+def test_a_literalinclude_links_to_the_file_it_names(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    # PEP 739's `.. literalinclude:: pep-0739/example.json` was a label naming the file, no way to it:
+    # the site does not inline another file, but the file is a page of the site.
+    corpus_repo.commit(
+        {
+            "corpus/peps/pep-0739.rst": PEP + "\nAn example:\n\n.. literalinclude:: pep-0739/example.json\n"
+            "   :language: json\n\n.. literalinclude:: pep-0739/missing.json\n",
+            "corpus/peps/pep-0739/example.json": '{"language": "python"}\n',
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    page = (site / "doc/corpus/peps/pep-0739.rst.html").read_text(encoding="utf-8")
+    link = re.search(r'<span class="directive-name">literalinclude</span> <span class="directive-argument">'
+                     r'<a class="reference external"[^>]*href="([^"]+)">pep-0739/example.json</a>', page)  # fmt: skip
+    assert link, page
+    assert (site / "doc/corpus/peps" / link.group(1)).resolve() == site / "doc/corpus/peps/pep-0739/example.json.html"
+    assert '<span class="directive-argument"><span>pep-0739/missing.json</span></span>' in page, page
+
+
 GLOSSARY = """\
 Terms
 =====

@@ -53,6 +53,8 @@ TEXT_ROLES = frozenset(
     | {"sup", "sub", "issue", "gh", "pypi", "source", "user"}
 )
 # Directives whose content is not reST prose: always shown as literal text.
+# Directives whose argument is a file of the repository, shown as a link to the file's page.
+FILE_DIRECTIVES = frozenset({"literalinclude"})
 LITERAL_DIRECTIVES = frozenset({"productionlist", "code-block", "sourcecode", "highlight", "graphviz", "mermaid"})
 ROLE_NAME = re.compile(r"(?<![\w\\`]):((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`|`:((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):")
 DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*)[ \t]?::", re.MULTILINE)
@@ -203,8 +205,14 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
 
     def _argument(self, argument: str) -> nodes.inline:
         """The argument as inline reST (`.. canonical-doc:: :mod:`python:sqlite3`` shows `sqlite3`
-        as the roles show it), or as written when its markup does not parse cleanly."""
+        as the roles show it), or as written when its markup does not parse cleanly; a file a
+        directive includes, a link to it (the view shows no other file's text; its page does)."""
         shown = nodes.inline(argument, "", classes=["directive-argument"])
+        if self.name.lower() in FILE_DIRECTIVES and argument.strip() and not any(c.isspace() for c in argument.strip()):
+            # `indexer.site.rst_view` links it to the file's page when the file is a document of the
+            # site, else leaves it text: a file outside the corpus is no broken link of the page.
+            shown += nodes.reference(argument, argument, refuri=argument.strip(), **{"pincite-if-document": "1"})
+            return shown
         parsed, messages = self.state.inline_text(argument, self.lineno)
         if messages or any(isinstance(n, nodes.problematic) for part in parsed for n in part.findall()):
             shown += nodes.Text(argument)

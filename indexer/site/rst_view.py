@@ -287,6 +287,14 @@ def _clean(tree: nodes.document, links: DocumentLinks | None) -> None:
         uri = ref.get("refuri")
         if uri is None:
             continue
+        if ref.get("pincite-if-document"):  # a file a directive includes: its page, if it has one
+            del ref["pincite-if-document"]
+            href = links.resolve_first([uri]) if links is not None and not is_external(uri) else None
+            if href is None:
+                ref.replace_self(nodes.inline("", "", *ref.children))
+            else:
+                ref["refuri"] = href
+            continue
         own = _own_target(tree, ref, uri)
         if own is not None:
             del ref["refuri"]
