@@ -149,6 +149,14 @@ def test_without_an_index_the_pinned_commits_declarations_decide(corpus_repo: Co
         ("Setext title\n============\n", "markdown", "Setext title"),
         ("```\n# not a title\n```\n## Real\n", "markdown", "Real"),
         ("Intro paragraph.\n\nLater\n=====\n", "rst", ""),
+        # Sphinx's file-wide metadata (`:orphan:`) and a directive before it, as PEP 639's appendices
+        # start: Sphinx titles the page by the section, so does pincite (it was the path)
+        (
+            ":orphan:\n\n.. canonical-pypa-spec:: :ref:`x`\n\nAppendix: Examples\n==================\n",
+            "rst",
+            "Appendix: Examples",
+        ),
+        ("Intro.\n\n:orphan:\n\nLater\n=====\n", "rst", ""),
         ("= Book\nAuthor Name\n", "asciidoc", "Book"),
         ("== Section only\n", "asciidoc", ""),
         ("just words\n", "plain", ""),

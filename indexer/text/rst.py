@@ -17,6 +17,7 @@ Block = tuple[int, int, int, str]
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # one punctuation character, repeated
 _EXPLICIT = re.compile(r"^\s*\.\.(\s|$)")
+_FIELD = re.compile(r"^:[^:\s][^:]*:(\s|$)")
 
 
 def blocks(lines: list[str]) -> list[Block]:
@@ -100,10 +101,15 @@ def _next_nonblank(lines: list[str], i: int) -> int | None:
 
 def title(lines: list[str]) -> str:
     """The document title as docutils promotes it: the first section title, when nothing but
-    comments, targets or substitution definitions precede it."""
-    for first, _last, level, text in blocks(lines):
+    comments, targets, substitution definitions or directives precede it, and, first of all,
+    Sphinx's file-wide metadata (a field list: `:orphan:`, `:tocdepth: 2`), which Sphinx removes."""
+    for n, (first, last, level, text) in enumerate(blocks(lines)):
         if level:
             return text
-        if not _EXPLICIT.match(lines[first - 1]):
+        if not _EXPLICIT.match(lines[first - 1]) and not (n == 0 and _is_field_list(lines[first - 1 : last])):
             return ""
     return ""
+
+
+def _is_field_list(block: list[str]) -> bool:
+    return all(_FIELD.match(line) or _indent(line) or not line.strip() for line in block)
