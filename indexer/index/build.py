@@ -206,11 +206,19 @@ def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary)
             )
 
 
-def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) -> _Kind:
+# What `classify` found of an extractor (its kind for an indexed entry), per extractor: its
+# identities are the same for every path it reads, and a build classifies every path.
+_ExtractorKinds = dict[extract_mod.Extractor, _Kind]
+
+
+def classify(
+    entry: TreeEntry, config: Config, declared: Declared = UNDECLARED, known: _ExtractorKinds | None = None
+) -> _Kind:
     """Which extractor identity indexes this entry, or why it is skipped.
 
     Any name no extractor claims is text (docs/design.md#d15); whether its bytes are text
-    is found when it is read, except for what the repository's attributes declare.
+    is found when it is read, except for what the repository's attributes declare. `known`:
+    the kinds of the extractors met so far, filled in (a caller classifying many paths).
     """
     if entry.mode == MODE_SYMLINK:
         return _Kind(None, "symlink (not followed)")
@@ -231,9 +239,15 @@ def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) 
             f"declared encoding={declared.bad_label} in .gitattributes, which pincite cannot read as text",
             "name an ASCII-compatible encoding git knows (e.g. ISO-8859-1, cp1252, Shift_JIS), or remove it",
         )
+    if known is not None and extractor in known:
+        return known[extractor]
     if not extractor.available():
-        return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
-    return _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
+        kind = _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
+    else:
+        kind = _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
+    if known is not None:
+        known[extractor] = kind
+    return kind
 
 
 def _write_index(
@@ -478,11 +492,12 @@ def _classified(
     # later applies to the older versions of its paths too.
     declared = attributes.declared_for(repo, built, (entry.path for entry, _first, _last in runs))
     kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path, the mode and the declarations
+    known: _ExtractorKinds = {}
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
     for entry, first, last in runs:
         key = (entry.path, entry.mode)
         if key not in kinds:
-            kinds[key] = classify(entry, config, declared.get(entry.path, UNDECLARED))
+            kinds[key] = classify(entry, config, declared.get(entry.path, UNDECLARED), known)
         result.append((entry.path, entry, kinds[key], first, last))
     return result
 
@@ -515,7 +530,7 @@ def _index_version(
         )
     if isinstance(prepared, str):  # why it could not be extracted
         return _add_skipped(writer, blob, identity, size, prepared)
-    extracted, passages = prepared
+    extracted, spans = prepared
     identity = extracted.identity if extracted.identity in identities else identity
     with _stage(summary, "write_versions"):
         # An extracted document without text is indexed (its path still resolves) with a warning.
@@ -526,7 +541,7 @@ def _index_version(
             size=size,
             extracted=extracted,
             reason="no extractable text" if empty else extracted.warning,
-            passages=passages,
+            spans=spans,
         )
 
 
