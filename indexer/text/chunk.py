@@ -31,7 +31,7 @@ HEADING_SEPARATOR = " › "
 WORD_KEPT_WHOLE = 32
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     first: int  # 1-based line numbers, inclusive
     last: int
@@ -156,6 +156,8 @@ def _heading_level(started: Any) -> int:
 
 def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
     last = min(last, len(blank))
+    if first <= last and not blank[first - 1] and not blank[last - 1]:
+        return _Block(first, last)  # most blocks: no blank line at either end
     while first <= last and blank[first - 1]:
         first += 1
     while last >= first and blank[last - 1]:
@@ -165,26 +167,36 @@ def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
 
 def _fill_gaps(blocks: list[_Block], blank: list[bool]) -> list[_Block]:
     """Keep token blocks in order without overlap; make runs of unclaimed lines blocks."""
-    claimed = [False] * len(blank)
-    ordered: list[_Block] = []
-    for block in sorted(blocks, key=lambda b: b.first):
-        if ordered and block.first <= ordered[-1].last:
-            block.first = ordered[-1].last + 1
+    filled: list[_Block] = []
+    claimed = 0  # the last line of the last token block kept: the kept blocks never overlap
+    for block in sorted(blocks, key=_first_line):
+        if block.first <= claimed:
+            block.first = claimed + 1
             if block.first > block.last:
                 continue
-        ordered.append(block)
-        for n in range(block.first, block.last + 1):
-            claimed[n - 1] = True
-    n = 1
-    while n <= len(blank):
-        if claimed[n - 1] or blank[n - 1]:
+        if block.first > claimed + 1:
+            _unclaimed_runs(claimed + 1, block.first - 1, blank, filled)
+        filled.append(block)
+        claimed = block.last
+    _unclaimed_runs(claimed + 1, len(blank), blank, filled)
+    return filled
+
+
+def _first_line(block: _Block) -> int:
+    return block.first
+
+
+def _unclaimed_runs(first: int, last: int, blank: list[bool], blocks: list[_Block]) -> None:
+    """Append a block for each run of non-blank lines among the unclaimed lines first..last."""
+    n = first
+    while n <= last:
+        if blank[n - 1]:
             n += 1
             continue
-        first = n
-        while n <= len(blank) and not claimed[n - 1] and not blank[n - 1]:
+        start = n
+        while n <= last and not blank[n - 1]:
             n += 1
-        ordered.append(_Block(first, n - 1))
-    return sorted(ordered, key=lambda b: b.first)
+        blocks.append(_Block(start, n - 1))
 
 
 def _split_at_pages(blocks: list[_Block], lines: LineIndex, page_starts: tuple[int, ...]) -> list[_Block]:
@@ -209,6 +221,8 @@ def _group(
     trail: list[tuple[int, str]] = []
     group: list[_Block] = []
     page_lines = {lines.line_of(offset) for offset in page_starts}
+    # A text no longer than a passage, without pages, is cut at its headings alone: no group outgrows it.
+    whole = len(text) <= max_chars and not page_starts
 
     def flush() -> None:
         if group:
@@ -222,7 +236,7 @@ def _group(
             flush()
             trail[:] = [(lvl, t) for lvl, t in trail if lvl < block.heading_level]
             trail.append((block.heading_level, block.heading_text))
-        elif group:
+        elif group and not whole:
             size = _span_end(text, lines, block.last) - lines.line_start(group[0].first)
             if size > max_chars or block.first in page_lines:
                 flush()
