@@ -23,7 +23,7 @@ import pyromark
 
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
-from indexer.text.model import LineIndex
+from indexer.text.model import LineIndex, line_starts
 from indexer.text.passage import Passage
 
 HEADING_SEPARATOR = " › "
@@ -55,18 +55,21 @@ def chunk(
     """Passages of `text`; its structure is read by `fmt` ("plain" when not given, or
     "markdown" when only `markdown` is set)."""
     fmt = fmt or ("markdown" if markdown else "plain")
-    lines = LineIndex(text)
-    line_texts = text.split("\n")[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
+    split = text.split("\n")
+    lines = LineIndex(text, split)
+    line_texts = split[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
     blank = [not line.strip() for line in line_texts]
-    blocks = _structure_blocks(text, fmt, line_texts, blank)
+    blocks = _structure_blocks(text, fmt, line_texts, blank, lines)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
 
 
-def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool]) -> list[_Block]:
+def _structure_blocks(
+    text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool], lines: LineIndex
+) -> list[_Block]:
     if fmt == "markdown":
-        return _markdown_blocks(text, blank)
+        return _markdown_blocks(text, blank, lines)
     if fmt == "plain":
         return []
     # A CRLF line keeps its "\r" in line_texts; the line readers look at stripped content.
@@ -80,10 +83,11 @@ def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: 
     return result
 
 
-def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
+def _markdown_blocks(text: str, blank: list[bool], lines: LineIndex) -> list[_Block]:
     """The document's top-level blocks, each with its lines (and, for a heading, its level and text)."""
     source = text.encode("utf-8")
-    line_starts = byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
+    # "\n" is one byte in UTF-8: the same lines as `lines`, at the same offsets in an ASCII text.
+    starts = lines.starts if len(source) == len(text) else byte_line_starts(source)
     blocks: list[_Block] = []
     # About two hundred events a document, most of them inline: only a top-level event makes a
     # block, and what a block holds is passed over by `_block_end` (a heading's is read).
@@ -91,7 +95,7 @@ def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
     events: Iterator[tuple[Any, Any]] = iter(pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS))
     for event, where in events:
         start, end = where["start"], where["end"]
-        block = _trimmed(bisect_right(line_starts, start), bisect_right(line_starts, max(start, end - 1)), blank)
+        block = _trimmed(bisect_right(starts, start), bisect_right(starts, max(start, end - 1)), blank)
         opens = type(event) is dict and "Start" in event
         level = _heading_level(event["Start"]) if opens and block is not None else 0
         if block is not None:
@@ -139,12 +143,7 @@ def _heading_inner(events: Iterator[tuple[Any, Any]]) -> list[int]:
 
 def byte_line_starts(source: bytes) -> list[int]:
     """Where each line of UTF-8 `source` starts: pyromark's ranges are byte offsets."""
-    starts = [0]
-    at = source.find(b"\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = source.find(b"\n", at + 1)
-    return starts
+    return line_starts(source.split(b"\n"))
 
 
 def _heading_level(started: Any) -> int:
