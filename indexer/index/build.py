@@ -176,8 +176,8 @@ def build_index(
 class _stage:  # noqa: N801 (used as a function: `with _stage(summary, "history"):`)
     """Add the time a block takes to `summary.stages[name]`.
 
-    A class, not a generator-based context manager: the build times each blob's read and
-    write with it, and the generator's overhead was a visible part of a small page's cost.
+    A class, not a generator-based context manager (its overhead was visible when it timed each
+    blob); the blobs' reads and writes are summed by `_extract` itself.
     """
 
     def __init__(self, summary: BuildSummary, name: str) -> None:
@@ -206,11 +206,19 @@ def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary)
             )
 
 
-def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) -> _Kind:
+# What `classify` found of an extractor (its kind for an indexed entry), per extractor: its
+# identities are the same for every path it reads, and a build classifies every path.
+_ExtractorKinds = dict[extract_mod.Extractor, _Kind]
+
+
+def classify(
+    entry: TreeEntry, config: Config, declared: Declared = UNDECLARED, known: _ExtractorKinds | None = None
+) -> _Kind:
     """Which extractor identity indexes this entry, or why it is skipped.
 
     Any name no extractor claims is text (docs/design.md#d15); whether its bytes are text
-    is found when it is read, except for what the repository's attributes declare.
+    is found when it is read, except for what the repository's attributes declare. `known`:
+    the kinds of the extractors met so far, filled in (a caller classifying many paths).
     """
     if entry.mode == MODE_SYMLINK:
         return _Kind(None, "symlink (not followed)")
@@ -231,9 +239,15 @@ def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) 
             f"declared encoding={declared.bad_label} in .gitattributes, which pincite cannot read as text",
             "name an ASCII-compatible encoding git knows (e.g. ISO-8859-1, cp1252, Shift_JIS), or remove it",
         )
+    if known is not None and extractor in known:
+        return known[extractor]
     if not extractor.available():
-        return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
-    return _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
+        kind = _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
+    else:
+        kind = _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
+    if known is not None:
+        known[extractor] = kind
+    return kind
 
 
 def _write_index(
@@ -385,29 +399,41 @@ def _extract(
     # Stopped as hung (the wall-clock backstop): their paths are skipped, nothing is recorded.
     hung: dict[str, str] = {}
 
+    # The stages' seconds are summed here and added once: a timer object per blob was a visible
+    # part of a small page's cost in the build's process.
+    clock = time.monotonic
+    reading = [0.0]  # seconds waiting for git, summed by `read`
+    waited = written = 0.0
+
     def read() -> Iterator[tuple[tuple[str, str, tuple[str, ...], int], bytes | None, str, str]]:
         for (blob, identity), (path, identities) in needed.items():
-            with _stage(summary, "read_blobs"):
-                _sha, size, data = next(blobs)
+            started = clock()
+            _sha, size, data = next(blobs)
+            reading[0] += clock() - started
             if size == MISSING_SIZE:
                 missing.add(blob)
             yield (blob, identity, identities, size), data, path, identity
 
     results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
-    with contextlib.closing(blobs), contextlib.closing(results):
-        for _ in range(total):
-            reading, started = summary.stages.get("read_blobs", 0.0), time.monotonic()
-            (blob, identity, identities, size), prepared = next(results)
-            waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
-            summary.stages["extract_and_chunk"] = summary.stages.get("extract_and_chunk", 0.0) + waited
-            # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build
-            # reads it. Nor is a hung extraction: it says nothing about the bytes, the next build tries again.
-            if isinstance(prepared, NotThisTime):
-                hung[blob] = prepared.reason
-            elif blob not in missing:
-                versions[(blob, identity)] = _index_version(config, writer, summary, blob, identities, size, prepared)
-                summary.extracted += 1
-            progress.advance()
+    try:
+        with contextlib.closing(blobs), contextlib.closing(results):
+            for _ in range(total):
+                read_before, started = reading[0], clock()
+                (blob, identity, identities, size), prepared = next(results)
+                waited += clock() - started - (reading[0] - read_before)
+                # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build
+                # reads it. Nor is a hung extraction: it says nothing about the bytes, the next build tries again.
+                if isinstance(prepared, NotThisTime):
+                    hung[blob] = prepared.reason
+                elif blob not in missing:
+                    started = clock()
+                    versions[(blob, identity)] = _index_version(config, writer, blob, identities, size, prepared)
+                    written += clock() - started
+                    summary.extracted += 1
+                progress.advance()
+    finally:
+        for name, seconds in (("read_blobs", reading[0]), ("extract_and_chunk", waited), ("write_versions", written)):
+            summary.stages[name] = summary.stages.get(name, 0.0) + seconds
     return missing, hung
 
 
@@ -478,11 +504,12 @@ def _classified(
     # later applies to the older versions of its paths too.
     declared = attributes.declared_for(repo, built, (entry.path for entry, _first, _last in runs))
     kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path, the mode and the declarations
+    known: _ExtractorKinds = {}
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
     for entry, first, last in runs:
         key = (entry.path, entry.mode)
         if key not in kinds:
-            kinds[key] = classify(entry, config, declared.get(entry.path, UNDECLARED))
+            kinds[key] = classify(entry, config, declared.get(entry.path, UNDECLARED), known)
         result.append((entry.path, entry, kinds[key], first, last))
     return result
 
@@ -500,7 +527,6 @@ def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reaso
 def _index_version(
     config: Config,
     writer: IndexWriter,
-    summary: BuildSummary,
     blob: str,
     identities: tuple[str, ...],
     size: int,
@@ -515,19 +541,18 @@ def _index_version(
         )
     if isinstance(prepared, str):  # why it could not be extracted
         return _add_skipped(writer, blob, identity, size, prepared)
-    extracted, passages = prepared
+    extracted, spans = prepared
     identity = extracted.identity if extracted.identity in identities else identity
-    with _stage(summary, "write_versions"):
-        # An extracted document without text is indexed (its path still resolves) with a warning.
-        empty = not extracted.text.strip() and extracted.source_class != "text"
-        return writer.add_version(
-            blob=blob,
-            identity=identity,
-            size=size,
-            extracted=extracted,
-            reason="no extractable text" if empty else extracted.warning,
-            passages=passages,
-        )
+    # An extracted document without text is indexed (its path still resolves) with a warning.
+    empty = extracted.source_class != "text" and not extracted.text.strip()  # text: no copy of it stripped
+    return writer.add_version(
+        blob=blob,
+        identity=identity,
+        size=size,
+        extracted=extracted,
+        reason="no extractable text" if empty else extracted.warning,
+        spans=spans,
+    )
 
 
 def _summarise_head(writer: IndexWriter, summary: BuildSummary, head_seq: int, head: HeadSummary) -> None:

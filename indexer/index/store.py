@@ -234,6 +234,17 @@ def _passage_columns(table: str) -> str:
 
 _SPAN_FIELDS = tuple(name for name in _PASSAGE_FIELDS if name != "text")  # the text is the version's
 _span_values = operator.attrgetter(*_SPAN_FIELDS)
+# A passage as the writer takes it: its fields but its text (a slice of the version's), in `Passage`'s
+# order: (ordinal, start, end, line_start, line_end, heading, page_start, page_end).
+SpanFields = tuple[int, int, int, int, int, str, int | None, int | None]
+
+
+def span_fields(passage: Passage) -> SpanFields:
+    """A passage's fields but its text, as `IndexWriter.add_version` takes them (`spans`)."""
+    fields: SpanFields = _span_values(passage)
+    return fields
+
+
 _VERSION_COLUMNS = (
     "id",
     "blob",
@@ -460,8 +471,12 @@ class IndexWriter:
         extracted: ExtractedText | None,
         reason: str = "",
         passages: Sequence[Passage] = (),
+        spans: Sequence[SpanFields] = (),
     ) -> int:
         """Record one (blob, identity) version: its text and passages, or, without `extracted`, why it has none.
+
+        The passages are given as `Passage`s, or as `spans` (their fields without their text, which
+        is cut from the version's): a build's workers send them so, and no `Passage` is made again.
 
         The rows are held and written a batch at a time (VERSIONS_PER_WRITE versions or
         HELD_TEXT_CHARS of text), one statement per table (`_write_held`): a statement per
@@ -497,10 +512,14 @@ class IndexWriter:
         if runs:
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
             held.trigrams.append((version_id, "\n".join(runs)))
+        if passages:
+            spans = [_span_values(p) for p in passages]
         first_id = self._next_passage_id
-        self._next_passage_id += len(passages)
-        held.spans += [(first_id + i, version_id, *_span_values(p)) for i, p in enumerate(passages)]
-        held.fts += [(first_id + i, p.text, p.heading) for i, p in enumerate(passages)]
+        self._next_passage_id += len(spans)
+        held.spans += [(first_id + i, version_id, *span) for i, span in enumerate(spans)]
+        if spans:
+            assert text is not None
+            held.fts += [(first_id + i, text[span[1] : span[2]], span[5]) for i, span in enumerate(spans)]
         held.text_chars += len(text or "")
         if len(held.versions) >= VERSIONS_PER_WRITE or held.text_chars >= HELD_TEXT_CHARS:
             self._write_held()
@@ -548,7 +567,7 @@ class IndexWriter:
         """(path, status, reason, passage count) of every version the commit `head_seq` holds."""
         self._write_held()
         rows = self.conn.execute(
-            "SELECT pv.path, v.status, v.reason, (SELECT COUNT(*) FROM passages p WHERE p.version_id = v.id)"
+            "SELECT pv.path, v.status, v.reason, (SELECT COUNT(*) FROM passage_spans s WHERE s.version_id = v.id)"
             " FROM path_versions pv JOIN versions v ON v.id = pv.version_id WHERE pv.last_seq = ?",
             (head_seq,),
         ).fetchall()  # at once: a row at a time through the damage check costs more than the query

@@ -23,7 +23,7 @@ import pyromark
 
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
-from indexer.text.model import LineIndex
+from indexer.text.model import LineIndex, line_starts
 from indexer.text.passage import Passage
 
 HEADING_SEPARATOR = " › "
@@ -31,7 +31,7 @@ HEADING_SEPARATOR = " › "
 WORD_KEPT_WHOLE = 32
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     first: int  # 1-based line numbers, inclusive
     last: int
@@ -55,18 +55,21 @@ def chunk(
     """Passages of `text`; its structure is read by `fmt` ("plain" when not given, or
     "markdown" when only `markdown` is set)."""
     fmt = fmt or ("markdown" if markdown else "plain")
-    lines = LineIndex(text)
-    line_texts = text.split("\n")[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
+    split = text.split("\n")
+    lines = LineIndex(text, split)
+    line_texts = split[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
     blank = [not line.strip() for line in line_texts]
-    blocks = _structure_blocks(text, fmt, line_texts, blank)
+    blocks = _structure_blocks(text, fmt, line_texts, blank, lines)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
 
 
-def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool]) -> list[_Block]:
+def _structure_blocks(
+    text: str, fmt: TextFormat, line_texts: list[str], blank: list[bool], lines: LineIndex
+) -> list[_Block]:
     if fmt == "markdown":
-        return _markdown_blocks(text, blank)
+        return _markdown_blocks(text, blank, lines)
     if fmt == "plain":
         return []
     # A CRLF line keeps its "\r" in line_texts; the line readers look at stripped content.
@@ -80,10 +83,11 @@ def _structure_blocks(text: str, fmt: TextFormat, line_texts: list[str], blank: 
     return result
 
 
-def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
+def _markdown_blocks(text: str, blank: list[bool], lines: LineIndex) -> list[_Block]:
     """The document's top-level blocks, each with its lines (and, for a heading, its level and text)."""
     source = text.encode("utf-8")
-    line_starts = byte_line_starts(source)  # "\n" is one byte in UTF-8: the same lines as LineIndex
+    # "\n" is one byte in UTF-8: the same lines as `lines`, at the same offsets in an ASCII text.
+    starts = lines.starts if len(source) == len(text) else byte_line_starts(source)
     blocks: list[_Block] = []
     # About two hundred events a document, most of them inline: only a top-level event makes a
     # block, and what a block holds is passed over by `_block_end` (a heading's is read).
@@ -91,7 +95,7 @@ def _markdown_blocks(text: str, blank: list[bool]) -> list[_Block]:
     events: Iterator[tuple[Any, Any]] = iter(pyromark.events_with_range(text, options=_MARKDOWN_OPTIONS))
     for event, where in events:
         start, end = where["start"], where["end"]
-        block = _trimmed(bisect_right(line_starts, start), bisect_right(line_starts, max(start, end - 1)), blank)
+        block = _trimmed(bisect_right(starts, start), bisect_right(starts, max(start, end - 1)), blank)
         opens = type(event) is dict and "Start" in event
         level = _heading_level(event["Start"]) if opens and block is not None else 0
         if block is not None:
@@ -139,12 +143,7 @@ def _heading_inner(events: Iterator[tuple[Any, Any]]) -> list[int]:
 
 def byte_line_starts(source: bytes) -> list[int]:
     """Where each line of UTF-8 `source` starts: pyromark's ranges are byte offsets."""
-    starts = [0]
-    at = source.find(b"\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = source.find(b"\n", at + 1)
-    return starts
+    return line_starts(source.split(b"\n"))
 
 
 def _heading_level(started: Any) -> int:
@@ -156,6 +155,8 @@ def _heading_level(started: Any) -> int:
 
 def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
     last = min(last, len(blank))
+    if first <= last and not blank[first - 1] and not blank[last - 1]:
+        return _Block(first, last)  # most blocks: no blank line at either end
     while first <= last and blank[first - 1]:
         first += 1
     while last >= first and blank[last - 1]:
@@ -165,26 +166,36 @@ def _trimmed(first: int, last: int, blank: list[bool]) -> _Block | None:
 
 def _fill_gaps(blocks: list[_Block], blank: list[bool]) -> list[_Block]:
     """Keep token blocks in order without overlap; make runs of unclaimed lines blocks."""
-    claimed = [False] * len(blank)
-    ordered: list[_Block] = []
-    for block in sorted(blocks, key=lambda b: b.first):
-        if ordered and block.first <= ordered[-1].last:
-            block.first = ordered[-1].last + 1
+    filled: list[_Block] = []
+    claimed = 0  # the last line of the last token block kept: the kept blocks never overlap
+    for block in sorted(blocks, key=_first_line):
+        if block.first <= claimed:
+            block.first = claimed + 1
             if block.first > block.last:
                 continue
-        ordered.append(block)
-        for n in range(block.first, block.last + 1):
-            claimed[n - 1] = True
-    n = 1
-    while n <= len(blank):
-        if claimed[n - 1] or blank[n - 1]:
+        if block.first > claimed + 1:
+            _unclaimed_runs(claimed + 1, block.first - 1, blank, filled)
+        filled.append(block)
+        claimed = block.last
+    _unclaimed_runs(claimed + 1, len(blank), blank, filled)
+    return filled
+
+
+def _first_line(block: _Block) -> int:
+    return block.first
+
+
+def _unclaimed_runs(first: int, last: int, blank: list[bool], blocks: list[_Block]) -> None:
+    """Append a block for each run of non-blank lines among the unclaimed lines first..last."""
+    n = first
+    while n <= last:
+        if blank[n - 1]:
             n += 1
             continue
-        first = n
-        while n <= len(blank) and not claimed[n - 1] and not blank[n - 1]:
+        start = n
+        while n <= last and not blank[n - 1]:
             n += 1
-        ordered.append(_Block(first, n - 1))
-    return sorted(ordered, key=lambda b: b.first)
+        blocks.append(_Block(start, n - 1))
 
 
 def _split_at_pages(blocks: list[_Block], lines: LineIndex, page_starts: tuple[int, ...]) -> list[_Block]:
@@ -209,6 +220,8 @@ def _group(
     trail: list[tuple[int, str]] = []
     group: list[_Block] = []
     page_lines = {lines.line_of(offset) for offset in page_starts}
+    # A text no longer than a passage, without pages, is cut at its headings alone: no group outgrows it.
+    whole = len(text) <= max_chars and not page_starts
 
     def flush() -> None:
         if group:
@@ -222,7 +235,7 @@ def _group(
             flush()
             trail[:] = [(lvl, t) for lvl, t in trail if lvl < block.heading_level]
             trail.append((block.heading_level, block.heading_text))
-        elif group:
+        elif group and not whole:
             size = _span_end(text, lines, block.last) - lines.line_start(group[0].first)
             if size > max_chars or block.first in page_lines:
                 flush()

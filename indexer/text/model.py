@@ -14,7 +14,9 @@ Text policy for the `text` class (documented in docs/offsets.md):
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
+from itertools import accumulate
 
 from indexer.errors import BinaryFileError, ExtractionError
 
@@ -91,17 +93,28 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
+def line_starts(lines: Sequence[Sized]) -> list[int]:
+    """Where each line starts, given a text's lines without their "\\n" (`text.split("\\n")`, or the
+    bytes' split): summed without a Python step per line, as a small page's lines are counted
+    several times a build."""
+    return list(accumulate(map(_past_newline, map(len, lines[:-1])), initial=0))
+
+
+_past_newline = (1).__add__
+
+
 class LineIndex:
     """Maps code-point offsets to 1-based line numbers and back."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lines: list[str] | None = None) -> None:
+        """`lines`: `text.split("\\n")`, when the caller has made it already."""
         self.text = text
-        starts = [0]
-        pos = text.find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = text.find("\n", pos + 1)
-        self._starts = starts
+        self._starts = line_starts(text.split("\n") if lines is None else lines)
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each line starts (a code-point offset), line 1 first."""
+        return self._starts
 
     @property
     def line_count(self) -> int:

@@ -1,0 +1,100 @@
+"""What the cold build's shortcuts rest on: each gives what the longer way gives.
+
+- A version's passages handed to the writer as span tuples (what the pool's workers send) are
+  stored as the same passages handed over as `Passage`s.
+- `classify` with the kinds of the extractors met so far gives the kinds it gives without them,
+  and asks each extractor for its identities once.
+- Line starts summed from a text's split are those found by scanning for each "\\n", in code
+  points and in UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer.config import Config
+from indexer.extract import registry
+from indexer.extract.base import ExtractedText
+from indexer.index.build import classify
+from indexer.index.prepare import prepare
+from indexer.index.store import IndexWriter
+from indexer.text.chunk import byte_line_starts, chunk
+from indexer.text.model import LineIndex
+from indexer.vcs.repo import TreeEntry
+
+PAGE = (
+    "# tar\n\n> Archiving utility.\n\n- Create an archive:\n\n`tar cf {{target.tar}} {{file}}`\n\n"
+    "## Más\n\nñandú 中文字符\n"
+)
+
+
+def _stored(index: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(index)
+    try:
+        rows = conn.execute("SELECT * FROM passages ORDER BY id").fetchall()
+        rows += conn.execute("SELECT rowid, text, heading FROM passages_fts ORDER BY rowid").fetchall()
+        rows += conn.execute("SELECT rowid FROM passages_fts WHERE passages_fts MATCH 'archive'").fetchall()
+        return rows
+    finally:
+        conn.close()
+
+
+def _written(index: Path, **passages: object) -> list[tuple[object, ...]]:
+    writer = IndexWriter(index)
+    extracted = ExtractedText(PAGE, "text", "text@1", is_markdown=True)
+    writer.add_version(blob="a" * 40, identity="text@1", size=len(PAGE), extracted=extracted, **passages)  # type: ignore[arg-type]
+    writer.commit(optimize=True)
+    return _stored(index)
+
+
+def test_passages_given_as_the_workers_span_tuples_are_stored_as_passages_are(tmp_path: Path) -> None:
+    config = Config()
+    prepared = prepare(config, PAGE.encode(), "pages/tar.md", registry.extractor_for("tar.md").identity())
+    assert not isinstance(prepared, str)
+    _extracted, spans = prepared
+    passages = chunk(PAGE, fmt="markdown", max_chars=config.passage_max_chars)
+    assert len(passages) == 2  # cut at the second heading
+    by_spans = _written(tmp_path / "spans.sqlite", spans=spans)
+    assert by_spans == _written(tmp_path / "passages.sqlite", passages=passages)
+    assert by_spans[0][-1] == passages[0].text
+
+
+def test_classify_with_the_extractors_met_gives_the_kinds_it_gives_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = ["a.md", "b.md", "c.txt", "d", "e.html", "f.pdf", "g.rst", "h.MD", ".keep", "i.adoc"]
+    entries = [TreeEntry(path, "100644", "b" * 40) for path in paths] + [TreeEntry("link.md", "120000", "c" * 40)]
+    config = Config()
+    alone = [classify(entry, config) for entry in entries]
+    asked: list[str] = []
+    for extractor in {registry.extractor_for(path) for path in paths}:
+        identities = extractor.identities
+
+        def counted(limits: object, _real: object = identities, _name: str = extractor.name) -> object:
+            asked.append(_name)
+            return _real(limits)  # type: ignore[operator]
+
+        monkeypatch.setattr(extractor, "identities", counted, raising=False)
+    known: dict[object, object] = {}
+    together = [classify(entry, config, known=known) for entry in entries]  # type: ignore[arg-type]
+    assert together == alone
+    assert sorted(asked) == sorted(set(asked))  # once per extractor
+
+
+def _scanned(text: str | bytes) -> list[int]:
+    newline = "\n" if isinstance(text, str) else b"\n"
+    starts = [0]
+    at = text.find(newline)  # type: ignore[arg-type]
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find(newline, at + 1)  # type: ignore[arg-type]
+    return starts
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "中", "\n", "\r", " ", "😀"]), max_size=60))
+def test_line_starts_are_those_a_scan_for_each_newline_finds(text: str) -> None:
+    assert LineIndex(text).starts == _scanned(text)
+    assert byte_line_starts(text.encode()) == _scanned(text.encode())
