@@ -7,6 +7,7 @@ runs; the searches run in Debian chromium against the built site.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from indexer.site.search_bundles import (
     dropped_ids,
     fragment_records,
     fresh_plan,
+    id_language,
     ids_clash,
     make_bundle,
     plan_search,
@@ -39,6 +41,7 @@ from indexer.site.search_bundles import (
     search_record,
     searched_part,
     shuffled,
+    write_bundle_list,
 )
 from indexer.site.serve import serve_in_thread
 from indexer.text.language import folder_language
@@ -199,6 +202,24 @@ def test_the_delta_sample_is_drawn_from_the_languages_of_its_pages() -> None:
     few = {**pages, "pages.ko/common/1.md": "k", "pages.ko/common/2.md": "k"}
     plan = plan_search({**few, "pages.ko/common/1.md": "e"}, "salt", _indexed(few, parts=3), 1.0, language)
     assert plan is not None and plan.delta is not None and dict(plan.delta.sample) == {"pages.ko/common/2.md": "k"}
+
+
+def test_the_listed_languages_count_the_pages_searched_not_those_dropped(tmp_path: Path) -> None:
+    """Pagefind's page counts hold the superseded and sample pages too; the listing's do not."""
+    counts = {"base": {"pt": 5, "pt-br": 4, "de": 3, "fr": 1}, "delta": {"pt-br": 3, "de": 1}}
+    plan = SearchPlan((make_bundle("base", {"a": "k"}, "salt"),), make_bundle("delta", {"b": "k"}, "salt"), ("a",))
+    folders = []
+    for bundle in plan.bundles:
+        folder = tmp_path / "pagefind" / bundle.folder
+        folder.mkdir(parents=True)
+        languages = {tag: {"page_count": pages} for tag, pages in counts[bundle.kind].items()}
+        (folder / "pagefind-entry.json").write_text(json.dumps({"languages": languages}), encoding="utf-8")
+        folders.append(folder)
+    # Superseded: a page in `pt-br`, one in `de`, the one in `fr`; the delta's sample: two in `pt-br`.
+    dropped = ["de_1a2b3c4", "fr_6f5e4d3", "pt-br_5d6e7f8", "pt-br_9a8b7c6", "pt-br_5a4b3c2"]
+    write_bundle_list(tmp_path, plan, dropped, folders)
+    assert list(_listing(tmp_path)["languages"].items()) == [("pt", 5), ("pt-br", 4), ("de", 3)]
+    assert [id_language(f"{tag}_0a1b2c3", counts["base"]) for tag in ("pt", "pt-br", "ja")] == ["pt", "pt-br", None]
 
 
 def test_a_site_without_documents_has_no_bundle() -> None:
@@ -462,6 +483,68 @@ def test_the_search_page_counts_and_shows_current_pages_only(
         context.close()
         server.shutdown()
         server.server_close()
+
+
+SHOWN_COUNTS = """() => [...document.querySelectorAll('#f-lang option, #f-folder option')]
+    .filter((option) => option.value).map((option) => [option.parentElement.id, option.textContent])"""
+
+
+def _search_page(browser: Any, site: Path, query: str) -> tuple[dict[str, int], dict[str, int], str]:
+    """The search page's language and folder counts (tag → pages), and what it says of `query`."""
+    server, base = serve_in_thread(site)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(base + f"search.html?q={query}")
+        page.wait_for_function("() => document.getElementById('search-status').textContent.includes('match')")
+        counts: dict[str, dict[str, int]] = {"f-lang": {}, "f-folder": {}}
+        for select, text in page.evaluate(SHOWN_COUNTS):
+            name, _, count = text.rpartition(" (")
+            counts[select][name] = int(count.removesuffix(")"))
+        return counts["f-lang"], counts["f-folder"], page.inner_text("#search-status")
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def _edit(text: str) -> Callable[[CorpusRepo], None]:
+    return lambda repo: repo.commit({EDITED: _documents()[EDITED].replace("dulcimer", text)}, f"edit: {text}")
+
+
+RENAMED = "corpus/north/note-06.md"
+CHANGES: dict[str, list[tuple[Callable[[CorpusRepo], None], str, list[str]]]] = {
+    # Each build after the cold one: the change committed before it, a word of the changed
+    # document, and the documents that word finds after the change.
+    "one edit": [(_edit("harmonium"), "dulcimer", [])],
+    "a deleted document": [(lambda repo: repo.commit({REMOVED: None}, "remove"), "gossamer", [])],
+    "a renamed document": [(lambda repo: repo.move(REMOVED, RENAMED), "gossamer", [RENAMED])],
+    "two rebuilds in a row": [(_edit("harmonium"), "dulcimer", []), (_edit("theremin"), "harmonium", [])],
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_the_language_filter_counts_each_current_document_once_after_a_delta(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any, change: str
+) -> None:
+    """The Language filter counts what the folder filter counts: the superseded base pages and the
+    delta's sample pages, which the browser drops, are not documents of the built commit."""
+    corpus_repo.commit(_documents(), "sixteen notes")
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=CONFIG)
+    for step, word, found in CHANGES[change]:
+        step(corpus_repo)
+        build(corpus_repo.root, out=site, config=CONFIG)
+        assert any(name.startswith("delta-") for name in _listing(site)["bundles"]) or change == "a deleted document"
+        at_head = sorted(corpus_repo.git("ls-files", "corpus").split())
+        languages, folders, status = _search_page(browser, site, "zeppelin")
+        assert sum(folders.values()) == len(at_head) and status.startswith(f"{len(at_head)} document(s) match")
+        assert languages == {"en": len(at_head)} == _listing(site)["languages"]
+        (shared, changed), _ = _search(browser, site, [("zeppelin", {}), (word, {})])
+        assert _paths(shared) == at_head  # each document once, at its current path
+        assert _paths(changed) == found  # no text, and no path, that the change took away
+        if change == "a renamed document":
+            assert folders == {"corpus/east": 8, "corpus/north": 1, "corpus/west": 7}
 
 
 def test_a_changed_document_ranks_as_it_would_in_a_new_base(

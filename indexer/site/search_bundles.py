@@ -299,6 +299,14 @@ def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], fold
     for found in languages:
         for language, pages in found.items():
             counts[language] = counts.get(language, 0) + pages
+    # Pagefind counts every page it indexed, the dropped ones too: a reader is offered the
+    # documents searched, each once, as the folder filter counts them, and no language whose
+    # documents all went.
+    for page_id in dropped:
+        held = id_language(page_id, counts)
+        if held is not None:
+            counts[held] -= 1
+    counts = {language: pages for language, pages in counts.items() if pages > 0}
     listing = {
         "bundles": [bundle.folder for bundle in plan.bundles],
         "superseded": list(dropped),
@@ -306,6 +314,16 @@ def write_bundle_list(site: Path, plan: SearchPlan, dropped: Sequence[str], fold
         "bundle_languages": {b.folder: sorted(found) for b, found in zip(plan.bundles, languages, strict=True)},
     }
     (site / BUNDLE_LIST).write_text(json.dumps(listing), encoding="utf-8")
+
+
+def id_language(page_id: str, languages: Iterable[str]) -> str | None:
+    """The language of `languages` Pagefind indexed the page `page_id` in, or None when none is.
+
+    Pagefind names a page `<language>_<hash>` (its fragment file, its id in a result); the
+    longest match is taken, as a tag may be another one's start (`pt` and `pt-br`).
+    """
+    held = [language for language in languages if page_id.startswith(f"{language}_")]
+    return max(held, key=len) if held else None
 
 
 def thin_runtimes(folders: Sequence[Path], made: Sequence[bool]) -> None:
