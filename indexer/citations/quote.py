@@ -15,11 +15,12 @@ from itertools import islice
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of, version_key
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
-from indexer.index.documents import VersionText
+from indexer.index.documents import VersionText, passage_format, version_form
 from indexer.index.store import IndexReader
 from indexer.shapes import QuoteVerdictJson
 from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
+from indexer.text.kinds import TextFormat
 from indexer.text.model import Span
 from indexer.text.normalize import (
     QUOTE_FOLD,
@@ -209,24 +210,27 @@ def _holds_words(passage: str, words: set[str]) -> bool:
 
 
 def _passage_spans(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
-    """The document's passages as the index cut them, or (without that version indexed) as it
-    would; once per version and run."""
-    return resolver.memo.passage_spans.get_or_compute(version_key(version), lambda: _spans_of(version, resolver))
+    """The document's passages as the index cut them for its path's form, or (without that version
+    indexed) as it would; once per version, form and run."""
+    identity = version.extracted.identity
+    form = version_form(version.path, identity, resolver.config.passage_max_chars)
+    key = (*version_key(version), form)  # one blob at a .md and a .txt path: two cuts
+    return resolver.memo.passage_spans.get_or_compute(key, lambda: _spans_of(version, form, resolver))
 
 
-def _spans_of(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
+def _spans_of(version: VersionText, form: str, resolver: Resolver) -> tuple[Span, ...]:
     reader = resolver.index()
     if reader is not None:
-        indexed = reader.passage_spans_of(version.blob, version.extracted.identity)
+        indexed = reader.passage_spans_of(version.blob, version.extracted.identity, form)
         if indexed:
             return tuple(Span(start, end) for start, end in indexed)
-    extracted = version.extracted
-    return _cut(version.text, extracted.is_markdown, resolver.config.passage_max_chars, extracted.page_starts)
+    fmt = passage_format(version.path, version.extracted.identity)
+    return _cut(version.text, fmt, resolver.config.passage_max_chars, version.extracted.page_starts)
 
 
 @lru_cache(maxsize=4)
-def _cut(text: str, markdown: bool, max_chars: int, page_starts: tuple[int, ...]) -> tuple[Span, ...]:
-    passages = chunk(text, markdown=markdown, max_chars=max_chars, page_starts=page_starts)
+def _cut(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...]) -> tuple[Span, ...]:
+    passages = chunk(text, fmt=fmt, max_chars=max_chars, page_starts=page_starts)
     return tuple(Span(p.start, p.end) for p in passages)
 
 

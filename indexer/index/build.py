@@ -22,6 +22,7 @@ from indexer.errors import MISSING_BLOB_HINT, RepositoryError
 from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
+from indexer.index.documents import version_form
 from indexer.index.prepare import NotThisTime, Outcome, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.index.update import (
@@ -110,6 +111,7 @@ class _Kind:
     skip_reason: str = ""
     hint: str = ""
     identities: tuple[str, ...] = ()
+    form: str = ""  # what the path and the settings decide of its row (`documents.version_form`)
 
 
 def build_index(
@@ -233,7 +235,9 @@ def classify(entry: TreeEntry, config: Config, declared: Declared = UNDECLARED) 
         )
     if not extractor.available():
         return _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
-    return _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
+    identity = extractor.identity()
+    identities = extractor.identities(extract_mod.Limits.from_config(config))
+    return _Kind(identity, identities=identities, form=version_form(entry.path, identity, config.passage_max_chars))
 
 
 def _write_index(
@@ -372,7 +376,7 @@ def _extract(
     summary: BuildSummary,
     progress: Progress,
     needed: _Wanted,
-    versions: dict[tuple[str, str], int],
+    versions: dict[_Key, int],
 ) -> tuple[set[str], dict[str, str]]:
     """Extract and record the `needed` versions into `versions`; the blobs missing and those that hung."""
     total = len(needed)
@@ -380,24 +384,25 @@ def _extract(
     # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
     # chunked (on several cores when there are) and written in that order, a bounded number
     # at a time: the build's memory does not grow with the corpus.
-    blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes, skip_missing=True)
+    blobs = repo.iter_blobs([key[0] for key in needed], max_bytes=config.max_file_bytes, skip_missing=True)
     missing: set[str] = set()  # not in the object store: their paths are skipped, nothing is recorded
     # Stopped as hung (the wall-clock backstop): their paths are skipped, nothing is recorded.
     hung: dict[str, str] = {}
 
-    def read() -> Iterator[tuple[tuple[str, str, tuple[str, ...], int], bytes | None, str, str]]:
-        for (blob, identity), (path, identities) in needed.items():
+    def read() -> Iterator[tuple[tuple[_Key, tuple[str, ...], int], bytes | None, str, str]]:
+        for key, (path, identities) in needed.items():
             with _stage(summary, "read_blobs"):
                 _sha, size, data = next(blobs)
             if size == MISSING_SIZE:
-                missing.add(blob)
-            yield (blob, identity, identities, size), data, path, identity
+                missing.add(key[0])
+            yield (key, identities, size), data, path, key[1]
 
     results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
     with contextlib.closing(blobs), contextlib.closing(results):
         for _ in range(total):
             reading, started = summary.stages.get("read_blobs", 0.0), time.monotonic()
-            (blob, identity, identities, size), prepared = next(results)
+            (key, identities, size), prepared = next(results)
+            blob, _identity, form = key
             waited = time.monotonic() - started - (summary.stages.get("read_blobs", 0.0) - reading)
             summary.stages["extract_and_chunk"] = summary.stages.get("extract_and_chunk", 0.0) + waited
             # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build
@@ -405,7 +410,7 @@ def _extract(
             if isinstance(prepared, NotThisTime):
                 hung[blob] = prepared.reason
             elif blob not in missing:
-                versions[(blob, identity)] = _index_version(config, writer, summary, blob, identities, size, prepared)
+                versions[key] = _index_version(config, writer, summary, blob, form, identities, size, prepared)
                 summary.extracted += 1
             progress.advance()
     return missing, hung
@@ -413,7 +418,7 @@ def _extract(
 
 def _rows(
     intervals: list[tuple[str, TreeEntry, _Kind, int, int]],
-    versions: dict[tuple[str, str], int],
+    versions: dict[_Key, int],
     missing: set[str],
     hung: dict[str, str],
     head_seq: int,
@@ -436,18 +441,19 @@ def _rows(
             if last == head_seq:
                 summary.skipped.append(Skipped(path, hung[entry.sha], "the next build tries it again"))
             continue
-        version_id = versions[(entry.sha, kind.identity)]
+        version_id = versions[(entry.sha, kind.identity, kind.form)]
         path_versions.append(PathVersion(path, version_id, first, last))
     return path_versions
 
 
-_Wanted = dict[tuple[str, str], tuple[str, tuple[str, ...]]]  # (blob, identity) -> (first path, identities)
+_Key = tuple[str, str, str]  # (blob, extractor identity, form): what a version's row depends on, and nothing else
+_Wanted = dict[_Key, tuple[str, tuple[str, ...]]]  # (blob, identity, form) -> (first path, identities)
 
 
 def _wanted_versions(
-    intervals: list[tuple[str, TreeEntry, _Kind, int, int]], known: dict[tuple[str, str], int]
-) -> tuple[_Wanted, dict[tuple[str, str], int]]:
-    """Every (blob, identity) the history holds, and the recorded version of those the index has.
+    intervals: list[tuple[str, TreeEntry, _Kind, int, int]], known: dict[_Key, int]
+) -> tuple[_Wanted, dict[_Key, int]]:
+    """Every (blob, identity, form) the history holds, and the recorded version of those the index has.
 
     A version recorded under any identity the blob may have now is the text extracting it again
     would give: a PDF under its OCR configuration's, or under none when its pages all have text.
@@ -455,12 +461,12 @@ def _wanted_versions(
     wanted: _Wanted = {}
     for path, entry, kind, _first, _last in intervals:
         if kind.identity is not None:
-            wanted.setdefault((entry.sha, kind.identity), (path, kind.identities))
-    versions: dict[tuple[str, str], int] = {}
-    for (blob, identity), (_path, identities) in wanted.items():
-        found = next((known[(blob, i)] for i in identities if (blob, i) in known), None)
+            wanted.setdefault((entry.sha, kind.identity, kind.form), (path, kind.identities))
+    versions: dict[_Key, int] = {}
+    for (blob, identity, form), (_path, identities) in wanted.items():
+        found = next((known[(blob, i, form)] for i in identities if (blob, i, form) in known), None)
         if found is not None:
-            versions[(blob, identity)] = found
+            versions[(blob, identity, form)] = found
     return wanted, versions
 
 
@@ -492,9 +498,9 @@ def _failures_key(config: Config) -> str:
     return json.dumps(dataclasses.asdict(extract_mod.Limits.from_config(config)), sort_keys=True)
 
 
-def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
+def _add_skipped(writer: IndexWriter, blob: str, identity: str, form: str, size: int, reason: str) -> int:
     """Record a version that has no text, with the reason; later builds with the same limits reuse it."""
-    return writer.add_version(blob=blob, identity=identity, size=size, extracted=None, reason=reason)
+    return writer.add_version(blob=blob, identity=identity, form=form, size=size, extracted=None, reason=reason)
 
 
 def _index_version(
@@ -502,6 +508,7 @@ def _index_version(
     writer: IndexWriter,
     summary: BuildSummary,
     blob: str,
+    form: str,
     identities: tuple[str, ...],
     size: int,
     prepared: Outcome | None,
@@ -511,10 +518,10 @@ def _index_version(
     identity = identities[-1]
     if prepared is None:  # iter_blobs does not read a blob over the limit
         return _add_skipped(
-            writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
+            writer, blob, identity, form, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
         )
     if isinstance(prepared, str):  # why it could not be extracted
-        return _add_skipped(writer, blob, identity, size, prepared)
+        return _add_skipped(writer, blob, identity, form, size, prepared)
     extracted, passages = prepared
     identity = extracted.identity if extracted.identity in identities else identity
     with _stage(summary, "write_versions"):
@@ -523,6 +530,7 @@ def _index_version(
         return writer.add_version(
             blob=blob,
             identity=identity,
+            form=form,
             size=size,
             extracted=extracted,
             reason="no extractable text" if empty else extracted.warning,

@@ -15,6 +15,8 @@ from indexer.extract import cache as extract_cache
 from indexer.extract.registry import ExtractedText, Limits
 from indexer.extract.text import encoding_of
 from indexer.index.store import IndexReader
+from indexer.text.chunk import cut_key
+from indexer.text.kinds import TextFormat, is_snapshot, text_format
 from indexer.text.model import UTF8
 from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
 
@@ -30,6 +32,25 @@ class VersionText:
     @property
     def text(self) -> str:
         return self.extracted.text
+
+
+def passage_format(path: str, identity: str) -> TextFormat:
+    """The format a version's passages and title are read in: its name's for the text class
+    (Markdown, reST, AsciiDoc or plain), plain for the text an extractor gave."""
+    return text_format(path) if encoding_of(identity) is not None else "plain"
+
+
+def version_form(path: str, identity: str, max_chars: int) -> str:
+    """What shapes a version's row besides its blob and extractor identity, all of it decided by
+    the path and the settings: the format its passages are cut in (`chunk.cut_key`, with
+    `passage_max_chars`) and whether it is a snapshot (its source class).
+
+    The text is the same at every path; the passages, the title and the rendered view are not,
+    so the index keeps a row per (blob, identity, form): a blob at a `.txt` and at a `.md` path
+    is two rows, each cut as its path says, whichever path a build meets first.
+    """
+    form = cut_key(passage_format(path, identity), max_chars)
+    return form + ";snapshot" if is_snapshot(path) else form
 
 
 class DocumentUnavailable(Exception):
@@ -87,13 +108,18 @@ def diffs_committed_blob(source_class: str, identity: str) -> bool:
     return source_class == "text" and encoding_of(identity) == UTF8
 
 
-def recorded_text(repo: GitRepo, reader: IndexReader | None, blob: str, path: str, identity: str) -> VersionText | None:
+def recorded_text(
+    repo: GitRepo, reader: IndexReader | None, blob: str, path: str, identity: str, max_chars: int
+) -> VersionText | None:
     """The text of `blob` under exactly `identity`, from the index or the extraction cache; None when neither has it.
 
     This is how a citation made under an older extractor identity resolves after an upgrade:
-    never by extracting again with another extractor, whose offsets differ.
+    never by extracting again with another extractor, whose offsets differ. The index's row of
+    the form `path` gives it (`version_form`, under `max_chars`) is taken when there is one: its
+    title and source class are this path's.
     """
-    row = reader.version_under(blob, identity) if reader is not None else None
+    form = version_form(path, identity, max_chars)
+    row = reader.version_under(blob, identity, form) if reader is not None else None
     if row is not None and row.text is not None:
         extracted = ExtractedText(
             text=row.text,

@@ -24,9 +24,10 @@ from indexer.config import Config
 from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of
+from indexer.index.documents import passage_format
 from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.text.chunk import chunk
-from indexer.text.kinds import is_snapshot, text_format
+from indexer.text.kinds import is_snapshot
 from indexer.text.model import UTF8
 from indexer.text.passage import Passage
 
@@ -67,7 +68,7 @@ def extract_and_chunk(
         extracted = dataclasses.replace(extracted, source_class="snapshot")
     passages = chunk(
         extracted.text,
-        fmt=text_format(path) if encoding is not None else "plain",
+        fmt=passage_format(path, identity),
         max_chars=config.passage_max_chars,
         page_starts=extracted.page_starts,
     )

@@ -3,8 +3,13 @@
 One file with a schema version (docs/design.md#d8). Tables:
   meta(key, value)                       schema version, built commit, build time
   commits(seq, sha, time, subject)       the first-parent line, oldest first (seq 0..)
-  versions(id, blob, identity, ...)      one row per (blob SHA, extractor identity): text and status;
-                                         a rebuild under a new identity adds rows, never drops the old
+  versions(id, blob, identity, form, ...)
+                                         one row per (blob SHA, extractor identity, form): text and
+                                         status; the form (`documents.version_form`) is what the
+                                         path and the settings decide of the row: the text format
+                                         its passages and title are read in, `passage_max_chars`,
+                                         whether it is a snapshot. A rebuild under a new identity
+                                         or form adds rows, never drops the old
   path_versions(path, version_id, first_seq, last_seq)
                                          which version a path had over a run of commits
   passage_spans(id, version_id, ordinal, start, end, line_start, line_end, heading, pages)
@@ -61,7 +66,8 @@ LIVE_COMMITS = 4  # commits whose versions a reader keeps for quote searches (`_
 NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 FTS_AUTOMERGE = 4  # FTS5's default: segments of a level merged as they are written
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 5  # 4: trigram rows for CJK versions only, passages keep short words whole; 5: CJK runs only
+# 4: trigram rows for CJK versions only, passages keep short words whole; 5: CJK runs only; 6: a row per form
+SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,6 +77,7 @@ CREATE TABLE versions (
     id INTEGER PRIMARY KEY,
     blob TEXT NOT NULL,
     identity TEXT NOT NULL,
+    form TEXT NOT NULL,
     source_class TEXT NOT NULL,
     status TEXT NOT NULL,          -- 'ok' or 'skipped'
     reason TEXT NOT NULL DEFAULT '',
@@ -81,7 +88,7 @@ CREATE TABLE versions (
     notes TEXT NOT NULL DEFAULT '[]',
     is_markdown INTEGER NOT NULL DEFAULT 0,
     line_count INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (blob, identity)
+    UNIQUE (blob, identity, form)
 );
 CREATE TABLE path_versions (
     id INTEGER PRIMARY KEY,
@@ -167,11 +174,12 @@ def trigram_match(substrings: Sequence[str]) -> str | None:
 
 @dataclass(frozen=True)
 class VersionRow:
-    """A version's row in the index: its blob, extractor identity, source class and status."""
+    """A version's row in the index: its blob, extractor identity, form, source class and status."""
 
     id: int
     blob: str
     identity: str
+    form: str
     source_class: str
     status: str
     reason: str
@@ -238,6 +246,7 @@ _VERSION_COLUMNS = (
     "id",
     "blob",
     "identity",
+    "form",
     "source_class",
     "status",
     "reason",
@@ -446,22 +455,24 @@ class IndexWriter:
         if rows != [("ok",)]:
             raise IndexDamaged(str(self.final_path))
 
-    def known_versions(self) -> dict[tuple[str, str], int]:
+    def known_versions(self) -> dict[tuple[str, str, str], int]:
+        """(blob, identity, form) -> version id of every version recorded."""
         self._write_held()
-        rows = self.conn.execute("SELECT blob, identity, id FROM versions")
-        return {(blob, identity): vid for blob, identity, vid in rows}
+        rows = self.conn.execute("SELECT blob, identity, form, id FROM versions")
+        return {(blob, identity, form): vid for blob, identity, form, vid in rows}
 
     def add_version(
         self,
         *,
         blob: str,
         identity: str,
+        form: str,
         size: int,
         extracted: ExtractedText | None,
         reason: str = "",
         passages: Sequence[Passage] = (),
     ) -> int:
-        """Record one (blob, identity) version: its text and passages, or, without `extracted`, why it has none.
+        """Record one (blob, identity, form) version: its text and passages, or, without `extracted`, why it has none.
 
         The rows are held and written a batch at a time (VERSIONS_PER_WRITE versions or
         HELD_TEXT_CHARS of text), one statement per table (`_write_held`): a statement per
@@ -481,6 +492,7 @@ class IndexWriter:
                 version_id,
                 blob,
                 identity,
+                form,
                 extracted.source_class if extracted is not None else "text",
                 "ok" if extracted is not None else "skipped",
                 reason,
@@ -563,13 +575,14 @@ class IndexWriter:
         row = self.conn.execute("SELECT seq, sha FROM commits ORDER BY seq DESC LIMIT 1").fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
 
-    def versions_of_blobs(self, blobs: Sequence[str]) -> dict[tuple[str, str], int]:
+    def versions_of_blobs(self, blobs: Sequence[str]) -> dict[tuple[str, str, str], int]:
         """`known_versions` for these blobs alone: an update looks up what its new commits brought."""
         self._write_held()
-        found: dict[tuple[str, str], int] = {}
+        found: dict[tuple[str, str, str], int] = {}
         for blob in dict.fromkeys(blobs):
-            for identity, vid in self.conn.execute("SELECT identity, id FROM versions WHERE blob = ?", (blob,)):
-                found[(blob, str(identity))] = int(vid)
+            rows = self.conn.execute("SELECT identity, form, id FROM versions WHERE blob = ?", (blob,))
+            for identity, form, vid in rows:
+                found[(blob, str(identity), str(form))] = int(vid)
         return found
 
     def open_rows(self, paths: Sequence[str], seq: int) -> dict[str, tuple[int, int]]:
@@ -872,12 +885,13 @@ class IndexReader:
         )
         return [PassageAnchor(*row) for row in rows]
 
-    def passage_spans_of(self, blob: str, identity: str) -> list[tuple[int, int]]:
-        """(start, end) of each passage of the version of `blob` under `identity`, in order; [] when not indexed."""
+    def passage_spans_of(self, blob: str, identity: str, form: str) -> list[tuple[int, int]]:
+        """(start, end) of each passage of the version of `blob` under `identity` and `form`, in order;
+        [] when not indexed."""
         rows = self.conn.execute(
             'SELECT s.start, s."end" FROM versions v JOIN passage_spans s ON s.version_id = v.id'
-            " WHERE v.blob = ? AND v.identity = ? ORDER BY s.ordinal",
-            (blob, identity),
+            " WHERE v.blob = ? AND v.identity = ? AND v.form = ? ORDER BY s.ordinal",
+            (blob, identity, form),
         ).fetchall()  # at once: a row at a time through the damage check costs more than the query
         return [(int(r[0]), int(r[1])) for r in rows]
 
@@ -981,7 +995,9 @@ class IndexReader:
         """
         found: dict[str, tuple[str, ...]] = {}
         for blob, identity in self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id"):
-            found[str(blob)] = (*found.get(str(blob), ()), str(identity))
+            held = found.get(str(blob), ())
+            if identity not in held:  # one identity may have rows of several forms
+                found[str(blob)] = (*held, str(identity))
         return found
 
     def version_identity(self, version_id: int) -> tuple[str, str] | None:
@@ -989,10 +1005,14 @@ class IndexReader:
         row = self.conn.execute("SELECT source_class, identity FROM versions WHERE id = ?", (version_id,)).fetchone()
         return (str(row[0]), str(row[1])) if row else None
 
-    def version_under(self, blob: str, identity: str) -> VersionRow | None:
-        """The indexed ('ok') version of `blob` extracted under exactly `identity`, with its text."""
+    def version_under(self, blob: str, identity: str, form: str) -> VersionRow | None:
+        """The indexed ('ok') version of `blob` extracted under exactly `identity`, with its text: the
+        row of `form` when there is one, else the newest of another form (the text is the identity's,
+        whatever the form; its title and source class may not be this form's)."""
         row = self.conn.execute(
-            "SELECT id FROM versions WHERE blob = ? AND identity = ? AND status = 'ok'", (blob, identity)
+            "SELECT id FROM versions WHERE blob = ? AND identity = ? AND status = 'ok'"
+            " ORDER BY form = ? DESC, id DESC LIMIT 1",
+            (blob, identity, form),
         ).fetchone()
         return self.version(int(row[0])) if row else None
 

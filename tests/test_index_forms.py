@@ -1,0 +1,128 @@
+"""A version's row is keyed by everything that shapes it: its blob, its extractor identity and its form.
+
+The text of a blob under one extractor identity is the same at every path, but its passages,
+its title and its rendered view follow the path's text format (Markdown, reST, AsciiDoc or
+plain) and the `passage_max_chars` setting. One blob at a `.txt` and at a `.md` path is two
+rows, each cut as its own path says, whichever path a build meets first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from indexer import build, search
+from indexer.citations import quote
+from indexer.citations.resolve import Resolver
+from indexer.config import load_config
+from indexer.index.build import build_index
+from indexer.index.documents import version_form
+from indexer.index.store import IndexReader
+from indexer.text.chunk import chunk
+from indexer.text.kinds import text_format
+from indexer.text.titles import document_title
+from indexer.vcs.repo import GitRepo
+from tests.conftest import CorpusRepo
+
+MARKDOWN = "# Field guide\n\nThe first part says little.\n\n## Storage\n\nKeep the samples cold and dry.\n"
+RST = "Field guide\n===========\n\nThe first part says little.\n\nStorage\n-------\n\nKeep the samples cold and dry.\n"
+
+
+def _head_rows(index: Path) -> dict[str, tuple[str, bool, list[tuple[int, int, str]]]]:
+    """path -> (title, is_markdown, passages as (start, end, heading)) at the index's head."""
+    reader = IndexReader(index)
+    try:
+        rows = {}
+        for pv in reader.paths_at(reader.head_seq()):
+            version = reader.version(pv.version_id)
+            passages = [(p.start, p.end, p.heading) for p in reader.passages_of(pv.version_id)]
+            rows[pv.path] = (version.title, version.is_markdown, passages)
+        return rows
+    finally:
+        reader.close()
+
+
+def _as_its_path_says(path: str, text: str, max_chars: int = 1200) -> tuple[str, bool, list[tuple[int, int, str]]]:
+    fmt = text_format(path)
+    passages = chunk(text, fmt=fmt, max_chars=max_chars)
+    return document_title(text, fmt), fmt == "markdown", [(p.start, p.end, p.heading) for p in passages]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "text"),
+    [
+        ("corpus/a.txt", "corpus/b.md", MARKDOWN),  # the plain path met first
+        ("corpus/a.md", "corpus/b.txt", MARKDOWN),  # the Markdown path met first
+        ("corpus/a.txt", "corpus/b.rst", RST),
+        ("corpus/a.rst", "corpus/b.txt", RST),
+    ],
+)
+def test_one_blob_at_paths_of_two_formats_is_cut_as_each_path_says(
+    corpus_repo: CorpusRepo, tmp_path: Path, first: str, second: str, text: str
+) -> None:
+    corpus_repo.commit({first: text, "corpus/other.md": "# Other\n\nNothing shared.\n"})
+    corpus_repo.commit({second: text})  # a later commit: `first` is met first on the history walk
+    index = tmp_path / "index.sqlite"
+    build_index(GitRepo(corpus_repo.root), index_path=index)
+    rows = _head_rows(index)
+    for path in (first, second):
+        assert rows[path] == _as_its_path_says(path, text), path
+    assert rows[first] != rows[second]
+
+
+def test_both_paths_in_one_commit_are_cut_as_each_says(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/x.md": MARKDOWN, "corpus/y.txt": MARKDOWN, "corpus/z.adoc": MARKDOWN})
+    index = tmp_path / "index.sqlite"
+    build_index(GitRepo(corpus_repo.root), index_path=index)
+    rows = _head_rows(index)
+    for path in ("corpus/x.md", "corpus/y.txt", "corpus/z.adoc"):
+        assert rows[path] == _as_its_path_says(path, MARKDOWN), path
+
+
+@pytest.mark.parametrize("plain_first", [True, False])
+def test_search_resolve_and_site_take_the_row_of_the_path_s_own_format(
+    corpus_repo: CorpusRepo, tmp_path: Path, plain_first: bool
+) -> None:
+    order = ["corpus/notes.txt", "corpus/guide.md"] if plain_first else ["corpus/guide.md", "corpus/notes.txt"]
+    corpus_repo.commit({order[0]: MARKDOWN})
+    corpus_repo.commit({order[1]: MARKDOWN})
+    out = tmp_path / "site"
+    build(corpus_repo.root, out=out)
+
+    hits = {hit.path: hit.passage.heading for hit in search("samples cold", corpus_repo.root)}
+    assert hits == {"corpus/guide.md": "Field guide › Storage", "corpus/notes.txt": ""}
+
+    # The quote check's passages of each path are those the index cut for that path.
+    repo = GitRepo(corpus_repo.root)
+    resolver = Resolver(repo)
+    index = corpus_repo.root / load_config(corpus_repo.root).index_path
+    for path in order:
+        version = resolver.text_at(corpus_repo.head(), path)
+        spans = [(s.start, s.end) for s in quote._passage_spans(version, resolver)]
+        assert spans == [(start, end) for start, end, _h in _head_rows(index)[path][2]], path
+        form = version_form(path, version.extracted.identity, resolver.config.passage_max_chars)
+        reader = resolver.index()
+        assert reader is not None
+        row = reader.version_under(version.blob, version.extracted.identity, form)
+        assert row is not None and row.is_markdown == path.endswith(".md")
+        assert reader.identities_by_blob()[version.blob] == ("text/1",)  # one extractor identity, two forms
+
+    # The Markdown path's page is rendered (its headings are headings); the plain one's is its source.
+    guide = (out / "doc/corpus/guide.md.html").read_text(encoding="utf-8")
+    notes = (out / "doc/corpus/notes.txt.html").read_text(encoding="utf-8")
+    assert "<h2" in guide and "Storage</h2>" in guide
+    assert "Storage</h2>" not in notes
+
+
+def test_the_form_is_part_of_the_version_key(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/a.txt": MARKDOWN, "corpus/b.md": MARKDOWN})
+    index = tmp_path / "index.sqlite"
+    build_index(GitRepo(corpus_repo.root), index_path=index)
+    conn = sqlite3.connect(index)
+    try:
+        forms = sorted(form for (form,) in conn.execute("SELECT form FROM versions"))
+    finally:
+        conn.close()
+    assert forms == sorted([version_form("a.txt", "text/1", 1200), version_form("b.md", "text/1", 1200)])
