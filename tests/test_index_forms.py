@@ -3,11 +3,14 @@
 The text of a blob under one extractor identity is the same at every path, but its passages,
 its title and its rendered view follow the path's text format (Markdown, reST, AsciiDoc or
 plain) and the `passage_max_chars` setting. One blob at a `.txt` and at a `.md` path is two
-rows, each cut as its own path says, whichever path a build meets first.
+rows, each cut as its own path says, whichever path a build meets first; an index built
+under one `passage_max_chars` and built again under another holds the passages a cold build
+under the second would.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -126,3 +129,45 @@ def test_the_form_is_part_of_the_version_key(corpus_repo: CorpusRepo, tmp_path: 
     finally:
         conn.close()
     assert forms == sorted([version_form("a.txt", "text/1", 1200), version_form("b.md", "text/1", 1200)])
+
+
+LONG = "# Handbook\n\n" + "\n\n".join(
+    f"Paragraph {n} says enough words to fill more than a short passage of text, twice over." for n in range(12)
+)
+
+
+def _passage_spans(index: Path) -> dict[str, list[tuple[int, int, str]]]:
+    return {path: passages for path, (_title, _md, passages) in _head_rows(index).items()}
+
+
+@pytest.mark.parametrize("new_commit", [False, True])
+def test_a_build_under_another_passage_max_chars_cuts_as_a_cold_build_does(
+    corpus_repo: CorpusRepo, tmp_path: Path, new_commit: bool
+) -> None:
+    corpus_repo.commit({"corpus/handbook.md": LONG, "corpus/notes.txt": LONG, "corpus/small.md": "# Small\n\nOne.\n"})
+    repo = GitRepo(corpus_repo.root)
+    index = tmp_path / "index.sqlite"
+    wide = load_config(corpus_repo.root)
+    build_index(repo, index_path=index, config=wide)
+    if new_commit:  # an update walks the new commit alone unless the key says otherwise
+        corpus_repo.commit({"corpus/small.md": "# Small\n\nTwo.\n"})
+    narrow = dataclasses.replace(wide, passage_max_chars=150)
+    build_index(repo, index_path=index, config=narrow)
+    cold = tmp_path / "cold.sqlite"
+    build_index(repo, index_path=cold, config=narrow)
+    assert _passage_spans(index) == _passage_spans(cold)
+    assert len(_passage_spans(index)["corpus/handbook.md"]) > 2  # cut at 150 characters, not 1200
+
+
+def test_the_site_shows_the_passages_of_the_new_passage_max_chars(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/handbook.md": LONG})
+    out = tmp_path / "site"
+    wide = load_config(corpus_repo.root)
+    build(corpus_repo.root, out=out, config=wide)
+    page = out / "doc/corpus/handbook.md.html"
+    assert "id=p1" not in page.read_text(encoding="utf-8")  # one passage of 1200 characters
+    build(corpus_repo.root, out=out, config=dataclasses.replace(wide, passage_max_chars=150))
+    passages = _passage_spans(corpus_repo.root / wide.index_path)["corpus/handbook.md"]
+    html = page.read_text(encoding="utf-8")
+    assert len(passages) > 2
+    assert all(f"id=p{n}" in html for n in range(len(passages)))
