@@ -197,9 +197,9 @@ def test_one_edited_file_is_one_commit_walked_and_one_path_classified(
         classified.append(entry.path)
         return real_classify(entry, *args)
 
-    def counting_changes(self: GitRepo, line: Any, *args: Any, **kwargs: Any) -> Any:
-        walked.append(len(line) - 1)
-        return real_changes(self, line, *args, **kwargs)
+    def counting_changes(self: GitRepo, since: str, tip: str, *args: Any, **kwargs: Any) -> Any:
+        walked.append(self.count_commits(since, tip))
+        return real_changes(self, since, tip, *args, **kwargs)
 
     monkeypatch.setattr(build_mod, "classify", counting_classify)
     monkeypatch.setattr(GitRepo, "changes_along", counting_changes)

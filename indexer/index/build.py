@@ -37,7 +37,16 @@ from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
-from indexer.vcs.repo import MISSING_SIZE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
+from indexer.vcs.repo import (
+    MISSING_SIZE,
+    MODE_FILE,
+    MODE_GITLINK,
+    MODE_SYMLINK,
+    CommitInfo,
+    GitRepo,
+    TreeEntry,
+    runs_along,
+)
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
     from indexer.shapes import BuildSummaryJson
@@ -290,8 +299,7 @@ def _update_index(
     head_seq = plan.head_seq + len(plan.fresh)
     head = plan.summary
     with _stage(summary, "history"):
-        line = [CommitInfo(plan.head, 0, ""), *plan.fresh]  # changes_along reads the first one's sha only
-        changes = repo.changes_along(line, config.roots)
+        changes = repo.changes_along(plan.head, tip, config.roots)
         touched = sorted({entry.path for entries in changes.values() for entry in entries})
         open_rows = writer.open_rows(touched, plan.head_seq)
         runs, closed = _runs_after(plan, changes, {path: row for path, (row, _version) in open_rows.items()})
@@ -335,20 +343,17 @@ def _runs_after(
 ) -> tuple[list[tuple[TreeEntry, int, int]], dict[int, int]]:
     """`GitRepo.entry_runs` over the new commits alone: the runs they start, and the rows open at
     the old head (`open_rows`: path -> row id) that they end, row id -> the row's last seq."""
-    runs: list[tuple[TreeEntry, int, int]] = []
-    state: dict[str, tuple[TreeEntry, int]] = {}
-    closed: dict[int, int] = {}
-    for seq, commit in enumerate(plan.fresh, start=plan.head_seq + 1):
-        for change in changes.get(commit.sha, ()):
-            if change.path in state:
-                entry, first = state.pop(change.path)
-                runs.append((entry, first, seq - 1))
-            elif change.path in open_rows and open_rows[change.path] not in closed:
-                closed[open_rows[change.path]] = seq - 1
-            if change.sha:
-                state[change.path] = (change, seq)
+    # A row open at the old head is a run whose entry is not needed here: "" marks it.
+    state = {path: (TreeEntry(path, "", ""), plan.head_seq) for path in open_rows}
+    steps = [(seq, changes.get(c.sha, ())) for seq, c in enumerate(plan.fresh, start=plan.head_seq + 1)]
     head_seq = plan.head_seq + len(plan.fresh)
-    runs.extend((entry, first, head_seq) for entry, first in state.values())
+    runs: list[tuple[TreeEntry, int, int]] = []
+    closed: dict[int, int] = {}
+    for entry, first, last in runs_along(state, steps, head_seq):
+        if entry.sha:
+            runs.append((entry, first, last))
+        elif last < head_seq:  # no new commit changed it: the row runs on to the new head
+            closed[open_rows[entry.path]] = last
     return runs, closed
 
 
