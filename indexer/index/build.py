@@ -309,21 +309,23 @@ def _update_index(
     before = set(versions.values())
     missing, hung = _extract(repo, config, writer, summary, progress, needed, versions)
     extracted = set(versions.values()) - before
-    added = set(versions.values()) - {vid for vid in versions.values() if writer.in_history(vid)}
+    added = set(versions.values()) - writer.in_history(versions.values())
+    # Each version's status and passage count, once: the old head's versions at the touched paths and every new row's.
+    summaries = writer.version_summaries([*versions.values(), *(vid for _row, vid in open_rows.values())])
     for path in touched:  # what the old head held at these paths leaves the summary
         head.notes.pop(path, None)
         if path in open_rows:
-            status, _reason, passages = writer.version_summary(open_rows[path][1])
+            status, _reason, passages = summaries[open_rows[path][1]]
             head.add_version(path, file_type(path), status, "", passages, sign=-1)
     path_versions = _rows(intervals, versions, missing, hung, head_seq, summary, head)
     progress.stage("writing the index")
     with _stage(summary, "write_history"):
         for pv in path_versions:
             if pv.last_seq == head_seq:
-                head.add_version(pv.path, file_type(pv.path), *writer.version_summary(pv.version_id))
+                head.add_version(pv.path, file_type(pv.path), *summaries[pv.version_id])
         for version_id in added & {pv.version_id for pv in path_versions}:
             head.versions += 1
-            head.failed_versions += writer.version_summary(version_id)[0] == "skipped"
+            head.failed_versions += summaries[version_id][0] == "skipped"
         writer.extend_history(plan.head_seq, plan.fresh, closed, path_versions)
         summary.changed_paths = tuple(touched)
         used = tuple(sorted({*plan.used, *used_extractors(kind.identity for _p, _e, kind, _f, _l in intervals)}))
@@ -333,9 +335,7 @@ def _update_index(
     summary.commits = head_seq + 1
     summary.versions = head.versions
     summary.reused = head.versions - summary.extracted
-    summary.failures_reused = head.failed_versions - sum(
-        1 for vid in extracted if writer.version_summary(vid)[0] == "skipped"
-    )
+    summary.failures_reused = head.failed_versions - sum(1 for vid in extracted if summaries[vid][0] == "skipped")
 
 
 def _runs_after(

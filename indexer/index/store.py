@@ -44,7 +44,7 @@ import re
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -265,6 +265,8 @@ _INSERT_SPAN = f"INSERT INTO passage_spans(id, version_id, {_SPAN_COLUMNS}) VALU
 # `IndexWriter.add_version` holds versions until this many, or this much text, then writes them with
 # a statement per table: the build's memory still follows one batch, never the corpus.
 VERSIONS_PER_WRITE = 512
+# Items a query names at once: under the 999 variables older SQLite builds allow a statement.
+VARIABLES_PER_QUERY = 900
 HELD_TEXT_CHARS = 128 * 1024
 
 
@@ -578,35 +580,38 @@ class IndexWriter:
     def versions_of_blobs(self, blobs: Sequence[str]) -> dict[tuple[str, str, str], int]:
         """`known_versions` for these blobs alone: an update looks up what its new commits brought."""
         self._write_held()
-        found: dict[tuple[str, str, str], int] = {}
-        for blob in dict.fromkeys(blobs):
-            rows = self.conn.execute("SELECT identity, form, id FROM versions WHERE blob = ?", (blob,))
-            for identity, form, vid in rows:
-                found[(blob, str(identity), str(form))] = int(vid)
-        return found
+        rows = self._rows_for("SELECT blob, identity, form, id FROM versions WHERE blob IN ({})", blobs)
+        return {(str(blob), str(identity), str(form)): int(vid) for blob, identity, form, vid in rows}
 
     def open_rows(self, paths: Sequence[str], seq: int) -> dict[str, tuple[int, int]]:
         """path -> (row id, version id) of the interval each of `paths` has at its last commit `seq`."""
-        found: dict[str, tuple[int, int]] = {}
-        for path in paths:
-            row = self.conn.execute(
-                "SELECT id, version_id FROM path_versions WHERE path = ? AND last_seq = ?", (path, seq)
-            ).fetchone()
-            if row is not None:
-                found[path] = (int(row[0]), int(row[1]))
-        return found
+        sql = "SELECT path, id, version_id FROM path_versions WHERE last_seq = ? AND path IN ({})"
+        return {str(path): (int(row), int(vid)) for path, row, vid in self._rows_for(sql, paths, seq)}
 
-    def version_summary(self, version_id: int) -> tuple[str, str, int]:
-        """(status, reason, passage count) of one version: what it adds to a head summary."""
+    def version_summaries(self, version_ids: Iterable[int]) -> dict[int, tuple[str, str, int]]:
+        """Version id -> (status, reason, passage count): what each adds to a head summary."""
         self._write_held()
-        status, reason = self.conn.execute("SELECT status, reason FROM versions WHERE id = ?", (version_id,)).fetchone()
-        count = self.conn.execute("SELECT COUNT(*) FROM passage_spans WHERE version_id = ?", (version_id,)).fetchone()
-        return str(status), str(reason), int(count[0])
+        sql = (
+            "SELECT v.id, v.status, v.reason, (SELECT COUNT(*) FROM passage_spans s WHERE s.version_id = v.id)"
+            " FROM versions v WHERE v.id IN ({})"
+        )
+        rows = self._rows_for(sql, version_ids)
+        return {int(vid): (str(status), str(reason), int(count)) for vid, status, reason, count in rows}
 
-    def in_history(self, version_id: int) -> bool:
-        """Whether some interval of the recorded history holds this version."""
-        row = self.conn.execute("SELECT 1 FROM path_versions WHERE version_id = ? LIMIT 1", (version_id,)).fetchone()
-        return row is not None
+    def in_history(self, version_ids: Iterable[int]) -> set[int]:
+        """Those of the versions some interval of the recorded history holds."""
+        rows = self._rows_for("SELECT DISTINCT version_id FROM path_versions WHERE version_id IN ({})", version_ids)
+        return {int(vid) for (vid,) in rows}
+
+    def _rows_for(self, sql: str, items: Iterable[Any], *params: Any) -> list[Any]:
+        """The rows of `sql` (its `IN ({})` filled with a placeholder per item, after `params`) over
+        all `items`: one query per VARIABLES_PER_QUERY of them (SQLite limits a statement's variables)."""
+        unique = list(dict.fromkeys(items))
+        rows: list[Any] = []
+        for start in range(0, len(unique), VARIABLES_PER_QUERY):
+            batch = unique[start : start + VARIABLES_PER_QUERY]
+            rows += self.conn.execute(sql.format(",".join("?" * len(batch))), (*params, *batch)).fetchall()
+        return rows
 
     def extend_history(
         self,
