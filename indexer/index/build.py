@@ -169,7 +169,7 @@ def build_index(
                 if plan is None:
                     _write_index(repo, config, commits, writer, summary, progress, retry_skipped, key)
                 else:
-                    _update_index(repo, config, plan, tip, writer, summary, progress, key)
+                    summary.changed_paths = _update_index(repo, config, plan, tip, writer, summary, progress, key)
                 writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
             except BaseException:
                 writer.abort()
@@ -276,8 +276,9 @@ def _write_index(
     with _stage(summary, "write_history"):
         writer.replace_history(commits, path_versions)
         _summarise_head(writer, summary, head_seq, head)
-        head.versions = len({pv.version_id for pv in path_versions})
-        head.failed_versions = len({pv.version_id for pv in path_versions} & writer.skipped_version_ids())
+        held = {pv.version_id for pv in path_versions}
+        head.versions = len(held)
+        head.failed_versions = len(held & writer.skipped_version_ids())
         used = used_extractors(kind.identity for _path, _entry, kind, _first, _last in intervals)
         _record_build(writer, commits[-1].sha, history(used) if not (missing or hung) else "", used, head, None)
     summary.commits = len(commits)
@@ -293,9 +294,10 @@ def _update_index(
     summary: BuildSummary,
     progress: Progress,
     history: Callable[[Sequence[str]], str],
-) -> None:
+) -> tuple[str, ...]:
     """The previous index plus the commits after its head: only the paths they touch are listed,
-    classified and written (docs/indexing.md, step 1); the result is a cold build's."""
+    classified and written (docs/indexing.md, step 1); the result is a cold build's. Returns the
+    paths whose interval rows it changed (`BuildSummary.changed_paths`)."""
     head_seq = plan.head_seq + len(plan.fresh)
     head = plan.summary
     with _stage(summary, "history"):
@@ -327,15 +329,15 @@ def _update_index(
             head.versions += 1
             head.failed_versions += summaries[version_id][0] == "skipped"
         writer.extend_history(plan.head_seq, plan.fresh, closed, path_versions)
-        summary.changed_paths = tuple(touched)
+        changed = tuple(touched)
         used = tuple(sorted({*plan.used, *used_extractors(kind.identity for _p, _e, kind, _f, _l in intervals)}))
-        changed = (plan.head, summary.changed_paths)
-        _record_build(writer, tip, history(used) if not (missing or hung) else "", used, head, changed)
+        _record_build(writer, tip, history(used) if not (missing or hung) else "", used, head, (plan.head, changed))
         _report_head(summary, head)
     summary.commits = head_seq + 1
     summary.versions = head.versions
     summary.reused = head.versions - summary.extracted
     summary.failures_reused = head.failed_versions - sum(1 for vid in extracted if summaries[vid][0] == "skipped")
+    return changed
 
 
 def _runs_after(

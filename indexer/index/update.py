@@ -13,8 +13,9 @@ The index's meta keeps, for the next update:
   history_key    the key above; "" when the next build must walk the whole history
   history_extractors  the extractors whose identities the key holds (`used_extractors`)
   head_summary   `HeadSummary` as JSON: the counts and notes of the built commit's documents
-  changed_paths  `ChangedPaths` as JSON: the paths whose interval rows this build changed,
-                 since which commit; "null" when unknown (a full build: treat every path as changed)
+  changed_paths  {"since": the previous head, "paths": [...]} as JSON: the paths whose interval rows
+                 this build changed since that commit (`changed_paths_json`, `read_changed_paths`);
+                 "null" when unknown (a full build: treat every path as changed)
 """
 
 from __future__ import annotations
