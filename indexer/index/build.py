@@ -1,7 +1,7 @@
 """`pincite build`: one commit of a corpus repository → the SQLite index (and the site).
 
 The pipeline, in order: resolve the commit → walk the first-parent history into path
-version intervals → extract and chunk every (blob, extractor identity) the index does not
+version intervals → extract and chunk every (blob, extractor identity, form) the index does not
 have yet → write the index atomically → render the site.
 """
 
