@@ -15,7 +15,8 @@ from itertools import islice
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of, version_key
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
-from indexer.index.documents import VersionText, passage_format, version_form
+from indexer.extract.text import passage_format
+from indexer.index.documents import VersionText, version_form
 from indexer.index.store import IndexReader
 from indexer.shapes import QuoteVerdictJson
 from indexer.text.chunk import WORD_KEPT_WHOLE, chunk

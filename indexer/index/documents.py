@@ -13,10 +13,10 @@ from pathlib import Path
 from indexer.errors import ExtractionError, PinciteError
 from indexer.extract import cache as extract_cache
 from indexer.extract.registry import ExtractedText, Limits
-from indexer.extract.text import encoding_of
+from indexer.extract.text import encoding_of, passage_format
 from indexer.index.store import IndexReader
 from indexer.text.chunk import cut_key
-from indexer.text.kinds import TextFormat, is_snapshot, text_format
+from indexer.text.kinds import is_snapshot
 from indexer.text.model import UTF8
 from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
 
@@ -32,12 +32,6 @@ class VersionText:
     @property
     def text(self) -> str:
         return self.extracted.text
-
-
-def passage_format(path: str, identity: str) -> TextFormat:
-    """The format a version's passages and title are read in: its name's for the text class
-    (Markdown, reST, AsciiDoc or plain), plain for the text an extractor gave."""
-    return text_format(path) if encoding_of(identity) is not None else "plain"
 
 
 def version_form(path: str, identity: str, max_chars: int) -> str:

@@ -23,8 +23,7 @@ from typing import TypeVar
 from indexer.config import Config
 from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
-from indexer.extract.text import encoding_of
-from indexer.index.documents import passage_format
+from indexer.extract.text import encoding_of, passage_format
 from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.text.chunk import chunk
 from indexer.text.kinds import is_snapshot
