@@ -22,7 +22,7 @@ from indexer.citations.resolve import Resolver
 from indexer.config import load_config
 from indexer.index.build import build_index
 from indexer.index.documents import version_form
-from indexer.index.store import IndexReader
+from indexer.index.store import IndexReader, trigram_match
 from indexer.text.chunk import chunk
 from indexer.text.kinds import text_format
 from indexer.text.titles import document_title
@@ -171,3 +171,71 @@ def test_the_site_shows_the_passages_of_the_new_passage_max_chars(corpus_repo: C
     html = page.read_text(encoding="utf-8")
     assert len(passages) > 2
     assert all(f"id=p{n}" in html for n in range(len(passages)))
+
+
+CJK_PAGE = "# 手册\n\n" + "\n\n".join(f"第{n}段说明样本应当保持寒冷和干燥的储存方法。" for n in range(40))
+
+
+def _version_keys(index: Path) -> tuple[list[tuple[str, str, str]], int]:
+    """Every version row's (blob, identity, form), and how many no interval holds."""
+    conn = sqlite3.connect(index)
+    try:
+        for table in ("passages_fts", "versions_tri"):
+            conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+        keys = sorted(conn.execute("SELECT blob, identity, form FROM versions").fetchall())
+        ids = {vid for (vid,) in conn.execute("SELECT id FROM versions")}
+        query = trigram_match(["保持寒冷"])
+        matched = conn.execute("SELECT rowid FROM versions_tri WHERE versions_tri MATCH ?", (query,))
+        assert {vid for (vid,) in matched} <= ids  # a deleted version's trigram row went with it
+        orphans = conn.execute(
+            "SELECT COUNT(*) FROM versions WHERE id NOT IN (SELECT version_id FROM path_versions)"
+        ).fetchone()[0]
+        return keys, int(orphans)
+    finally:
+        conn.close()
+
+
+def test_a_build_under_another_passage_max_chars_keeps_no_row_of_the_old_form(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/handbook.md": LONG, "corpus/notes.txt": LONG, "corpus/cjk.md": CJK_PAGE})
+    repo = GitRepo(corpus_repo.root)
+    index = tmp_path / "index.sqlite"
+    wide = load_config(corpus_repo.root)
+    narrow = dataclasses.replace(wide, passage_max_chars=150)
+    for config in (wide, narrow, wide):
+        build_index(repo, index_path=index, config=config)
+        cold = tmp_path / f"cold{config.passage_max_chars}.sqlite"
+        build_index(repo, index_path=cold, config=config)
+        keys, orphans = _version_keys(index)
+        assert orphans == 0
+        assert keys == _version_keys(cold)[0]
+        assert _passage_spans(index) == _passage_spans(cold)
+        hits = {hit.path for hit in search("保持寒冷", corpus_repo.root, index_path=index)}
+        assert hits == {"corpus/cjk.md"}
+
+
+def test_a_row_of_an_older_extractor_identity_is_kept_when_the_form_changes(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/handbook.md": LONG})
+    repo = GitRepo(corpus_repo.root)
+    index = tmp_path / "index.sqlite"
+    wide = load_config(corpus_repo.root)
+    build_index(repo, index_path=index, config=wide)
+    conn = sqlite3.connect(index)
+    try:  # as an index built under an older extractor leaves it: the next build extracts again
+        blob, identity, form = conn.execute("SELECT blob, identity, form FROM versions").fetchone()
+        conn.execute("UPDATE versions SET identity = 'text/0'")
+        conn.commit()
+    finally:
+        conn.close()
+    build_index(repo, index_path=index, config=wide)
+    build_index(repo, index_path=index, config=dataclasses.replace(wide, passage_max_chars=150))
+    reader = IndexReader(index)
+    try:
+        old = reader.version_under(blob, "text/0", form)
+        assert old is not None and old.text == LONG
+        assert reader.version_under(blob, identity, version_form("corpus/handbook.md", identity, 150)) is not None
+    finally:
+        reader.close()

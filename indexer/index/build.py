@@ -275,6 +275,7 @@ def _write_index(
     progress.stage("writing the index")
     with _stage(summary, "write_history"):
         writer.replace_history(commits, path_versions)
+        writer.drop_superseded_forms()
         _summarise_head(writer, summary, head_seq, head)
         held = {pv.version_id for pv in path_versions}
         head.versions = len(held)

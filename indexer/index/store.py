@@ -155,6 +155,11 @@ def cjk_runs(text: str) -> list[str]:
     return _CJK_RUN.findall(text)
 
 
+def _trigram_text(text: str | None) -> str:
+    """A version's row of `versions_tri`: its CJK runs one a line ("" when it has none)."""
+    return "\n".join(cjk_runs(text)) if text is not None and holds_cjk(text) else ""
+
+
 def trigram_match(substrings: Sequence[str]) -> str | None:
     """A `versions_tri` query matching every version that holds all `substrings` (None: no CJK run of
     theirs has 3 characters).
@@ -507,10 +512,10 @@ class IndexWriter:
                 count_lines(text) if text is not None else 0,
             )
         )
-        runs = cjk_runs(text) if text is not None and holds_cjk(text) else []
-        if runs:
+        trigram_text = _trigram_text(text)
+        if trigram_text:
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
-            held.trigrams.append((version_id, "\n".join(runs)))
+            held.trigrams.append((version_id, trigram_text))
         first_id = self._next_passage_id
         self._next_passage_id += len(passages)
         held.spans += [(first_id + i, version_id, *_span_values(p)) for i, p in enumerate(passages)]
@@ -553,6 +558,48 @@ class IndexWriter:
         if retry or recorded is None or recorded[0] != failures_key:
             self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
             self.set_meta("failures_key", failures_key)
+
+    def drop_superseded_forms(self) -> int:
+        """Delete the versions no interval of the history holds whose (blob, identity) a held
+        version has (of another form: another `passage_max_chars`, Markdown parser or path
+        format); return how many.
+
+        A build under another form cuts every version again, and without this the rows of the
+        old form would stay for good. A version of an identity no held row has stays: a citation
+        made under an older extractor resolves to exactly its text (`version_under` takes any
+        form of a (blob, identity)). Call it after `replace_history`: an update never leaves a
+        row unheld (the history only grows; anything that changes the form walks it whole).
+        """
+        self._write_held()
+        ids = [
+            int(vid)
+            for (vid,) in self.conn.execute(
+                "SELECT v.id FROM versions v WHERE v.id NOT IN (SELECT version_id FROM path_versions)"
+                " AND EXISTS (SELECT 1 FROM versions w JOIN path_versions pv ON pv.version_id = w.id"
+                " WHERE w.blob = v.blob AND w.identity = v.identity)"
+            )
+        ]
+        for start in range(0, len(ids), VARIABLES_PER_QUERY):
+            self._delete_versions(ids[start : start + VARIABLES_PER_QUERY])
+        return len(ids)
+
+    def _delete_versions(self, ids: Sequence[int]) -> None:
+        """Delete these versions with their passages and full-text rows.
+
+        Neither FTS table holds its rows' text: the word table reads it from `passages` and the
+        trigram table from none, so each row's delete gives the very values that were inserted
+        (FTS5's 'delete' command), before the passages they come from are gone."""
+        marks = ",".join("?" * len(ids))
+        self.conn.execute(
+            "INSERT INTO passages_fts(passages_fts, rowid, text, heading)"
+            f" SELECT 'delete', id, text, heading FROM passages WHERE version_id IN ({marks})",
+            ids,
+        )
+        rows = self.conn.execute(f"SELECT id, text FROM versions WHERE id IN ({marks})", ids).fetchall()
+        trigrams = [(vid, runs) for vid, text in rows if (runs := _trigram_text(text))]
+        self.conn.executemany("INSERT INTO versions_tri(versions_tri, rowid, text) VALUES ('delete', ?, ?)", trigrams)
+        self.conn.execute(f"DELETE FROM passage_spans WHERE version_id IN ({marks})", ids)
+        self.conn.execute(f"DELETE FROM versions WHERE id IN ({marks})", ids)
 
     def skipped_version_ids(self) -> set[int]:
         self._write_held()
