@@ -21,7 +21,7 @@ from indexer.citations import quote
 from indexer.citations.resolve import Resolver
 from indexer.config import load_config
 from indexer.index.build import build_index
-from indexer.index.documents import version_form
+from indexer.index.documents import recorded_text, version_form
 from indexer.index.store import IndexReader, trigram_match
 from indexer.text.chunk import chunk
 from indexer.text.kinds import text_format
@@ -239,3 +239,32 @@ def test_a_row_of_an_older_extractor_identity_is_kept_when_the_form_changes(
         assert reader.version_under(blob, identity, version_form("corpus/handbook.md", identity, 150)) is not None
     finally:
         reader.close()
+
+
+PAGE = "<html><head><title>Field guide</title></head><body><p>Keep the samples cold and dry.</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("indexed", "asked", "source_class"),
+    [
+        ("corpus/guide.html", "snapshots/example.org/guide.html", "snapshot"),
+        ("snapshots/example.org/guide.html", "corpus/guide.html", "extracted"),
+    ],
+)
+def test_a_recorded_text_of_another_form_takes_the_source_class_of_the_asked_path(
+    corpus_repo: CorpusRepo, tmp_path: Path, indexed: str, asked: str, source_class: str
+) -> None:
+    corpus_repo.commit({indexed: PAGE, "corpus/other.md": "# Other\n"})
+    repo = GitRepo(corpus_repo.root)
+    index = tmp_path / "index.sqlite"
+    config = load_config(corpus_repo.root)
+    build_index(repo, index_path=index, config=config)
+    blob = corpus_repo.git("hash-object", "--stdin", input_bytes=PAGE.encode()).strip()
+    reader = IndexReader(index)
+    try:
+        (identity,) = {v.identity for v in reader.version_metas().values() if v.blob == blob}
+        found = recorded_text(repo, reader, blob, asked, identity, config.passage_max_chars)
+    finally:
+        reader.close()
+    assert found is not None and found.text
+    assert found.extracted.source_class == source_class

@@ -7,12 +7,13 @@ cache live in one place.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.errors import ExtractionError, PinciteError
 from indexer.extract import cache as extract_cache
-from indexer.extract.registry import ExtractedText, Limits
+from indexer.extract.registry import ExtractedText, Limits, extractor_for
 from indexer.extract.text import encoding_of, passage_format
 from indexer.index.store import IndexReader
 from indexer.text.chunk import cut_key
@@ -110,14 +111,15 @@ def recorded_text(
     This is how a citation made under an older extractor identity resolves after an upgrade:
     never by extracting again with another extractor, whose offsets differ. The index's row of
     the form `path` gives it (`version_form`, under `max_chars`) is taken when there is one: its
-    title and source class are this path's.
+    title is this path's. The source class is the path's whichever row gives the text (a row of
+    another form may be another path's, a snapshot's or not).
     """
     form = version_form(path, identity, max_chars)
     row = reader.version_under(blob, identity, form) if reader is not None else None
     if row is not None and row.text is not None:
         extracted = ExtractedText(
             text=row.text,
-            source_class=row.source_class,
+            source_class=source_class_at(path, identity),
             identity=identity,
             title=row.title,
             page_starts=row.page_starts,
@@ -126,7 +128,17 @@ def recorded_text(
         )
         return VersionText(path, blob, extracted)
     cached = extract_cache.cached_text(repo.root, blob, identity)
-    return VersionText(path, blob, cached) if cached is not None else None
+    if cached is None:
+        return None
+    return VersionText(path, blob, dataclasses.replace(cached, source_class=source_class_at(path, identity)))
+
+
+def source_class_at(path: str, identity: str) -> str:
+    """The source class a version of `identity` has at `path`, as the build records it
+    (`prepare.extract_and_chunk`): a snapshot under the snapshot root, else its extractor's."""
+    if is_snapshot(path):
+        return "snapshot"
+    return extractor_for(path, encoding_of(identity) or UTF8).source_class
 
 
 def cached_identities(repo: GitRepo, blob: str) -> list[str]:
