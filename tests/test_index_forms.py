@@ -24,7 +24,9 @@ from indexer.index.build import build_index
 from indexer.index.documents import recorded_text, version_form
 from indexer.index.store import IndexReader, trigram_match
 from indexer.text.chunk import chunk
+from indexer.text.citation import Citation
 from indexer.text.kinds import text_format
+from indexer.text.normalize import normalize
 from indexer.text.titles import document_title
 from indexer.vcs.repo import GitRepo
 from tests.conftest import CorpusRepo
@@ -103,7 +105,7 @@ def test_search_resolve_and_site_take_the_row_of_the_path_s_own_format(
     index = corpus_repo.root / load_config(corpus_repo.root).index_path
     for path in order:
         version = resolver.text_at(corpus_repo.head(), path)
-        spans = [(s.start, s.end) for s in quote._passage_spans(version, resolver)]
+        spans = [(s.start, s.end) for s in quote._passage_spans(version, path, resolver)]
         assert spans == [(start, end) for start, end, _h in _head_rows(index)[path][2]], path
         form = version_form(path, version.extracted.identity, resolver.config.passage_max_chars)
         reader = resolver.index()
@@ -268,3 +270,23 @@ def test_a_recorded_text_of_another_form_takes_the_source_class_of_the_asked_pat
         reader.close()
     assert found is not None and found.text
     assert found.extracted.source_class == source_class
+
+
+SECTIONS = "# Storage\n\nKeep the samples cold and dry.\n\n# Transport\n\nCarry the boxes upright with care.\n"
+
+
+def test_a_near_place_is_found_among_the_passages_of_the_cited_path_s_form(corpus_repo: CorpusRepo) -> None:
+    corpus_repo.commit({"corpus/a.md": SECTIONS, "corpus/b.txt": SECTIONS})
+    build(corpus_repo.root, site=False)
+    resolver = Resolver(GitRepo(corpus_repo.root))
+    resolved = resolver.resolve(Citation(resolver.commit("HEAD"), "corpus/b.txt", lines=(1, 7)))
+    # The resolver's memos keep the text of a (blob, identity) as its first caller read it: here
+    # as a.md, whose Markdown cut puts the two sections in two passages; b.txt's plain cut is one.
+    first_read = dataclasses.replace(resolved.document, path="corpus/a.md")
+    near = quote.near_place(
+        normalize("boxes samples Carry Keep cold"), dataclasses.replace(resolved, document=first_read), resolver
+    )
+    assert near is not None
+    place, how = near
+    assert place.path == "corpus/b.txt" and how == "in another order, in one passage"
+    assert place.lines == (1, 7)  # the one passage of the plain cut: both sections
