@@ -290,3 +290,11 @@ def test_a_near_place_is_found_among_the_passages_of_the_cited_path_s_form(corpu
     place, how = near
     assert place.path == "corpus/b.txt" and how == "in another order, in one passage"
     assert place.lines == (1, 7)  # the one passage of the plain cut: both sections
+
+
+def test_a_blob_at_paths_of_two_forms_is_counted_as_two_versions_extracted(corpus_repo: CorpusRepo) -> None:
+    # What docs/indexing.md (step 2) and `pincite build --help` say: the summary counts versions,
+    # (blob, identity, form), and each is extracted on its own.
+    corpus_repo.commit({"corpus/long.md": LONG, "corpus/long.txt": LONG})
+    summary = build_index(GitRepo(corpus_repo.root))
+    assert (summary.documents, summary.versions, summary.extracted, summary.reused) == (2, 2, 2, 0)

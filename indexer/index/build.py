@@ -71,6 +71,8 @@ class BuildSummary:
     commits: int = 0
     documents: int = 0
     versions: int = 0
+    # Versions, (blob, identity, form), not blobs: one blob at paths of two forms (a .md and a .txt, a
+    # corpus page and its snapshot) is extracted, and counted, once per form (docs/indexing.md, step 2).
     extracted: int = 0
     reused: int = 0
     failures_reused: int = 0  # of `reused`: versions that failed before, under the same identity and limits
