@@ -421,6 +421,7 @@ class IndexWriter:
         self.timings: dict[str, float] = {}  # seconds spent on whole-file steps, for benchmarks
         self._next_version_id: int | None = None  # ids `add_version` gives, from the first call on
         self._next_passage_id: int | None = None
+        self._dropped = 0  # versions `drop_superseded_forms` deleted: their pages are given back at `commit`
         self._held = _HeldRows()
         # A build killed earlier leaves its temporary file behind; we hold the lock now.
         for stale in index_path.parent.glob(f".{index_path.name}.*.tmp"):
@@ -581,6 +582,7 @@ class IndexWriter:
         ]
         for start in range(0, len(ids), VARIABLES_PER_QUERY):
             self._delete_versions(ids[start : start + VARIABLES_PER_QUERY])
+        self._dropped += len(ids)
         return len(ids)
 
     def _delete_versions(self, ids: Sequence[int]) -> None:
@@ -702,7 +704,9 @@ class IndexWriter:
         self._write_held()
         self.conn.execute("COMMIT")
         started = time.monotonic()
-        if optimize:
+        # A delete from an FTS5 table is a row of its own until the segments merge: after deleting
+        # versions, merging them is what makes the file no larger than a cold build's.
+        if optimize or self._dropped:
             self.conn.execute("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')")
             self.conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('optimize')")
             self.conn.executescript("PRAGMA incremental_vacuum;")  # one page per step: run to the end
