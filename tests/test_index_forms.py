@@ -215,6 +215,14 @@ def test_a_build_under_another_passage_max_chars_keeps_no_row_of_the_old_form(
         assert _passage_spans(index) == _passage_spans(cold)
         hits = {hit.path for hit in search("保持寒冷", corpus_repo.root, index_path=index)}
         assert hits == {"corpus/cjk.md"}
+    # An update after them (a new commit, the same settings) is still a cold build.
+    corpus_repo.commit({"corpus/notes.txt": LONG + "\n\nOne more paragraph.\n"})
+    updated = build_index(repo, index_path=index, config=wide)
+    assert updated.changed_paths == ("corpus/notes.txt",)
+    cold = tmp_path / "cold-update.sqlite"
+    build_index(repo, index_path=cold, config=wide)
+    assert _version_keys(index) == (_version_keys(cold)[0], 0)  # the old notes.txt too: the history holds it
+    assert _passage_spans(index) == _passage_spans(cold)
 
 
 def test_a_row_of_an_older_extractor_identity_is_kept_when_the_form_changes(
