@@ -266,7 +266,8 @@ OPTIONS: dict[str, Option] = {
         "Files larger than this are skipped with a message.", minimum=1, maximum=10**12, whole=True
     ),
     "passage_max_chars": Number(
-        f"Upper bound on a passage's length in code points (at least {MIN_PASSAGE_CHARS}).",
+        f"Upper bound on a passage's length in code points (at least {MIN_PASSAGE_CHARS}); "
+        "a build under another value cuts every version again.",
         minimum=MIN_PASSAGE_CHARS,
         maximum=10**7,
         whole=True,

@@ -170,6 +170,7 @@ def browser() -> Iterator[Any]:
 def index_of_texts(index: Path, texts: list[str], max_chars: int) -> Path:
     """A real index of `texts` as `doc<n>.txt`, all at one commit: what quote narrowing searches."""
     from indexer.extract.base import ExtractedText
+    from indexer.index.documents import version_form
     from indexer.index.store import IndexWriter, PathVersion
     from indexer.text.chunk import chunk
     from indexer.vcs.repo import CommitInfo
@@ -179,10 +180,12 @@ def index_of_texts(index: Path, texts: list[str], max_chars: int) -> Path:
     for number, body in enumerate(texts):
         passages = chunk(body, markdown=False, max_chars=max_chars)
         extracted = ExtractedText(body, "text", "text@1")
+        path = f"doc{number}.txt"
+        form = version_form(path, "text@1", max_chars)
         version = writer.add_version(
-            blob=f"{number:040x}", identity="text@1", size=len(body), extracted=extracted, passages=passages
+            blob=f"{number:040x}", identity="text@1", form=form, size=len(body), extracted=extracted, passages=passages
         )
-        history.append(PathVersion(f"doc{number}.txt", version, 0, 0))
+        history.append(PathVersion(path, version, 0, 0))
     writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
     writer.commit(optimize=True)
     return index

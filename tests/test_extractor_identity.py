@@ -18,6 +18,7 @@ from indexer.citations.verdicts import VerdictStatus
 from indexer.errors import ExtractionError
 from indexer.extract import html as html_mod
 from indexer.extract.base import ExtractedText, Limits
+from indexer.index.documents import version_form
 from indexer.index.store import IndexReader
 from indexer.text.citation import identity_token, parse_citation
 from indexer.vcs.repo import GitRepo
@@ -80,7 +81,8 @@ def test_the_rebuild_keeps_the_old_identitys_text_beside_the_new(upgraded: tuple
     try:
         identities = reader.identities_by_blob()[old.resolved.blob]
         assert identities == (old.resolved.identity, html_mod.HtmlExtractor().identity())
-        kept = reader.version_under(old.resolved.blob, old.resolved.identity)
+        form = version_form(old.resolved.citation.path, old.resolved.identity, 1200)
+        kept = reader.version_under(old.resolved.blob, old.resolved.identity, form)
         assert kept is not None and kept.text == old.resolved.document.text
     finally:
         reader.close()

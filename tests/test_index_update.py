@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from indexer import build
 from indexer.index import build as build_mod
+from indexer.index import store
 from indexer.index.build import BuildSummary
 from indexer.index.update import read_changed_paths
 from indexer.vcs.repo import GitRepo
@@ -197,9 +198,9 @@ def test_one_edited_file_is_one_commit_walked_and_one_path_classified(
         classified.append(entry.path)
         return real_classify(entry, *args)
 
-    def counting_changes(self: GitRepo, line: Any, *args: Any, **kwargs: Any) -> Any:
-        walked.append(len(line) - 1)
-        return real_changes(self, line, *args, **kwargs)
+    def counting_changes(self: GitRepo, since: str, tip: str, *args: Any, **kwargs: Any) -> Any:
+        walked.append(self.count_commits(since, tip))
+        return real_changes(self, since, tip, *args, **kwargs)
 
     monkeypatch.setattr(build_mod, "classify", counting_classify)
     monkeypatch.setattr(GitRepo, "changes_along", counting_changes)
@@ -225,3 +226,22 @@ def test_a_force_push_is_a_full_build(corpus_repo: CorpusRepo) -> None:
     summary = build(corpus_repo.root, site=False, index_path=index)
     assert summary.changed_paths is None  # the old head is not on the line: the whole history is walked
     assert summary.documents == 2 and summary.commits == 2
+
+
+def test_an_update_whose_look_ups_take_several_queries_is_a_cold_build(
+    corpus_repo: CorpusRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The update's look-ups name their paths, blobs and versions a batch of queries at a time (SQLite
+    # limits a statement's variables): with two a query, every batch boundary is crossed.
+    corpus_repo.commit({f"corpus/doc{n}.md": f"# Doc {n}\n\nalpha {n}\n" for n in range(7)})
+    index = corpus_repo.root / "updated.sqlite"
+    build(corpus_repo.root, site=False, index_path=index)
+    change: dict[str, str | bytes | None] = {f"corpus/doc{n}.md": f"# Doc {n}\n\nbravo {n}\n" for n in range(5)}
+    corpus_repo.commit({**change, "corpus/doc5.md": None, "corpus/new.txt": "charlie\n"})
+    monkeypatch.setattr(store, "VARIABLES_PER_QUERY", 2)
+    updated = build(corpus_repo.root, site=False, index_path=index)
+    cold_index = corpus_repo.root / "cold.sqlite"
+    cold = build(corpus_repo.root, site=False, index_path=cold_index)
+    assert updated.changed_paths is not None and len(updated.changed_paths) == 7
+    assert _content(index) == _content(cold_index)
+    assert _reported(updated) == _reported(cold)

@@ -134,7 +134,7 @@ def test_a_tree_entry_named_dot_dot_is_refused_before_it_reaches_a_file_path(cor
     with pytest.raises(PinciteError, match=r"corpus/\.\./x\.md"):
         git.tree_entries(commit, ("corpus",))
     with pytest.raises(PinciteError, match=r"corpus/\.\./x\.md"):
-        git.changes_along([git.commit_info(corpus_repo.head()), git.commit_info(commit)], ("corpus",))
+        git.changes_along(corpus_repo.head(), commit, ("corpus",))
 
 
 @pytest.mark.parametrize(("key", "value"), [("diff.renameLimit", "1"), ("core.bigFileThreshold", "100")])

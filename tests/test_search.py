@@ -194,7 +194,7 @@ def test_a_substring_of_a_cjk_text_is_found_through_the_trigram_table(
     extracted = ExtractedText(text, "text", "text/1")
     passages = [Passage(0, 0, len(text), 1, 1, "", text)] if text.strip() else []
     version = writer.add_version(
-        blob="0" * 40, identity="text/1", size=len(text), extracted=extracted, passages=passages
+        blob="0" * 40, identity="text/1", form="plain", size=len(text), extracted=extracted, passages=passages
     )
     writer.replace_history([CommitInfo("1" * 40, 0, "one")], [PathVersion("corpus/a.md", version, 0, 0)])
     writer.commit(optimize=False)

@@ -15,11 +15,13 @@ from itertools import islice
 from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of, version_key
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
-from indexer.index.documents import VersionText
+from indexer.extract.text import passage_format
+from indexer.index.documents import VersionText, version_form
 from indexer.index.store import IndexReader
 from indexer.shapes import QuoteVerdictJson
 from indexer.text.chunk import WORD_KEPT_WHOLE, chunk
 from indexer.text.citation import Citation
+from indexer.text.kinds import TextFormat
 from indexer.text.model import Span
 from indexer.text.normalize import (
     QUOTE_FOLD,
@@ -119,7 +121,10 @@ def near_place(wanted: str, resolved: Resolved, resolver: Resolver) -> tuple[Cit
     version = resolved.document
     span, how = _respaced(wanted, version, resolver), "in another spacing"
     if span is None:
-        span, how = _reordered(wanted, version, resolver, resolved.span), "in another order, in one passage"
+        span, how = (
+            _reordered(wanted, version, resolved.path, resolver, resolved.span),
+            "in another order, in one passage",
+        )
     if span is None:
         return None
     index = resolver.line_index(version)
@@ -158,9 +163,9 @@ def _non_space_positions(normalized: str) -> tuple[int, ...]:
     return tuple(i for i, ch in enumerate(normalized) if ch != " ")
 
 
-def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Span) -> Span | None:
-    """The passage of the document nearest the `cited` span that holds every word of `wanted`
-    (in any order): the cited passage first, then the others by their distance from it.
+def _reordered(wanted: str, version: VersionText, path: str, resolver: Resolver, cited: Span) -> Span | None:
+    """The passage of the document at `path` nearest the `cited` span that holds every word of
+    `wanted` (in any order): the cited passage first, then the others by their distance from it.
 
     Passages are the index's own (one query per version and run) when it holds the version, else
     cut here. They are read only when the document's normalized text holds every word at all: a
@@ -175,14 +180,14 @@ def _reordered(wanted: str, version: VersionText, resolver: Resolver, cited: Spa
     if _holds_words(text[cited.start : cited.end], words):
         # The cited lines hold every word (a quote of them reordered): the passage that holds
         # those lines is the answer, found before the whole text is searched word by word.
-        spans = _by_distance(_passage_spans(version, resolver), cited, most=2)
+        spans = _by_distance(_passage_spans(version, path, resolver), cited, most=2)
         nearest = next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
     if nearest is not None:
         return nearest
     normalized = resolver.normalized_text(version)
     if not all(word in normalized for word in words):
         return None  # the usual answer for a fabricated quote: no passage can hold them all
-    spans = _by_distance(_passage_spans(version, resolver), cited)
+    spans = _by_distance(_passage_spans(version, path, resolver), cited)
     return next((s for s in spans if _holds_words(text[s.start : s.end], words)), None)
 
 
@@ -208,25 +213,31 @@ def _holds_words(passage: str, words: set[str]) -> bool:
     return all(word in plain for word in words) and words <= set(_WORD_RE.findall(plain))
 
 
-def _passage_spans(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
-    """The document's passages as the index cut them, or (without that version indexed) as it
-    would; once per version and run."""
-    return resolver.memo.passage_spans.get_or_compute(version_key(version), lambda: _spans_of(version, resolver))
+def _passage_spans(version: VersionText, path: str, resolver: Resolver) -> tuple[Span, ...]:
+    """The document's passages as the index cut them for the form of the cited `path`, or (without
+    that version indexed) as it would; once per version, form and run.
+
+    The path is the citation's, not `version.path`: the resolver's memos keep a (blob, identity)'s
+    text as the first path that asked read it, and one blob at a .md and a .txt path is two cuts."""
+    identity = version.extracted.identity
+    form = version_form(path, identity, resolver.config.passage_max_chars)
+    key = (*version_key(version), form)
+    return resolver.memo.passage_spans.get_or_compute(key, lambda: _spans_of(version, path, form, resolver))
 
 
-def _spans_of(version: VersionText, resolver: Resolver) -> tuple[Span, ...]:
+def _spans_of(version: VersionText, path: str, form: str, resolver: Resolver) -> tuple[Span, ...]:
     reader = resolver.index()
     if reader is not None:
-        indexed = reader.passage_spans_of(version.blob, version.extracted.identity)
+        indexed = reader.passage_spans_of(version.blob, version.extracted.identity, form)
         if indexed:
             return tuple(Span(start, end) for start, end in indexed)
-    extracted = version.extracted
-    return _cut(version.text, extracted.is_markdown, resolver.config.passage_max_chars, extracted.page_starts)
+    fmt = passage_format(path, version.extracted.identity)
+    return _cut(version.text, fmt, resolver.config.passage_max_chars, version.extracted.page_starts)
 
 
 @lru_cache(maxsize=4)
-def _cut(text: str, markdown: bool, max_chars: int, page_starts: tuple[int, ...]) -> tuple[Span, ...]:
-    passages = chunk(text, markdown=markdown, max_chars=max_chars, page_starts=page_starts)
+def _cut(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...]) -> tuple[Span, ...]:
+    passages = chunk(text, fmt=fmt, max_chars=max_chars, page_starts=page_starts)
     return tuple(Span(p.start, p.end) for p in passages)
 
 

@@ -150,7 +150,8 @@ class ResolverMemo:
     normalized: Memo[VersionKey, tuple[str, list[int]]] = field(default_factory=Memo)
     normalized_texts: Memo[VersionKey, str] = field(default_factory=Memo)  # the same without the offsets
     text_blobs: Memo[VersionKey, str] = field(default_factory=Memo)  # the blob git diffs for a version
-    passage_spans: Memo[VersionKey, tuple[Span, ...]] = field(default_factory=Memo)  # a version's passages
+    # A version's passages, per form (`documents.version_form`): (blob, identity, form).
+    passage_spans: Memo[tuple[str, str, str], tuple[Span, ...]] = field(default_factory=Memo)
     # A version's normalized text with its spaces left out: a failed quote's near place asks it of the
     # cited document, and every failed quote citing that document asks the same (`quote._respaced`).
     compact_texts: Memo[VersionKey, str] = field(default_factory=Memo)
@@ -319,8 +320,9 @@ class Resolver:
         extractor = extract_mod.extractor_for(path, encoding)
         if extractor.source_class == "text" or not extractor.available():
             return None
+        max_chars = self.config.passage_max_chars
         for candidate in extractor.identities(self.limits):
-            found = documents.recorded_text(self.repo, self.index(), blob, path, candidate)
+            found = documents.recorded_text(self.repo, self.index(), blob, path, candidate, max_chars)
             if found is not None:
                 return found
         return None
@@ -477,7 +479,7 @@ class Resolver:
         )
 
     def _recorded_text(self, blob: str, path: str, identity: str, active: str | None) -> documents.VersionText:
-        found = documents.recorded_text(self.repo, self.index(), blob, path, identity)
+        found = documents.recorded_text(self.repo, self.index(), blob, path, identity, self.config.passage_max_chars)
         if found is None:
             raise ExtractionError(
                 f"{path} (blob {blob[:12]}) is cited in the text of extractor {identity!r}, which neither the "

@@ -43,10 +43,12 @@ def build_command(
 ) -> None:
     """Index commit REV of the corpus (read from git objects, never the working tree).
 
-    Every distinct file version is extracted once: a rebuild after a commit only
-    extracts the blobs that commit changed. A version that failed (corrupt, encrypted,
-    over a limit) is remembered too, and tried again only when the extractor's identity
-    or the limits change, or with --retry-skipped. Prints a summary; --json for scripts.
+    Every distinct file version (blob, extractor identity and the form its path gives:
+    the same bytes at a .md and a .txt path are two) is extracted once, and the summary
+    counts versions: a rebuild after a commit only extracts the blobs that commit
+    changed. A version that failed (corrupt, encrypted, over a limit) is remembered too,
+    and tried again only when the extractor's identity or the limits change, or with
+    --retry-skipped. Prints a summary; --json for scripts.
     A build that indexes no document exits with status 3.
 
     \b

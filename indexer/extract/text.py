@@ -9,7 +9,7 @@ the code points a citation counts depend on it.
 from __future__ import annotations
 
 from indexer.extract.base import ExtractedText, Limits
-from indexer.text.kinds import text_format
+from indexer.text.kinds import TextFormat, text_format
 from indexer.text.model import UTF8, decode_text_blob
 from indexer.text.titles import document_title
 
@@ -51,3 +51,9 @@ def encoding_of(identity: str) -> str | None:
     if not identity.startswith("text/"):
         return None
     return identity.split(ENCODING_MARK, 1)[1] if ENCODING_MARK in identity else UTF8
+
+
+def passage_format(path: str, identity: str) -> TextFormat:
+    """The format a version's passages and title are read in: its name's for the text class
+    (Markdown, reST, AsciiDoc or plain), plain for the text an extractor gave."""
+    return text_format(path) if encoding_of(identity) is not None else "plain"

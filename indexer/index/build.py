@@ -1,7 +1,7 @@
 """`pincite build`: one commit of a corpus repository → the SQLite index (and the site).
 
 The pipeline, in order: resolve the commit → walk the first-parent history into path
-version intervals → extract and chunk every (blob, extractor identity) the index does not
+version intervals → extract and chunk every (blob, extractor identity, form) the index does not
 have yet → write the index atomically → render the site.
 """
 
@@ -22,6 +22,7 @@ from indexer.errors import MISSING_BLOB_HINT, RepositoryError
 from indexer.extract import attributes
 from indexer.extract import registry as extract_mod
 from indexer.extract.attributes import UNDECLARED, Declared
+from indexer.index.documents import version_form
 from indexer.index.prepare import NotThisTime, Outcome, prepared_in_order
 from indexer.index.store import IndexWriter, PathVersion, build_lock, check_index_target, index_writing
 from indexer.index.update import (
@@ -36,7 +37,16 @@ from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
 from indexer.state import make_parent
 from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
-from indexer.vcs.repo import MISSING_SIZE, MODE_FILE, MODE_GITLINK, MODE_SYMLINK, CommitInfo, GitRepo, TreeEntry
+from indexer.vcs.repo import (
+    MISSING_SIZE,
+    MODE_FILE,
+    MODE_GITLINK,
+    MODE_SYMLINK,
+    CommitInfo,
+    GitRepo,
+    TreeEntry,
+    runs_along,
+)
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
     from indexer.shapes import BuildSummaryJson
@@ -61,6 +71,8 @@ class BuildSummary:
     commits: int = 0
     documents: int = 0
     versions: int = 0
+    # Versions, (blob, identity, form), not blobs: one blob at paths of two forms (a .md and a .txt, a
+    # corpus page and its snapshot) is extracted, and counted, once per form (docs/indexing.md, step 2).
     extracted: int = 0
     reused: int = 0
     failures_reused: int = 0  # of `reused`: versions that failed before, under the same identity and limits
@@ -110,6 +122,7 @@ class _Kind:
     skip_reason: str = ""
     hint: str = ""
     identities: tuple[str, ...] = ()
+    form: str = ""  # what the path and the settings decide of its row (`documents.version_form`)
 
 
 def build_index(
@@ -158,7 +171,7 @@ def build_index(
                 if plan is None:
                     _write_index(repo, config, commits, writer, summary, progress, retry_skipped, key)
                 else:
-                    _update_index(repo, config, plan, tip, writer, summary, progress, key)
+                    summary.changed_paths = _update_index(repo, config, plan, tip, writer, summary, progress, key)
                 writer.commit(optimize=not writer.reused_file or summary.extracted > 1000)
             except BaseException:
                 writer.abort()
@@ -239,15 +252,18 @@ def classify(
             f"declared encoding={declared.bad_label} in .gitattributes, which pincite cannot read as text",
             "name an ASCII-compatible encoding git knows (e.g. ISO-8859-1, cp1252, Shift_JIS), or remove it",
         )
-    if known is not None and extractor in known:
-        return known[extractor]
-    if not extractor.available():
-        kind = _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
-    else:
-        kind = _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
-    if known is not None:
-        known[extractor] = kind
-    return kind
+    kind = known.get(extractor) if known is not None else None
+    if kind is None:
+        if not extractor.available():
+            kind = _Kind(None, f"the {extractor.name} extractor is not installed", extractor.install_hint)
+        else:
+            kind = _Kind(extractor.identity(), identities=extractor.identities(extract_mod.Limits.from_config(config)))
+        if known is not None:
+            known[extractor] = kind
+    if kind.identity is None:
+        return kind
+    # The identities are the extractor's; the form is the path's (`documents.version_form`).
+    return dataclasses.replace(kind, form=version_form(entry.path, kind.identity, config.passage_max_chars))
 
 
 def _write_index(
@@ -276,9 +292,11 @@ def _write_index(
     progress.stage("writing the index")
     with _stage(summary, "write_history"):
         writer.replace_history(commits, path_versions)
+        writer.drop_superseded_forms()
         _summarise_head(writer, summary, head_seq, head)
-        head.versions = len({pv.version_id for pv in path_versions})
-        head.failed_versions = len({pv.version_id for pv in path_versions} & writer.skipped_version_ids())
+        held = {pv.version_id for pv in path_versions}
+        head.versions = len(held)
+        head.failed_versions = len(held & writer.skipped_version_ids())
         used = used_extractors(kind.identity for _path, _entry, kind, _first, _last in intervals)
         _record_build(writer, commits[-1].sha, history(used) if not (missing or hung) else "", used, head, None)
     summary.commits = len(commits)
@@ -294,14 +312,14 @@ def _update_index(
     summary: BuildSummary,
     progress: Progress,
     history: Callable[[Sequence[str]], str],
-) -> None:
+) -> tuple[str, ...]:
     """The previous index plus the commits after its head: only the paths they touch are listed,
-    classified and written (docs/indexing.md, step 1); the result is a cold build's."""
+    classified and written (docs/indexing.md, step 1); the result is a cold build's. Returns the
+    paths whose interval rows it changed (`BuildSummary.changed_paths`)."""
     head_seq = plan.head_seq + len(plan.fresh)
     head = plan.summary
     with _stage(summary, "history"):
-        line = [CommitInfo(plan.head, 0, ""), *plan.fresh]  # changes_along reads the first one's sha only
-        changes = repo.changes_along(line, config.roots)
+        changes = repo.changes_along(plan.head, tip, config.roots)
         touched = sorted({entry.path for entries in changes.values() for entry in entries})
         open_rows = writer.open_rows(touched, plan.head_seq)
         runs, closed = _runs_after(plan, changes, {path: row for path, (row, _version) in open_rows.items()})
@@ -311,33 +329,33 @@ def _update_index(
     before = set(versions.values())
     missing, hung = _extract(repo, config, writer, summary, progress, needed, versions)
     extracted = set(versions.values()) - before
-    added = set(versions.values()) - {vid for vid in versions.values() if writer.in_history(vid)}
+    added = set(versions.values()) - writer.in_history(versions.values())
+    # Each version's status and passage count, once: the old head's versions at the touched paths and every new row's.
+    summaries = writer.version_summaries([*versions.values(), *(vid for _row, vid in open_rows.values())])
     for path in touched:  # what the old head held at these paths leaves the summary
         head.notes.pop(path, None)
         if path in open_rows:
-            status, _reason, passages = writer.version_summary(open_rows[path][1])
+            status, _reason, passages = summaries[open_rows[path][1]]
             head.add_version(path, file_type(path), status, "", passages, sign=-1)
     path_versions = _rows(intervals, versions, missing, hung, head_seq, summary, head)
     progress.stage("writing the index")
     with _stage(summary, "write_history"):
         for pv in path_versions:
             if pv.last_seq == head_seq:
-                head.add_version(pv.path, file_type(pv.path), *writer.version_summary(pv.version_id))
+                head.add_version(pv.path, file_type(pv.path), *summaries[pv.version_id])
         for version_id in added & {pv.version_id for pv in path_versions}:
             head.versions += 1
-            head.failed_versions += writer.version_summary(version_id)[0] == "skipped"
+            head.failed_versions += summaries[version_id][0] == "skipped"
         writer.extend_history(plan.head_seq, plan.fresh, closed, path_versions)
-        summary.changed_paths = tuple(touched)
+        changed = tuple(touched)
         used = tuple(sorted({*plan.used, *used_extractors(kind.identity for _p, _e, kind, _f, _l in intervals)}))
-        changed = (plan.head, summary.changed_paths)
-        _record_build(writer, tip, history(used) if not (missing or hung) else "", used, head, changed)
+        _record_build(writer, tip, history(used) if not (missing or hung) else "", used, head, (plan.head, changed))
         _report_head(summary, head)
     summary.commits = head_seq + 1
     summary.versions = head.versions
     summary.reused = head.versions - summary.extracted
-    summary.failures_reused = head.failed_versions - sum(
-        1 for vid in extracted if writer.version_summary(vid)[0] == "skipped"
-    )
+    summary.failures_reused = head.failed_versions - sum(1 for vid in extracted if summaries[vid][0] == "skipped")
+    return changed
 
 
 def _runs_after(
@@ -345,20 +363,17 @@ def _runs_after(
 ) -> tuple[list[tuple[TreeEntry, int, int]], dict[int, int]]:
     """`GitRepo.entry_runs` over the new commits alone: the runs they start, and the rows open at
     the old head (`open_rows`: path -> row id) that they end, row id -> the row's last seq."""
-    runs: list[tuple[TreeEntry, int, int]] = []
-    state: dict[str, tuple[TreeEntry, int]] = {}
-    closed: dict[int, int] = {}
-    for seq, commit in enumerate(plan.fresh, start=plan.head_seq + 1):
-        for change in changes.get(commit.sha, ()):
-            if change.path in state:
-                entry, first = state.pop(change.path)
-                runs.append((entry, first, seq - 1))
-            elif change.path in open_rows and open_rows[change.path] not in closed:
-                closed[open_rows[change.path]] = seq - 1
-            if change.sha:
-                state[change.path] = (change, seq)
+    # A row open at the old head is a run whose entry is not needed here: "" marks it.
+    state = {path: (TreeEntry(path, "", ""), plan.head_seq) for path in open_rows}
+    steps = [(seq, changes.get(c.sha, ())) for seq, c in enumerate(plan.fresh, start=plan.head_seq + 1)]
     head_seq = plan.head_seq + len(plan.fresh)
-    runs.extend((entry, first, head_seq) for entry, first in state.values())
+    runs: list[tuple[TreeEntry, int, int]] = []
+    closed: dict[int, int] = {}
+    for entry, first, last in runs_along(state, steps, head_seq):
+        if entry.sha:
+            runs.append((entry, first, last))
+        elif last < head_seq:  # no new commit changed it: the row runs on to the new head
+            closed[open_rows[entry.path]] = last
     return runs, closed
 
 
@@ -386,7 +401,7 @@ def _extract(
     summary: BuildSummary,
     progress: Progress,
     needed: _Wanted,
-    versions: dict[tuple[str, str], int],
+    versions: dict[_Key, int],
 ) -> tuple[set[str], dict[str, str]]:
     """Extract and record the `needed` versions into `versions`; the blobs missing and those that hung."""
     total = len(needed)
@@ -394,7 +409,7 @@ def _extract(
     # One `git cat-file --batch` streams the new blobs in order, and they are extracted and
     # chunked (on several cores when there are) and written in that order, a bounded number
     # at a time: the build's memory does not grow with the corpus.
-    blobs = repo.iter_blobs([blob for blob, _identity in needed], max_bytes=config.max_file_bytes, skip_missing=True)
+    blobs = repo.iter_blobs([key[0] for key in needed], max_bytes=config.max_file_bytes, skip_missing=True)
     missing: set[str] = set()  # not in the object store: their paths are skipped, nothing is recorded
     # Stopped as hung (the wall-clock backstop): their paths are skipped, nothing is recorded.
     hung: dict[str, str] = {}
@@ -405,21 +420,22 @@ def _extract(
     reading = [0.0]  # seconds waiting for git, summed by `read`
     waited = written = 0.0
 
-    def read() -> Iterator[tuple[tuple[str, str, tuple[str, ...], int], bytes | None, str, str]]:
-        for (blob, identity), (path, identities) in needed.items():
+    def read() -> Iterator[tuple[tuple[_Key, tuple[str, ...], int], bytes | None, str, str]]:
+        for key, (path, identities) in needed.items():
             started = clock()
             _sha, size, data = next(blobs)
             reading[0] += clock() - started
             if size == MISSING_SIZE:
-                missing.add(blob)
-            yield (blob, identity, identities, size), data, path, identity
+                missing.add(key[0])
+            yield (key, identities, size), data, path, key[1]
 
     results = prepared_in_order(config, read(), total)  # a generator: closing it stops the pool
     try:
         with contextlib.closing(blobs), contextlib.closing(results):
             for _ in range(total):
                 read_before, started = reading[0], clock()
-                (blob, identity, identities, size), prepared = next(results)
+                (key, identities, size), prepared = next(results)
+                blob, _identity, form = key
                 waited += clock() - started - (reading[0] - read_before)
                 # A missing blob is not remembered as a failure: once `git fetch` brings it, the next build
                 # reads it. Nor is a hung extraction: it says nothing about the bytes, the next build tries again.
@@ -427,7 +443,7 @@ def _extract(
                     hung[blob] = prepared.reason
                 elif blob not in missing:
                     started = clock()
-                    versions[(blob, identity)] = _index_version(config, writer, blob, identities, size, prepared)
+                    versions[key] = _index_version(config, writer, blob, form, identities, size, prepared)
                     written += clock() - started
                     summary.extracted += 1
                 progress.advance()
@@ -439,7 +455,7 @@ def _extract(
 
 def _rows(
     intervals: list[tuple[str, TreeEntry, _Kind, int, int]],
-    versions: dict[tuple[str, str], int],
+    versions: dict[_Key, int],
     missing: set[str],
     hung: dict[str, str],
     head_seq: int,
@@ -462,18 +478,19 @@ def _rows(
             if last == head_seq:
                 summary.skipped.append(Skipped(path, hung[entry.sha], "the next build tries it again"))
             continue
-        version_id = versions[(entry.sha, kind.identity)]
+        version_id = versions[(entry.sha, kind.identity, kind.form)]
         path_versions.append(PathVersion(path, version_id, first, last))
     return path_versions
 
 
-_Wanted = dict[tuple[str, str], tuple[str, tuple[str, ...]]]  # (blob, identity) -> (first path, identities)
+_Key = tuple[str, str, str]  # (blob, extractor identity, form): what a version's row depends on, and nothing else
+_Wanted = dict[_Key, tuple[str, tuple[str, ...]]]  # (blob, identity, form) -> (first path, identities)
 
 
 def _wanted_versions(
-    intervals: list[tuple[str, TreeEntry, _Kind, int, int]], known: dict[tuple[str, str], int]
-) -> tuple[_Wanted, dict[tuple[str, str], int]]:
-    """Every (blob, identity) the history holds, and the recorded version of those the index has.
+    intervals: list[tuple[str, TreeEntry, _Kind, int, int]], known: dict[_Key, int]
+) -> tuple[_Wanted, dict[_Key, int]]:
+    """Every (blob, identity, form) the history holds, and the recorded version of those the index has.
 
     A version recorded under any identity the blob may have now is the text extracting it again
     would give: a PDF under its OCR configuration's, or under none when its pages all have text.
@@ -481,12 +498,12 @@ def _wanted_versions(
     wanted: _Wanted = {}
     for path, entry, kind, _first, _last in intervals:
         if kind.identity is not None:
-            wanted.setdefault((entry.sha, kind.identity), (path, kind.identities))
-    versions: dict[tuple[str, str], int] = {}
-    for (blob, identity), (_path, identities) in wanted.items():
-        found = next((known[(blob, i)] for i in identities if (blob, i) in known), None)
+            wanted.setdefault((entry.sha, kind.identity, kind.form), (path, kind.identities))
+    versions: dict[_Key, int] = {}
+    for (blob, identity, form), (_path, identities) in wanted.items():
+        found = next((known[(blob, i, form)] for i in identities if (blob, i, form) in known), None)
         if found is not None:
-            versions[(blob, identity)] = found
+            versions[(blob, identity, form)] = found
     return wanted, versions
 
 
@@ -519,15 +536,16 @@ def _failures_key(config: Config) -> str:
     return json.dumps(dataclasses.asdict(extract_mod.Limits.from_config(config)), sort_keys=True)
 
 
-def _add_skipped(writer: IndexWriter, blob: str, identity: str, size: int, reason: str) -> int:
+def _add_skipped(writer: IndexWriter, blob: str, identity: str, form: str, size: int, reason: str) -> int:
     """Record a version that has no text, with the reason; later builds with the same limits reuse it."""
-    return writer.add_version(blob=blob, identity=identity, size=size, extracted=None, reason=reason)
+    return writer.add_version(blob=blob, identity=identity, form=form, size=size, extracted=None, reason=reason)
 
 
 def _index_version(
     config: Config,
     writer: IndexWriter,
     blob: str,
+    form: str,
     identities: tuple[str, ...],
     size: int,
     prepared: Outcome | None,
@@ -537,10 +555,10 @@ def _index_version(
     identity = identities[-1]
     if prepared is None:  # iter_blobs does not read a blob over the limit
         return _add_skipped(
-            writer, blob, identity, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
+            writer, blob, identity, form, size, f"larger than max_file_bytes ({size} > {config.max_file_bytes} bytes)"
         )
     if isinstance(prepared, str):  # why it could not be extracted
-        return _add_skipped(writer, blob, identity, size, prepared)
+        return _add_skipped(writer, blob, identity, form, size, prepared)
     extracted, spans = prepared
     identity = extracted.identity if extracted.identity in identities else identity
     # An extracted document without text is indexed (its path still resolves) with a warning.
@@ -548,6 +566,7 @@ def _index_version(
     return writer.add_version(
         blob=blob,
         identity=identity,
+        form=form,
         size=size,
         extracted=extracted,
         reason="no extractable text" if empty else extracted.warning,

@@ -7,14 +7,17 @@ cache live in one place.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.errors import ExtractionError, PinciteError
 from indexer.extract import cache as extract_cache
-from indexer.extract.registry import ExtractedText, Limits
-from indexer.extract.text import encoding_of
+from indexer.extract.registry import ExtractedText, Limits, extractor_for
+from indexer.extract.text import encoding_of, passage_format
 from indexer.index.store import IndexReader
+from indexer.text.chunk import cut_key
+from indexer.text.kinds import is_snapshot
 from indexer.text.model import UTF8
 from indexer.vcs.repo import MODE_FILE, GitRepo, TreeEntry
 
@@ -30,6 +33,19 @@ class VersionText:
     @property
     def text(self) -> str:
         return self.extracted.text
+
+
+def version_form(path: str, identity: str, max_chars: int) -> str:
+    """What shapes a version's row besides its blob and extractor identity, all of it decided by
+    the path and the settings: the format its passages are cut in (`chunk.cut_key`, with
+    `passage_max_chars`) and whether it is a snapshot (its source class).
+
+    The text is the same at every path; the passages, the title and the rendered view are not,
+    so the index keeps a row per (blob, identity, form): a blob at a `.txt` and at a `.md` path
+    is two rows, each cut as its path says, whichever path a build meets first.
+    """
+    form = cut_key(passage_format(path, identity), max_chars)
+    return form + ";snapshot" if is_snapshot(path) else form
 
 
 class DocumentUnavailable(Exception):
@@ -87,17 +103,23 @@ def diffs_committed_blob(source_class: str, identity: str) -> bool:
     return source_class == "text" and encoding_of(identity) == UTF8
 
 
-def recorded_text(repo: GitRepo, reader: IndexReader | None, blob: str, path: str, identity: str) -> VersionText | None:
+def recorded_text(
+    repo: GitRepo, reader: IndexReader | None, blob: str, path: str, identity: str, max_chars: int
+) -> VersionText | None:
     """The text of `blob` under exactly `identity`, from the index or the extraction cache; None when neither has it.
 
     This is how a citation made under an older extractor identity resolves after an upgrade:
-    never by extracting again with another extractor, whose offsets differ.
+    never by extracting again with another extractor, whose offsets differ. The index's row of
+    the form `path` gives it (`version_form`, under `max_chars`) is taken when there is one: its
+    title is this path's. The source class is the path's whichever row gives the text (a row of
+    another form may be another path's, a snapshot's or not).
     """
-    row = reader.version_under(blob, identity) if reader is not None else None
+    form = version_form(path, identity, max_chars)
+    row = reader.version_under(blob, identity, form) if reader is not None else None
     if row is not None and row.text is not None:
         extracted = ExtractedText(
             text=row.text,
-            source_class=row.source_class,
+            source_class=source_class_at(path, identity),
             identity=identity,
             title=row.title,
             page_starts=row.page_starts,
@@ -106,7 +128,17 @@ def recorded_text(repo: GitRepo, reader: IndexReader | None, blob: str, path: st
         )
         return VersionText(path, blob, extracted)
     cached = extract_cache.cached_text(repo.root, blob, identity)
-    return VersionText(path, blob, cached) if cached is not None else None
+    if cached is None:
+        return None
+    return VersionText(path, blob, dataclasses.replace(cached, source_class=source_class_at(path, identity)))
+
+
+def source_class_at(path: str, identity: str) -> str:
+    """The source class a version of `identity` has at `path`, as the build records it
+    (`prepare.extract_and_chunk`): a snapshot under the snapshot root, else its extractor's."""
+    if is_snapshot(path):
+        return "snapshot"
+    return extractor_for(path, encoding_of(identity) or UTF8).source_class
 
 
 def cached_identities(repo: GitRepo, blob: str) -> list[str]:

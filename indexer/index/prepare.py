@@ -23,13 +23,12 @@ from typing import TypeVar
 from indexer.config import Config
 from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
-from indexer.extract.text import encoding_of
-from indexer.index.store import SpanFields, span_fields
+from indexer.extract.text import encoding_of, passage_format
 from indexer.machine import usable_cores, worker_deaths_reported
 from indexer.text.chunk import chunk
-from indexer.text.kinds import is_snapshot, text_format
+from indexer.text.kinds import is_snapshot
 from indexer.text.model import UTF8
-from indexer.text.passage import Passage
+from indexer.text.passage import Passage, SpanFields, span_fields
 
 POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processes costs more than it saves
 TASKS_PER_WORKER = 2  # tasks in flight per worker process: one at work, one waiting
@@ -67,7 +66,7 @@ def extract_and_chunk(
         extracted = dataclasses.replace(extracted, source_class="snapshot")
     passages = chunk(
         extracted.text,
-        fmt=text_format(path) if encoding is not None else "plain",
+        fmt=passage_format(path, identity),
         max_chars=config.passage_max_chars,
         page_starts=extracted.page_starts,
     )

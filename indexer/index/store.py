@@ -3,8 +3,13 @@
 One file with a schema version (docs/design.md#d8). Tables:
   meta(key, value)                       schema version, built commit, build time
   commits(seq, sha, time, subject)       the first-parent line, oldest first (seq 0..)
-  versions(id, blob, identity, ...)      one row per (blob SHA, extractor identity): text and status;
-                                         a rebuild under a new identity adds rows, never drops the old
+  versions(id, blob, identity, form, ...)
+                                         one row per (blob SHA, extractor identity, form): text and
+                                         status; the form (`documents.version_form`) is what the
+                                         path and the settings decide of the row: the text format
+                                         its passages and title are read in, `passage_max_chars`,
+                                         whether it is a snapshot. A rebuild under a new identity
+                                         or form adds rows, never drops the old
   path_versions(path, version_id, first_seq, last_seq)
                                          which version a path had over a run of commits
   passage_spans(id, version_id, ordinal, start, end, line_start, line_end, heading, pages)
@@ -33,13 +38,12 @@ import contextlib
 import dataclasses
 import errno
 import json
-import operator
 import os
 import re
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +52,7 @@ from indexer.errors import IndexDamaged, IndexError_, UsageError, output_error, 
 from indexer.files import replace_durably
 from indexer.locks import exclusive_lock
 from indexer.text.model import count_lines
-from indexer.text.passage import Passage
+from indexer.text.passage import SPAN_FIELDS, Passage, SpanFields, span_fields
 from indexer.vcs.repo import CommitInfo
 
 if TYPE_CHECKING:  # the extraction layer's record is an annotation here: a search does not load extraction
@@ -61,7 +65,8 @@ LIVE_COMMITS = 4  # commits whose versions a reader keeps for quote searches (`_
 NARROWING_WORDS = 2  # the rarest words a quote search looks up: a third narrows little more, at its full cost
 FTS_AUTOMERGE = 4  # FTS5's default: segments of a level merged as they are written
 WRITER_CACHE_KIB = 64 * 1024  # page cache of the build's connection: FTS5 merges reread recent segments
-SCHEMA_VERSION = 5  # 4: trigram rows for CJK versions only, passages keep short words whole; 5: CJK runs only
+# 4: trigram rows for CJK versions only, passages keep short words whole; 5: CJK runs only; 6: a row per form
+SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,6 +76,7 @@ CREATE TABLE versions (
     id INTEGER PRIMARY KEY,
     blob TEXT NOT NULL,
     identity TEXT NOT NULL,
+    form TEXT NOT NULL,
     source_class TEXT NOT NULL,
     status TEXT NOT NULL,          -- 'ok' or 'skipped'
     reason TEXT NOT NULL DEFAULT '',
@@ -81,7 +87,7 @@ CREATE TABLE versions (
     notes TEXT NOT NULL DEFAULT '[]',
     is_markdown INTEGER NOT NULL DEFAULT 0,
     line_count INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (blob, identity)
+    UNIQUE (blob, identity, form)
 );
 CREATE TABLE path_versions (
     id INTEGER PRIMARY KEY,
@@ -148,6 +154,11 @@ def cjk_runs(text: str) -> list[str]:
     return _CJK_RUN.findall(text)
 
 
+def _trigram_text(text: str | None) -> str:
+    """A version's row of `versions_tri`: its CJK runs one a line ("" when it has none)."""
+    return "\n".join(cjk_runs(text)) if text is not None and holds_cjk(text) else ""
+
+
 def trigram_match(substrings: Sequence[str]) -> str | None:
     """A `versions_tri` query matching every version that holds all `substrings` (None: no CJK run of
     theirs has 3 characters).
@@ -167,11 +178,12 @@ def trigram_match(substrings: Sequence[str]) -> str | None:
 
 @dataclass(frozen=True)
 class VersionRow:
-    """A version's row in the index: its blob, extractor identity, source class and status."""
+    """A version's row in the index: its blob, extractor identity, form, source class and status."""
 
     id: int
     blob: str
     identity: str
+    form: str
     source_class: str
     status: str
     reason: str
@@ -232,23 +244,11 @@ def _passage_columns(table: str) -> str:
     return ", ".join(f'{table}."{name}"' for name in _PASSAGE_FIELDS)
 
 
-_SPAN_FIELDS = tuple(name for name in _PASSAGE_FIELDS if name != "text")  # the text is the version's
-_span_values = operator.attrgetter(*_SPAN_FIELDS)
-# A passage as the writer takes it: its fields but its text (a slice of the version's), in `Passage`'s
-# order: (ordinal, start, end, line_start, line_end, heading, page_start, page_end).
-SpanFields = tuple[int, int, int, int, int, str, int | None, int | None]
-
-
-def span_fields(passage: Passage) -> SpanFields:
-    """A passage's fields but its text, as `IndexWriter.add_version` takes them (`spans`)."""
-    fields: SpanFields = _span_values(passage)
-    return fields
-
-
 _VERSION_COLUMNS = (
     "id",
     "blob",
     "identity",
+    "form",
     "source_class",
     "status",
     "reason",
@@ -262,11 +262,13 @@ _VERSION_COLUMNS = (
 )
 _VERSION_VALUES = ", ".join("?" * len(_VERSION_COLUMNS))
 _INSERT_VERSION = f"INSERT INTO versions({', '.join(_VERSION_COLUMNS)}) VALUES ({_VERSION_VALUES})"
-_SPAN_COLUMNS = ", ".join(f'"{name}"' for name in _SPAN_FIELDS)  # quoted: `end` is a keyword
-_INSERT_SPAN = f"INSERT INTO passage_spans(id, version_id, {_SPAN_COLUMNS}) VALUES (?, ?{', ?' * len(_SPAN_FIELDS)})"
+_SPAN_COLUMNS = ", ".join(f'"{name}"' for name in SPAN_FIELDS)  # quoted: `end` is a keyword
+_INSERT_SPAN = f"INSERT INTO passage_spans(id, version_id, {_SPAN_COLUMNS}) VALUES (?, ?{', ?' * len(SPAN_FIELDS)})"
 # `IndexWriter.add_version` holds versions until this many, or this much text, then writes them with
 # a statement per table: the build's memory still follows one batch, never the corpus.
 VERSIONS_PER_WRITE = 512
+# Items a query names at once: under the 999 variables older SQLite builds allow a statement.
+VARIABLES_PER_QUERY = 900
 HELD_TEXT_CHARS = 128 * 1024
 
 
@@ -416,6 +418,7 @@ class IndexWriter:
         self.timings: dict[str, float] = {}  # seconds spent on whole-file steps, for benchmarks
         self._next_version_id: int | None = None  # ids `add_version` gives, from the first call on
         self._next_passage_id: int | None = None
+        self._dropped = 0  # versions `drop_superseded_forms` deleted: their pages are given back at `commit`
         self._held = _HeldRows()
         # A build killed earlier leaves its temporary file behind; we hold the lock now.
         for stale in index_path.parent.glob(f".{index_path.name}.*.tmp"):
@@ -457,23 +460,25 @@ class IndexWriter:
         if rows != [("ok",)]:
             raise IndexDamaged(str(self.final_path))
 
-    def known_versions(self) -> dict[tuple[str, str], int]:
+    def known_versions(self) -> dict[tuple[str, str, str], int]:
+        """(blob, identity, form) -> version id of every version recorded."""
         self._write_held()
-        rows = self.conn.execute("SELECT blob, identity, id FROM versions")
-        return {(blob, identity): vid for blob, identity, vid in rows}
+        rows = self.conn.execute("SELECT blob, identity, form, id FROM versions")
+        return {(blob, identity, form): vid for blob, identity, form, vid in rows}
 
     def add_version(
         self,
         *,
         blob: str,
         identity: str,
+        form: str,
         size: int,
         extracted: ExtractedText | None,
         reason: str = "",
         passages: Sequence[Passage] = (),
         spans: Sequence[SpanFields] = (),
     ) -> int:
-        """Record one (blob, identity) version: its text and passages, or, without `extracted`, why it has none.
+        """Record one (blob, identity, form) version: its text and passages, or, without `extracted`, why it has none.
 
         The passages are given as `Passage`s, or as `spans` (their fields without their text, which
         is cut from the version's): a build's workers send them so, and no `Passage` is made again.
@@ -496,6 +501,7 @@ class IndexWriter:
                 version_id,
                 blob,
                 identity,
+                form,
                 extracted.source_class if extracted is not None else "text",
                 "ok" if extracted is not None else "skipped",
                 reason,
@@ -508,12 +514,12 @@ class IndexWriter:
                 count_lines(text) if text is not None else 0,
             )
         )
-        runs = cjk_runs(text) if text is not None and holds_cjk(text) else []
-        if runs:
+        trigram_text = _trigram_text(text)
+        if trigram_text:
             # Only CJK substring search needs trigrams; they cost more to build than the word table.
-            held.trigrams.append((version_id, "\n".join(runs)))
+            held.trigrams.append((version_id, trigram_text))
         if passages:
-            spans = [_span_values(p) for p in passages]
+            spans = [span_fields(p) for p in passages]
         first_id = self._next_passage_id
         self._next_passage_id += len(spans)
         held.spans += [(first_id + i, version_id, *span) for i, span in enumerate(spans)]
@@ -559,6 +565,49 @@ class IndexWriter:
             self.conn.execute("DELETE FROM versions WHERE status = 'skipped'")
             self.set_meta("failures_key", failures_key)
 
+    def drop_superseded_forms(self) -> int:
+        """Delete the versions no interval of the history holds whose (blob, identity) a held
+        version has (of another form: another `passage_max_chars`, Markdown parser or path
+        format); return how many.
+
+        A build under another form cuts every version again, and without this the rows of the
+        old form would stay for good. A version of an identity no held row has stays: a citation
+        made under an older extractor resolves to exactly its text (`version_under` takes any
+        form of a (blob, identity)). Call it after `replace_history`: an update never leaves a
+        row unheld (the history only grows; anything that changes the form walks it whole).
+        """
+        self._write_held()
+        ids = [
+            int(vid)
+            for (vid,) in self.conn.execute(
+                "SELECT v.id FROM versions v WHERE v.id NOT IN (SELECT version_id FROM path_versions)"
+                " AND EXISTS (SELECT 1 FROM versions w JOIN path_versions pv ON pv.version_id = w.id"
+                " WHERE w.blob = v.blob AND w.identity = v.identity)"
+            )
+        ]
+        for start in range(0, len(ids), VARIABLES_PER_QUERY):
+            self._delete_versions(ids[start : start + VARIABLES_PER_QUERY])
+        self._dropped += len(ids)
+        return len(ids)
+
+    def _delete_versions(self, ids: Sequence[int]) -> None:
+        """Delete these versions with their passages and full-text rows.
+
+        Neither FTS table holds its rows' text: the word table reads it from `passages` and the
+        trigram table from none, so each row's delete gives the very values that were inserted
+        (FTS5's 'delete' command), before the passages they come from are gone."""
+        marks = ",".join("?" * len(ids))
+        self.conn.execute(
+            "INSERT INTO passages_fts(passages_fts, rowid, text, heading)"
+            f" SELECT 'delete', id, text, heading FROM passages WHERE version_id IN ({marks})",
+            ids,
+        )
+        rows = self.conn.execute(f"SELECT id, text FROM versions WHERE id IN ({marks})", ids).fetchall()
+        trigrams = [(vid, runs) for vid, text in rows if (runs := _trigram_text(text))]
+        self.conn.executemany("INSERT INTO versions_tri(versions_tri, rowid, text) VALUES ('delete', ?, ?)", trigrams)
+        self.conn.execute(f"DELETE FROM passage_spans WHERE version_id IN ({marks})", ids)
+        self.conn.execute(f"DELETE FROM versions WHERE id IN ({marks})", ids)
+
     def skipped_version_ids(self) -> set[int]:
         self._write_held()
         return {int(row[0]) for row in self.conn.execute("SELECT id FROM versions WHERE status = 'skipped'")}
@@ -582,37 +631,41 @@ class IndexWriter:
         row = self.conn.execute("SELECT seq, sha FROM commits ORDER BY seq DESC LIMIT 1").fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
 
-    def versions_of_blobs(self, blobs: Sequence[str]) -> dict[tuple[str, str], int]:
+    def versions_of_blobs(self, blobs: Sequence[str]) -> dict[tuple[str, str, str], int]:
         """`known_versions` for these blobs alone: an update looks up what its new commits brought."""
         self._write_held()
-        found: dict[tuple[str, str], int] = {}
-        for blob in dict.fromkeys(blobs):
-            for identity, vid in self.conn.execute("SELECT identity, id FROM versions WHERE blob = ?", (blob,)):
-                found[(blob, str(identity))] = int(vid)
-        return found
+        rows = self._rows_for("SELECT blob, identity, form, id FROM versions WHERE blob IN ({})", blobs)
+        return {(str(blob), str(identity), str(form)): int(vid) for blob, identity, form, vid in rows}
 
     def open_rows(self, paths: Sequence[str], seq: int) -> dict[str, tuple[int, int]]:
         """path -> (row id, version id) of the interval each of `paths` has at its last commit `seq`."""
-        found: dict[str, tuple[int, int]] = {}
-        for path in paths:
-            row = self.conn.execute(
-                "SELECT id, version_id FROM path_versions WHERE path = ? AND last_seq = ?", (path, seq)
-            ).fetchone()
-            if row is not None:
-                found[path] = (int(row[0]), int(row[1]))
-        return found
+        sql = "SELECT path, id, version_id FROM path_versions WHERE last_seq = ? AND path IN ({})"
+        return {str(path): (int(row), int(vid)) for path, row, vid in self._rows_for(sql, paths, seq)}
 
-    def version_summary(self, version_id: int) -> tuple[str, str, int]:
-        """(status, reason, passage count) of one version: what it adds to a head summary."""
+    def version_summaries(self, version_ids: Iterable[int]) -> dict[int, tuple[str, str, int]]:
+        """Version id -> (status, reason, passage count): what each adds to a head summary."""
         self._write_held()
-        status, reason = self.conn.execute("SELECT status, reason FROM versions WHERE id = ?", (version_id,)).fetchone()
-        count = self.conn.execute("SELECT COUNT(*) FROM passage_spans WHERE version_id = ?", (version_id,)).fetchone()
-        return str(status), str(reason), int(count[0])
+        sql = (
+            "SELECT v.id, v.status, v.reason, (SELECT COUNT(*) FROM passage_spans s WHERE s.version_id = v.id)"
+            " FROM versions v WHERE v.id IN ({})"
+        )
+        rows = self._rows_for(sql, version_ids)
+        return {int(vid): (str(status), str(reason), int(count)) for vid, status, reason, count in rows}
 
-    def in_history(self, version_id: int) -> bool:
-        """Whether some interval of the recorded history holds this version."""
-        row = self.conn.execute("SELECT 1 FROM path_versions WHERE version_id = ? LIMIT 1", (version_id,)).fetchone()
-        return row is not None
+    def in_history(self, version_ids: Iterable[int]) -> set[int]:
+        """Those of the versions some interval of the recorded history holds."""
+        rows = self._rows_for("SELECT DISTINCT version_id FROM path_versions WHERE version_id IN ({})", version_ids)
+        return {int(vid) for (vid,) in rows}
+
+    def _rows_for(self, sql: str, items: Iterable[Any], *params: Any) -> list[Any]:
+        """The rows of `sql` (its `IN ({})` filled with a placeholder per item, after `params`) over
+        all `items`: one query per VARIABLES_PER_QUERY of them (SQLite limits a statement's variables)."""
+        unique = list(dict.fromkeys(items))
+        rows: list[Any] = []
+        for start in range(0, len(unique), VARIABLES_PER_QUERY):
+            batch = unique[start : start + VARIABLES_PER_QUERY]
+            rows += self.conn.execute(sql.format(",".join("?" * len(batch))), (*params, *batch)).fetchall()
+        return rows
 
     def extend_history(
         self,
@@ -656,7 +709,9 @@ class IndexWriter:
         self._write_held()
         self.conn.execute("COMMIT")
         started = time.monotonic()
-        if optimize:
+        # A delete from an FTS5 table is a row of its own until the segments merge: after deleting
+        # versions, merging them is what makes the file no larger than a cold build's.
+        if optimize or self._dropped:
             self.conn.execute("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')")
             self.conn.execute("INSERT INTO versions_tri(versions_tri) VALUES ('optimize')")
             self.conn.executescript("PRAGMA incremental_vacuum;")  # one page per step: run to the end
@@ -891,12 +946,13 @@ class IndexReader:
         )
         return [PassageAnchor(*row) for row in rows]
 
-    def passage_spans_of(self, blob: str, identity: str) -> list[tuple[int, int]]:
-        """(start, end) of each passage of the version of `blob` under `identity`, in order; [] when not indexed."""
+    def passage_spans_of(self, blob: str, identity: str, form: str) -> list[tuple[int, int]]:
+        """(start, end) of each passage of the version of `blob` under `identity` and `form`, in order;
+        [] when not indexed."""
         rows = self.conn.execute(
             'SELECT s.start, s."end" FROM versions v JOIN passage_spans s ON s.version_id = v.id'
-            " WHERE v.blob = ? AND v.identity = ? ORDER BY s.ordinal",
-            (blob, identity),
+            " WHERE v.blob = ? AND v.identity = ? AND v.form = ? ORDER BY s.ordinal",
+            (blob, identity, form),
         ).fetchall()  # at once: a row at a time through the damage check costs more than the query
         return [(int(r[0]), int(r[1])) for r in rows]
 
@@ -1000,7 +1056,9 @@ class IndexReader:
         """
         found: dict[str, tuple[str, ...]] = {}
         for blob, identity in self.conn.execute("SELECT blob, identity FROM versions WHERE status = 'ok' ORDER BY id"):
-            found[str(blob)] = (*found.get(str(blob), ()), str(identity))
+            held = found.get(str(blob), ())
+            if identity not in held:  # one identity may have rows of several forms
+                found[str(blob)] = (*held, str(identity))
         return found
 
     def version_identity(self, version_id: int) -> tuple[str, str] | None:
@@ -1008,10 +1066,14 @@ class IndexReader:
         row = self.conn.execute("SELECT source_class, identity FROM versions WHERE id = ?", (version_id,)).fetchone()
         return (str(row[0]), str(row[1])) if row else None
 
-    def version_under(self, blob: str, identity: str) -> VersionRow | None:
-        """The indexed ('ok') version of `blob` extracted under exactly `identity`, with its text."""
+    def version_under(self, blob: str, identity: str, form: str) -> VersionRow | None:
+        """The indexed ('ok') version of `blob` extracted under exactly `identity`, with its text: the
+        row of `form` when there is one, else the newest of another form (the text is the identity's,
+        whatever the form; its title and source class may not be this form's)."""
         row = self.conn.execute(
-            "SELECT id FROM versions WHERE blob = ? AND identity = ? AND status = 'ok'", (blob, identity)
+            "SELECT id FROM versions WHERE blob = ? AND identity = ? AND status = 'ok'"
+            " ORDER BY form = ? DESC, id DESC LIMIT 1",
+            (blob, identity, form),
         ).fetchone()
         return self.version(int(row[0])) if row else None
 

@@ -2,7 +2,7 @@
 
 A build after new commits walks only those commits when the previous index was written for
 the same history (`history_key`: roots, history start, extractors and their identities,
-limits, the repository's own attributes file, the schema) and its head is on the new tip's
+limits, how passages are cut, the repository's own attributes file, the schema) and its head is on the new tip's
 first-parent line; the index it writes is the one a cold build of the tip would write.
 Anything else is a full build (fail closed): a force-push, a tip behind the head, another
 configuration, a changed `.gitattributes` file anywhere in the repository (declarations of
@@ -13,8 +13,9 @@ The index's meta keeps, for the next update:
   history_key    the key above; "" when the next build must walk the whole history
   history_extractors  the extractors whose identities the key holds (`used_extractors`)
   head_summary   `HeadSummary` as JSON: the counts and notes of the built commit's documents
-  changed_paths  `ChangedPaths` as JSON: the paths whose interval rows this build changed,
-                 since which commit; "null" when unknown (a full build: treat every path as changed)
+  changed_paths  {"since": the previous head, "paths": [...]} as JSON: the paths whose interval rows
+                 this build changed since that commit (`changed_paths_json`, `read_changed_paths`);
+                 "null" when unknown (a full build: treat every path as changed)
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from indexer import __version__
 from indexer.config import Config
 from indexer.extract import registry as extract_mod
 from indexer.index.store import SCHEMA_VERSION, IndexWriter
+from indexer.text.chunk import cut_key
+from indexer.text.kinds import TEXT_FORMATS
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 
@@ -57,6 +60,9 @@ def history_key(repo: GitRepo, config: Config, start: str | None, failures_key: 
             "failures": failures_key,
             "extractors": extractors,
             "info_attributes": hashlib.sha256(repo.info_attributes()).hexdigest(),
+            # How passages are cut (`passage_max_chars`, the Markdown parser): part of every row's form,
+            # so the rows of the paths an update does not touch would keep the old cut.
+            "cuts": [cut_key(fmt, config.passage_max_chars) for fmt in TEXT_FORMATS],
         },
         sort_keys=True,
     )

@@ -92,6 +92,7 @@ from indexer.site.search_bundles import (
 )
 from indexer.site.vocabulary import ranked, words_file
 from indexer.state import site_work_folder
+from indexer.text.chunk import cut_key
 from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
@@ -298,8 +299,15 @@ def site_fingerprint(folders: Sequence[Path], config: Config) -> str:
     A previous page is reused only under the same fingerprint, and CI's cache key of the site
     (`site_cache_key`) is a digest of it, so neither serves a page another pincite or other settings made.
     """
-    # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages.
-    renders = (" ".join(config.rst_role_urls), " ".join(config.site_docs_roots), str(asciidoc_available()))
+    # Pages depend on these settings, and on whether Asciidoctor renders AsciiDoc pages; their
+    # passage anchors on how passages are cut (`passage_max_chars`, the Markdown parser, which
+    # renders Markdown pages too): a page's key names its version's blob, not its row.
+    renders = (
+        " ".join(config.rst_role_urls),
+        " ".join(config.site_docs_roots),
+        str(asciidoc_available()),
+        cut_key("markdown", config.passage_max_chars),
+    )
     return fingerprint(
         folders,
         f"pincite {__version__}",

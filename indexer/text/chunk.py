@@ -44,6 +44,13 @@ class _Block:
 _MARKDOWN_OPTIONS = pyromark.Options.ENABLE_TABLES
 
 
+def cut_key(fmt: TextFormat, max_chars: int) -> str:
+    """What decides how `chunk` cuts a text of format `fmt` besides its text: the format, the bound
+    and, for Markdown, the parser's version (a release of it may read a block otherwise)."""
+    parser = f";pyromark={pyromark.__version__}" if fmt == "markdown" else ""
+    return f"{fmt};max={max_chars}{parser}"
+
+
 def chunk(
     text: str,
     *,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 TextFormat = Literal["markdown", "rst", "asciidoc", "plain"]
+TEXT_FORMATS: tuple[TextFormat, ...] = ("markdown", "rst", "asciidoc", "plain")
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown")
 RST_EXTENSIONS = (".rst", ".rest")

@@ -360,20 +360,8 @@ class GitRepo:
 
     def first_parent_line(self, tip: str, start: str | None = None) -> list[CommitInfo]:
         """Commits from `start` (default: the root) to `tip` on the first-parent line, oldest first."""
-        args = ["log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s%x00"]
-        if start is not None:
-            args.append(f"{tip}")
-            args.append(f"^{start}^@")
-        else:
-            args.append(tip)
-        out = self.run_text(*args, "--")
-        commits = []
-        for record in out.split("\0\n"):
-            record = record.strip("\n")
-            if not record:
-                continue
-            sha, time, subject = record.rstrip("\0").split("\0", 2)
-            commits.append(CommitInfo(sha, int(time), subject))
+        revisions = [tip, f"^{start}^@"] if start is not None else [tip]
+        commits = [commit for commit, _parent in self._first_parent_log(revisions)]
         if start is not None and (not commits or commits[0].sha != start):
             raise RepositoryError(f"history start {start[:12]} is not on the first-parent line of {tip[:12]}")
         if commits and start is None and commits[0].sha in self.shallow_boundaries():
@@ -387,28 +375,26 @@ class GitRepo:
         parent, a tip behind `old`). One git process, whatever the length of the history."""
         if old == tip:
             return []
+        # `old` gone from the repository (a force-push, then gc): not on the line.
+        listed = self._first_parent_log([f"{old}..{tip}"], check=False)
+        # The walk stops at the first commit `old` reaches: on the line only when that is `old` itself.
+        if not listed or listed[0][1] != old:
+            return None
+        return [commit for commit, _parent in listed]
+
+    def _first_parent_log(self, revisions: list[str], *, check: bool = True) -> list[tuple[CommitInfo, str]]:
+        """(commit, its first parent or "") of `git log --first-parent` over `revisions`, oldest first."""
         listing = self.run(
-            "log",
-            "--first-parent",
-            "--reverse",
-            "--format=%H%x00%P%x00%ct%x00%s%x00",
-            f"{old}..{tip}",
-            "--",
-            check=False,  # `old` gone from the repository (a force-push, then gc): not on the line
+            "log", "--first-parent", "--reverse", "--format=%H%x00%P%x00%ct%x00%s%x00", *revisions, "--", check=check
         )
-        out = listing.decode("utf-8", errors="surrogateescape")
-        commits, first_parents = [], []
-        for record in out.split("\0\n"):
+        listed = []
+        for record in listing.decode("utf-8", errors="surrogateescape").split("\0\n"):
             record = record.strip("\n")
             if not record:
                 continue
             sha, parents, time, subject = record.rstrip("\0").split("\0", 3)
-            commits.append(CommitInfo(sha, int(time), subject))
-            first_parents.append(parents.split(" ")[0] if parents else "")
-        # The walk stops at the first commit `old` reaches: on the line only when that is `old` itself.
-        if not commits or first_parents[0] != old:
-            return None
-        return commits
+            listed.append((CommitInfo(sha, int(time), subject), parents.split(" ")[0] if parents else ""))
+        return listed
 
     def attribute_files_differ(self, old: str, new: str) -> bool:
         """Whether any `.gitattributes` file of the repository differs between two commits' trees."""
@@ -474,27 +460,17 @@ class GitRepo:
         """(entry, first_seq, last_seq) for every run of consecutive commits of the line in which a
         path under `roots` kept one tree entry (blob and mode), in the order the runs end."""
         seq_of = {c.sha: seq for seq, c in enumerate(commits)}
-        changes = self.changes_along(commits, roots, literal=literal)
+        changes = self.changes_along(commits[0].sha, commits[-1].sha, roots, literal=literal)
         state = {e.path: (e, 0) for e in self.tree_entries(commits[0].sha, roots, literal=literal)}
-        runs: list[tuple[TreeEntry, int, int]] = []
-        for sha in sorted(changes, key=lambda s: seq_of.get(s, -1)):
-            seq = seq_of.get(sha)
-            if seq is None or seq == 0:
-                continue
-            for change in changes[sha]:
-                if change.path in state:
-                    entry, first = state.pop(change.path)
-                    runs.append((entry, first, seq - 1))
-                if change.sha:
-                    state[change.path] = (change, seq)
-        runs.extend((entry, first, len(commits) - 1) for entry, first in state.values())
-        return runs
+        on_line = [(seq_of[sha], changed) for sha, changed in changes.items() if seq_of.get(sha)]  # after the first
+        return runs_along(state, sorted(on_line, key=lambda step: step[0]), len(commits) - 1)
 
     def changes_along(
-        self, commits: list[CommitInfo], roots: tuple[str, ...], *, literal: bool = False
+        self, since: str, tip: str, roots: tuple[str, ...], *, literal: bool = False
     ) -> dict[str, list[TreeEntry]]:
-        """For each commit after the first: the entries it added/modified (sha set) or deleted (sha "")."""
-        if len(commits) < 2:
+        """For each commit after `since` up to `tip` on the first-parent line: the entries it
+        added/modified (sha set) or deleted (sha "")."""
+        if since == tip:
             return {}
         out = self.run(
             *_literal(literal),
@@ -506,7 +482,7 @@ class GitRepo:
             "--no-renames",
             "--no-abbrev",
             "--format=%H",
-            f"{commits[0].sha}..{commits[-1].sha}",
+            f"{since}..{tip}",
             "--",
             *roots,
         )
@@ -517,7 +493,7 @@ class GitRepo:
                 current = changes.setdefault(token.decode(), [])
                 continue
             _old_mode, new_mode, _old_sha, new_sha, status = token[1:].decode().split()
-            path = _tree_path(paths[0], commits[-1].sha)
+            path = _tree_path(paths[0], tip)
             deleted = status.startswith("D")
             current.append(TreeEntry(path, "" if deleted else new_mode, "" if deleted else new_sha))
         return changes
@@ -867,6 +843,25 @@ class GitRepo:
             if fields[i + 2] != b"unspecified"
         }
         return [p for p in paths if p not in flagged]
+
+
+def runs_along(
+    state: dict[str, tuple[TreeEntry, int]], steps: Iterable[tuple[int, Sequence[TreeEntry]]], last_seq: int
+) -> list[tuple[TreeEntry, int, int]]:
+    """(entry, first_seq, last_seq) of every run of commits in which a path kept one tree entry, in
+    the order the runs end: those open in `state` (path -> (entry, first seq); consumed) and those
+    `steps` start, each step (seq, the entries its commit changed; sha "" for a deletion) in seq
+    order. The runs still open after the last step end at `last_seq`."""
+    runs: list[tuple[TreeEntry, int, int]] = []
+    for seq, changed in steps:
+        for change in changed:
+            if change.path in state:
+                entry, first = state.pop(change.path)
+                runs.append((entry, first, seq - 1))
+            if change.sha:
+                state[change.path] = (change, seq)
+    runs.extend((entry, first, last_seq) for entry, first in state.values())
+    return runs
 
 
 def _literal(literal: bool) -> tuple[str, ...]:
