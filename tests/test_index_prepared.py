@@ -21,6 +21,7 @@ from indexer.config import Config
 from indexer.extract import registry
 from indexer.extract.base import ExtractedText
 from indexer.index.build import classify
+from indexer.index.documents import version_form
 from indexer.index.prepare import prepare
 from indexer.index.store import IndexWriter
 from indexer.text.chunk import byte_line_starts, chunk
@@ -47,7 +48,8 @@ def _stored(index: Path) -> list[tuple[object, ...]]:
 def _written(index: Path, **passages: object) -> list[tuple[object, ...]]:
     writer = IndexWriter(index)
     extracted = ExtractedText(PAGE, "text", "text@1", is_markdown=True)
-    writer.add_version(blob="a" * 40, identity="text@1", size=len(PAGE), extracted=extracted, **passages)  # type: ignore[arg-type]
+    form = version_form("pages/tar.md", "text@1", Config().passage_max_chars)
+    writer.add_version(blob="a" * 40, identity="text@1", form=form, size=len(PAGE), extracted=extracted, **passages)  # type: ignore[arg-type]
     writer.commit(optimize=True)
     return _stored(index)
 
