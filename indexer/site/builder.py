@@ -182,6 +182,9 @@ class _Manifest:
     # (carry.doc_inputs): what the next build compares to carry the untouched paths' keys over.
     index: dict[str, Any] = field(default_factory=dict)
     doc_inputs: str = ""
+    # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
+    # only while its file still is that one, not deleted or edited in the site folder since.
+    stamps: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, site: Path) -> tuple[_Manifest, str]:
@@ -222,6 +225,7 @@ class _Manifest:
                 _scanned_record(data.get("scanned", {})),
                 dict(data.get("index", {})),
                 str(data.get("doc_inputs", "")),
+                _strings(data.get("stamps", {})),
             ), PREVIOUS_REUSED
         except (KeyError, TypeError, ValueError):
             return cls(), "ignored: its manifest is not one this pincite writes"
@@ -658,6 +662,30 @@ def _unbroken_to(pvs: list[PathVersion], head_seq: int) -> bool:
     return len(pvs) == 1 or all(a.last_seq + 1 == b.first_seq for a, b in pairwise(pvs))
 
 
+def _stamp(file: str) -> str | None:
+    """A file's size and modification time (ns), as a manifest records a page written; None when it is gone."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _stamp_holds(recorded: str | None, file: str) -> bool:
+    """Whether `file` is still the one written when `recorded` was taken: there, of that size, of that time.
+
+    The time is also taken in whole seconds: an archive that keeps seconds only (a CI cache's tar)
+    brings a page back with its time cut so, and the page is the same. An edit keeps neither.
+    """
+    now = _stamp(file)
+    if recorded is None or now is None:
+        return False
+    if now == recorded:
+        return True
+    size, _, ns = recorded.partition(":")
+    return ns.isdigit() and now == f"{size}:{int(ns) // 1_000_000_000 * 1_000_000_000}"
+
+
 def _records(kept: list[list[str]]) -> list[tuple[str, str]]:
     return [(str(url), str(kind)) for url, kind in kept]
 
@@ -984,7 +1012,7 @@ class _SiteBuilder:
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept)) + pager
-                if self._reuse(self.old.docs, path, key, rel):
+                if self._kept_page(path) and self._reuse(self.old.docs, path, key, rel):
                     self._links_of(path, _records(kept), targets, key)
                     self._over_budget(path, self.old.over_budget.get(path))
                     self.stats.pages_reused += 1
@@ -998,6 +1026,7 @@ class _SiteBuilder:
             self._over_budget(job.path, result.over_budget)
             if result.again:  # stopped as hung: a key no build makes, so the next renders the page again
                 self.new.docs[job.path] = HUNG_KEY + self.new.docs[job.path]
+            self.new.stamps[job.path] = _stamp(os.fspath(job.target)) or ""
             self.stats.pages_rendered += 1
             self.progress.advance()
         # In path order whichever pages were carried, reused or rendered: the report is the same either way.
@@ -1012,7 +1041,9 @@ class _SiteBuilder:
         assert self.carry is not None
         touched, old = self.carry.touched, self.old
         carried = {
-            p: key for p, key in old.docs.items() if p not in touched and p in heads and not key.startswith(HUNG_KEY)
+            p: key
+            for p, key in old.docs.items()
+            if p not in touched and p in heads and not key.startswith(HUNG_KEY) and self._kept_page(p)
         }
         self.new.docs.update(carried)
         self.new.links.update({path: old.links.get(path, []) for path in carried})
@@ -1027,6 +1058,17 @@ class _SiteBuilder:
         self.stats.pages_reused += len(carried)
         self.progress.advance(len(carried))
         return sorted(heads.keys() - carried.keys())
+
+    def _kept_page(self, path: str) -> bool:
+        """Whether the previous site's page of `path` is still the file it wrote (recorded as kept when so).
+
+        A page deleted or edited in the site folder since is not kept, whatever its key: it is rendered again.
+        """
+        recorded = self.old.stamps.get(path)
+        if not _stamp_holds(recorded, f"{self.previous_folder}/{doc_page_path(path)}"):
+            return False
+        self.new.stamps[path] = recorded or ""
+        return True
 
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""
