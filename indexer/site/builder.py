@@ -250,9 +250,12 @@ def _with_seal(body: bytes) -> bytes:
     return body[:-1] + b', "seal": "' + hashlib.sha256(body).hexdigest().encode("ascii") + b'"}'
 
 
+_SEAL_BYTES = 100  # the seal is found in the manifest's last bytes
+
+
 def _sealed(raw: bytes) -> bool:
     """Whether a manifest's seal matches the bytes before it: an edited or truncated manifest no longer does."""
-    found = _SEAL_TAIL.search(raw, max(0, len(raw) - 100))
+    found = _SEAL_TAIL.search(raw, max(0, len(raw) - _SEAL_BYTES))
     return found is not None and hashlib.sha256(raw[: found.start()] + b"}").hexdigest() == found[1].decode()
 
 
@@ -438,13 +441,18 @@ def _check_replaceable(out_dir: Path) -> None:
 
 
 def _has_manifest(site: Path) -> bool:
-    """A manifest pincite wrote: sealed, or (an earlier pincite's) a JSON object with the site
-    fingerprint, not just a file of that name. The seal is checked without parsing 15 MB of JSON."""
+    """A manifest pincite wrote: one that ends with a seal, or (an earlier pincite's) a JSON object with
+    the site fingerprint, not just a file of that name.
+
+    Whether the seal holds is the manifest's load to say (`_Manifest.load`); asked here whether the
+    folder may be replaced, the seal's place is read alone, not 20 MB of records digested again.
+    """
     try:
-        raw = (site / MANIFEST).read_bytes()
-        if _sealed(raw):
-            return True
-        data = json.loads(raw)
+        with open(site / MANIFEST, "rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - _SEAL_BYTES))
+            if _SEAL_TAIL.search(file.read()):
+                return True
+        data = json.loads((site / MANIFEST).read_bytes())
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
