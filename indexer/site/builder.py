@@ -266,16 +266,17 @@ def _text(value: object) -> str:
 
 
 def _strings(value: object) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    # The types of the keys and values gathered in C (a manifest's mapping holds a record per page).
+    if not isinstance(value, dict) or not set(map(type, value)) | set(map(type, value.values())) <= {str}:
         raise TypeError("not a mapping of strings")
     return value
 
 
 def _pairs(value: object) -> list[list[str]]:
     """A page's links as recorded: [[url, kind], ...]."""
-    if not isinstance(value, list) or not all(
-        isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in value
-    ):
+    if type(value) is not list:
+        raise TypeError("not a list of links")
+    if value and not all(type(pair) is list and len(pair) == 2 and set(map(type, pair)) == {str} for pair in value):
         raise TypeError("not a list of links")
     return value
 
