@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.site.builder import MANIFEST
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import CITING, _assert_same_site
 
@@ -101,8 +102,26 @@ STEP = st.one_of(
     st.tuples(st.just("back"), st.integers(0, 5)),
 )
 # How the build after a step runs: a site build; an index-only build first (CI caches the two
-# apart); the index deleted first (rebuilt cold: new version ids); none (the next build sees both steps).
-BUILD = st.sampled_from(["site", "index first", "cold index", "none"])
+# apart); the index deleted first (rebuilt cold: new version ids); none (the next build sees both steps);
+# a document page of the site deleted or edited first (by hand: the manifest still says it is kept);
+# a record of the manifest edited first (its seal no longer holds: the site is rendered whole).
+BUILD = st.sampled_from(["site", "index first", "cold index", "none", "page deleted", "page edited", "manifest edited"])
+
+
+def _damage(site: Path, how: str) -> None:
+    """Delete or edit (keeping its length) the first document page of the site, or edit a record of its
+    manifest, as a hand in the folder would."""
+    pages = sorted((site / "doc").rglob("*.html"))
+    if not pages:
+        return
+    if how == "manifest edited":
+        manifest = site / MANIFEST
+        manifest.write_bytes(manifest.read_bytes().replace(b"corpus/", b"corpus-", 1))
+    elif how == "page deleted":
+        pages[0].unlink()
+    else:
+        text = pages[0].read_bytes()
+        pages[0].write_bytes(text.replace(b"Words", b"Wards"))
 
 
 class _Corpus:
@@ -176,6 +195,7 @@ class _Corpus:
 @example(steps=[("back", 2, "index first")])
 @example(steps=[("back", 2, "site")])
 @example(steps=[("move", 1, "none"), ("move", 1, "cold index")])
+@example(steps=[("edit", 3, "page deleted"), ("edit", 3, "page edited"), ("title", 1, "Summary", "manifest edited")])
 @given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
@@ -198,7 +218,32 @@ def test_builds_along_a_random_history_give_the_cold_site(
             build(repo.root, config=Config(), index_path=index, site=False)
         elif how == "cold index":
             index.unlink()
+        elif how.startswith(("page ", "manifest ")):
+            _damage(site, how)
         build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"
     build(repo.root, out=cold, config=Config())
     _assert_same_site(site, cold)
+
+
+@pytest.mark.parametrize("damage", ["deleted", "edited", "emptied"])
+def test_a_carried_page_damaged_in_the_site_folder_is_rendered_again(
+    corpus_repo: CorpusRepo, tmp_path: Path, damage: str
+) -> None:
+    """The manifest says the page is kept, but the file in the site is gone or not the one written:
+    the build renders it again instead of carrying a missing or wrong page."""
+    corpus_repo.commit(_docs(8))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    page = site / "doc" / "corpus" / "f1" / "doc-05.md.html"
+    if damage == "deleted":
+        page.unlink()
+    elif damage == "edited":  # the same length, other words
+        page.write_bytes(page.read_bytes().replace(b"Words of 5.", b"Wards of 5."))
+    else:
+        page.write_bytes(b"")
+    corpus_repo.commit({"corpus/f2/doc-02.md": "# Doc 2\n\nNew words of 2.\n"})
+    stats = _site(corpus_repo, site)
+    assert stats["carry"] == "carried" and stats["pages_keyed"] == 2
+    assert b"Words of 5." in page.read_bytes()
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))

@@ -38,10 +38,12 @@ def _site_files(site: Path) -> dict[str, bytes]:
 
 
 def _without_index_record(manifest: bytes) -> bytes:
-    """The manifest less its record of the index file it was built from (site/carry.py's IndexState):
-    the one part that differs between two sites of the same commit built from two index files."""
+    """The manifest less its record of the index file it was built from (site/carry.py's IndexState)
+    and of its pages' files (their times): the parts that differ between two sites of the same commit
+    built from two index files, at two times."""
     data = json.loads(manifest)
     data.pop("index", None)
+    data.pop("stamps", None)
     data.pop("seal", None)
     return json.dumps(data, sort_keys=True).encode("utf-8")
 

@@ -183,6 +183,9 @@ class _Manifest:
     # (carry.doc_inputs): what the next build compares to carry the untouched paths' keys over.
     index: dict[str, Any] = field(default_factory=dict)
     doc_inputs: str = ""
+    # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
+    # only while its file still is that one, not deleted or edited in the site folder since.
+    stamps: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, site: Path) -> tuple[_Manifest, str]:
@@ -223,6 +226,7 @@ class _Manifest:
                 _scanned_record(data.get("scanned", {})),
                 dict(data.get("index", {})),
                 str(data.get("doc_inputs", "")),
+                _strings(data.get("stamps", {})),
             ), PREVIOUS_REUSED
         except (KeyError, TypeError, ValueError):
             return cls(), "ignored: its manifest is not one this pincite writes"
@@ -247,9 +251,12 @@ def _with_seal(body: bytes) -> bytes:
     return body[:-1] + b', "seal": "' + hashlib.sha256(body).hexdigest().encode("ascii") + b'"}'
 
 
+_SEAL_BYTES = 100  # the seal is found in the manifest's last bytes
+
+
 def _sealed(raw: bytes) -> bool:
     """Whether a manifest's seal matches the bytes before it: an edited or truncated manifest no longer does."""
-    found = _SEAL_TAIL.search(raw, max(0, len(raw) - 100))
+    found = _SEAL_TAIL.search(raw, max(0, len(raw) - _SEAL_BYTES))
     return found is not None and hashlib.sha256(raw[: found.start()] + b"}").hexdigest() == found[1].decode()
 
 
@@ -260,16 +267,17 @@ def _text(value: object) -> str:
 
 
 def _strings(value: object) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    # The types of the keys and values gathered in C (a manifest's mapping holds a record per page).
+    if not isinstance(value, dict) or not set(map(type, value)) | set(map(type, value.values())) <= {str}:
         raise TypeError("not a mapping of strings")
     return value
 
 
 def _pairs(value: object) -> list[list[str]]:
     """A page's links as recorded: [[url, kind], ...]."""
-    if not isinstance(value, list) or not all(
-        isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in value
-    ):
+    if type(value) is not list:
+        raise TypeError("not a list of links")
+    if value and not all(type(pair) is list and len(pair) == 2 and set(map(type, pair)) == {str} for pair in value):
         raise TypeError("not a list of links")
     return value
 
@@ -442,13 +450,18 @@ def _check_replaceable(out_dir: Path) -> None:
 
 
 def _has_manifest(site: Path) -> bool:
-    """A manifest pincite wrote: sealed, or (an earlier pincite's) a JSON object with the site
-    fingerprint, not just a file of that name. The seal is checked without parsing 15 MB of JSON."""
+    """A manifest pincite wrote: one that ends with a seal, or (an earlier pincite's) a JSON object with
+    the site fingerprint, not just a file of that name.
+
+    Whether the seal holds is the manifest's load to say (`_Manifest.load`); asked here whether the
+    folder may be replaced, the seal's place is read alone, not 20 MB of records digested again.
+    """
     try:
-        raw = (site / MANIFEST).read_bytes()
-        if _sealed(raw):
-            return True
-        data = json.loads(raw)
+        with open(site / MANIFEST, "rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - _SEAL_BYTES))
+            if _SEAL_TAIL.search(file.read()):
+                return True
+        data = json.loads((site / MANIFEST).read_bytes())
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
@@ -664,6 +677,30 @@ def _unbroken_to(pvs: list[PathVersion], head_seq: int) -> bool:
     if pvs[-1].last_seq != head_seq:
         return False
     return len(pvs) == 1 or all(a.last_seq + 1 == b.first_seq for a, b in pairwise(pvs))
+
+
+def _stamp(file: str) -> str | None:
+    """A file's size and modification time (ns), as a manifest records a page written; None when it is gone."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _stamp_holds(recorded: str | None, file: str) -> bool:
+    """Whether `file` is still the one written when `recorded` was taken: there, of that size, of that time.
+
+    The time is also taken in whole seconds: an archive that keeps seconds only (a CI cache's tar)
+    brings a page back with its time cut so, and the page is the same. An edit keeps neither.
+    """
+    now = _stamp(file)
+    if recorded is None or now is None:
+        return False
+    if now == recorded:
+        return True
+    size, _, ns = recorded.partition(":")
+    return ns.isdigit() and now == f"{size}:{int(ns) // 1_000_000_000 * 1_000_000_000}"
 
 
 def _records(kept: list[list[str]]) -> list[tuple[str, str]]:
@@ -992,7 +1029,7 @@ class _SiteBuilder:
             kept = self.old.links.get(path) if self.old.docs.get(path, "").startswith(base) else None
             if same_fp and kept is not None:
                 key = base + targets.state(path, _records(kept)) + pager
-                if self._reuse(self.old.docs, path, key, rel):
+                if self._kept_page(path) and self._reuse(self.old.docs, path, key, rel):
                     self._links_of(path, _records(kept), targets, key)
                     self._over_budget(path, self.old.over_budget.get(path))
                     self.stats.pages_reused += 1
@@ -1006,6 +1043,7 @@ class _SiteBuilder:
             self._over_budget(job.path, result.over_budget)
             if result.again:  # stopped as hung: a key no build makes, so the next renders the page again
                 self.new.docs[job.path] = HUNG_KEY + self.new.docs[job.path]
+            self.new.stamps[job.path] = _stamp(os.fspath(job.target)) or ""
             self.stats.pages_rendered += 1
             self.progress.advance()
         # In path order whichever pages were carried, reused or rendered: the report is the same either way.
@@ -1020,7 +1058,9 @@ class _SiteBuilder:
         assert self.carry is not None
         touched, old = self.carry.touched, self.old
         carried = {
-            p: key for p, key in old.docs.items() if p not in touched and p in heads and not key.startswith(HUNG_KEY)
+            p: key
+            for p, key in old.docs.items()
+            if p not in touched and p in heads and not key.startswith(HUNG_KEY) and self._kept_page(p)
         }
         self.new.docs.update(carried)
         self.new.links.update({path: old.links.get(path, []) for path in carried})
@@ -1035,6 +1075,17 @@ class _SiteBuilder:
         self.stats.pages_reused += len(carried)
         self.progress.advance(len(carried))
         return sorted(heads.keys() - carried.keys())
+
+    def _kept_page(self, path: str) -> bool:
+        """Whether the previous site's page of `path` is still the file it wrote (recorded as kept when so).
+
+        A page deleted or edited in the site folder since is not kept, whatever its key: it is rendered again.
+        """
+        recorded = self.old.stamps.get(path)
+        if not _stamp_holds(recorded, f"{self.previous_folder}/{doc_page_path(path)}"):
+            return False
+        self.new.stamps[path] = recorded or ""
+        return True
 
     def _cited_by(self, head: str, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> CitedBy:
         """Who cites each document at the built commit (its page shows them), and citations.json."""

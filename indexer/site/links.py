@@ -125,11 +125,11 @@ class SiteTargets:
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
         folders: set[str] = set()
-        for path in self.files:
-            parent = posixpath.dirname(path)
+        for path in self.files:  # every file under the roots: string methods, not posixpath (a repository's paths)
+            parent = path.rpartition("/")[0]
             while parent and parent not in folders:
                 folders.add(parent)
-                parent = posixpath.dirname(parent)
+                parent = parent.rpartition("/")[0]
         self.folders = frozenset(folders)
         self._by_name: dict[str, list[str]] | None = None
         # Antora components (antora.yml → the component's name): their pages name files by resource ID.
