@@ -330,6 +330,34 @@ def _import(page: Any, name: str, module: str) -> None:
     page.evaluate(f"async () => {{ window.{name} = await import('/static/{module}'); }}")
 
 
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_short_header_gets_the_site_links_from_the_script_and_keeps_the_way_home_without_it(
+    served: Any, browser: Any, width: int
+) -> None:
+    repo, _site, base = served
+    version = _permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L3")
+    document = base + "doc/corpus/policy.txt.html"
+    header = "body > header"
+    for scripted in (True, False):
+        context = browser.new_context(viewport={"width": width, "height": 800}, java_script_enabled=scripted)
+        try:
+            tab = context.new_page()
+            for address, searched in ((version, "a[href$='search.html']"), (document, "form.searchbox")):
+                tab.goto(address)
+                tab.wait_for_load_state("load")
+                home = tab.locator(f"{header} > a").first
+                assert home.get_attribute("href").endswith("index.html") and home.is_visible()
+                citations = tab.locator(f"{header} .links a[href$='citations.html']")
+                assert citations.count() == (1 if scripted else 0), (address, scripted)
+                assert tab.locator(f"{header} {searched}").count() == (1 if scripted else 0), (address, scripted)
+                if scripted and searched.startswith("a"):
+                    # On a phone too, the links share the brand's row: they move nothing when they come.
+                    row = tab.evaluate(f"() => document.querySelector('{header}').getBoundingClientRect().height")
+                    assert row < 60, (width, row)
+        finally:
+            context.close()
+
+
 def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
     repo, site, _base = served
     blob = GitRepo(repo.root).blob_at(repo.head(), "corpus/policy.txt")

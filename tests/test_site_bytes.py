@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from markupsafe import escape
+
 from indexer.api import build
 from indexer.config import Config
+from indexer.site.page_facts import document_facts
 from indexer.site.render import doc_page_path
 from indexer.site.search_bundles import search_record
 from tests.conftest import CorpusRepo
@@ -112,6 +115,13 @@ def test_the_search_record_writes_the_metadata_the_page_no_longer_holds(
         ("filter", "folder", "corpus/pages/common"),
         ("filter", "class", "text"),
     ]
+    # A path that the link's query quotes and the page escapes reads back as the template escapes it.
+    odd = "corpus/pages/common/a & b é'.md"
+    corpus_repo.commit({odd: "# Odd\n\nA name to quote.\n"})
+    build(corpus_repo.root, out=site, config=Config())
+    facts = document_facts((site / doc_page_path(odd)).read_bytes())
+    assert facts is not None and facts.path.decode() == str(escape(odd)) and facts.commit.decode() == corpus_repo.head()
+    assert facts.source_class == b"text" and facts.title == b"Odd"
     untitled = search_record((site / doc_page_path("corpus/pages/common/untitled.txt")).read_bytes()).decode()
     assert '<meta data-pagefind-meta="title[content]" content="corpus/pages/common/untitled.txt">' in untitled
 
