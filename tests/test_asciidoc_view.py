@@ -192,7 +192,7 @@ def test_antora_resource_ids_land_on_their_pages_and_images(corpus_repo: CorpusR
     assert 'href="../../../../../../../doc/corpus/docs/modules/ROOT/pages/index.adoc.html"' in tool
     assert 'href="../../../../../../../doc/corpus/docs/modules/cli/partials/common.adoc.html"' in tool
     nav = (site / "doc/corpus/docs/modules/cli/nav.adoc.html").read_text(encoding="utf-8")
-    assert "javascript" not in nav.split('id="source-view"')[0] and "a script" in nav
+    assert "javascript" not in nav.split("id=source-view")[0] and "a script" in nav
     assert ">CLI 2.1</a>" in nav and ">tool(1)</a>" in nav and "index.html</a>" not in nav, (
         nav
     )  # titles, as Antora's nav

@@ -39,7 +39,7 @@ def page(site: Path, path: str) -> str:
 
 def source_text(page_html: str) -> str:
     """The text content of the source view, as a browser reads it."""
-    found = re.search(r'<ol id="src"[^>]*>(.*?)</ol>', page_html, re.S)
+    found = re.search(r'<ol id="?src"?[^>]*>(.*?)</ol>', page_html, re.S)
     assert found is not None
     return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
 

@@ -65,7 +65,7 @@ def test_every_bomb_is_shown_as_source_and_the_build_finishes(corpus_repo: Corpu
         page = (site / "doc" / f"{path}.html").read_text(encoding="utf-8")
         assert "Shown as source only: " + shown[path] in page.replace("&#39;", "'")
         assert any(path in warning and "shown as source" in warning for warning in summary.warnings)
-    assert 'class="rendered-body"' in (site / "doc/corpus/fine.md.html").read_text(encoding="utf-8")
+    assert "class=rendered-body>" in (site / "doc/corpus/fine.md.html").read_text(encoding="utf-8")
     assert (site / "doc/corpus/title.adoc.html").is_file()
     # A second build reuses the pages and still accounts for them.
     again = build(corpus_repo.root, out=site)

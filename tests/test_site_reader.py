@@ -83,6 +83,12 @@ def _edited_history(corpus_repo: Any) -> dict[str, str]:
     return commits
 
 
+BANNER_OF = """([status, cited]) => {
+  const banner = document.getElementById("banner"), line = banner.querySelector(".banner-cited");
+  return banner.dataset.status === status && line !== null && line.textContent.endsWith(cited);
+}"""
+
+
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 def test_banner_names_the_commit_verify_reports_as_changed_by(
     corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, width: int, height: int
@@ -106,7 +112,9 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
         verdict = _cli(corpus_repo.root, "verify", f"{path}@{commits['cited']}#{selector}")[0]
         assert verdict["changed_by"]["commit"] == commits[changer], (selector, verdict)
         tab.goto(_permalink(base, repo, commits["cited"], path, selector))
-        tab.wait_for_selector(f"#banner[data-status='{status}']")
+        # The same page at another line is a change of its hash alone: wait for the banner of this
+        # span (it names it), not the previous one, whose status may be the same.
+        tab.wait_for_function(BANNER_OF, arg=[status, f"{path}@{commits['cited'][:12]}#{selector}"])
         assert tab.get_attribute("#banner", "data-changed-by") == commits[changer], selector
         if status != "moved" and width > 600:
             by = tab.inner_text(".banner-by")

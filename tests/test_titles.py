@@ -88,7 +88,7 @@ def test_a_title_few_documents_share_is_kept_and_the_rule_follows_the_corpus(
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     page = (site / "doc" / "corpus" / "0001-alpha-plan.md.html").read_text(encoding="utf-8")
-    assert '<h1 class="doc-title">Summary</h1>' in page
+    assert "<h1 class=doc-title>Summary</h1>" in page
     corpus_repo.commit({"corpus/0003-gamma-plan.md": "# Summary\n\nGamma.\n"})
     build(corpus_repo.root, out=site)
     home = (site / "index.html").read_text(encoding="utf-8")
@@ -96,7 +96,7 @@ def test_a_title_few_documents_share_is_kept_and_the_rule_follows_the_corpus(
         assert f">{title}</a>" in home, title
     assert ">Summary</a>" not in home
     page = (site / "doc" / "corpus" / "0001-alpha-plan.md.html").read_text(encoding="utf-8")
-    assert '<h1 class="doc-title">Alpha plan</h1>' in page
+    assert "<h1 class=doc-title>Alpha plan</h1>" in page
 
 
 def test_a_version_page_shows_the_title_its_document_page_shows_and_only_a_retitled_one_is_rendered_again(
@@ -115,12 +115,12 @@ def test_a_version_page_shows_the_title_its_document_page_shows_and_only_a_retit
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     version = site / "v" / f"{alpha}.html"
-    assert '<h1 class="doc-title">Summary <code' in version.read_text(encoding="utf-8")
+    assert "<h1 class=doc-title>Summary <code" in version.read_text(encoding="utf-8")
     corpus_repo.commit({"corpus/0001-alpha-plan.md": "# Summary\n\nAlpha, edited.\n"})
     corpus_repo.commit({"corpus/0003-gamma-plan.md": "# Summary\n\nGamma.\n"})
     build(corpus_repo.root, out=site)
     shown = version.read_text(encoding="utf-8")
-    assert '<h1 class="doc-title">Alpha plan <code' in shown and "<title>Alpha plan — " in shown
+    assert "<h1 class=doc-title>Alpha plan <code" in shown and "<title>Alpha plan — " in shown
     written = {page.name: page.stat().st_mtime_ns for page in (site / "v").glob("*.html")}
     corpus_repo.commit({"corpus/x.md": "# X\n\nx, edited.\n"})
     again = build(corpus_repo.root, out=site)

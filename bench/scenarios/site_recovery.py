@@ -52,12 +52,14 @@ LOOKUP = """async ([text, kind]) => {
   return { ms: performance.now() - started, places: found.places.map((p) => p.path), gaps: found.gaps };
 }"""
 LINE = re.compile(r"<li id=L\d+>(.*?)(?=<li |</ol>)", re.S)
+# Where a document page's source lines start; the id quoted or not (the sites of older checkouts quote it).
+SOURCE = re.compile(r'<ol id="?src"?')
 
 
 def _passage(site: Path, path: str) -> str | None:
     """The first line of a document page's text with eight words or more (not a heading)."""
     html = (site / "doc" / f"{path}.html").read_text(encoding="utf-8")
-    for raw in LINE.findall(html.split('id="src"', 1)[-1]):
+    for raw in LINE.findall(SOURCE.split(html, maxsplit=1)[-1]):
         text = unescape(re.sub(r"<[^>]+>", "", raw))
         if not text.startswith("#") and len(text.split()) >= 8:
             return text
@@ -82,7 +84,7 @@ def _documents(site: Path, count: int, seed: int) -> list[str]:
 def _word(site: Path, path: str) -> str:
     """A word of a document's text, for the baseline query: real vocabulary of this corpus."""
     html = (site / "doc" / f"{path}.html").read_text(encoding="utf-8")
-    body = re.sub(r"<[^>]+>", " ", html.split('id="src"', 1)[-1].split(">", 1)[-1])
+    body = re.sub(r"<[^>]+>", " ", SOURCE.split(html, maxsplit=1)[-1].split(">", 1)[-1])
     words: list[str] = re.findall(r"[a-z]{6,}", body.lower())
     return words[0]
 

@@ -245,13 +245,17 @@ def render_doc_page(
 
 
 def _pager(ctx: PageContext, path: str) -> list[dict[str, str]]:
-    """The previous and next documents of the page's folder, as the template links them."""
+    """The previous and next documents of the page's folder, as the template links them (by file name: same folder)."""
     before, after = ctx.neighbours.get(path, (None, None))
     return [
-        {"rel": rel, "label": label, "href": doc_page_path(n.path), "title": n.title, "name": n.path.rpartition("/")[2]}
+        {"rel": rel, "label": label, "href": _name(doc_page_path(n.path)), "title": n.title, "name": _name(n.path)}
         for rel, label, n in (("prev", "Previous", before), ("next", "Next", after))
         if n is not None
     ]
+
+
+def _name(path: str) -> str:
+    return path.rpartition("/")[2]
 
 
 View = tuple[Any, list[tuple[int, str, str]]]

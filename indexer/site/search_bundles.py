@@ -51,9 +51,9 @@ Pagefind metadata and its searchable body alone. It leaves out the site's chrome
 the document template marks `<!--pincite:unindexed-->…<!--/pincite:unindexed-->` (a rendered
 document's source lines, which Pagefind would parse only to ignore: a third of the page's bytes, a
 quarter of Pagefind's time). The metadata (path, title, commit, folder and class) is not in the
-published page at all: the record writes it from the attributes `<main>` carries for the page's
-script anyway (`data-path`, `data-commit`, `data-class`) and from the title the page shows, which
-keeps some 370 bytes out of each of the site's largest set of pages.
+published page at all: the record writes it from what the page shows (its link to its version, its
+class's tag and its title: `page_facts`), which keeps some 370 bytes out of each of the site's
+largest set of pages.
 
 Pagefind writes its WebAssembly, one file a language, into every bundle; a reader loads it from
 the first bundle that holds the language searched, so the other bundles' copies are removed when
@@ -84,6 +84,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from indexer.errors import PinciteError
+from indexer.site.page_facts import document_facts
 from indexer.site.render import doc_page_path
 
 SEARCH_FOLDER = "pagefind"
@@ -98,12 +99,6 @@ UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:uni
 # Where the document template's searchable body starts, and the head's Pagefind metadata.
 SEARCH_BODY = b"<article data-pagefind-body"
 PAGEFIND_META = re.compile(rb"<meta\s[^>]*data-pagefind-[^>]*>")
-# What the record's metadata is written from: `<main>`'s attributes and the page's shown title (a
-# document page's `<h1>` is its title when a path line follows it, else its path). The values are
-# the template's attribute-escaped text, written back into attributes as they are.
-MAIN_TAG = re.compile(rb'<main id="content"[^>]*>')
-MAIN_ATTRIBUTE = re.compile(rb' data-(path|commit|class)="([^"]*)"')
-SHOWN_TITLE = re.compile(rb'<h1 class="doc-title">([^<]*)</h1>\n<p class="doc-path"')
 
 # Pagefind's own word-index chunk size (in word positions), and the variable that sets another.
 # The variable is marked unstable by Pagefind: without it, parts give the same search, and a query
@@ -485,26 +480,20 @@ def search_record(page: bytes) -> bytes:
 
 
 def record_metadata(page: bytes) -> list[bytes]:
-    """The Pagefind metadata of a document page, from its `<main>` attributes and shown title.
+    """The Pagefind metadata of a document page, from the facts it shows (`page_facts`).
 
     The search page reads `path`, `title` and `commit` of a result, and filters by `folder` and
     `class`; none of them is written into the published page (see the module's note).
     """
-    main = MAIN_TAG.search(page)
-    if main is None:
+    facts = document_facts(page)
+    if facts is None:
         return []
-    found = {name: value for name, value in MAIN_ATTRIBUTE.findall(main.group())}
-    path = found.get(b"path")
-    if path is None:
-        return []
-    # Only the page's own first heading: the document's rendered text comes after it.
-    shown = SHOWN_TITLE.match(page, page.find(b'<h1 class="doc-title">', main.end()))
     fields = [
-        (b"meta", b"path", path),
-        (b"meta", b"title", shown.group(1) if shown else path),
-        (b"meta", b"commit", found.get(b"commit", b"")),
-        (b"filter", b"folder", path.rpartition(b"/")[0] or b"."),
-        (b"filter", b"class", found.get(b"class", b"")),
+        (b"meta", b"path", facts.path),
+        (b"meta", b"title", facts.title),
+        (b"meta", b"commit", facts.commit),
+        (b"filter", b"folder", facts.path.rpartition(b"/")[0] or b"."),
+        (b"filter", b"class", facts.source_class),
     ]
     return [b'<meta data-pagefind-%s="%s[content]" content="%s">' % field for field in fields]
 

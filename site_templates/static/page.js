@@ -1,17 +1,39 @@
 // What a page says about itself: the data attributes of <main id="content"> (written by
-// site_templates/document.html and version.html) and a version page's ?commit=&path=&x= query.
+// site_templates/document.html and version.html, completed from what the page shows) and a version
+// page's ?commit=&path=&x= query.
 import { quotePath } from "./paths.js";
 
 const BLOB_NAME = /^([0-9a-f]{40}|[0-9a-f]{64})(\.html)?$/;
 
+/** What a document page shows of its document, in `doc` (this page's document or one fetched): the
+ * blob, commit and path of its link to its version (`v/<blob>.html?commit=&path=`, id `version`),
+ * or null where the link is not there. The page does not write them
+ * again on <main> (tests/test_site_bytes.py); indexer/site/page_facts.py reads the same for the
+ * search record. */
+export function documentFacts(doc) {
+  const link = doc.getElementById("version");
+  const href = link && link.getAttribute("href");
+  if (!href) return null;
+  const url = new URL(href, "https://site.invalid/");
+  const blob = decodeURIComponent(url.pathname.split("/").pop()).replace(/\.html$/, "");
+  return { blob, commit: url.searchParams.get("commit"), path: url.searchParams.get("path") };
+}
+
 /** Fill in the attributes of `main` its page leaves out because the page holds them already,
- * written once a version page (tests/test_site_bytes.py): the site's root (the folder above this
- * module's static/), a version page's blob (its file name: `v/<blob>.html`) and path (its heading,
- * whose text is the path, or the path's `<code>` after the title). A blob not found stays out, and
- * the banner says it cannot tell (drift is never guessed). */
+ * written once a page (tests/test_site_bytes.py): the site's root (the folder above this
+ * module's static/); a version page's kind (it holds the banner), blob (its file name:
+ * `v/<blob>.html`) and path (its heading, whose text is the path, or the path's `<code>` after the
+ * title); a document page's blob, commit and path (`documentFacts`). A blob not found stays out, and the banner says it cannot tell
+ * (drift is never guessed). */
 export function completeMain(main) {
   const data = main.dataset;
   if (data.root === undefined) data.root = new URL("../", import.meta.url).href;
+  if (data.kind === undefined && main.querySelector("#banner")) data.kind = "version";
+  if (data.kind === "document") {
+    const facts = data.blob === undefined && documentFacts(main.ownerDocument);
+    if (facts) Object.assign(data, facts);
+    return;
+  }
   if (data.kind !== "version") return;
   if (data.blob === undefined) {
     const name = BLOB_NAME.exec(decodeURIComponent(window.location.pathname.split("/").pop()));

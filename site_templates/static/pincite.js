@@ -19,16 +19,21 @@ import "./paths.js";
 import "./rendered-align.js";
 import "./selection.js";
 
-// The short header (compact.html) has no Search link: without JavaScript there is no search. A
-// document page gets the full header's search box (header.html), the same form, submitted to the
-// search page; the site's other compact pages a link to it. Pages with the full header have both.
-function searchEntry(main) {
-  const links = document.querySelector(".top .links");
-  if (!links || document.querySelector('.top .searchbox, .top a[href$="search.html"]')) return;
-  const action = `${main.dataset.root}search.html`;
+// The short header (compact.html) holds the brand alone (and the index file's link when the site
+// offers one): the site's links are the script's, as without JavaScript there is no search and the
+// home page holds the Citations link. A document page gets the full header's search box
+// (header.html), the same form, submitted to the search page; the site's other compact pages a
+// Search link. Pages with the full header have both and are left as they are.
+function siteLinks(main) {
+  const top = document.querySelector("body > header");
+  if (!top || top.querySelector('.searchbox, a[href$="search.html"]')) return;
+  const root = main.dataset.root;
+  let links = top.querySelector(".links");
+  if (!links) links = top.appendChild(el("nav", { class: "links", "aria-label": "Site" }));
+  links.prepend(el("a", { href: `${root}citations.html` }, "Citations"));
+  const action = `${root}search.html`;
   if (main.dataset.kind !== "document") {
-    // After the links the page holds: put before them, it would move them once the page is shown.
-    links.append(" ", el("a", { href: action }, "Search"));
+    links.append(el("a", { href: action }, "Search"));
     return;
   }
   const input = el("input", {
@@ -44,7 +49,7 @@ function start() {
   const main = document.getElementById("content");
   if (main) {
     completeMain(main);
-    searchEntry(main);
+    siteLinks(main);
   }
   if (!main || !src()) return;
   linkLineNumbers();

@@ -2,6 +2,7 @@
 // cited text is searched, exactly after normalization (quote.js), in the built commit's text of
 // the path (its document page holds it) and in the other documents Pagefind names as holding its
 // words. Only exact places are reported: a fuzzy match is never shown as where the text went.
+import { documentFacts } from "./page.js";
 import { sitePage } from "./paths.js";
 import { normalizeQuote, quotePlaces, searchWords } from "./quote.js";
 import { load as loadIndex } from "./search-index.js";
@@ -15,8 +16,8 @@ async function headDocument(root, path) {
   const response = await fetch(`${root}${sitePage("doc", path)}`, { cache: "no-cache" });
   if (!response.ok) return null;
   const doc = new DOMParser().parseFromString(await response.text(), "text/html");
-  const text = doc.getElementById("src"), info = doc.getElementById("content");
-  return text && info ? { path, text: text.textContent, blob: info.dataset.blob } : null;
+  const text = doc.getElementById("src"), facts = documentFacts(doc);
+  return text && facts ? { path, text: text.textContent, blob: facts.blob } : null;
 }
 
 // The paths of the documents Pagefind says hold `words` (the first MAX_CANDIDATES).

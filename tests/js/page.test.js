@@ -56,7 +56,12 @@ test("a version page's root, blob and path are read from its script's folder, it
   const written = main({ kind: "version", root: "../", blob: "b", knownPath: "k.md" }, heading("x.md", null));
   completeMain(written);
   assert.deepEqual([written.dataset.root, written.dataset.blob, written.dataset.knownPath], ["../", "b", "k.md"]);
-  const doc = main({ kind: "document", root: "../../" }, null);
+  // A document page's blob, commit and path are those of its link to its version.
+  const link = { getAttribute: () => `../../v/${blob}.html?commit=c1&path=a%20b.md#L1` };
+  const doc = { dataset: { kind: "document", root: "../../" }, ownerDocument: { getElementById: () => link } };
   completeMain(doc);
-  assert.deepEqual(doc.dataset, { kind: "document", root: "../../" });
+  assert.deepEqual({ ...doc.dataset }, { kind: "document", root: "../../", blob, commit: "c1", path: "a b.md" });
+  const bare = { dataset: { kind: "document" }, ownerDocument: { getElementById: () => null } };
+  completeMain(bare);
+  assert.equal(bare.dataset.blob, undefined);
 });

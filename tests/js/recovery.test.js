@@ -13,7 +13,9 @@ function serve(pages) {
   globalThis.DOMParser = class {
     parseFromString(html) {
       const page = JSON.parse(html);
-      const ids = { src: { textContent: page.text }, content: { dataset: { blob: page.blob } } };
+      // A document page names its blob in its link to its version (page.js documentFacts).
+      const version = { getAttribute: () => `../../v/${page.blob}.html?commit=c&path=p#L1` };
+      const ids = { src: { textContent: page.text }, version };
       return { getElementById: (id) => ids[id] || null };
     }
   };
