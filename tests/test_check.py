@@ -438,3 +438,28 @@ def test_without_an_index_a_commit_no_walk_can_name_goes_unnamed_never_the_head(
         f"line 7 of corpus/policy.md changed between {pinned[:12]} and {head[:12]}"
         " (the commit that did it is not known)"
     )
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_recovery_says_in_words_that_fabricated_words_stand_nowhere_and_a_span_past_the_end_has_nothing(
+    setup: tuple[CorpusRepo, str], tmp_path: Path, indexed: bool
+) -> None:
+    from indexer import api
+
+    repo, pinned = setup
+    if indexed:
+        api.build(repo.root, site=False)
+    head = repo.git("rev-parse", "HEAD").strip()
+    doc = tmp_path / "review.md"
+    doc.write_text(
+        f'- Fabricated: "Zebras migrate quarterly across the moon." (corpus/policy.md@{pinned}#L3)\n'
+        f"- Past the end: corpus/policy.md@{pinned}#L90\n",
+        encoding="utf-8",
+    )
+    text = run(repo, "check", str(doc)).stdout
+    near = ", not even nearly" if indexed else " (near matches were not searched)"
+    assert f"recovery: the quoted words stand nowhere in the corpus at {head[:12]}{near}" in text
+    assert "recovery: nothing to recover: without a quote, a span that does not resolve holds no words" in text
+    assert "recovery: removed" not in text and "recovery: no_quote" not in text
+    records = json.loads(run(repo, "check", str(doc), "--json").stdout)["records"]
+    assert [r["recovery"]["detail"] for r in records] == ["removed", "no_quote"]  # the JSON values stay
