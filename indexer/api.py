@@ -40,6 +40,7 @@ from indexer.index.store import set_aside_damaged
 from indexer.machine import terminated_as_exit
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
+from indexer.text.model import lines_label
 from indexer.vcs.repo import GitRepo, safe_repo_path
 
 if TYPE_CHECKING:
@@ -242,7 +243,7 @@ def markdown_snippet(resolved: Resolved, link: str | None) -> str:
     """A blockquote of the cited text followed by its citation (the shape `check` reads back)."""
     quoted = "\n".join("> " + line if line else ">" for line in resolved.text.rstrip("\n").split("\n"))
     first, last = resolved.lines
-    label = f"{resolved.path}, line {first}" if first == last else f"{resolved.path}, lines {first}-{last}"
+    label = f"{resolved.path}, {lines_label(first, last)}"
     source = f"[{label}]({link})" if link else resolved.citation.text_form()
     return f"{quoted}\n\n— {source}\n"
 

@@ -403,3 +403,63 @@ def test_an_object_missing_from_the_store_makes_its_citations_unresolvable_and_c
     assert [r["verdict"] for r in data["records"]] == ["unresolvable"] * 4
     resolutions = [r["resolution"] for r in data["records"]]
     assert all(lost in r["reason"] and "git fsck" in (r["hint"] or "") for r in resolutions)
+
+
+def test_without_an_index_a_drifted_citation_names_its_edit_not_a_later_commit(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    repo, pinned = setup
+    edit = repo.git("rev-parse", "HEAD").strip()
+    head = repo.commit({"notes.md": "an unrelated page\n"}, message="unrelated")
+    memo = tmp_path / "memo.md"
+    memo.write_text(f'"Chat logs are kept for ninety days." (corpus/policy.md@{pinned}#L7)\n', encoding="utf-8")
+    assert not (repo.root / ".pincite").exists()
+    report = json.loads(run(repo, "check", str(memo), "--json").stdout)
+    (record,) = report["records"]
+    assert record["resolution"]["changed_by"]["commit"] == edit
+    assert edit[:12] in record["resolution"]["reason"] and head[:12] not in record["resolution"]["reason"]
+    (verdict,) = json.loads(run(repo, "verify", f"corpus/policy.md@{pinned}#L7", "--json").stdout)
+    assert verdict["changed_by"]["commit"] == edit and head[:12] not in verdict["reason"]
+
+
+def test_without_an_index_a_commit_no_walk_can_name_goes_unnamed_never_the_head(corpus_repo: CorpusRepo) -> None:
+    # Pinned on a side branch merged in as a second parent: git's first-parent line from the pinned
+    # commit to the head does not exist, so the verdict says the two ends, not a commit it did not find.
+    corpus_repo.commit({"corpus/other.md": "other\n"})
+    corpus_repo.git("checkout", "-q", "-b", "side")
+    pinned = corpus_repo.commit({"corpus/policy.md": POLICY}, message="on the side")
+    corpus_repo.git("checkout", "-q", "main")
+    corpus_repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    corpus_repo.commit({"corpus/policy.md": POLICY.replace("ninety days", "thirty days")}, message="edit")
+    head = corpus_repo.commit({"notes.md": "an unrelated page\n"}, message="unrelated")
+    (verdict,) = json.loads(run(corpus_repo, "verify", f"corpus/policy.md@{pinned}#L7", "--json").stdout)
+    assert verdict["status"] == "drifted" and verdict["changed_by"] is None
+    assert verdict["reason"] == (
+        f"line 7 of corpus/policy.md changed between {pinned[:12]} and {head[:12]}"
+        " (the commit that did it is not known)"
+    )
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_recovery_says_in_words_that_fabricated_words_stand_nowhere_and_a_span_past_the_end_has_nothing(
+    setup: tuple[CorpusRepo, str], tmp_path: Path, indexed: bool
+) -> None:
+    from indexer import api
+
+    repo, pinned = setup
+    if indexed:
+        api.build(repo.root, site=False)
+    head = repo.git("rev-parse", "HEAD").strip()
+    doc = tmp_path / "review.md"
+    doc.write_text(
+        f'- Fabricated: "Zebras migrate quarterly across the moon." (corpus/policy.md@{pinned}#L3)\n'
+        f"- Past the end: corpus/policy.md@{pinned}#L90\n",
+        encoding="utf-8",
+    )
+    text = run(repo, "check", str(doc)).stdout
+    near = ", not even nearly" if indexed else " (near matches were not searched)"
+    assert f"recovery: the quoted words stand nowhere in the corpus at {head[:12]}{near}" in text
+    assert "recovery: nothing to recover: without a quote, a span that does not resolve holds no words" in text
+    assert "recovery: removed" not in text and "recovery: no_quote" not in text
+    records = json.loads(run(repo, "check", str(doc), "--json").stdout)["records"]
+    assert [r["recovery"]["detail"] for r in records] == ["removed", "no_quote"]  # the JSON values stay

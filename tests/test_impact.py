@@ -238,6 +238,20 @@ def test_without_an_index_the_verdicts_hold_and_a_note_says_what_is_missing(corp
     assert report.notes == [NO_INDEX_NOTE]
 
 
+def test_without_an_index_the_commit_that_changed_the_lines_is_named_never_the_head(corpus_repo: CorpusRepo) -> None:
+    # The head (`shift`) is a later commit that leaves the cited lines alone: naming it would be a
+    # confident wrong answer. Git's first-parent log of the path names the edit and the deletion.
+    change = pull_request(corpus_repo, index=False)
+    report = api.impact("main", change.repo.root)
+    by = {r.citation.path: r.changed_by.sha if r.changed_by else None for r in report.records}
+    assert by == {"corpus/edited.md": change.edit, "corpus/renamed.md": None, "corpus/deleted.md": change.delete}
+    edited = next(r for r in report.records if r.citation.path == "corpus/edited.md")
+    assert change.edit[:12] in edited.head.reason and change.shift[:12] not in edited.head.reason
+    assert edited.head.reason.startswith("line 3 of corpus/edited.md changed by")
+    text = run(change.repo, "--base", "main").output
+    assert f"changed by {change.edit[:12]}" in text and f"changed by {change.shift[:12]}" not in text
+
+
 def test_documents_are_read_as_committed_at_head(change: Change) -> None:
     (change.repo.root / "docs" / "memo.md").write_text("uncommitted: nothing cited\n", encoding="utf-8")
     (change.repo.root / "docs" / "draft.md").write_text(f"corpus/edited.md@{change.pinned}#L3\n", encoding="utf-8")

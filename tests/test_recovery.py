@@ -407,7 +407,8 @@ def test_verify_prints_the_recovery(history: History) -> None:
 
     cited = history.cite(P_DELETE, quote=False).text_form()
     result = CliRunner().invoke(main, ["verify", "--repo", str(history.root), cited])
-    assert "recovery: removed" in result.output and history.deleted[:12] in result.output
+    assert "recovery: the cited text stands nowhere in the corpus at" in result.output
+    assert "recovery: removed" not in result.output and history.deleted[:12] in result.output
     as_json = CliRunner().invoke(main, ["verify", "--json", "--repo", str(history.root), cited])
     (verdict,) = json.loads(as_json.stdout)
     assert verdict["recovery"]["outcome"] == "not_found"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -116,6 +117,11 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
         # span (it names it), not the previous one, whose status may be the same.
         tab.wait_for_function(BANNER_OF, arg=[status, f"{path}@{commits['cited'][:12]}#{selector}"])
         assert tab.get_attribute("#banner", "data-changed-by") == commits[changer], selector
+        # One line is "line 4", never "lines 4–4" (citation-text.js `linesLabel`, as pincite says it).
+        words = tab.inner_text("#banner")
+        assert re.search(r"lines (\d+)–\1\b", words) is None, words
+        if status == "moved":
+            assert "Unchanged, but moved to line 4 of corpus/rules.txt." in words, words
         if status != "moved" and width > 600:
             by = tab.inner_text(".banner-by")
             assert commits[changer][:12] in by and any(

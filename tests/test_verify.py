@@ -257,6 +257,8 @@ def test_verify_of_many_citations_runs_a_few_git_processes_as_check_does(
     assert sorted({c.verdict.status for c in checked}) == ["drifted", "verified"]
     # One diff per drifted citation (where its words were last seen) and two processes per cited path
     # (its declared encoding) made 52 processes with an index and 99 without, for these 48 citations.
-    assert started.count("diff") <= 2, started
-    assert started.count("check-attr") + started.count("read-tree") <= 6, started
-    assert len(started) <= 12 if indexed else len(started) <= 24, started
+    # Without an index, naming the commit that changed each drifted citation walks git's first-parent
+    # line instead of the index's: one log of the line, one of the cited paths, one diff of the steps.
+    assert started.count("diff") <= (2 if indexed else 3), started
+    assert started.count("check-attr") + started.count("read-tree") <= (6 if indexed else 7), started
+    assert len(started) <= 12 if indexed else len(started) <= 31, started

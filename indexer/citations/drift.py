@@ -26,7 +26,7 @@ from indexer.errors import PinciteError, RepositoryError
 from indexer.extract import registry as extract_mod
 from indexer.index.documents import VersionText
 from indexer.text.citation import Citation
-from indexer.text.model import Span
+from indexer.text.model import Span, lines_label
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, safe_repo_path
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
@@ -126,12 +126,14 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         lineage = Lineage(None if gone else change.new_path, change.new_blob, ())
     verdict = partial(Verdict, cited, target_commit=target, resolved=resolved, followed_by=followed_by)
     if lineage.path is None:
-        deletion = lineage.steps[-1].commit if lineage.steps else None
-        reason = f"{resolved.path} was deleted by {_named(deletion, target)}"
+        walked = _walked(resolved, lineage, followed_by, target, resolver)
+        deletion = walked.steps[-1].commit if walked is not None and walked.path is None and walked.steps else None
+        reason = f"{resolved.path} was deleted {_named(deletion, resolved, target)}"
         # The promise is the first commit that touched the cited lines: an edit before the deletion, if any.
-        changer = _first_change(resolved, lineage, resolver) if lineage.steps else None
+        declared_at = _declared_at(followed_by, target)
+        changer = _first_change(resolved, walked, resolver, declared_at) if walked is not None else None
         if changer is not None and deletion is not None and changer.sha != deletion.sha:
-            reason += f"; the cited lines were first changed by {_named(changer, target)}"
+            reason += f"; the cited lines were first changed {_named(changer, resolved, target)}"
         return verdict(VerdictStatus.DRIFTED, reason, changed_by=changer or deletion)
     new_path = lineage.path
     new_blob = lineage.blob or resolver.entry(target, new_path).sha
@@ -146,8 +148,8 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         nearest = None
         if new_last >= new_first:
             nearest = new_version.text[new_index.line_start(new_first) : new_index.line_end(new_last)]
-        changer = _first_change(resolved, lineage, resolver)
-        reason = f"lines {first}-{last} of {resolved.path} changed by {_named(changer, target)}{moved}"
+        changer = _changer(resolved, lineage, followed_by, target, resolver)
+        reason = f"{lines_label(first, last)} of {resolved.path} changed {_named(changer, resolved, target)}{moved}"
         return verdict(
             VerdictStatus.DRIFTED,
             reason,
@@ -158,8 +160,8 @@ def _verify_resolved(resolved: Resolved, target: str, resolver: Resolver) -> Ver
         )
     if new_first > new_index.line_of(len(new_version.text)):
         # An empty span after the final line end, and the target no longer ends with one.
-        changer = _first_change(resolved, lineage, resolver)
-        reason = f"the end of {resolved.path} the span stands at changed by {_named(changer, target)}{moved}"
+        changer = _changer(resolved, lineage, followed_by, target, resolver)
+        reason = f"the end of {resolved.path} the span stands at changed {_named(changer, resolved, target)}{moved}"
         return verdict(VerdictStatus.DRIFTED, reason, new_path=new_path, hunks=tuple(hunks), changed_by=changer)
     line_shift = new_index.line_start(new_first) - resolved.line_index.line_start(first)
     new_span = Span(resolved.span.start + line_shift, resolved.span.end + line_shift)
@@ -200,15 +202,46 @@ def _moved(old_path: str, lineage: Lineage, new_path: str) -> str:
     return f" (now {new_path}{by})"
 
 
-def _named(commit: CommitInfo | None, target: str) -> str:
-    """A commit as a reason names it: its short SHA and subject (the target, when the walk could not say)."""
+def _named(commit: CommitInfo | None, resolved: Resolved, target: str) -> str:
+    """ "by" the commit, its short SHA and subject; when no walk could name it, the two ends it lies
+    between — never the target as if it were the commit (a later commit may have left the lines alone)."""
     if commit is None:
-        return target[:12]
-    return f"{commit.sha[:12]} ({commit.subject})" if commit.subject else commit.sha[:12]
+        return f"between {resolved.commit[:12]} and {target[:12]} (the commit that did it is not known)"
+    named = f"{commit.sha[:12]} ({commit.subject})" if commit.subject else commit.sha[:12]
+    return f"by {named}"
 
 
-def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> CommitInfo | None:
-    """The first step whose own diff touched the cited lines (or removed the document), if the walk has steps."""
+def _walked(
+    resolved: Resolved, lineage: Lineage, followed_by: FollowedBy, target: str, resolver: Resolver
+) -> Lineage | None:
+    """The walk whose steps name the commits: the index's, or, where the path was followed by git's
+    rename detection alone, the same walk along git's first-parent line (None when the pinned
+    commit is not on the target's line: then no commit is named)."""
+    if followed_by == FollowedBy.INDEX:
+        return lineage
+    return resolver.git_lineage(resolved.commit, resolved.path, target)
+
+
+def _changer(
+    resolved: Resolved, lineage: Lineage, followed_by: FollowedBy, target: str, resolver: Resolver
+) -> CommitInfo | None:
+    """The first commit after the pinned one that touched the cited lines, when a walk can say."""
+    walked = _walked(resolved, lineage, followed_by, target, resolver)
+    return _first_change(resolved, walked, resolver, _declared_at(followed_by, target)) if walked is not None else None
+
+
+def _declared_at(followed_by: FollowedBy, target: str) -> str | None:
+    return target if followed_by == FollowedBy.GIT else None
+
+
+def _first_change(
+    resolved: Resolved, lineage: Lineage, resolver: Resolver, declared_at: str | None = None
+) -> CommitInfo | None:
+    """The first step whose own diff touched the cited lines (or removed the document), if the walk has steps.
+
+    A step's blob the index recorded no encoding for is read as `.gitattributes` at `declared_at`
+    declare (the target, for a walk along git's line: as a build reads every version in its
+    commit's declarations)."""
     first, last = resolved.lines
     for step in lineage.steps:
         if step.kind == ChangeKind.DELETED or step.new_blob is None or step.new_path is None:
@@ -220,8 +253,8 @@ def _first_change(resolved: Resolved, lineage: Lineage, resolver: Resolver) -> C
         ):
             hunks = resolver.blob_hunks(step.old_blob, step.new_blob)  # no need to read the two texts
         else:
-            old = _text_as_cited(resolver, resolved, step.old_blob, step.old_path, None)
-            new = _text_as_cited(resolver, resolved, step.new_blob, step.new_path, None)
+            old = _text_as_cited(resolver, resolved, step.old_blob, step.old_path, declared_at)
+            new = _text_as_cited(resolver, resolved, step.new_blob, step.new_path, declared_at)
             hunks = resolver.hunks(old, new)
         status, first, last = relocate_lines(first, last, hunks)
         if status == VerdictStatus.DRIFTED:
@@ -295,7 +328,8 @@ def _prefetch_hunks(resolver: Resolver, cited: list[_Pinned], target: str) -> No
         ),
     )
     for commit, paths in outside.items():
-        _diff_by_commit(resolver, commit, paths, target)
+        changed = _diff_by_commit(resolver, commit, paths, target)
+        _walk_along_git(resolver, [c for c in cited if c[1] == commit and c[2] in changed], target)
 
 
 def _pinned(resolver: Resolver, citations: Iterable[Citation]) -> list[_Pinned]:
@@ -347,8 +381,9 @@ def _drifts(resolver: Resolver, citation: Citation, lineage: Lineage) -> bool:
     return relocate_lines(*resolved.lines, hunks)[0] == VerdictStatus.DRIFTED
 
 
-def _diff_by_commit(resolver: Resolver, commit: str, paths: set[str], target: str) -> None:
-    """Without the index: one diff of the two commits for all the text documents cited at `commit`."""
+def _diff_by_commit(resolver: Resolver, commit: str, paths: set[str], target: str) -> set[str]:
+    """Without the index: one diff of the two commits for all the text documents cited at `commit`.
+    Returns the cited paths the two commits differ on (modified, renamed or deleted)."""
     changes = resolver.repo.changes_between(commit, target)
     wanted: set[str] = set()
     for path in paths:
@@ -359,6 +394,32 @@ def _diff_by_commit(resolver: Resolver, commit: str, paths: set[str], target: st
             wanted |= {path, change.new_path}
     if len(wanted) > 2:  # for one file, `hunks` costs the same single process
         resolver.memo.hunks.put_many(resolver.repo.diff_commit_paths(commit, target, sorted(wanted)).items())
+    return {path for path in paths if path in changes}
+
+
+def _walk_along_git(resolver: Resolver, cited: list[_Pinned], target: str) -> None:
+    """Without the index: the walks along git's first-parent line that name the commit of each
+    drifted citation (`_walked`), every path in one git log and their steps diffed in one go."""
+    if not cited:
+        return
+    line = resolver.git_line(cited[0][1], target)
+    if line is None:
+        return
+    line.read_untracked(resolver.repo, {path for _c, _commit, path in cited})
+    prefetch_renames(line, resolver.repo, ((commit, path, target) for _c, commit, path in cited))
+    walked = [
+        (replace(c, commit=commit, path=path), resolver.git_lineage(commit, path, target)) for c, commit, path in cited
+    ]
+    _diff_pairs(
+        resolver,
+        (
+            (step.old_blob, step.new_blob)
+            for citation, lin in walked
+            if lin is not None and (lin.path is None or _drifts(resolver, citation, lin))
+            for step in lin.steps
+            if step.new_blob is not None and _text_class(step.old_path) and _text_class(step.new_path or "")
+        ),
+    )
 
 
 def _text_class(path: str) -> bool:

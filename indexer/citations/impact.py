@@ -48,7 +48,8 @@ from indexer.vcs.repo import MODE_FILE, CommitInfo, GitRepo, Hunk, safe_repo_pat
 BREAKING_KINDS = (ImpactKind.DRIFTED, ImpactKind.UNRESOLVABLE, ImpactKind.QUOTE)
 NO_INDEX_NOTE = (
     "the index does not hold both ends of the change: paths were followed by git's rename detection "
-    "and the commit that changed a citation may go unnamed (build the index at --head first)"
+    "and the commit that changed a citation by git's first-parent log; it goes unnamed where the pinned "
+    "commit is not on that line (build the index at --head first)"
 )
 _STATUS_RANK = {VerdictStatus.VERIFIED: 0, VerdictStatus.DRIFTED: 1, VerdictStatus.UNRESOLVABLE: 2}
 

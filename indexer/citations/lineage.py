@@ -10,6 +10,8 @@ rename as soon as the file has changed by half since, and costs a diff per cited
 
 A path the index does not track (renamed out of the roots, say) is followed the same way through
 its runs in git's first-parent log, so a document moved out of the roots and back is still found.
+Without an index (or outside its history) the same walk runs along git's own first-parent line
+from the pinned commit to the target (`PathIntervals.along_git`), every path read from git's log.
 
 The same walk gives the steps a reader wants named: the commit that first changed, moved or
 removed the cited text.
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from indexer.citations.memo import Memo
 from indexer.citations.verdicts import ChangeKind, VerdictStatus
+from indexer.errors import RepositoryError
 from indexer.index.store import IndexReader, PathVersion
 from indexer.vcs.repo import CommitInfo, GitRepo, Hunk, PathChange
 
@@ -66,7 +69,7 @@ class PathIntervals:
     (docs/design.md#d3). Read once per run; paths the index does not track get their runs from git's log.
     """
 
-    reader: IndexReader
+    reader: IndexReader | None  # None: a line read from git alone, no path tracked by an index
     commits: list[CommitInfo]
     seq_of: dict[str, int]
     _intervals: Memo[str, Intervals] = field(default_factory=Memo)
@@ -77,12 +80,24 @@ class PathIntervals:
         commits = reader.commits()
         return cls(reader, commits, {c.sha: seq for seq, c in enumerate(commits)})
 
+    @classmethod
+    def along_git(cls, repo: GitRepo, pinned: str, target: str) -> PathIntervals | None:
+        """git's first-parent line from `pinned` to `target`, with no index; None when `pinned` is not on it."""
+        try:
+            commits = repo.first_parent_line(target, start=pinned)
+        except RepositoryError:  # not on the line (a side branch merged in, or after the target)
+            return None
+        return cls(None, commits, {c.sha: seq for seq, c in enumerate(commits)})
+
     def holds(self, commit: str) -> bool:
         return commit in self.seq_of
 
     def intervals(self, path: str) -> Intervals:
-        """The path's intervals in the index, oldest first, each with its blob."""
-        return self._intervals.get_or_compute(path, lambda: self.reader.interval_blobs(path))
+        """The path's intervals in the index, oldest first, each with its blob (none without an index)."""
+        reader = self.reader
+        if reader is None:
+            return []
+        return self._intervals.get_or_compute(path, lambda: reader.interval_blobs(path))
 
     def untracked_intervals(self, path: str) -> Intervals | None:
         """The runs of a path the index does not track, as git's log gives them; None until read."""

@@ -128,6 +128,9 @@ class QuoteSearchResult:
     near: tuple[NearMatch, ...]
     last_seen: LastSeen | None
     steps: tuple[str, ...] = ()
+    # Not in the JSON (the steps say it there): what a one-line summary needs to stay true.
+    scope: str | None = None  # the one document searched; None: the whole corpus at the target
+    near_searched: bool = False  # near matches were looked for (an index holding the target, a short quote)
 
     def to_json(self) -> QuoteSearchJson:
         return {
@@ -224,7 +227,9 @@ class QuoteSearcher:
                 if last_seen
                 else f"not found at {cited_path} in the indexed history"
             )
-        return QuoteSearchResult(quote, target, (), near, last_seen, tuple(steps))
+        return QuoteSearchResult(
+            quote, target, (), near, last_seen, tuple(steps), near_searched=fuzzy and words <= FUZZY_MAX_WORDS
+        )
 
     # fuzzy -------------------------------------------------------------------------
     def _near(

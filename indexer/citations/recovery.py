@@ -56,6 +56,7 @@ class RecoveryAttempt:
     discovery: DiscoveryResult | None = None
     applied: bool = False
     applied_by: AppliedBy | None = None
+    unresolved: bool = False  # the citation itself does not resolve (for the summary; the verdict says why)
     at: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
     def __post_init__(self) -> None:
@@ -85,7 +86,7 @@ class RecoveryAttempt:
         if self.new_citation is not None:
             how = "applied" if self.applied else _HOW_TO_APPLY[self.detail]
             return f"recovery: {self.detail} -> {self.new_citation.text_form()} ({how})"
-        parts = [f"recovery: {self.detail}"]
+        parts = [f"recovery: {self._in_words()}"]
         if self.detail == Detail.OTHER_DOCUMENT:
             parts.append(f"{self.citation.path} still exists, so it is not re-pinned to another document")
         if search and search.places:
@@ -103,6 +104,21 @@ class RecoveryAttempt:
         if self.discovery and self.discovery.candidates:
             parts.append(f"{len(self.discovery.candidates)} discovery suggestion(s)")
         return "; ".join(parts)
+
+    def _in_words(self) -> str:
+        """The detail as a writer reads it (the JSON keeps the documented value, docs/json.md):
+        "removed" would read as if the words were deleted from the document, "no_quote" says nothing."""
+        if self.detail == Detail.REMOVED:
+            words = "the quoted words stand" if self.citation.quote else "the cited text stands"
+            search = self.search
+            where = f"in {search.scope}" if search and search.scope else "in the corpus"
+            near = ", not even nearly" if search and search.near_searched else " (near matches were not searched)"
+            return f"{words} nowhere {where} at {self.target[:12]}{near}"
+        if self.detail == Detail.NO_QUOTE:
+            if self.unresolved:
+                return "nothing to recover: without a quote, a span that does not resolve holds no words to search for"
+            return "nothing to recover: the span holds no text and there is no quote to search for"
+        return str(self.detail)
 
     def to_json(self) -> RecoveryJson:
         return {
@@ -224,7 +240,12 @@ def recover(
     key = quote if quote and normalize(quote) else pinned_text
     if key is None or not normalize(key):
         return RecoveryAttempt(
-            citation, target, Outcome.NEEDS_HUMAN, Detail.NO_QUOTE, ("no quote and no pinned text to search",)
+            citation,
+            target,
+            Outcome.NEEDS_HUMAN,
+            Detail.NO_QUOTE,
+            ("no quote and no pinned text to search",),
+            unresolved=verdict.status == VerdictStatus.UNRESOLVABLE,
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
     if not deep and verdict.status != VerdictStatus.UNRESOLVABLE and verdict.new_path is not None:
@@ -281,7 +302,7 @@ def _recover_in_document(
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
     budget = "the run's budget of deep searches for drifted citations and failed quotes is spent"
     steps: tuple[str, ...] = (first, budget, searched)
-    found = QuoteSearchResult(key, target, places, (), None, (searched,))
+    found = QuoteSearchResult(key, target, places, (), None, (searched,), scope=path)
     resolved = verdict.resolved
     moves = tuple(m for m in (same_shape(searcher.resolver, resolved, p, key) for p in places) if m) if resolved else ()
     if len(moves) < len(places):

@@ -160,6 +160,8 @@ class ResolverMemo:
     corpus_trees: Memo[str, list[TreeEntry]] = field(default_factory=Memo)  # commit -> entries under the roots
     full_trees: Memo[str, dict[str, TreeEntry]] = field(default_factory=Memo)  # commit -> path -> entry
     lineages: Memo[tuple[str, str, str], Lineage | None] = field(default_factory=Memo)  # (pinned, path, target)
+    git_lines: Memo[tuple[str, str], PathIntervals | None] = field(default_factory=Memo)  # (pinned, target)
+    git_lineages: Memo[tuple[str, str, str], Lineage | None] = field(default_factory=Memo)  # (pinned, path, target)
     # (normalized quote, commit seq) -> (path, version id) that may hold it: the quote check and the
     # recovery of a wrong or false quote ask the index the same question at the same commit.
     holding: Memo[tuple[str, int], list[tuple[str, int]]] = field(default_factory=Memo)
@@ -430,6 +432,23 @@ class Resolver:
             return None
         return self.memo.lineages.get_or_compute(
             (pinned, path, target), lambda: follow(intervals, self.repo, pinned, path, target)
+        )
+
+    def git_lineage(self, pinned: str, path: str, target: str) -> Lineage | None:
+        """The same walk as `lineage` along git's first-parent line instead of the index's, for a
+        (pinned, target) the index does not hold: the steps name the commit that changed the cited
+        lines. None when `pinned` is not on the target's first-parent line (nothing to walk)."""
+
+        def walk() -> Lineage | None:
+            line = self.git_line(pinned, target)
+            return follow(line, self.repo, pinned, path, target) if line is not None else None
+
+        return self.memo.git_lineages.get_or_compute((pinned, path, target), walk)
+
+    def git_line(self, pinned: str, target: str) -> PathIntervals | None:
+        """git's first-parent line from `pinned` to `target` (read once), None when `pinned` is not on it."""
+        return self.memo.git_lines.get_or_compute(
+            (pinned, target), lambda: PathIntervals.along_git(self.repo, pinned, target)
         )
 
     def recorded_identities(self, blob: str) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from markupsafe import Markup, escape
 from indexer.extract import pdf_pages as renderer
 from indexer.extract.ocr import ocr_pages
 from indexer.extract.pdf_pages import PageImage, page_texts
+from indexer.text.model import lines_label
 
 PAGES_DIR = "pages"
 # Runs of one text line further apart than this many line heights are two boxes (two columns).
@@ -238,7 +239,7 @@ def figures(published: Published, root: str, pdf_href: str | None) -> Markup:
             + "</g>"
             for line, rects in line_rects(published, page).items()
         )
-        lines = f"line {first}" if first == last else f"lines {first}–{last}"
+        lines = lines_label(first, last, "–")
         original = f' · <a href="{escape(pdf_href)}#page={page.number}">in the PDF</a>' if pdf_href else ""
         if page.number in published.recognized:
             original += (

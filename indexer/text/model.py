@@ -88,6 +88,15 @@ class Span:
             raise ValueError(f"invalid span [{self.start}, {self.end})")
 
 
+def lines_label(first: int, last: int, dash: str = "-") -> str:
+    """A line range as a reader says it: "line 10" for one line, "lines 10-12" for more.
+
+    The one rule for every message and page that names cited lines; `dash` is "–" where the
+    range is set as prose (a page), "-" in terminal output.
+    """
+    return f"line {first}" if first == last else f"lines {first}{dash}{last}"
+
+
 def count_lines(text: str) -> int:
     """Lines as git counts them: a final line without "\n" counts, an empty tail does not."""
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)

@@ -2,6 +2,7 @@
 // (and, for a changed or deleted span, where recovery.js found the cited text). The page's
 // `data-*` attributes on #banner carry the verdict for scripts and tests.
 import { codePoints, unitOffset } from "./codepoints.js";
+import { linesLabel } from "./citation-text.js";
 import { el } from "./dom.js";
 import { pageCommitAndPath, versionHref } from "./page.js";
 import { encodePath } from "./paths.js";
@@ -96,7 +97,7 @@ function showKept(view, result, sel) {
     body.append("The cited text is the same at ", el("code", {}, headShort), ": ", link);
     return;
   }
-  title.append(`Unchanged, but moved to lines ${result.first}–${result.last}` +
+  title.append(`Unchanged, but moved to ${linesLabel(result.first, result.last, "–")}` +
     (result.path !== pageCommitAndPath(main)[1] ? ` of ${result.path}.` : "."));
   body.append("Same text at ", el("code", {}, headShort), ": ", link);
   if (by) body.append(" Renamed by ", ...commitLine(by), ".");
@@ -140,7 +141,7 @@ function showChanged(view, result, note) {
     title.append("The cited text changed.");
     const lines = result.last >= result.first;
     const selector = lines ? `L${result.first}-L${result.last}` : `L${Math.max(1, result.first)}`;
-    body.append(`Now ${lines ? `lines ${result.first}–${result.last}` : `near line ${result.first}`} of `,
+    body.append(`Now ${lines ? linesLabel(result.first, result.last, "–") : `near line ${result.first}`} of `,
       el("a", { href: versionHref(main, result.blob, head, result.path, selector) }, result.path),
       " at ", el("code", {}, head.slice(0, 12)), ".");
   }

@@ -4,6 +4,12 @@
 import { quotePath, encodePath } from "./paths.js";
 import { lineRangeOf, linesSelector } from "./selectors.js";
 
+// A line range as a reader says it: "line 10" for one line, "lines 10-12" for more (the rule of
+// indexer.text.model.lines_label); `dash` is "–" where the range is set as prose.
+export function linesLabel(first, last, dash = "-") {
+  return first === last ? `line ${first}` : `lines ${first}${dash}${last}`;
+}
+
 // `page`: { points (the text's code points), starts (its line starts), commit, path, blob,
 // identity (the extractor identity token, or ""), base (the site's base URL, ending in "/") }.
 export function citationStrings(page, span) {
@@ -24,7 +30,7 @@ export function citationStrings(page, span) {
   const permalink = `${page.base}v/${page.blob}.html?commit=${commit}&path=${quotePath(path)}` +
     `${identity ? `&x=${identity}` : ""}#${selector}`;
   const quoted = quote.replace(/\n+$/, "").split("\n").map((l) => (l ? "> " + l : ">")).join("\n");
-  const label = lines[0] === lines[1] ? `${path}, line ${lines[0]}` : `${path}, lines ${lines[0]}-${lines[1]}`;
+  const label = `${path}, ${linesLabel(lines[0], lines[1])}`;
   const markdown = `${quoted}\n\n— [${label}](${permalink})\n`;
   return { text, permalink, markdown, quote };
 }

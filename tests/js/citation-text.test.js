@@ -1,7 +1,7 @@
 // Unit tests of static/citation-text.js (against `pincite cite` in a real page: test_site_browser.py).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { citationStrings } from "../../site_templates/static/citation-text.js";
+import { citationStrings, linesLabel } from "../../site_templates/static/citation-text.js";
 
 const text = "# T\n\nfirst 🎉 line\nsecond\n";
 const page = {
@@ -23,4 +23,11 @@ test("a line span quotes whole lines without the last newline; an identity is na
   assert.equal(c.text, `docs/a%20b.md@${page.commit}#L3-L4;x=3f2a9c1e`);
   assert.ok(c.permalink.endsWith("&x=3f2a9c1e#L3-L4"));
   assert.ok(c.markdown.startsWith("> first 🎉 line\n> second\n\n— [docs/a b.md, lines 3-4]("));
+});
+
+test("a one-line range is 'line N', a longer one 'lines A-B' (the banner sets it with an en dash)", () => {
+  assert.equal(linesLabel(10, 10), "line 10");
+  assert.equal(linesLabel(10, 10, "–"), "line 10");
+  assert.equal(linesLabel(10, 12), "lines 10-12");
+  assert.equal(linesLabel(10, 12, "–"), "lines 10–12");
 });
