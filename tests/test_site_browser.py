@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from indexer.citations.quote import _end_offset
 from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
 from indexer.citations.verdicts import Detail, Outcome
+from indexer.config import Config
 from indexer.site.render import history_name, history_shard, site_page, url_path
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
@@ -351,11 +353,51 @@ def test_the_short_header_gets_the_site_links_from_the_script_and_keeps_the_way_
                 assert citations.count() == (1 if scripted else 0), (address, scripted)
                 assert tab.locator(f"{header} {searched}").count() == (1 if scripted else 0), (address, scripted)
                 if scripted and searched.startswith("a"):
-                    # On a phone too, the links share the brand's row: they move nothing when they come.
-                    row = tab.evaluate(f"() => document.querySelector('{header}').getBoundingClientRect().height")
-                    assert row < 60, (width, row)
+                    # The links fit one row (on a phone their own, reserved before they come).
+                    row = tab.locator(f"{header} .links").evaluate("(nav) => nav.getBoundingClientRect().height")
+                    assert row < 30, (width, row)
         finally:
             context.close()
+
+
+def test_on_a_phone_a_long_site_title_wraps_whole_and_the_scripts_links_move_nothing(
+    corpus_repo: Any, tmp_path: Path, browser: Any
+) -> None:
+    corpus_repo.commit({"corpus/policy.txt": OLD}, "start")
+    site = tmp_path / "site"
+    title = "The Municipal Records Office of the Northern District Handbook Corpus"
+    build(corpus_repo.root, out=site, config=Config(site_title=title, site_publish_index=True))
+    server, base = serve_in_thread(site)
+    address = _permalink(base, GitRepo(corpus_repo.root), corpus_repo.head(), "corpus/policy.txt", "L3")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    # The scripts come late, as on a slow network: the header's links arrive after the first paint.
+    context.route("**/*.js", lambda route: (time.sleep(0.35), route.continue_()))
+    try:
+        tab = context.new_page()
+        tab.goto(address)
+        tab.wait_for_selector("body > header a[href$='search.html']")
+        shift = tab.evaluate(
+            """() => new Promise(resolve => {
+                let sum = 0;
+                new PerformanceObserver(list => { for (const e of list.getEntries()) sum += e.value; })
+                    .observe({type: 'layout-shift', buffered: true});
+                setTimeout(() => resolve(sum), 500);
+            })"""
+        )
+        assert shift < 0.01, shift
+        brand = tab.locator("body > header > a").first
+        assert brand.inner_text() == title
+        whole = "(a) => a.scrollWidth <= a.clientWidth && getComputedStyle(a).textOverflow !== 'ellipsis'"
+        assert brand.evaluate(whole), title
+        # Each link stays on one line: "Index file" is one link, not two lines of one.
+        for link in tab.locator("body > header .links a").all():
+            box = link.evaluate("(a) => a.getClientRects().length")
+            assert box == 1, link.inner_text()
+            assert link.evaluate("(a) => a.getBoundingClientRect().height") < 30, link.inner_text()
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
