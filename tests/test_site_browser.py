@@ -408,7 +408,7 @@ def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_com
     page.goto((site / "v" / f"{blob.sha}.html").as_uri() + f"?commit={repo.head()}&path=corpus/policy.txt#L3")
     page.wait_for_load_state("load")
     body = page.locator("#banner .banner-body").inner_text()
-    assert body == "Immutable. A served site with JavaScript says if it changed later."
+    assert body == "Immutable. Its script says if it changed later."
     assert page.evaluate("() => document.documentElement.classList.contains('js')") is False
     background = "(id) => getComputedStyle(document.getElementById(id)).backgroundColor"
     assert page.evaluate(background, "L3") != page.evaluate(background, "L2")  # the cited line, by CSS
@@ -590,11 +590,31 @@ def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browse
         assert "line 7 of the policy" in tab.inner_text("#L7")
         # The banner's own words say what the script would tell (no <noscript>: the same words serve a
         # page opened from a file, where scripts run but modules do not).
-        assert "A served site with JavaScript says if it changed later." in tab.inner_text("#banner")
+        assert "Its script says if it changed later." in tab.inner_text("#banner")
         # The line numbers are drawn by CSS from bare lines; the links over them come with the script.
         number = "el => getComputedStyle(el, '::before').content"
         assert tab.eval_on_selector("#L7", number) == "counter(ln)"
         assert tab.locator("#L7 > a").count() == 0
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("blocked", ["**/drift.js", "**/banner.js"])
+def test_a_version_page_whose_script_fails_claims_nothing_of_javascript(
+    served: Any, browser: Any, blocked: str
+) -> None:
+    # JavaScript on, the script blocked: the banner keeps its own words, which must hold here too.
+    repo, _site, base = served
+    context = browser.new_context()
+    context.route(blocked, lambda route: route.abort())
+    try:
+        tab = context.new_page()
+        tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
+        tab.wait_for_load_state("load")
+        tab.wait_for_timeout(300)
+        body = tab.locator("#banner .banner-body").inner_text()
+        assert body == "Immutable. Its script says if it changed later.", body
+        assert "JavaScript" not in tab.inner_text("#banner")
     finally:
         context.close()
 
@@ -607,7 +627,7 @@ def test_on_a_phone_without_javascript_the_banner_says_all_it_holds(served: Any,
         tab = context.new_page()
         tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
         assert tab.locator("#banner .banner-body").is_visible()
-        assert "Immutable. A served site with JavaScript says if it changed later." in tab.inner_text("#banner")
+        assert "Immutable. Its script says if it changed later." in tab.inner_text("#banner")
         # The title (which version) is shown too, as wide as the banner, not squeezed into a grid's first column.
         title = tab.locator("#banner .banner-title").bounding_box()
         banner = tab.locator("#banner").bounding_box()
