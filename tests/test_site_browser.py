@@ -1089,6 +1089,45 @@ def test_the_verdict_stays_in_view_with_the_cited_lines(
         server.server_close()
 
 
+# A browser without `:has()` drops each rule whose selector holds it: the stylesheets without them.
+DROP_HAS = """() => {
+    const drop = (list) => {
+        for (let i = list.cssRules.length - 1; i >= 0; i--) {
+            const rule = list.cssRules[i];
+            if (rule.selectorText && rule.selectorText.includes(":has(")) list.deleteRule(i);
+            else if (rule.cssRules) drop(rule);
+        }
+    };
+    for (const sheet of document.styleSheets) drop(sheet);
+}"""
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
+def test_a_cited_line_stops_below_the_banner_in_a_browser_without_has(
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+) -> None:
+    site, old = _long_policy_site(corpus_repo, tmp_path)
+    server, base = serve_in_thread(site)
+    link = _permalink(base, GitRepo(corpus_repo.root), old, "corpus/long.txt", "L97")
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        tab = context.new_page()
+        tab.goto(link)
+        tab.wait_for_selector("#banner[data-status='changed']")
+        tab.evaluate(DROP_HAS)
+        # As the browser scrolls to the line an address names (the page's script may scroll after it).
+        tab.evaluate("() => document.getElementById('L60').scrollIntoView()")
+        tab.wait_for_timeout(200)
+        seen = _boxes(tab, "L60")
+        margin = tab.evaluate("() => getComputedStyle(document.getElementById('L60')).scrollMarginTop")
+        assert seen["line"]["top"] >= seen["banner"]["bottom"] - 1, (seen, margin)
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
 WIDE = (
     "# Wide things\n\nA long address: https://example.invalid/" + "a-very-long-path-segment" * 8 + "\n\n"
     "Inline code: `"
