@@ -172,8 +172,21 @@ def _build_stages(
         summary.warnings.extend(link.message() for link in stats.broken_links)
         summary.warnings.extend(f"{path}: shown as source only: {why}" for path, why in stats.shown_as_source.items())
         summary.warnings.extend(f"{path}: pages as printed cut short: {why}" for path, why in stats.pages_cut.items())
+        if stats.undescribed_pages:
+            summary.warnings.append(_undescribed_warning(stats.document_template, stats.undescribed_pages))
         summary.seconds += stats.seconds
     return summary
+
+
+def _undescribed_warning(template: str, paths: list[str]) -> str:
+    """One warning for every document page the search got no path, title or class of."""
+    pages = f"{len(paths)} document pages show" if len(paths) > 1 else "1 document page shows"
+    return (
+        f"{template}: {pages} the search none of their facts (first {min(paths)}), so their results have"
+        " no title, path or filters: write the link to the version"
+        " (<a id=version href=...v/<blob>.html?commit=...&path=...>) and the class's tag as the shipped"
+        " document.html does"
+    )
 
 
 @dataclass(frozen=True)

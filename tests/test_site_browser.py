@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from indexer.citations.quote import _end_offset
 from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
 from indexer.citations.verdicts import Detail, Outcome
+from indexer.config import Config
 from indexer.site.render import history_name, history_shard, site_page, url_path
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
@@ -351,11 +353,51 @@ def test_the_short_header_gets_the_site_links_from_the_script_and_keeps_the_way_
                 assert citations.count() == (1 if scripted else 0), (address, scripted)
                 assert tab.locator(f"{header} {searched}").count() == (1 if scripted else 0), (address, scripted)
                 if scripted and searched.startswith("a"):
-                    # On a phone too, the links share the brand's row: they move nothing when they come.
-                    row = tab.evaluate(f"() => document.querySelector('{header}').getBoundingClientRect().height")
-                    assert row < 60, (width, row)
+                    # The links fit one row (on a phone their own, reserved before they come).
+                    row = tab.locator(f"{header} .links").evaluate("(nav) => nav.getBoundingClientRect().height")
+                    assert row < 30, (width, row)
         finally:
             context.close()
+
+
+def test_on_a_phone_a_long_site_title_wraps_whole_and_the_scripts_links_move_nothing(
+    corpus_repo: Any, tmp_path: Path, browser: Any
+) -> None:
+    corpus_repo.commit({"corpus/policy.txt": OLD}, "start")
+    site = tmp_path / "site"
+    title = "The Municipal Records Office of the Northern District Handbook Corpus"
+    build(corpus_repo.root, out=site, config=Config(site_title=title, site_publish_index=True))
+    server, base = serve_in_thread(site)
+    address = _permalink(base, GitRepo(corpus_repo.root), corpus_repo.head(), "corpus/policy.txt", "L3")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    # The scripts come late, as on a slow network: the header's links arrive after the first paint.
+    context.route("**/*.js", lambda route: (time.sleep(0.35), route.continue_()))
+    try:
+        tab = context.new_page()
+        tab.goto(address)
+        tab.wait_for_selector("body > header a[href$='search.html']")
+        shift = tab.evaluate(
+            """() => new Promise(resolve => {
+                let sum = 0;
+                new PerformanceObserver(list => { for (const e of list.getEntries()) sum += e.value; })
+                    .observe({type: 'layout-shift', buffered: true});
+                setTimeout(() => resolve(sum), 500);
+            })"""
+        )
+        assert shift < 0.01, shift
+        brand = tab.locator("body > header > a").first
+        assert brand.inner_text() == title
+        whole = "(a) => a.scrollWidth <= a.clientWidth && getComputedStyle(a).textOverflow !== 'ellipsis'"
+        assert brand.evaluate(whole), title
+        # Each link stays on one line: "Index file" is one link, not two lines of one.
+        for link in tab.locator("body > header .links a").all():
+            box = link.evaluate("(a) => a.getClientRects().length")
+            assert box == 1, link.inner_text()
+            assert link.evaluate("(a) => a.getBoundingClientRect().height") < 30, link.inner_text()
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
@@ -366,7 +408,7 @@ def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_com
     page.goto((site / "v" / f"{blob.sha}.html").as_uri() + f"?commit={repo.head()}&path=corpus/policy.txt#L3")
     page.wait_for_load_state("load")
     body = page.locator("#banner .banner-body").inner_text()
-    assert body == "Immutable. A served site with JavaScript says if it changed later."
+    assert body == "Immutable. Its script says if it changed later."
     assert page.evaluate("() => document.documentElement.classList.contains('js')") is False
     background = "(id) => getComputedStyle(document.getElementById(id)).backgroundColor"
     assert page.evaluate(background, "L3") != page.evaluate(background, "L2")  # the cited line, by CSS
@@ -548,11 +590,31 @@ def test_line_anchor_shows_the_cited_line_without_javascript(served: Any, browse
         assert "line 7 of the policy" in tab.inner_text("#L7")
         # The banner's own words say what the script would tell (no <noscript>: the same words serve a
         # page opened from a file, where scripts run but modules do not).
-        assert "A served site with JavaScript says if it changed later." in tab.inner_text("#banner")
+        assert "Its script says if it changed later." in tab.inner_text("#banner")
         # The line numbers are drawn by CSS from bare lines; the links over them come with the script.
         number = "el => getComputedStyle(el, '::before').content"
         assert tab.eval_on_selector("#L7", number) == "counter(ln)"
         assert tab.locator("#L7 > a").count() == 0
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("blocked", ["**/drift.js", "**/banner.js"])
+def test_a_version_page_whose_script_fails_claims_nothing_of_javascript(
+    served: Any, browser: Any, blocked: str
+) -> None:
+    # JavaScript on, the script blocked: the banner keeps its own words, which must hold here too.
+    repo, _site, base = served
+    context = browser.new_context()
+    context.route(blocked, lambda route: route.abort())
+    try:
+        tab = context.new_page()
+        tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
+        tab.wait_for_load_state("load")
+        tab.wait_for_timeout(300)
+        body = tab.locator("#banner .banner-body").inner_text()
+        assert body == "Immutable. Its script says if it changed later.", body
+        assert "JavaScript" not in tab.inner_text("#banner")
     finally:
         context.close()
 
@@ -565,7 +627,7 @@ def test_on_a_phone_without_javascript_the_banner_says_all_it_holds(served: Any,
         tab = context.new_page()
         tab.goto(_permalink(base, GitRepo(repo.root), repo.head(), "corpus/policy.txt", "L7"))
         assert tab.locator("#banner .banner-body").is_visible()
-        assert "Immutable. A served site with JavaScript says if it changed later." in tab.inner_text("#banner")
+        assert "Immutable. Its script says if it changed later." in tab.inner_text("#banner")
         # The title (which version) is shown too, as wide as the banner, not squeezed into a grid's first column.
         title = tab.locator("#banner .banner-title").bounding_box()
         banner = tab.locator("#banner").bounding_box()
@@ -1023,6 +1085,45 @@ def test_the_verdict_stays_in_view_with_the_cited_lines(
                     assert tab.get_attribute("#banner .banner-toggle", "aria-expanded") == "true"
             context.close()
     finally:
+        server.shutdown()
+        server.server_close()
+
+
+# A browser without `:has()` drops each rule whose selector holds it: the stylesheets without them.
+DROP_HAS = """() => {
+    const drop = (list) => {
+        for (let i = list.cssRules.length - 1; i >= 0; i--) {
+            const rule = list.cssRules[i];
+            if (rule.selectorText && rule.selectorText.includes(":has(")) list.deleteRule(i);
+            else if (rule.cssRules) drop(rule);
+        }
+    };
+    for (const sheet of document.styleSheets) drop(sheet);
+}"""
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
+def test_a_cited_line_stops_below_the_banner_in_a_browser_without_has(
+    corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
+) -> None:
+    site, old = _long_policy_site(corpus_repo, tmp_path)
+    server, base = serve_in_thread(site)
+    link = _permalink(base, GitRepo(corpus_repo.root), old, "corpus/long.txt", "L97")
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        tab = context.new_page()
+        tab.goto(link)
+        tab.wait_for_selector("#banner[data-status='changed']")
+        tab.evaluate(DROP_HAS)
+        # As the browser scrolls to the line an address names (the page's script may scroll after it).
+        tab.evaluate("() => document.getElementById('L60').scrollIntoView()")
+        tab.wait_for_timeout(200)
+        seen = _boxes(tab, "L60")
+        margin = tab.evaluate("() => getComputedStyle(document.getElementById('L60')).scrollMarginTop")
+        assert seen["line"]["top"] >= seen["banner"]["bottom"] - 1, (seen, margin)
+    finally:
+        context.close()
         server.shutdown()
         server.server_close()
 

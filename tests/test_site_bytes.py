@@ -143,6 +143,7 @@ def test_a_small_version_page_spends_a_bounded_chrome(corpus_repo: CorpusRepo, t
         assert not re.search(r"data-(root|kind|blob|known-path)=", page) and "name=referrer" not in page
         assert "wasm" not in page and "worker-src" not in page  # the search page's CSP only
         assert re.search(r"<li id=L1><i id=p0></i>(# tar|no heading)", page)
-        assert "A served site with JavaScript says if it changed later." in page  # the page's state, without it
+        assert "Its script says if it changed later." in page  # the page's state, without it
+        assert re.search(r"<main id=content( [a-z-]+=[^ >]+)*>", page), page[:400]  # one space between attributes
         # The site's links are the script's; the header holds the way home.
         assert "citations.html" not in page and "<header><a href=../index.html>" in page

@@ -128,6 +128,10 @@ class SiteStats:
     shown_as_source: dict[str, str] = field(default_factory=dict)
     # PDFs some of whose pages as printed this build left out by their byte budget: path → why.
     pages_cut: dict[str, str] = field(default_factory=dict)
+    # Document pages whose search records hold no metadata (`page_facts` found none of their facts
+    # on a `template_dir`'s page), and the template that wrote them: warned of once (indexer.api).
+    undescribed_pages: list[str] = field(default_factory=list)
+    document_template: str = "document.html"
     # What the build made of the site it replaces: "none", "reused", or "ignored: why" (a manifest it cannot trust).
     previous_site: str = "none"
     # The keys this build computed (document pages, history files): every path's, or, where the
@@ -421,6 +425,17 @@ def _remove_stale(out_dir: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
     with contextlib.suppress(OSError):
         out_dir.with_name(f".{out_dir.name}.lock").unlink()
+
+
+def _document_template(repo_root: Path, template_dir: str | None) -> str:
+    """The template a document page's facts come from, as a warning names it: a `template_dir`'s
+    document page, else its base page (which writes `<main>`), else the shipped one."""
+    if not template_dir:
+        return "document.html"
+    for name in ("document.html", "base.html"):
+        if (repo_root / template_dir / name).is_file():
+            return f"{template_dir.rstrip('/')}/{name}"
+    return "document.html"
 
 
 def check_site_target(out_dir: Path, repo_root: Path, roots: tuple[str, ...]) -> None:
@@ -738,6 +753,7 @@ class _SiteBuilder:
         self.folders = template_folders(repo.root, config.template_dir)
         self.env: Environment = make_environment(self.folders, sandboxed=config.template_dir is not None)
         self.fp = site_fingerprint(self.folders, config)
+        self.stats.document_template = _document_template(repo.root, config.template_dir)
         self.old, self.stats.previous_site = _Manifest.load(previous)
         self.new = _Manifest(self.fp)
         # A site whose manifest is trusted and was made under the same fingerprint is updated in
@@ -1452,7 +1468,8 @@ class _SiteBuilder:
                     linked.append(page)
         self.search_pages = (self.search_pages or 0) + sum(len(b.pages) for b in todo)
         try:
-            indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages)
+            undescribed = self.stats.undescribed_pages
+            indexed = index_bundles(self.out, todo, self.out / SEARCH_FOLDER, stage, self._indexed_pages, undescribed)
         finally:
             for page in linked:  # not this build's pages: they stay in the live site as they are
                 page.unlink()

@@ -393,11 +393,18 @@ def _rows(rows: list[list[str | None]]) -> tuple[dict[str, str], dict[str, str]]
 
 
 def index_bundles(
-    site: Path, bundles: Sequence[Bundle], target: Path, stage: Path, indexed: Callable[[Bundle], None] | None = None
+    site: Path,
+    bundles: Sequence[Bundle],
+    target: Path,
+    stage: Path,
+    indexed: Callable[[Bundle], None] | None = None,
+    undescribed: list[str] | None = None,
 ) -> float:
     """Index each bundle's pages (under `site`) into `target/<folder>`; the seconds it took.
 
     `indexed` is called with each bundle once its run is done (the build's progress counts them).
+    The paths of the pages whose records hold no Pagefind metadata (a `template_dir`'s document
+    page that shows none of its facts, `page_facts`) are added to `undescribed`.
 
     Each bundle is one Pagefind run over a staging folder holding hard links to just its
     pages, at their paths in the site, so result URLs are the pages' own. Runs go one after
@@ -408,7 +415,7 @@ def index_bundles(
     started = time.monotonic()
     try:
         for bundle in bundles:
-            _index_bundle(site, bundle, target, stage)
+            _index_bundle(site, bundle, target, stage, undescribed if undescribed is not None else [])
             if indexed is not None:
                 indexed(bundle)
     finally:
@@ -416,10 +423,11 @@ def index_bundles(
     return time.monotonic() - started
 
 
-def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path) -> None:
+def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path, undescribed: list[str]) -> None:
     pages = stage / bundle.folder
     for path, _key in bundle.pages:
-        _stage(site, doc_page_path(path), pages, sample=False)
+        if not _stage(site, doc_page_path(path), pages, sample=False):
+            undescribed.append(path)
     for path, _key in bundle.sample:
         _stage(site, doc_page_path(path), pages, sample=True)
     output = target / bundle.folder
@@ -429,21 +437,24 @@ def _index_bundle(site: Path, bundle: Bundle, target: Path, stage: Path) -> None
     _write_page_ids(output, bundle)
 
 
-def _stage(site: Path, rel: str, stage: Path, sample: bool) -> None:
-    """The page at `rel` as Pagefind reads it, at the same path under `stage` (a hard link when unchanged)."""
+def _stage(site: Path, rel: str, stage: Path, sample: bool) -> bool:
+    """The page at `rel` as Pagefind reads it, at the same path under `stage` (a hard link when
+    unchanged); whether its record holds Pagefind metadata (the search shows a result by it)."""
     staged = stage / rel
     staged.parent.mkdir(parents=True, exist_ok=True)
     page = (site / rel).read_bytes()
     searched = search_record(page)
+    described = PAGEFIND_META.search(searched) is not None
     if sample:
         searched = marked_sample(searched)
     if searched is not page:
         staged.write_bytes(searched)
-        return
+        return described
     try:
         os.link(site / rel, staged)
     except OSError:
         staged.write_bytes(page)
+    return described
 
 
 def marked_sample(page: bytes) -> bytes:
