@@ -37,7 +37,7 @@ from indexer.config import Config, load_config
 from indexer.errors import IndexDamaged, PinciteError, UsageError
 from indexer.index.search import SearchHit, search
 from indexer.index.store import set_aside_damaged
-from indexer.machine import terminated_as_exit
+from indexer.machine import rare_full_collections, terminated_as_exit
 from indexer.text.citation import Citation, github_url, parse_citation, permalink, swhid
 from indexer.text.kinds import is_snapshot
 from indexer.text.model import lines_label
@@ -111,7 +111,8 @@ def build(
     `progress` is told each stage as it starts and its steps as they are done (`indexer.progress`).
     """
     try:
-        return _build(repo, rev, out, index_path, config, site, progress, retry_skipped)
+        with rare_full_collections():  # the build's long-lived rows are not scanned again and again
+            return _build(repo, rev, out, index_path, config, site, progress, retry_skipped)
     finally:
         if progress is not None:
             progress.finish()

@@ -1,10 +1,11 @@
 """What the machine offers this process: the one place that counts usable cores, that says
-what happened when a worker process on them died, and that turns a termination signal into
-an exit that runs the build's cleanup."""
+what happened when a worker process on them died, that turns a termination signal into
+an exit that runs the build's cleanup, and that sets how often the cycle collector scans the heap."""
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -64,6 +65,28 @@ def terminated_as_exit() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+# A build's heap holds a few million objects that live until it ends (the index's rows, the site's
+# manifest, a record per document) and makes almost no cyclic garbage: Python's default third
+# threshold (10) scans all of them about a dozen times in a one-file rebuild of 38,000 documents,
+# a fifth of its CPU. A hundred times rarer full scans; the young generations are collected as before.
+FULL_COLLECTION_THRESHOLD = 1000
+
+
+@contextlib.contextmanager
+def rare_full_collections() -> Iterator[None]:
+    """While the block runs, the cycle collector scans its oldest generation a hundred times less often.
+
+    What is collected does not change, only when: an unreachable cycle among the long-lived objects
+    waits longer. The thresholds that were set before are put back.
+    """
+    previous = gc.get_threshold()
+    gc.set_threshold(previous[0], previous[1], max(previous[2], FULL_COLLECTION_THRESHOLD))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
 
 
 def pid_alive(pid: int) -> bool:

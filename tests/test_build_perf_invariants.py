@@ -260,3 +260,32 @@ def test_a_build_gives_the_collectors_threshold_back(tmp_path: Path) -> None:
         assert gc.get_threshold() == (500, 7, 9)
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_build_scans_its_long_lived_objects_rarely_and_gives_the_setting_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A one-file rebuild's heap is mostly rows that live until it ends: Python's default third
+    # threshold had the collector scan them all a dozen times (indexer.machine.rare_full_collections).
+    import gc
+
+    from indexer import api
+    from indexer.machine import FULL_COLLECTION_THRESHOLD
+
+    seen: list[tuple[int, int, int]] = []
+    stages = api._build_stages
+
+    def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.get_threshold())
+        return stages(*args, **kwargs)
+
+    monkeypatch.setattr(api, "_build_stages", recorded)
+    repo = _synth(tmp_path / "synth", docs=8, commits=2)
+    before = gc.get_threshold()
+    gc.set_threshold(500, 7, 9)
+    try:
+        build(repo, site=False, index_path=tmp_path / "index.sqlite")
+        assert seen == [(500, 7, FULL_COLLECTION_THRESHOLD)]
+        assert gc.get_threshold() == (500, 7, 9)
+    finally:
+        gc.set_threshold(*before)
