@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -1052,15 +1053,24 @@ def _boxes(tab: Any, line: str) -> dict[str, Any]:
     )
 
 
+@contextlib.contextmanager
+def _served_long_policy(corpus_repo: Any, tmp_path: Path) -> Iterator[str]:
+    """The long policy's site served on 127.0.0.1: the permalink of its old version's line 97."""
+    site, old = _long_policy_site(corpus_repo, tmp_path)
+    server, base = serve_in_thread(site)
+    try:
+        yield _permalink(base, GitRepo(corpus_repo.root), old, "corpus/long.txt", "L97")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize("viewport", [(1280, 800), (390, 844)])
 def test_the_verdict_stays_in_view_with_the_cited_lines(
     corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
 ) -> None:
-    site, old = _long_policy_site(corpus_repo, tmp_path)
-    server, base = serve_in_thread(site)
-    link = _permalink(base, GitRepo(corpus_repo.root), old, "corpus/long.txt", "L97")
     width, height = viewport
-    try:
+    with _served_long_policy(corpus_repo, tmp_path) as link:
         for javascript in (True, False):
             context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=javascript)
             tab = context.new_page()
@@ -1084,9 +1094,6 @@ def test_the_verdict_stays_in_view_with_the_cited_lines(
                     assert tab.locator("#banner .banner-body").is_visible()
                     assert tab.get_attribute("#banner .banner-toggle", "aria-expanded") == "true"
             context.close()
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # A browser without `:has()` drops each rule whose selector holds it: the stylesheets without them.
@@ -1106,26 +1113,22 @@ DROP_HAS = """() => {
 def test_a_cited_line_stops_below_the_banner_in_a_browser_without_has(
     corpus_repo: Any, tmp_path: Path, browser: Any, viewport: tuple[int, int]
 ) -> None:
-    site, old = _long_policy_site(corpus_repo, tmp_path)
-    server, base = serve_in_thread(site)
-    link = _permalink(base, GitRepo(corpus_repo.root), old, "corpus/long.txt", "L97")
     width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height})
-    try:
-        tab = context.new_page()
-        tab.goto(link)
-        tab.wait_for_selector("#banner[data-status='changed']")
-        tab.evaluate(DROP_HAS)
-        # As the browser scrolls to the line an address names (the page's script may scroll after it).
-        tab.evaluate("() => document.getElementById('L60').scrollIntoView()")
-        tab.wait_for_timeout(200)
-        seen = _boxes(tab, "L60")
-        margin = tab.evaluate("() => getComputedStyle(document.getElementById('L60')).scrollMarginTop")
-        assert seen["line"]["top"] >= seen["banner"]["bottom"] - 1, (seen, margin)
-    finally:
-        context.close()
-        server.shutdown()
-        server.server_close()
+    with _served_long_policy(corpus_repo, tmp_path) as link:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        try:
+            tab = context.new_page()
+            tab.goto(link)
+            tab.wait_for_selector("#banner[data-status='changed']")
+            tab.evaluate(DROP_HAS)
+            # As the browser scrolls to the line an address names (the page's script may scroll after it).
+            tab.evaluate("() => document.getElementById('L60').scrollIntoView()")
+            tab.wait_for_timeout(200)
+            seen = _boxes(tab, "L60")
+            margin = tab.evaluate("() => getComputedStyle(document.getElementById('L60')).scrollMarginTop")
+            assert seen["line"]["top"] >= seen["banner"]["bottom"] - 1, (seen, margin)
+        finally:
+            context.close()
 
 
 WIDE = (

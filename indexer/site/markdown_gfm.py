@@ -174,14 +174,14 @@ def show_tags(html: str, marker: str, first_line: int | None = None) -> str:
     def shown(found: re.Match[str]) -> str:
         if not is_shown_tag(found.group(2)):
             return found.group(0)
-        code = f"<code>{escape(found.group(0))}</code>"
+        source = escape(found.group(0))
         if first_line is None:
-            return f'<code class="{marker}component">{escape(found.group(0))}</code>'
+            return f'<code class="{marker}component">{source}</code>'
         line = first_line + html.count("\n", 0, found.start())
         kind = "element" if found.group(2).lower() in _HTML_ELEMENTS else "component"
         return (
             f'<p class="{marker}directive-label" data-line-start="{marker}{line}">'
-            f'<span class="{marker}directive-name">{kind}</span> {code}</p>\n'
+            f'<span class="{marker}directive-name">{kind}</span> <code>{source}</code></p>\n'
         )
 
     return _TAG.sub(shown, html)
