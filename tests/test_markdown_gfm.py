@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -301,3 +302,71 @@ def test_no_word_is_lost_and_no_raw_markup_is_left(source: str) -> None:
         if f"[^{label}]:" in source:
             assert f"[^{label}]" not in text, text
     assert not re.search(r"^:::", text, re.MULTILINE), text
+
+
+# -- a theme's reader preference: both texts stand, each labelled ------------------------------------
+
+PREFERENCE = """\
+# Emits
+
+The first argument to <span class="options-api">`this.$emit()`</span>\
+<span class="composition-api">`emit()`</span> is the event name.
+
+<div class="options-api">
+
+Declare them in the `emits` option.
+
+</div>
+<div class="composition-api">
+
+Declare them with `defineEmits()`.
+
+</div>
+
+A <span class="tip options-api extra">note</span> and a <span class="warning">plain</span> word.
+"""
+
+
+def test_a_themes_preference_classes_become_the_sites_labelled_ones() -> None:
+    html, _headings = markdown_view(PREFERENCE)
+    assert re.search(r'<span class="pref pref-options"><code>this\.\$emit\(\)</code></span>', html)
+    assert re.search(r'<span class="pref pref-composition"><code>emit\(\)</code></span>', html)
+    assert re.search(r'<div class="pref pref-options">\s*<p[^>]*>Declare them in the', html)
+    assert re.search(r'<div class="pref pref-composition">\s*<p[^>]*>Declare them with', html)
+    # Any other class of the corpus is still dropped, and a preference among others is kept alone.
+    assert '<span class="pref pref-options">note</span>' in html
+    assert "<span>plain</span>" in html and "warning" not in html
+
+
+def test_preference_labels_are_shown_and_a_selection_still_cites_the_source(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
+) -> None:
+    from indexer.site.serve import serve_in_thread
+    from tests.browser import cited_source_of_selection
+
+    corpus_repo.commit({"corpus/guide/emits.md": PREFERENCE})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    server, base = serve_in_thread(site)
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            tab = browser.new_page(viewport={"width": width, "height": height})
+            tab.goto(base + "doc/corpus/guide/emits.md.html")
+            labels = tab.evaluate(
+                """[...document.querySelectorAll('#rendered .pref')].map(e => [
+                    e.tagName, getComputedStyle(e, '::before').content, e.getBoundingClientRect().width])"""
+            )
+            assert [(tag, content) for tag, content, _w in labels] == [
+                ("SPAN", '"Options API"'),
+                ("SPAN", '"Composition API"'),
+                ("DIV", '"Options API"'),
+                ("DIV", '"Composition API"'),
+                ("SPAN", '"Options API"'),
+            ]
+            assert all(w <= width for _tag, _content, w in labels)
+            # The label is the stylesheet's, not text of the page: a selection cites the source's words.
+            assert cited_source_of_selection(tab, corpus_repo.root, "is the event name") == "is the event name"
+            tab.close()
+    finally:
+        server.shutdown()
+        server.server_close()

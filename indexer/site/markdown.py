@@ -71,6 +71,11 @@ TAG_ATTRIBUTES = {
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto", "tel", "data"})
 SITE_ONLY = frozenset({"class", "data-line-start", "data-line-end"})
+# A theme's reader-preference classes: vuejs/docs shows either its Options API or its Composition
+# API text, by a switch of its theme. The site has no switch, so both stand, each labelled by the
+# stylesheet (DESIGN 17: no word hidden, and none glued to its neighbour). The label is no text of
+# the page, so select-to-cite and search read the source's words only.
+PREFERENCE_CLASSES = {"options-api": "pref pref-options", "composition-api": "pref pref-composition"}
 RASTER_DATA = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*", re.IGNORECASE)
 TABLE_OPEN = re.compile(r"<table(?=[\s>])")
 IMAGE_WITHOUT_SOURCE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
@@ -565,6 +570,8 @@ class _Filter:
                 resource = value[len(RESOURCE_ID) :]
                 return self.links.resolve(resource, IMAGE if tag == "img" else LINK) if self.links else None
             return value
+        if attr == "class":
+            return _preference_class(value)
         if attr in SITE_ONLY:
             return None
         if attr == "id" or attr == "name":
@@ -592,6 +599,12 @@ class _Filter:
         if self.links is None:
             return None if tag == "img" else url
         return self.links.resolve(url, IMAGE if tag == "img" else LINK)
+
+
+def _preference_class(value: str) -> str | None:
+    """The site's class for a corpus class naming a theme's reader preference; None for any other."""
+    kept = [PREFERENCE_CLASSES[name] for name in value.split() if name in PREFERENCE_CLASSES]
+    return kept[0] if len(kept) == 1 else None
 
 
 def line_attributes(marker: str, first: int, last: int) -> str:
