@@ -145,6 +145,30 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
     tab.context.close()
 
 
+def test_a_permalinks_commit_is_checked_against_the_page_it_opens(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
+) -> None:
+    """The version page reads its commit's place from the one file of its SHA's prefix: a commit the
+    site does not publish, or one at which the path held other text, is unresolvable, never judged."""
+    commits = _edited_history(corpus_repo)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    repo = GitRepo(corpus_repo.root)
+    tab = _tab(browser)
+    page = _permalink(base, repo, commits["cited"], "corpus/policy.txt", "L3")
+    tab.goto(page)
+    tab.wait_for_selector("#banner[data-status='moved']")
+    unpublished = "0" * 40 if commits["cited"][:2] != "00" else "1" * 40
+    cases = ((unpublished, "is not in this site's published history"), (commits["above"], "held other text"))
+    for commit, reason in cases:
+        tab.goto(page.replace(commits["cited"], commit))
+        tab.wait_for_selector("#banner[data-status='unresolvable']")
+        assert reason in tab.inner_text("#banner"), commit
+    assert tab.errors == [] or all("404" in error for error in tab.errors), tab.errors
+    tab.context.close()
+
+
 def test_a_version_page_without_a_selector_is_judged_on_all_its_lines(
     corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
 ) -> None:

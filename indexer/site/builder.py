@@ -97,6 +97,8 @@ from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
+COMMIT_PLACES = "commits"  # the published commits' places, by SHA prefix (`_commit_places`)
+RETIRED = ("commits.json",)  # files an earlier pincite published that no build writes now
 
 
 # Starts the key of a page whose rendering was stopped as hung; no page is reused under it.
@@ -864,6 +866,7 @@ class _SiteBuilder:
             if blob not in self.pages_kept and not (staged_pages / blob).is_dir()
         ]
         gone += sorted(old.files.keys() - new.files.keys())
+        gone += [rel for rel in RETIRED if (self.previous / rel).exists()]
         gone += [doc_page_path(path) for path in sorted(old.docs.keys() - new.docs.keys())]
         # A shard goes when the paths gone from it were its last (the shards are hashed only then).
         left = {history_shard(path) for path in old.history.keys() - new.history.keys()} - self.history_shards
@@ -1281,14 +1284,30 @@ class _SiteBuilder:
             render_changes_page(ctx, path, pvs, metas, steps_of[path], at_head, self.out / rel)
             self.stats.pages_rendered += 1
 
+    def _commit_places(self, commits: list[CommitInfo]) -> None:
+        """The published commits' places on the first-parent line (0 the oldest), in files by their
+        SHA's first two hex digits: a version page checks that its permalink's commit really held
+        its version before it shows any verdict, reading the one file that commit is in.
+
+        A file whose commits and places are those of the previous site is kept: a build of one
+        more commit writes one file (earlier commits keep their places while the line grows).
+        """
+        shards: dict[str, dict[str, int]] = {}
+        for seq, commit in enumerate(commits):
+            shards.setdefault(commit.sha[:2], {})[commit.sha] = seq
+        (self.out / COMMIT_PLACES).mkdir(exist_ok=True)
+        for prefix, places in sorted(shards.items()):
+            rel = f"{COMMIT_PLACES}/{prefix}.json"
+            body = json.dumps({"commits": places}, sort_keys=True)
+            key = self.new.files[rel] = hashlib.sha256(body.encode("ascii")).hexdigest()
+            if not self._reuse(self.old.files, rel, key, rel):
+                (self.out / rel).write_text(body, encoding="ascii")
+
     def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         head = ctx.commits[-1]
         site_json = {"head": head.sha, "time": head.time, "subject": head.subject, "site_url": self.config.site_url}
         (self.out / "site.json").write_text(json.dumps(site_json, ensure_ascii=False), encoding="utf-8")
-        # The first-parent line, oldest first: a version page checks that a permalink's commit
-        # really held the page's version before it shows any verdict.
-        commits_json = {"commits": [c.sha for c in ctx.commits]}
-        (self.out / "commits.json").write_text(json.dumps(commits_json), encoding="utf-8")
+        self._commit_places(ctx.commits)
         documents: list[dict[str, Any]] = []
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]
