@@ -21,6 +21,7 @@ from indexer.citations.drift import verify
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
 from indexer.index.store import PassageAnchor
+from indexer.site.banner_data import expanded_lines
 from indexer.site.history_pages import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import breakable_path, history_name, history_shard, source_view
@@ -76,7 +77,7 @@ def _parse(html: str) -> _Collector:
 
 def _history(site: Path, path: str) -> dict[str, Any]:
     shard = json.loads((site / "history" / f"{history_shard(path)}.json").read_text(encoding="utf-8"))
-    entry: dict[str, Any] = shard["paths"][path]
+    entry: dict[str, Any] = expanded_lines(shard["paths"][path])
     return entry
 
 
@@ -381,6 +382,28 @@ def test_a_commits_place_is_in_the_one_file_of_its_prefix_and_a_new_commit_rewri
     _build(corpus_repo, site, history_start=line[3])
     assert _commit_places(site) == {sha: place for place, sha in enumerate([*line[3:], new])}
     assert {f.stem for f in (site / "commits").glob("*.json")} == {sha[:2] for sha in [*line[3:], new]}
+
+
+def test_a_paths_versions_write_each_line_of_their_hunks_once(corpus_repo, tmp_path: Path) -> None:
+    """Every version diffs to the built commit's text: its lines are written once for them all."""
+    lines = [f"clause {n}: a sentence long enough to weigh something in a history file\n" for n in range(40)]
+    for n in range(12):
+        lines[n * 3] = f"clause {n * 3}: reworded in round {n}\n"
+        corpus_repo.commit({"corpus/policy.md": "".join(lines)})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    shard = json.loads((site / "history" / f"{history_shard('corpus/policy.md')}.json").read_text(encoding="utf-8"))
+    stored = shard["paths"]["corpus/policy.md"]
+    entry = expanded_lines(stored)
+    assert len(entry["versions"]) == 12
+    head = "".join(lines).splitlines()
+    for version in entry["versions"].values():
+        for hunk in version["target"]["hunks"]:
+            added = [line[1:] for line in hunk[4] if line.startswith("+")]
+            assert added == head[hunk[2] - 1 : hunk[2] - 1 + hunk[3]]
+    named = sum(len(hunk[4]) for version in stored["versions"].values() for hunk in version["target"]["hunks"])
+    assert len(stored["lines"]) == len(set(stored["lines"])) and len(stored["lines"]) * 2 < named
+    assert len(json.dumps(stored, ensure_ascii=False)) * 1.5 < len(json.dumps(entry, ensure_ascii=False))
 
 
 def test_history_of_paths_gone_from_head_is_redone_only_when_where_they_lead_changes(

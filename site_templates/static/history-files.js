@@ -24,8 +24,26 @@ export async function commitPlace(root, commit) {
 export async function historyRecord(root, path) {
   const response = await read(`${root}history/${historyName(path).slice(0, 2)}.json`);
   const shard = response.ok ? await response.json() : null;
-  const record = shard && shard.paths ? shard.paths[path] : null;
-  return record && record.path === path ? record : null;
+  const record = shard && shard.paths && Object.hasOwn(shard.paths, path) ? shard.paths[path] : null;
+  return record && record.path === path ? withLines(record) : null;
+}
+
+/**
+ * The record with its hunks' lines written out: the file names each line by its place in the
+ * record's `lines`, written once (indexer.site.banner_data._shared_lines). Null when a hunk names
+ * a line the record does not hold: a record that cannot be read whole is not read at all.
+ */
+function withLines(record) {
+  if (!Array.isArray(record.lines)) return record;
+  for (const version of Object.values(record.versions || {})) {
+    for (const hunk of (version.target && version.target.hunks) || []) {
+      if (!Array.isArray(hunk[4]) || !hunk[4].every((i) => Number.isInteger(i) && i >= 0 && i < record.lines.length)) {
+        return null;
+      }
+      hunk[4] = hunk[4].map((i) => record.lines[i]);
+    }
+  }
+  return record;
 }
 
 /**

@@ -48,3 +48,17 @@ test("hasHistoryPage: a path with more than one interval, of one version or of s
   assert.equal(hasHistoryPage({ versions: { b1: { ranges: [["c1", "c2"], ["c4", null]] } } }), true);
   assert.equal(hasHistoryPage({ versions: { b1: { ranges: [["c1", "c2"]] }, b2: { ranges: [["c3", null]] } } }), true);
 });
+
+test("historyRecord writes out the hunks' lines the record holds once, and refuses a record naming one it lacks", async () => {
+  const shard = `site/history/${historyName("a.md").slice(0, 2)}.json`;
+  const hunk = [1, 1, 1, 1, [0, 1], [[0, 0, 3]]];
+  const record = { path: "a.md", lines: ["-old", "+new"], versions: { b1: { ranges: [], target: { hunks: [hunk] } }, b2: { ranges: [], target: null } } };
+  serve({ [shard]: { paths: { "a.md": record } } });
+  const read = await historyRecord("site/", "a.md");
+  assert.deepEqual(read.versions.b1.target.hunks, [[1, 1, 1, 1, ["-old", "+new"], [[0, 0, 3]]]]);
+  const broken = { ...record, versions: { b1: { ranges: [], target: { hunks: [[1, 1, 1, 1, [0, 2]]] } } } };
+  serve({ [shard]: { paths: { "a.md": broken } } });
+  assert.equal(await historyRecord("site/", "a.md"), null);
+  serve({ [shard]: { paths: { "a.md": { path: "a.md", versions: { b1: { target: { hunks: [[1, 1, 1, 1, ["-x"]]] } } } } } } });
+  assert.deepEqual((await historyRecord("site/", "a.md")).versions.b1.target.hunks[0][4], ["-x"]); // an earlier shape, as it was
+});
