@@ -169,6 +169,37 @@ def test_a_permalinks_commit_is_checked_against_the_page_it_opens(
     tab.context.close()
 
 
+def test_history_files_are_named_by_more_digits_as_paths_grow_and_the_banner_finds_them(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexer.site import render
+
+    # A file per 256th of the paths holds at most 0.01 of them on average: three paths pass it.
+    monkeypatch.setattr(render, "HISTORY_PATHS_PER_SHARD", 0.01)
+    commits = _edited_history(corpus_repo)  # two paths at HEAD, five in the history
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    digits = json.loads((site / "site.json").read_text(encoding="utf-8"))["history_digits"]
+    names = {f.stem for f in (site / "history").glob("*.json")}
+    assert digits == 3 and {len(name) for name in names} == {3}
+    monkeypatch.setattr(render, "HISTORY_PATHS_PER_SHARD", 32)  # back to two digits: every file renamed
+    corpus_repo.commit({"corpus/extra.md": "# Extra\n"})
+    build(corpus_repo.root, out=site)
+    assert json.loads((site / "site.json").read_text(encoding="utf-8"))["history_digits"] == 2
+    assert {len(f.stem) for f in (site / "history").glob("*.json")} == {2}
+    monkeypatch.setattr(render, "HISTORY_PATHS_PER_SHARD", 0.01)
+    corpus_repo.commit({"corpus/extra.md": "# Extra, edited\n"})
+    build(corpus_repo.root, out=site)
+    assert {len(f.stem) for f in (site / "history").glob("*.json")} == {3}
+    base = serve(site)
+    tab = _tab(browser)
+    tab.goto(_permalink(base, GitRepo(corpus_repo.root), commits["cited"], "corpus/policy.txt", "L12"))
+    tab.wait_for_function(BANNER_OF, arg=["changed", f"corpus/policy.txt@{commits['cited'][:12]}#L12"])
+    assert tab.get_attribute("#banner", "data-changed-by") == commits["reworded"]
+    assert tab.errors == []
+    tab.context.close()
+
+
 def test_a_version_page_without_a_selector_is_judged_on_all_its_lines(
     corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
 ) -> None:

@@ -179,9 +179,23 @@ def history_name(path: str) -> str:
     return f"{value:016x}"
 
 
-def history_shard(path: str) -> str:
-    """The history file holding a path's entry: 256 shards by the first byte of its name."""
-    return history_name(path)[:2]
+# A history file holds about this many paths at most on average: the site has 16 times more of
+# them each time the corpus passes 16 times as many paths (a version page reads one of them).
+HISTORY_PATHS_PER_SHARD = 32
+
+
+def history_digits(paths: int) -> int:
+    """How many hex digits of a path's name (`history_name`) name its history file: 2 up to
+    8,192 paths (256 files), 3 up to 131,072, then 4."""
+    digits = 2
+    while digits < 4 and paths > HISTORY_PATHS_PER_SHARD * 16**digits:
+        digits += 1
+    return digits
+
+
+def history_shard(path: str, digits: int = 2) -> str:
+    """The history file holding a path's entry: the first `digits` hex digits of its name."""
+    return history_name(path)[:digits]
 
 
 # File-system limits every published path keeps to: 255 bytes a name (ext4, APFS, NTFS), and a

@@ -20,9 +20,14 @@ export async function commitPlace(root, commit) {
   return Number.isInteger(place) ? place : -1;
 }
 
-/** `path`'s record (its versions and steps), or null when the site has none. */
-export async function historyRecord(root, path) {
-  const response = await read(`${root}history/${historyName(path).slice(0, 2)}.json`);
+/**
+ * `path`'s record (its versions and steps), or null when the site has none. Its file is named by
+ * the first `digits` hex digits of historyName(path): site.json's `history_digits` (the site has
+ * more files as it has more paths; indexer.site.render.history_digits).
+ */
+export async function historyRecord(root, path, digits = 2) {
+  const named = Number.isInteger(digits) && digits >= 2 && digits <= 4 ? digits : 2;
+  const response = await read(`${root}history/${historyName(path).slice(0, named)}.json`);
   const shard = response.ok ? await response.json() : null;
   const record = shard && shard.paths && Object.hasOwn(shard.paths, path) ? shard.paths[path] : null;
   return record && record.path === path ? withLines(record) : null;

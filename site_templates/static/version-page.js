@@ -53,7 +53,7 @@ function versionNav(main, record, path) {
 }
 
 // The verdict for the cited span `sel` of this version, its recovery and the commit that changed it.
-async function verdict(main, record, entry, place, sel) {
+async function verdict(main, record, entry, place, sel, recordOf) {
   const [commit] = pageCommitAndPath(main);
   const lines = lineRangeOf(sel, lineStarts());
   const result = decide(entry, sel, lines);
@@ -66,7 +66,6 @@ async function verdict(main, record, entry, place, sel) {
     // The walk starts at the permalink's commit (or where this version last began).
     const ranges = entry.ranges || [];
     const from = commit ? place : ranges.length ? ranges[ranges.length - 1][2] : -1;
-    const recordOf = (path) => historyRecord(main.dataset.root, path);
     const walk = await changedBy(record, from, lines, recordOf).catch(() => null);
     if (walk) result.changedBy = result.status === "changed" || result.status === "deleted" ? walk.step : walk.renamed;
   }
@@ -94,9 +93,12 @@ async function setupBanner(main, sel) {
   }
   try {
     const root = main.dataset.root;
-    const [headInfo, record, place] = await Promise.all([
-      siteInfo(root), historyRecord(root, path), commit ? commitPlace(root, commit) : -1,
-    ]);
+    // The history file's name needs site.json's digits; the commit's place does not wait for them.
+    const placed = commit ? commitPlace(root, commit) : Promise.resolve(-1);
+    placed.catch(() => {}); // its failure is met below, or site.json's first
+    const headInfo = await siteInfo(root);
+    const recordOf = (p) => historyRecord(root, p, headInfo.history_digits);
+    const [record, place] = await Promise.all([recordOf(path), placed]);
     const entry = record ? record.versions[main.dataset.blob] : null;
     if (entry) versionNav(main, record, path);
     const mismatch = entry && commit ? commitMismatch(place, entry.ranges, commit, path) : null;
@@ -111,7 +113,7 @@ async function setupBanner(main, sel) {
       showBanner(main, { status: "unavailable", reason }, sel, headInfo);
       return;
     }
-    showBanner(main, await verdict(main, record, entry, place, sel), sel, headInfo);
+    showBanner(main, await verdict(main, record, entry, place, sel, recordOf), sel, headInfo);
   } catch {
     showBanner(main, { status: "unavailable", reason: "The site's history files could not be read." }, sel,
       { head: "" });

@@ -62,3 +62,12 @@ test("historyRecord writes out the hunks' lines the record holds once, and refus
   serve({ [shard]: { paths: { "a.md": { path: "a.md", versions: { b1: { target: { hunks: [[1, 1, 1, 1, ["-x"]]] } } } } } } });
   assert.deepEqual((await historyRecord("site/", "a.md")).versions.b1.target.hunks[0][4], ["-x"]); // an earlier shape, as it was
 });
+
+test("historyRecord reads the file named by as many digits as site.json gives", async () => {
+  const name = historyName("a.md");
+  const record = { path: "a.md", versions: {} };
+  serve({ [`site/history/${name.slice(0, 3)}.json`]: { paths: { "a.md": record } } });
+  assert.deepEqual(await historyRecord("site/", "a.md", 3), record);
+  assert.equal(await historyRecord("site/", "a.md"), null); // two digits: another file
+  assert.equal(await historyRecord("site/", "a.md", 9), null); // out of range: two digits
+});
