@@ -174,20 +174,20 @@ def test_history_files_are_named_by_more_digits_as_paths_grow_and_the_banner_fin
 ) -> None:
     from indexer.site import render
 
-    # A file per 256th of the paths holds at most 0.01 of them on average: three paths pass it.
-    monkeypatch.setattr(render, "HISTORY_PATHS_PER_SHARD", 0.01)
-    commits = _edited_history(corpus_repo)  # two paths at HEAD, five in the history
+    # A file per 256th of the history holds at most 0.01 interval on average: three intervals pass it.
+    monkeypatch.setattr(render, "HISTORY_INTERVALS_PER_SHARD", 0.01)
+    commits = _edited_history(corpus_repo)  # four paths, nine intervals
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     digits = json.loads((site / "site.json").read_text(encoding="utf-8"))["history_digits"]
     names = {f.stem for f in (site / "history").glob("*.json")}
     assert digits == 3 and {len(name) for name in names} == {3}
-    monkeypatch.setattr(render, "HISTORY_PATHS_PER_SHARD", 32)  # back to two digits: every file renamed
+    monkeypatch.setattr(render, "HISTORY_INTERVALS_PER_SHARD", 200)  # back to two digits: every file renamed
     corpus_repo.commit({"corpus/extra.md": "# Extra\n"})
     build(corpus_repo.root, out=site)
     assert json.loads((site / "site.json").read_text(encoding="utf-8"))["history_digits"] == 2
     assert {len(f.stem) for f in (site / "history").glob("*.json")} == {2}
-    monkeypatch.setattr(render, "HISTORY_PATHS_PER_SHARD", 0.01)
+    monkeypatch.setattr(render, "HISTORY_INTERVALS_PER_SHARD", 0.01)
     corpus_repo.commit({"corpus/extra.md": "# Extra, edited\n"})
     build(corpus_repo.root, out=site)
     assert {len(f.stem) for f in (site / "history").glob("*.json")} == {3}

@@ -1176,7 +1176,7 @@ class _SiteBuilder:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = self.history_builder = BannerDataBuilder(self.repo, self.reader, commits, metas)
         (self.out / "history").mkdir(exist_ok=True)
-        digits = self.history_digits = history_digits(len(by_path))
+        digits = self.history_digits = history_digits(sum(len(pvs) for pvs in by_path.values()))
         renamed = digits != self.previous_history_digits  # every file has another name: none is kept
         shard_of = functools.partial(history_shard, digits=digits)
         keys = self._carry_history(by_path, len(commits) - 1)

@@ -179,16 +179,18 @@ def history_name(path: str) -> str:
     return f"{value:016x}"
 
 
-# A history file holds about this many paths at most on average: the site has 16 times more of
-# them each time the corpus passes 16 times as many paths (a version page reads one of them).
-HISTORY_PATHS_PER_SHARD = 32
+# A history file holds the entries of about this many intervals (a path's stretches of one
+# version) at most on average: an entry's bytes follow its intervals (their ranges, steps and
+# diffs). The site has 16 times more files each time the history passes 16 times as many; a
+# version page reads one of them.
+HISTORY_INTERVALS_PER_SHARD = 200
 
 
-def history_digits(paths: int) -> int:
-    """How many hex digits of a path's name (`history_name`) name its history file: 2 up to
-    8,192 paths (256 files), 3 up to 131,072, then 4."""
+def history_digits(intervals: int) -> int:
+    """How many hex digits of a path's name (`history_name`) name its history file, for a history
+    of `intervals` path intervals: 2 up to 51,200 (256 files), 3 up to 819,200, then 4."""
     digits = 2
-    while digits < 4 and paths > HISTORY_PATHS_PER_SHARD * 16**digits:
+    while digits < 4 and intervals > HISTORY_INTERVALS_PER_SHARD * 16**digits:
         digits += 1
     return digits
 

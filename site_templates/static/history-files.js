@@ -23,7 +23,7 @@ export async function commitPlace(root, commit) {
 /**
  * `path`'s record (its versions and steps), or null when the site has none. Its file is named by
  * the first `digits` hex digits of historyName(path): site.json's `history_digits` (the site has
- * more files as it has more paths; indexer.site.render.history_digits).
+ * more files as its history grows; indexer.site.render.history_digits).
  */
 export async function historyRecord(root, path, digits = 2) {
   const named = Number.isInteger(digits) && digits >= 2 && digits <= 4 ? digits : 2;
