@@ -186,17 +186,20 @@ class BannerDataBuilder:
         latest: dict[str, PathVersion] = {}
         for pv in pvs:
             blob = self.meta[pv.version_id].blob
-            entry = versions.setdefault(blob, {"ranges": [], "target": None})
+            version = versions.setdefault(blob, {"ranges": [], "target": None})
             # [first commit, last commit, their places on the published line]; the last null while open.
             last_seq = None if pv.last_seq == self.head_seq else pv.last_seq
             last = None if last_seq is None else self.commits[last_seq].sha
-            entry["ranges"].append([self.commits[pv.first_seq].sha, last, pv.first_seq, last_seq])
+            version["ranges"].append([self.commits[pv.first_seq].sha, last, pv.first_seq, last_seq])
             latest[blob] = pv
         # A blob the path held more than once is followed from its latest interval only.
         for blob, pv in latest.items():
             versions[blob]["target"] = self._target(path, pvs, pv)
+        entry: dict[str, object] = {"path": path, "versions": versions, "steps": self.steps(path, pvs)}
         lines = _shared_lines(versions)
-        return {"path": path, "versions": versions, "steps": self.steps(path, pvs), "lines": lines}
+        if lines:  # most entries of a HEAD-only build have none: no empty list in each
+            entry["lines"] = lines
+        return entry
 
     def steps(self, path: str, pvs: list[PathVersion]) -> list[dict[str, object]]:
         """Where each interval of the path ends before the built commit: what the next commit did.
