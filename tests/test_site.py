@@ -21,6 +21,7 @@ from indexer.citations.drift import verify
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
 from indexer.index.store import PassageAnchor
+from indexer.site.banner_data import expanded_lines
 from indexer.site.history_pages import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import breakable_path, history_name, history_shard, source_view
@@ -76,7 +77,7 @@ def _parse(html: str) -> _Collector:
 
 def _history(site: Path, path: str) -> dict[str, Any]:
     shard = json.loads((site / "history" / f"{history_shard(path)}.json").read_text(encoding="utf-8"))
-    entry: dict[str, Any] = shard["paths"][path]
+    entry: dict[str, Any] = expanded_lines(shard["paths"][path])
     return entry
 
 
@@ -350,6 +351,61 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     assert old_page.read_bytes() == before and old_page.stat().st_ino == inode
 
 
+def _commit_places(site: Path) -> dict[str, int]:
+    places: dict[str, int] = {}
+    for shard in (site / "commits").glob("*.json"):
+        held = json.loads(shard.read_text(encoding="ascii"))["commits"]
+        assert all(sha.startswith(shard.stem) for sha in held)
+        places.update(held)
+    return places
+
+
+def test_a_commits_place_is_in_the_one_file_of_its_prefix_and_a_new_commit_rewrites_one(
+    corpus_repo, tmp_path: Path
+) -> None:
+    for n in range(6):
+        corpus_repo.commit({f"corpus/doc{n}.md": f"# Doc {n}\n"})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    line = corpus_repo.git("rev-list", "--first-parent", "--reverse", "HEAD").split()
+    assert _commit_places(site) == {sha: place for place, sha in enumerate(line)}
+    assert not (site / "commits.json").exists()  # no file holds the whole line
+    before = {f.name: f.stat().st_mtime_ns for f in (site / "commits").glob("*.json")}
+    time.sleep(0.01)
+    new = corpus_repo.commit({"corpus/doc0.md": "# Doc 0, edited\n"})
+    _build(corpus_repo, site)
+    after = {f.name: f.stat().st_mtime_ns for f in (site / "commits").glob("*.json")}
+    assert _commit_places(site) == {sha: place for place, sha in enumerate([*line, new])}
+    assert {name for name in after if after[name] != before.get(name)} == {f"{new[:2]}.json"}
+    # A build of a shorter line (a later history start) gives every commit its new place, and the
+    # files of commits no longer published go: no page may read a place of another line.
+    _build(corpus_repo, site, history_start=line[3])
+    assert _commit_places(site) == {sha: place for place, sha in enumerate([*line[3:], new])}
+    assert {f.stem for f in (site / "commits").glob("*.json")} == {sha[:2] for sha in [*line[3:], new]}
+
+
+def test_a_paths_versions_write_each_line_of_their_hunks_once(corpus_repo, tmp_path: Path) -> None:
+    """Every version diffs to the built commit's text: its lines are written once for them all."""
+    lines = [f"clause {n}: a sentence long enough to weigh something in a history file\n" for n in range(40)]
+    for n in range(12):
+        lines[n * 3] = f"clause {n * 3}: reworded in round {n}\n"
+        corpus_repo.commit({"corpus/policy.md": "".join(lines)})
+    site = tmp_path / "site"
+    _build(corpus_repo, site)
+    shard = json.loads((site / "history" / f"{history_shard('corpus/policy.md')}.json").read_text(encoding="utf-8"))
+    stored = shard["paths"]["corpus/policy.md"]
+    entry = expanded_lines(stored)
+    assert len(entry["versions"]) == 12
+    head = "".join(lines).splitlines()
+    for version in entry["versions"].values():
+        for hunk in version["target"]["hunks"]:
+            added = [line[1:] for line in hunk[4] if line.startswith("+")]
+            assert added == head[hunk[2] - 1 : hunk[2] - 1 + hunk[3]]
+    named = sum(len(hunk[4]) for version in stored["versions"].values() for hunk in version["target"]["hunks"])
+    assert len(stored["lines"]) == len(set(stored["lines"])) and len(stored["lines"]) * 2 < named
+    assert len(json.dumps(stored, ensure_ascii=False)) * 1.5 < len(json.dumps(entry, ensure_ascii=False))
+
+
 def test_history_of_paths_gone_from_head_is_redone_only_when_where_they_lead_changes(
     corpus_repo, tmp_path: Path
 ) -> None:
@@ -417,7 +473,13 @@ def test_every_version_in_the_history_files_leads_where_verify_says(
     git = GitRepo(repo.root)
     head = repo.head()
     shards = [json.loads(f.read_text(encoding="utf-8"))["paths"] for f in (site / "history").glob("*.json")]
+    line = repo.git("rev-list", "--first-parent", "--reverse", "HEAD").split()
     for path, record in ((p, r) for shard in shards for p, r in shard.items()):
+        # Every commit an entry names comes with its place on the published line.
+        assert all(line[step["seq"]] == step["commit"] for step in record["steps"])
+        for first, last, first_seq, last_seq in (r for v in record["versions"].values() for r in v["ranges"]):
+            assert line[first_seq] == first and (last is None) == (last_seq is None)
+            assert last is None or line[last_seq] == last
         for blob, version in record["versions"].items():
             pinned = version["ranges"][-1][0]  # a blob held more than once is followed from its latest interval
             verdict = verify(Citation(pinned, path, lines=(1, 1)), git)

@@ -26,6 +26,7 @@ from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
 from indexer.citations.verdicts import Detail, Outcome
 from indexer.config import Config
+from indexer.site.banner_data import expanded_lines
 from indexer.site.render import history_name, history_shard, site_page, url_path
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
@@ -261,7 +262,7 @@ def test_a_permalink_whose_commit_did_not_hold_the_page_is_unresolvable(
 
 def _history(site: Path, path: str) -> dict[str, Any]:
     shard = json.loads((site / "history" / f"{history_shard(path)}.json").read_text(encoding="utf-8"))
-    entry: dict[str, Any] = shard["paths"][path]
+    entry: dict[str, Any] = expanded_lines(shard["paths"][path])
     return entry
 
 

@@ -145,6 +145,61 @@ def test_banner_names_the_commit_verify_reports_as_changed_by(
     tab.context.close()
 
 
+def test_a_permalinks_commit_is_checked_against_the_page_it_opens(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
+) -> None:
+    """The version page reads its commit's place from the one file of its SHA's prefix: a commit the
+    site does not publish, or one at which the path held other text, is unresolvable, never judged."""
+    commits = _edited_history(corpus_repo)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    base = serve(site)
+    repo = GitRepo(corpus_repo.root)
+    tab = _tab(browser)
+    page = _permalink(base, repo, commits["cited"], "corpus/policy.txt", "L3")
+    tab.goto(page)
+    tab.wait_for_selector("#banner[data-status='moved']")
+    unpublished = "0" * 40 if commits["cited"][:2] != "00" else "1" * 40
+    cases = ((unpublished, "is not in this site's published history"), (commits["above"], "held other text"))
+    for commit, reason in cases:
+        tab.goto(page.replace(commits["cited"], commit))
+        tab.wait_for_selector("#banner[data-status='unresolvable']")
+        assert reason in tab.inner_text("#banner"), commit
+    assert tab.errors == [] or all("404" in error for error in tab.errors), tab.errors
+    tab.context.close()
+
+
+def test_history_files_are_named_by_more_digits_as_paths_grow_and_the_banner_finds_them(
+    corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexer.site import render
+
+    # A file per 256th of the history holds at most 0.01 interval on average: three intervals pass it.
+    monkeypatch.setattr(render, "HISTORY_INTERVALS_PER_SHARD", 0.01)
+    commits = _edited_history(corpus_repo)  # four paths, nine intervals
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    digits = json.loads((site / "site.json").read_text(encoding="utf-8"))["history_digits"]
+    names = {f.stem for f in (site / "history").glob("*.json")}
+    assert digits == 3 and {len(name) for name in names} == {3}
+    monkeypatch.setattr(render, "HISTORY_INTERVALS_PER_SHARD", 200)  # back to two digits: every file renamed
+    corpus_repo.commit({"corpus/extra.md": "# Extra\n"})
+    build(corpus_repo.root, out=site)
+    assert json.loads((site / "site.json").read_text(encoding="utf-8"))["history_digits"] == 2
+    assert {len(f.stem) for f in (site / "history").glob("*.json")} == {2}
+    monkeypatch.setattr(render, "HISTORY_INTERVALS_PER_SHARD", 0.01)
+    corpus_repo.commit({"corpus/extra.md": "# Extra, edited\n"})
+    build(corpus_repo.root, out=site)
+    assert {len(f.stem) for f in (site / "history").glob("*.json")} == {3}
+    base = serve(site)
+    tab = _tab(browser)
+    tab.goto(_permalink(base, GitRepo(corpus_repo.root), commits["cited"], "corpus/policy.txt", "L12"))
+    tab.wait_for_function(BANNER_OF, arg=["changed", f"corpus/policy.txt@{commits['cited'][:12]}#L12"])
+    assert tab.get_attribute("#banner", "data-changed-by") == commits["reworded"]
+    assert tab.errors == []
+    tab.context.close()
+
+
 def test_a_version_page_without_a_selector_is_judged_on_all_its_lines(
     corpus_repo: Any, tmp_path: Path, browser: Any, serve: Any
 ) -> None:

@@ -111,11 +111,24 @@ def shape(site: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
+def banner_reads(site: Path) -> tuple[int, int]:
+    """The bytes a version page's banner reads (site.json, its commit's place, its path's history
+    file), for the median history file and the largest: the whole line where the site has one file
+    of it (`commits.json`, an earlier pincite's), else the largest file of commit places."""
+    top = (site / "site.json").stat().st_size
+    whole_line = site / "commits.json"
+    places = [f.stat().st_size for f in (site / "commits").glob("*.json")]
+    line = whole_line.stat().st_size if whole_line.exists() else max(places, default=0)
+    shards = sorted(f.stat().st_size for f in (site / "history").glob("*.json")) or [0]
+    return top + line + shards[len(shards) // 2], top + line + shards[-1]
+
+
 def run(args: argparse.Namespace) -> Result:
     rows = ["| checkout | folder | files | KB |", "|---|---|---|---|"]
     totals = [
-        "| checkout | site KB | ÷ text | files | KB per version | files per version | home page KB |",
-        "|---|---|---|---|---|---|---|",
+        "| checkout | site KB | ÷ text | files | KB per version | files per version | home page KB "
+        "| a version page's banner reads, KB (median, largest) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,6 +157,7 @@ def run(args: argparse.Namespace) -> Result:
             files = sum(c for c, _ in folders.values())
             size = sum(b for _, b in folders.values())
             home = (out / "index.html").stat().st_size
+            reads = banner_reads(out)
             figures[checkout.name] = {
                 "folders": folders,
                 "files": files,
@@ -151,13 +165,14 @@ def run(args: argparse.Namespace) -> Result:
                 "home": home,
                 "text_bytes": text,
                 "versions": versions,
+                "banner_reads": reads,
             }
             for name in ("changes", "doc", "v", "folders", "pagefind", "history", "diff", "(top)"):
                 count, total = folders.get(name, (0, 0))
                 rows.append(f"| {checkout.name} | `{name}` | {count} | {total / 1000:.0f} |")
             totals.append(
                 f"| {checkout.name} | {size / 1000:.0f} | {size / text:.1f}× | {files} | {size / 1000 / versions:.1f} "
-                f"| {files / versions:.2f} | {home / 1000:.1f} |"
+                f"| {files / versions:.2f} | {home / 1000:.1f} | {reads[0] / 1000:.1f}, {reads[1] / 1000:.1f} |"
             )
     if args.repo is not None:
         start = f", history from {args.history_start}" if args.history_start else ", whole history"

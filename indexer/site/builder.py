@@ -17,6 +17,7 @@ Any other site is replaced whole: the staged folder is a complete site, renamed 
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import hashlib
 import json
@@ -70,6 +71,7 @@ from indexer.site.pool import PageJob, render_all
 from indexer.site.render import (
     doc_page_path,
     fingerprint,
+    history_digits,
     history_shard,
     make_environment,
     root_prefix,
@@ -97,6 +99,8 @@ from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
 MANIFEST = ".pincite-site.json"
+COMMIT_PLACES = "commits"  # the published commits' places, by SHA prefix (`_commit_places`)
+RETIRED = ("commits.json",)  # files an earlier pincite published that no build writes now
 
 
 # Starts the key of a page whose rendering was stopped as hung; no page is reused under it.
@@ -671,6 +675,16 @@ def _prune_search(folder: Path, needed: set[str], discarded: Path) -> None:
         os.replace(folder / entry, discarded / SEARCH_FOLDER / entry)
 
 
+def _history_digits_of(site: Path) -> int:
+    """The hex digits naming the history files of the site at `site`, as its site.json says
+    (2 when it says nothing: a site of an earlier pincite, or none)."""
+    try:
+        digits = json.loads((site / "site.json").read_text(encoding="utf-8")).get("history_digits", 2)
+    except (OSError, ValueError, AttributeError):
+        return 2
+    return digits if isinstance(digits, int) and 2 <= digits <= 4 else 2
+
+
 def _read_shard(file: Path) -> dict[str, Any]:
     try:
         entries = json.loads(file.read_text(encoding="utf-8"))["paths"]
@@ -775,6 +789,8 @@ class _SiteBuilder:
         self.carry: Carry | None = None
         self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
         self.history_shards: set[str] = set()  # the history shards written or kept that hold paths (`_histories`)
+        self.history_digits = 2  # the hex digits naming a history shard (`render.history_digits`)
+        self.previous_history_digits = _history_digits_of(previous)
         self.frameworks: dict[str, str] = {}
 
     def run(self) -> SiteStats:
@@ -864,10 +880,9 @@ class _SiteBuilder:
             if blob not in self.pages_kept and not (staged_pages / blob).is_dir()
         ]
         gone += sorted(old.files.keys() - new.files.keys())
+        gone += [rel for rel in RETIRED if (self.previous / rel).exists()]
         gone += [doc_page_path(path) for path in sorted(old.docs.keys() - new.docs.keys())]
-        # A shard goes when the paths gone from it were its last (the shards are hashed only then).
-        left = {history_shard(path) for path in old.history.keys() - new.history.keys()} - self.history_shards
-        gone += sorted(f"history/{shard}.json" for shard in left)
+        gone += self._gone_history_files()
         gone += [changes_page_path(path) for path in sorted(old.changes.keys() - new.changes.keys())]
         gone += sorted(old.diffs.keys() - new.diffs.keys())
         folder_pages = [
@@ -1161,6 +1176,9 @@ class _SiteBuilder:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = self.history_builder = BannerDataBuilder(self.repo, self.reader, commits, metas)
         (self.out / "history").mkdir(exist_ok=True)
+        digits = self.history_digits = history_digits(sum(len(pvs) for pvs in by_path.values()))
+        renamed = digits != self.previous_history_digits  # every file has another name: none is kept
+        shard_of = functools.partial(history_shard, digits=digits)
         keys = self._carry_history(by_path, len(commits) - 1)
         todo = {path: pvs for path, pvs in by_path.items() if path not in keys}
         builder.prefetch_leads(todo)  # where paths gone from HEAD lead is part of their inputs
@@ -1172,12 +1190,14 @@ class _SiteBuilder:
         builder.prefetch_entries({p: by_path[p] for p in redo})
         # A shard is the previous file, unread, when its paths are the same and none is redone.
         gone = self.old.history.keys() - by_path.keys()
-        changed = {history_shard(p) for p in redo} | {history_shard(p) for p in gone}
-        shards = self._history_shards(by_path, changed, inputs_of.keys())
+        changed = {shard_of(p) for p in redo} | {shard_of(p) for p in gone}
+        shards = None if renamed else self._history_shards(by_path, changed, inputs_of.keys())
         if shards is None:  # every path's shard (the carried paths' are those of their previous files)
             shards = {}
             for path in by_path:
-                shards.setdefault(history_shard(path), []).append(path)
+                shards.setdefault(shard_of(path), []).append(path)
+            if renamed:
+                changed.update(shards)
         else:  # the shards not changed are the previous files, as the carried keys say
             self.new.history.update(keys)
             self.stats.history_reused += len(keys) - sum(len(paths) for paths in shards.values())
@@ -1227,10 +1247,20 @@ class _SiteBuilder:
             shards[shard] = [path for path in entries if path in by_path]
         placed = {path for paths in shards.values() for path in paths}
         for path in keyed:
-            shard = history_shard(path)
+            shard = history_shard(path, self.history_digits)
             if shard in shards and path not in placed:
                 shards[shard].append(path)
         return {shard: paths for shard, paths in shards.items() if paths}  # a shard left empty goes (`gone`)
+
+    def _gone_history_files(self) -> list[str]:
+        """The previous site's history files this build's site does not hold."""
+        if self.history_digits != self.previous_history_digits:  # every file had another name
+            names = os.listdir(self.previous / "history") if (self.previous / "history").is_dir() else []
+            return sorted(f"history/{name}" for name in names if name.removesuffix(".json") not in self.history_shards)
+        # A shard goes when the paths gone from it were its last (the shards are hashed only then).
+        left_paths = self.old.history.keys() - self.new.history.keys()
+        left = {history_shard(path, self.history_digits) for path in left_paths} - self.history_shards
+        return sorted(f"history/{shard}.json" for shard in left)
 
     def _carry_history(self, by_path: dict[str, list[PathVersion]], head_seq: int) -> dict[str, str]:
         """The history files' keys of the untouched paths that hold a version at every commit from their
@@ -1281,14 +1311,36 @@ class _SiteBuilder:
             render_changes_page(ctx, path, pvs, metas, steps_of[path], at_head, self.out / rel)
             self.stats.pages_rendered += 1
 
+    def _commit_places(self, commits: list[CommitInfo]) -> None:
+        """The published commits' places on the first-parent line (0 the oldest), in files by their
+        SHA's first two hex digits: a version page checks that its permalink's commit really held
+        its version before it shows any verdict, reading the one file that commit is in.
+
+        A file whose commits and places are those of the previous site is kept: a build of one
+        more commit writes one file (earlier commits keep their places while the line grows).
+        """
+        shards: dict[str, dict[str, int]] = {}
+        for seq, commit in enumerate(commits):
+            shards.setdefault(commit.sha[:2], {})[commit.sha] = seq
+        (self.out / COMMIT_PLACES).mkdir(exist_ok=True)
+        for prefix, places in sorted(shards.items()):
+            rel = f"{COMMIT_PLACES}/{prefix}.json"
+            body = json.dumps({"commits": places}, sort_keys=True)
+            key = self.new.files[rel] = hashlib.sha256(body.encode("ascii")).hexdigest()
+            if not self._reuse(self.old.files, rel, key, rel):
+                (self.out / rel).write_text(body, encoding="ascii")
+
     def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         head = ctx.commits[-1]
-        site_json = {"head": head.sha, "time": head.time, "subject": head.subject, "site_url": self.config.site_url}
+        site_json = {
+            "head": head.sha,
+            "time": head.time,
+            "subject": head.subject,
+            "site_url": self.config.site_url,
+            "history_digits": self.history_digits,
+        }
         (self.out / "site.json").write_text(json.dumps(site_json, ensure_ascii=False), encoding="utf-8")
-        # The first-parent line, oldest first: a version page checks that a permalink's commit
-        # really held the page's version before it shows any verdict.
-        commits_json = {"commits": [c.sha for c in ctx.commits]}
-        (self.out / "commits.json").write_text(json.dumps(commits_json), encoding="utf-8")
+        self._commit_places(ctx.commits)
         documents: list[dict[str, Any]] = []
         for path, pv in sorted(heads.items()):
             meta = metas[pv.version_id]

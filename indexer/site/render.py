@@ -179,9 +179,25 @@ def history_name(path: str) -> str:
     return f"{value:016x}"
 
 
-def history_shard(path: str) -> str:
-    """The history file holding a path's entry: 256 shards by the first byte of its name."""
-    return history_name(path)[:2]
+# A history file holds the entries of about this many intervals (a path's stretches of one
+# version) at most on average: an entry's bytes follow its intervals (their ranges, steps and
+# diffs). The site has 16 times more files each time the history passes 16 times as many; a
+# version page reads one of them.
+HISTORY_INTERVALS_PER_SHARD = 200
+
+
+def history_digits(intervals: int) -> int:
+    """How many hex digits of a path's name (`history_name`) name its history file, for a history
+    of `intervals` path intervals: 2 up to 51,200 (256 files), 3 up to 819,200, then 4."""
+    digits = 2
+    while digits < 4 and intervals > HISTORY_INTERVALS_PER_SHARD * 16**digits:
+        digits += 1
+    return digits
+
+
+def history_shard(path: str, digits: int = 2) -> str:
+    """The history file holding a path's entry: the first `digits` hex digits of its name."""
+    return history_name(path)[:digits]
 
 
 # File-system limits every published path keeps to: 255 bytes a name (ext4, APFS, NTFS), and a

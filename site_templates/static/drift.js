@@ -72,13 +72,13 @@ export function decide(entry, sel, lines) {
 // lines commit by commit (following renames into the new path's record, which `recordOf(path)`
 // reads) and return the first step whose own diff touched them or that deleted the document, and
 // the first rename on the way.
-export async function changedBy(record, commits, from, lines, recordOf) {
+export async function changedBy(record, from, lines, recordOf) {
   let [first, last] = lines;
   let renamed = null;
   for (let hops = 0; record && hops < 50; hops++) {
     let next = null;
     for (const step of record.steps || []) {
-      if (commits.indexOf(step.commit) <= from) continue;
+      if (step.seq <= from) continue;
       if (step.kind === "deleted") return { step, renamed };
       if (!step.hunks) return { step: null, renamed }; // a text was not indexed: cannot say
       const [state, a, b] = relocateLines(first, last, step.hunks);
@@ -91,7 +91,7 @@ export async function changedBy(record, commits, from, lines, recordOf) {
     }
     if (!next) return { step: null, renamed };
     renamed = renamed || next;
-    from = commits.indexOf(next.commit);
+    from = next.seq;
     record = await recordOf(next.path);
   }
   return { step: null, renamed };

@@ -6,7 +6,7 @@ import "./pincite.js";
 import { showBanner } from "./banner.js";
 import { el } from "./dom.js";
 import { changedBy, decide } from "./drift.js";
-import { commitMismatch, hasHistoryPage, historyRecord, publishedCommits, siteInfo } from "./history-files.js";
+import { commitMismatch, commitPlace, hasHistoryPage, historyRecord, siteInfo } from "./history-files.js";
 import { identityMismatch, pageCommitAndPath, versionHref } from "./page.js";
 import { setupPdfPages } from "./pdf-pages.js";
 import { sitePage } from "./paths.js";
@@ -31,7 +31,7 @@ import "./views.js";
 // so all three come from the path's history file. The nav is not in the page (it would be empty
 // without JavaScript): it is made here, at the end of the page's line of facts (a page of an older
 // template holds an empty one).
-function versionNav(main, record, commits, path) {
+function versionNav(main, record, path) {
   let nav = document.getElementById("version-nav");
   const facts = main.querySelector(".doc-meta");
   if (!nav && facts) nav = facts.appendChild(el("span", { id: "version-nav", class: "version-nav" }));
@@ -39,7 +39,7 @@ function versionNav(main, record, commits, path) {
   nav.dataset.done = "1";
   const history = main.dataset.root + sitePage("changes", path);
   if (hasHistoryPage(record)) nav.append(" · ", el("a", { href: history }, "history"));
-  const began = (v) => Math.min(...v.ranges.map((r) => commits.indexOf(r[0])));
+  const began = (v) => Math.min(...v.ranges.map((r) => r[2]));
   const order = Object.entries(record.versions).sort((x, y) => began(x[1]) - began(y[1]));
   const at = order.findIndex(([blob]) => blob === main.dataset.blob);
   if (at < 0) return;
@@ -53,7 +53,7 @@ function versionNav(main, record, commits, path) {
 }
 
 // The verdict for the cited span `sel` of this version, its recovery and the commit that changed it.
-async function verdict(main, record, entry, commits, sel) {
+async function verdict(main, record, entry, place, sel, recordOf) {
   const [commit] = pageCommitAndPath(main);
   const lines = lineRangeOf(sel, lineStarts());
   const result = decide(entry, sel, lines);
@@ -65,9 +65,8 @@ async function verdict(main, record, entry, commits, sel) {
   if (result.status !== "unavailable") {
     // The walk starts at the permalink's commit (or where this version last began).
     const ranges = entry.ranges || [];
-    const from = commits.indexOf(commit || (ranges.length ? ranges[ranges.length - 1][0] : ""));
-    const recordOf = (path) => historyRecord(main.dataset.root, path);
-    const walk = await changedBy(record, commits, from, lines, recordOf).catch(() => null);
+    const from = commit ? place : ranges.length ? ranges[ranges.length - 1][2] : -1;
+    const walk = await changedBy(record, from, lines, recordOf).catch(() => null);
     if (walk) result.changedBy = result.status === "changed" || result.status === "deleted" ? walk.step : walk.renamed;
   }
   return result;
@@ -94,12 +93,15 @@ async function setupBanner(main, sel) {
   }
   try {
     const root = main.dataset.root;
-    const [headInfo, record, commits] = await Promise.all([
-      siteInfo(root), historyRecord(root, path), publishedCommits(root),
-    ]);
+    // The history file's name needs site.json's digits; the commit's place does not wait for them.
+    const placed = commit ? commitPlace(root, commit) : Promise.resolve(-1);
+    placed.catch(() => {}); // its failure is met below, or site.json's first
+    const headInfo = await siteInfo(root);
+    const recordOf = (p) => historyRecord(root, p, headInfo.history_digits);
+    const [record, place] = await Promise.all([recordOf(path), placed]);
     const entry = record ? record.versions[main.dataset.blob] : null;
-    if (entry) versionNav(main, record, commits, path);
-    const mismatch = entry && commit ? commitMismatch(commits, entry.ranges, commit, path) : null;
+    if (entry) versionNav(main, record, path);
+    const mismatch = entry && commit ? commitMismatch(place, entry.ranges, commit, path) : null;
     if (mismatch) {
       // Fail closed: the page's text is not what the permalink's commit held at that path.
       main.dataset.unresolvable = "1";
@@ -111,7 +113,7 @@ async function setupBanner(main, sel) {
       showBanner(main, { status: "unavailable", reason }, sel, headInfo);
       return;
     }
-    showBanner(main, await verdict(main, record, entry, commits, sel), sel, headInfo);
+    showBanner(main, await verdict(main, record, entry, place, sel, recordOf), sel, headInfo);
   } catch {
     showBanner(main, { status: "unavailable", reason: "The site's history files could not be read." }, sel,
       { head: "" });

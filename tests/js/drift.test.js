@@ -36,17 +36,17 @@ test("decide names the verdict the banner shows", () => {
 });
 
 test("changedBy follows a rename into the new path's record and stops at the commit that touched the lines", async () => {
-  const commits = ["c0", "c1", "c2", "c3"];
-  const old = { steps: [{ commit: "c1", kind: "modified", hunks: [[1, 0, 2, 1]] }, { commit: "c2", kind: "renamed", path: "new.md", hunks: [] }] };
-  const renamed = { steps: [{ commit: "c3", kind: "modified", hunks: [[4, 1, 4, 1]] }] };
+  const old = { steps: [{ commit: "c1", seq: 1, kind: "modified", hunks: [[1, 0, 2, 1]] },
+    { commit: "c2", seq: 2, kind: "renamed", path: "new.md", hunks: [] }] };
+  const renamed = { steps: [{ commit: "c3", seq: 3, kind: "modified", hunks: [[4, 1, 4, 1]] }] };
   const asked = [];
   const recordOf = async (path) => (asked.push(path), renamed);
-  const walk = await changedBy(old, commits, 0, [3, 3], recordOf);
+  const walk = await changedBy(old, 0, [3, 3], recordOf);
   assert.deepEqual(asked, ["new.md"]);
   assert.equal(walk.step.commit, "c3"); // line 3 became 4 at c1, which c3 touched
   assert.equal(walk.renamed.commit, "c2");
-  const untouched = await changedBy(old, commits, 0, [9, 9], async () => ({ steps: [] }));
+  const untouched = await changedBy(old, 0, [9, 9], async () => ({ steps: [] }));
   assert.deepEqual(untouched, { step: null, renamed: old.steps[1] });
-  assert.deepEqual(await changedBy({ steps: [{ commit: "c1", kind: "modified", hunks: null }] }, commits, 0, [1, 1], recordOf),
+  assert.deepEqual(await changedBy({ steps: [{ commit: "c1", seq: 1, kind: "modified", hunks: null }] }, 0, [1, 1], recordOf),
     { step: null, renamed: null });
 });
