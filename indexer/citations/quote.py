@@ -257,6 +257,8 @@ def exact_places(
     if not wanted:
         return ()
     unit = unit or (near.citation.unit if near else "lines")
+    if _stands_nowhere(wanted, commit, resolver, near):
+        return ()  # a fabricated quote, told without a word count or a candidate read
     hits: list[tuple[int, int, Citation]] = []
     for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
@@ -275,6 +277,73 @@ def exact_places(
             hits.append((0 if same else rank + 1, distance, cite))
     hits.sort(key=lambda h: (h[0], h[1]))
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
+
+
+# A quote searched through the index (its words counted, its candidates read) costs about what
+# normalizing this many characters of text does: the corpus text is made once the quotes searched
+# without it have cost what making it costs (`_corpus_text`).
+QUOTE_SEARCH_CHARS = 50_000
+CORPUS_TEXT_MAX_CHARS = 32_000_000  # never more: a larger corpus is searched through the index alone
+
+
+def _stands_nowhere(wanted: str, commit: str, resolver: Resolver, near: Resolved | None) -> bool:
+    """Whether no readable document at `commit` holds `wanted`, told from the normalized text of the
+    whole corpus (`_corpus_text`); False when that text is not made (yet) or holds the quote.
+
+    The documents `_candidates` would ask are among these (the index narrows them, and adds the
+    cited document, asked here too), so a quote none of them holds gets the same answer — no place —
+    without counting the quote's words in the index or reading a candidate's text again. A quote
+    that does stand somewhere is searched as before: which documents count as candidates is the
+    index's answer, and this shortcut never changes it.
+    """
+    corpus = _corpus_text(commit, resolver)
+    if corpus is None or wanted in corpus:
+        return False
+    if near is None:
+        return True
+    try:
+        version = resolver.text(near.blob, near.path, commit)
+    except PinciteError:
+        return True  # unreadable: `_candidates` would skip it too
+    return wanted not in resolver.normalized_text(version)
+
+
+def _corpus_text(commit: str, resolver: Resolver) -> str | None:
+    """The normalized texts of every readable document at `commit` (as the index lists them), one a
+    line (a normalized text and a normalized quote hold no line end: no match can cross two).
+
+    Made once a run and commit, when renting has cost what buying costs: once the quotes the run
+    searched at `commit` without it (QUOTE_SEARCH_CHARS each) reach the characters of the documents
+    it has not normalized yet. A draft of many fabricated quotes then pays for the corpus text at
+    most about twice, and each later quote is one substring search; a run with a failed quote or
+    two, in a large corpus, never makes it. None until then, and without an index at `commit`.
+    """
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader else None
+    if reader is None or seq is None:
+        return None
+    memo = resolver.memo
+    if seq in memo.corpus_texts:
+        return memo.corpus_texts[seq]
+    asked = memo.corpus_asked[seq] = memo.corpus_asked.get(seq, 0) + 1
+    entries = memo.readable.get_or_compute(seq, lambda: reader.readable_at(seq))
+    if sum(length for _path, _blob, length in entries) > CORPUS_TEXT_MAX_CHARS:
+        return None
+    done = memo.normalized_blobs
+    missing = sum(length for _path, blob, length in entries if blob not in done)
+    if asked * QUOTE_SEARCH_CHARS < missing:
+        return None
+    texts: dict[tuple[str, str], str] = {}
+    for path, blob, _length in entries:
+        try:
+            version = resolver.text(blob, path, commit)
+        except PinciteError:
+            continue  # unreadable here: `exact_places` skips it too
+        key = version_key(version)
+        if key not in texts:
+            texts[key] = resolver.normalized_text(version)
+    memo.corpus_texts[seq] = "\n".join(texts.values())
+    return memo.corpus_texts[seq]
 
 
 def place_spans(wanted: str, version: VersionText, resolver: Resolver) -> Iterator[Span]:

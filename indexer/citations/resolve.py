@@ -169,6 +169,11 @@ class ResolverMemo:
     # Blobs whose whole text the run has normalized: asking it for a quote costs less than the
     # index's verbatim-pieces filter would (`versions_matching`).
     normalized_blobs: set[str] = field(default_factory=set)
+    # Commit seq -> the normalized texts of every readable document there, one a line: a quote
+    # absent from it stands nowhere at that commit, asked without the index (`quote._stands_nowhere`).
+    corpus_texts: dict[int, str] = field(default_factory=dict)
+    corpus_asked: dict[int, int] = field(default_factory=dict)  # seq -> quotes searched there without it
+    readable: Memo[int, list[tuple[str, str, int]]] = field(default_factory=Memo)  # seq -> (path, blob, length)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
 
