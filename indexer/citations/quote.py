@@ -257,8 +257,24 @@ def exact_places(
     if not wanted:
         return ()
     unit = unit or (near.citation.unit if near else "lines")
+    key = (quote, commit, unit)
+    known = resolver.memo.exact_places.peek(key)
+    if known is not None and (near is None or not _holds(wanted, near, commit, resolver)):
+        return known  # asked already, and `near` holds no place: no place is nearer it than another
     if _stands_nowhere(wanted, commit, resolver, near):
         return ()  # a fabricated quote, told without a word count or a candidate read
+    places = _exact_places(quote, wanted, commit, resolver, near, unit)
+    if near is None or all(c.path != near.path for c in places):
+        # Ordered near a document that holds none of them, places keep the candidates' order: the
+        # answer for any `near` that holds no place, and for none (the cited document, always a
+        # candidate, then changes neither the candidates' order nor the cap).
+        resolver.memo.exact_places.put_many([(key, places)])
+    return places
+
+
+def _exact_places(
+    quote: str, wanted: str, commit: str, resolver: Resolver, near: Resolved | None, unit: str
+) -> tuple[Citation, ...]:
     hits: list[tuple[int, int, Citation]] = []
     for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
@@ -282,7 +298,7 @@ def exact_places(
 # A quote searched through the index (its words counted, its candidates read) costs about what
 # normalizing this many characters of text does: the corpus text is made once the quotes searched
 # without it have cost what making it costs (`_corpus_text`).
-QUOTE_SEARCH_CHARS = 50_000
+QUOTE_SEARCH_CHARS = 200_000  # measured: about 2 ms a quote of common words, as long as normalizing this
 CORPUS_TEXT_MAX_CHARS = 32_000_000  # never more: a larger corpus is searched through the index alone
 
 
@@ -299,13 +315,16 @@ def _stands_nowhere(wanted: str, commit: str, resolver: Resolver, near: Resolved
     corpus = _corpus_text(commit, resolver)
     if corpus is None or wanted in corpus:
         return False
-    if near is None:
-        return True
+    return near is None or not _holds(wanted, near, commit, resolver)
+
+
+def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool:
+    """Whether the cited document (always a candidate, compared with every fold) holds `wanted`."""
     try:
         version = resolver.text(near.blob, near.path, commit)
     except PinciteError:
-        return True  # unreadable: `_candidates` would skip it too
-    return wanted not in resolver.normalized_text(version)
+        return False  # unreadable: `_candidates` skips it too
+    return wanted in resolver.normalized_text(version)
 
 
 def _corpus_text(commit: str, resolver: Resolver) -> str | None:

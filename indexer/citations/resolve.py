@@ -169,6 +169,9 @@ class ResolverMemo:
     # Blobs whose whole text the run has normalized: asking it for a quote costs less than the
     # index's verbatim-pieces filter would (`versions_matching`).
     normalized_blobs: set[str] = field(default_factory=set)
+    # (quote, commit, unit) -> its exact places, when none is in the document they were ordered near
+    # (then that order is the plain one): a wrong quote's check and its recovery ask alike.
+    exact_places: Memo[tuple[str, str, str], tuple[Citation, ...]] = field(default_factory=Memo)
     # Commit seq -> the normalized texts of every readable document there, one a line: a quote
     # absent from it stands nowhere at that commit, asked without the index (`quote._stands_nowhere`).
     corpus_texts: dict[int, str] = field(default_factory=dict)
