@@ -5,6 +5,7 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import re
 from collections.abc import Callable, Iterator
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of, version_key
+from indexer.citations.resolve import Resolved, Resolver, VersionKey, span_citation, token_of, version_key
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.extract.text import passage_format
@@ -261,9 +262,13 @@ def exact_places(
     known = resolver.memo.exact_places.peek(key)
     if known is not None and (near is None or not _holds(wanted, near, commit, resolver)):
         return known  # asked already, and `near` holds no place: no place is nearer it than another
-    if _stands_nowhere(wanted, commit, resolver, near):
-        return ()  # a fabricated quote, told without a word count or a candidate read
-    places = _exact_places(quote, wanted, commit, resolver, near, unit)
+    corpus = _corpus_text(commit, resolver)
+    holding = corpus.holding(wanted) if corpus is not None else None
+    if holding is not None and not holding and (near is None or not _holds(wanted, near, commit, resolver)):
+        # A fabricated quote, told without a word count or a candidate read: the documents
+        # `_candidates` would ask are among the corpus text's, and the cited one was asked here.
+        return ()
+    places = _exact_places(quote, wanted, commit, resolver, near, unit, corpus, holding)
     if near is None or all(c.path != near.path for c in places):
         # Ordered near a document that holds none of them, places keep the candidates' order: the
         # answer for any `near` that holds no place, and for none (the cited document, always a
@@ -273,14 +278,26 @@ def exact_places(
 
 
 def _exact_places(
-    quote: str, wanted: str, commit: str, resolver: Resolver, near: Resolved | None, unit: str
+    quote: str,
+    wanted: str,
+    commit: str,
+    resolver: Resolver,
+    near: Resolved | None,
+    unit: str,
+    corpus: CorpusText | None = None,
+    holding: set[VersionKey] | None = None,
 ) -> tuple[Citation, ...]:
+    """The places of `exact_places`, among the index's candidates; with the corpus text, a candidate
+    it holds is asked only when it is among those it found holding the quote (`holding`)."""
     hits: list[tuple[int, int, Citation]] = []
     for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
             version = resolver.text(blob, path, commit)
         except PinciteError:
             continue
+        key = version_key(version)
+        if corpus is not None and holding is not None and key in corpus.keys and key not in holding:
+            continue  # its text is in the corpus text, and does not hold the quote
         if wanted not in resolver.normalized_text(version):
             continue  # most candidates: the words stand there, not the quote
         index = resolver.line_index(version)
@@ -302,22 +319,6 @@ QUOTE_SEARCH_CHARS = 200_000  # measured: about 2 ms a quote of common words, as
 CORPUS_TEXT_MAX_CHARS = 32_000_000  # never more: a larger corpus is searched through the index alone
 
 
-def _stands_nowhere(wanted: str, commit: str, resolver: Resolver, near: Resolved | None) -> bool:
-    """Whether no readable document at `commit` holds `wanted`, told from the normalized text of the
-    whole corpus (`_corpus_text`); False when that text is not made (yet) or holds the quote.
-
-    The documents `_candidates` would ask are among these (the index narrows them, and adds the
-    cited document, asked here too), so a quote none of them holds gets the same answer — no place —
-    without counting the quote's words in the index or reading a candidate's text again. A quote
-    that does stand somewhere is searched as before: which documents count as candidates is the
-    index's answer, and this shortcut never changes it.
-    """
-    corpus = _corpus_text(commit, resolver)
-    if corpus is None or wanted in corpus:
-        return False
-    return near is None or not _holds(wanted, near, commit, resolver)
-
-
 def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool:
     """Whether the cited document (always a candidate, compared with every fold) holds `wanted`."""
     try:
@@ -327,15 +328,41 @@ def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool
     return wanted in resolver.normalized_text(version)
 
 
-def _corpus_text(commit: str, resolver: Resolver) -> str | None:
-    """The normalized texts of every readable document at `commit` (as the index lists them), one a
-    line (a normalized text and a normalized quote hold no line end: no match can cross two).
+@dataclass(frozen=True)
+class CorpusText:
+    """The normalized texts of every readable document at one commit, one a line (a normalized text
+    and a normalized quote hold no line end: no match crosses two), and which document each is."""
 
-    Made once a run and commit, when renting has cost what buying costs: once the quotes the run
-    searched at `commit` without it (QUOTE_SEARCH_CHARS each) reach the characters of the documents
-    it has not normalized yet. A draft of many fabricated quotes then pays for the corpus text at
-    most about twice, and each later quote is one substring search; a run with a failed quote or
-    two, in a large corpus, never makes it. None until then, and without an index at `commit`.
+    text: str
+    starts: tuple[int, ...]  # where each document's text starts in `text`
+    order: tuple[VersionKey, ...]  # whose text it is, in the same order
+    keys: frozenset[VersionKey]
+
+    def holding(self, wanted: str) -> set[VersionKey]:
+        """The documents whose normalized text holds `wanted`: one substring search for a quote that
+        stands nowhere (the usual fabrication), one more per document that holds it."""
+        found: set[VersionKey] = set()
+        at = self.text.find(wanted)
+        while at != -1:
+            which = bisect.bisect_right(self.starts, at) - 1
+            found.add(self.order[which])
+            if which + 1 == len(self.starts):
+                break
+            at = self.text.find(wanted, self.starts[which + 1])
+        return found
+
+
+def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
+    """The normalized texts of every readable document at `commit`, as the index lists them.
+
+    The documents `_candidates` would ask are among these (the index narrows them), so a quote the
+    corpus text does not hold stands in none of them, and a candidate it holds but not the quote
+    need not be asked; which documents count as candidates stays the index's answer. Made once a
+    run and commit, when renting has cost what buying costs: once the quotes the run searched at
+    `commit` without it (QUOTE_SEARCH_CHARS each) reach the characters of the documents it has not
+    normalized yet. A draft of many fabricated quotes then pays for the corpus text at most about
+    twice, and each later quote is one substring search; a run with a failed quote or two, in a
+    large corpus, never makes it. None until then, and without an index at `commit`.
     """
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
@@ -352,7 +379,7 @@ def _corpus_text(commit: str, resolver: Resolver) -> str | None:
     missing = sum(length for _path, blob, length in entries if blob not in done)
     if asked * QUOTE_SEARCH_CHARS < missing:
         return None
-    texts: dict[tuple[str, str], str] = {}
+    texts: dict[VersionKey, str] = {}
     for path, blob, _length in entries:
         try:
             version = resolver.text(blob, path, commit)
@@ -361,8 +388,13 @@ def _corpus_text(commit: str, resolver: Resolver) -> str | None:
         key = version_key(version)
         if key not in texts:
             texts[key] = resolver.normalized_text(version)
-    memo.corpus_texts[seq] = "\n".join(texts.values())
-    return memo.corpus_texts[seq]
+    starts, at = [], 0
+    for text in texts.values():
+        starts.append(at)
+        at += len(text) + 1
+    corpus = CorpusText("\n".join(texts.values()), tuple(starts), tuple(texts), frozenset(texts))
+    memo.corpus_texts[seq] = corpus
+    return corpus
 
 
 def place_spans(wanted: str, version: VersionText, resolver: Resolver) -> Iterator[Span]:

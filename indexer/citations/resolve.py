@@ -46,6 +46,7 @@ from indexer.text.normalize import normalize_for_match, normalized_text
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
+    from indexer.citations.quote import CorpusText
     from indexer.shapes import ResolvedJson
 
 _T = TypeVar("_T")
@@ -173,8 +174,8 @@ class ResolverMemo:
     # (then that order is the plain one): a wrong quote's check and its recovery ask alike.
     exact_places: Memo[tuple[str, str, str], tuple[Citation, ...]] = field(default_factory=Memo)
     # Commit seq -> the normalized texts of every readable document there, one a line: a quote
-    # absent from it stands nowhere at that commit, asked without the index (`quote._stands_nowhere`).
-    corpus_texts: dict[int, str] = field(default_factory=dict)
+    # absent from it stands nowhere at that commit, asked without the index (`quote._corpus_text`).
+    corpus_texts: dict[int, CorpusText] = field(default_factory=dict)
     corpus_asked: dict[int, int] = field(default_factory=dict)  # seq -> quotes searched there without it
     readable: Memo[int, list[tuple[str, str, int]]] = field(default_factory=Memo)  # seq -> (path, blob, length)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
