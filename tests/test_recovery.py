@@ -688,9 +688,20 @@ def test_check_of_many_false_quotes_searches_one_deeply_and_says_so(
         return real_search(self, quote, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(QuoteSearcher, "_search", counting_search)
+    in_document: list[str] = []
+    real_exact_in = QuoteSearcher.exact_in
+
+    def counting_exact_in(self: QuoteSearcher, quote: str, *args: object) -> object:
+        in_document.append(quote)
+        return real_exact_in(self, quote, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(QuoteSearcher, "exact_in", counting_exact_in)
     report = check_paths([notes], GitRepo(corpus_repo.root))
     assert report.summary()["quote_failed"] == 8
     assert searches == ["Quote 0 was never written anywhere."]
+    # Past the budget, the cited document is not searched again at the commit the quote check
+    # compared it whole: only the deep search asks it.
+    assert in_document == ["Quote 0 was never written anywhere."]
     assert report.summary()["not_searched_further"] == 7
     first_attempt = report.records[0].recovery
     assert first_attempt is not None and not first_attempt.not_searched_further

@@ -290,6 +290,8 @@ def _exact_places(
     """The places of `exact_places`, among the index's candidates; with the corpus text, a candidate
     it holds is asked only when it is among those it found holding the quote (`holding`)."""
     hits: list[tuple[int, int, Citation]] = []
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader is not None else None
     for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
             version = resolver.text(blob, path, commit)
@@ -298,6 +300,8 @@ def _exact_places(
         key = version_key(version)
         if corpus is not None and holding is not None and key in corpus.keys and key not in holding:
             continue  # its text is in the corpus text, and does not hold the quote
+        if corpus is None and seq is not None:  # renting: what buying the corpus text would save
+            resolver.memo.corpus_rent[seq] = resolver.memo.corpus_rent.get(seq, 0) + len(version.text)
         if wanted not in resolver.normalized_text(version):
             continue  # most candidates: the words stand there, not the quote
         index = resolver.line_index(version)
@@ -316,7 +320,8 @@ def _exact_places(
 # normalizing this many characters of text does: the corpus text is made once the quotes searched
 # without it have cost what making it costs (`_corpus_text`).
 QUOTE_SEARCH_CHARS = 200_000  # measured: about 2 ms a quote of common words, as long as normalizing this
-CORPUS_TEXT_MAX_CHARS = 32_000_000  # never more: a larger corpus is searched through the index alone
+CORPUS_TEXT_MAX_CHARS = 16_000_000  # never more: a larger corpus is searched through the index alone
+CORPUS_TEXTS_KEPT = 2  # commits whose corpus text a run keeps (a draft citing many commits asks at each)
 
 
 def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool:
@@ -359,10 +364,11 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
     corpus text does not hold stands in none of them, and a candidate it holds but not the quote
     need not be asked; which documents count as candidates stays the index's answer. Made once a
     run and commit, when renting has cost what buying costs: once the quotes the run searched at
-    `commit` without it (QUOTE_SEARCH_CHARS each) reach the characters of the documents it has not
-    normalized yet. A draft of many fabricated quotes then pays for the corpus text at most about
-    twice, and each later quote is one substring search; a run with a failed quote or two, in a
-    large corpus, never makes it. None until then, and without an index at `commit`.
+    `commit` without it (QUOTE_SEARCH_CHARS each, and the characters of the candidates each asked)
+    reach the characters of the documents it has not normalized yet. A draft of many fabricated
+    quotes then pays for the corpus text at most about twice, and each later quote is one substring
+    search; a run with a failed quote or two, in a large corpus, never makes it. None until then,
+    and without an index at `commit`.
     """
     reader = resolver.index()
     seq = reader.commit_seq(commit) if reader else None
@@ -371,13 +377,13 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
     memo = resolver.memo
     if seq in memo.corpus_texts:
         return memo.corpus_texts[seq]
-    asked = memo.corpus_asked[seq] = memo.corpus_asked.get(seq, 0) + 1
+    rent = memo.corpus_rent[seq] = memo.corpus_rent.get(seq, 0) + QUOTE_SEARCH_CHARS
     entries = memo.readable.get_or_compute(seq, lambda: reader.readable_at(seq))
     if sum(length for _path, _blob, length in entries) > CORPUS_TEXT_MAX_CHARS:
         return None
     done = memo.normalized_blobs
     missing = sum(length for _path, blob, length in entries if blob not in done)
-    if asked * QUOTE_SEARCH_CHARS < missing:
+    if rent < missing:
         return None
     texts: dict[VersionKey, str] = {}
     for path, blob, _length in entries:
@@ -393,6 +399,10 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
         starts.append(at)
         at += len(text) + 1
     corpus = CorpusText("\n".join(texts.values()), tuple(starts), tuple(texts), frozenset(texts))
+    if len(memo.corpus_texts) >= CORPUS_TEXTS_KEPT:
+        oldest = next(iter(memo.corpus_texts))  # dropped, so memory stays bounded; made again only
+        del memo.corpus_texts[oldest]  # when quotes asked there have cost its making once more
+        memo.corpus_rent[oldest] = 0
     memo.corpus_texts[seq] = corpus
     return corpus
 

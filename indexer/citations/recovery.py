@@ -282,7 +282,7 @@ def recover(
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
     if not deep and verdict.status != VerdictStatus.UNRESOLVABLE and verdict.new_path is not None:
-        return _recover_in_document(verdict, searcher, citation, key, first, quote)
+        return _recover_in_document(verdict, searcher, citation, key, first, quote, quote_status)
     found = searcher.search(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
@@ -326,7 +326,13 @@ def _detail(moves: tuple[Citation, ...], found: QuoteSearchResult, *, set_aside:
 
 
 def _recover_in_document(
-    verdict: Verdict, searcher: QuoteSearcher, citation: Citation, key: str, first: str, quote: str | None
+    verdict: Verdict,
+    searcher: QuoteSearcher,
+    citation: Citation,
+    key: str,
+    first: str,
+    quote: str | None,
+    quote_status: QuoteStatus | None = None,
 ) -> RecoveryAttempt:
     """A drifted citation, or one whose quote failed, whose document stands: its words searched there only.
 
@@ -335,12 +341,19 @@ def _recover_in_document(
     what a deep search would have answered too."""
     assert verdict.target_commit is not None and verdict.new_path is not None
     target, path = verdict.target_commit, verdict.new_path
-    places = searcher.exact_in(key, target, path, citation.unit)
+    resolved = verdict.resolved
+    if (
+        quote_status == QuoteStatus.FAILED
+        and resolved is not None
+        and (resolved.commit, resolved.path) == (target, path)
+    ):
+        places: tuple[Citation, ...] = ()  # the quote check compared this very document, whole: no place
+    else:
+        places = searcher.exact_in(key, target, path, citation.unit)
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
     budget = "the run's budget of deep searches for drifted citations and failed quotes is spent"
     steps: tuple[str, ...] = (first, budget, searched)
     found = QuoteSearchResult(key, target, places, (), None, (searched,), scope=path)
-    resolved = verdict.resolved
     moves = tuple(m for m in (same_shape(searcher.resolver, resolved, p, key) for p in places) if m) if resolved else ()
     if len(moves) < len(places):
         steps += (f"{len(places) - len(moves)} place(s) set aside: they do not hold exactly the cited text",)

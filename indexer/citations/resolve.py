@@ -176,7 +176,7 @@ class ResolverMemo:
     # Commit seq -> the normalized texts of every readable document there, one a line: a quote
     # absent from it stands nowhere at that commit, asked without the index (`quote._corpus_text`).
     corpus_texts: dict[int, CorpusText] = field(default_factory=dict)
-    corpus_asked: dict[int, int] = field(default_factory=dict)  # seq -> quotes searched there without it
+    corpus_rent: dict[int, int] = field(default_factory=dict)  # seq -> what quotes searched without it cost, in chars
     readable: Memo[int, list[tuple[str, str, int]]] = field(default_factory=Memo)  # seq -> (path, blob, length)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
