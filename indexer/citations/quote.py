@@ -5,7 +5,6 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import re
 from collections.abc import Callable, Iterator
@@ -13,7 +12,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from indexer.citations.resolve import Resolved, Resolver, VersionKey, span_citation, token_of, version_key
+from indexer.citations.resolve import (
+    CorpusText,
+    Resolved,
+    Resolver,
+    VersionKey,
+    span_citation,
+    token_of,
+    version_key,
+)
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.extract.text import passage_format
@@ -264,7 +271,7 @@ def exact_places(
         return known  # asked already, and `near` holds no place: no place is nearer it than another
     corpus = _corpus_text(commit, resolver)
     holding = corpus.holding(wanted) if corpus is not None else None
-    if holding is not None and not holding and (near is None or not _holds(wanted, near, commit, resolver)):
+    if holding == set() and _narrows_to_texts(quote) and (near is None or not _holds(wanted, near, commit, resolver)):
         # A fabricated quote, told without a word count or a candidate read: the documents
         # `_candidates` would ask are among the corpus text's, and the cited one was asked here.
         return ()
@@ -324,6 +331,14 @@ CORPUS_TEXT_MAX_CHARS = 16_000_000  # never more: a larger corpus is searched th
 CORPUS_TEXTS_KEPT = 2  # commits whose corpus text a run keeps (a draft citing many commits asks at each)
 
 
+def _narrows_to_texts(quote: str) -> bool:
+    """Whether the index's candidates for `quote` are all documents with text, as the corpus text's
+    are: a quote with words or pieces to narrow by (`versions_holding`); one without (a quote of
+    CJK text alone) is asked of every path at the commit, those the index holds no text for too."""
+    spelled = normalize_spelling(quote)
+    return bool(quote_words(spelled) or quote_pieces(spelled))
+
+
 def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool:
     """Whether the cited document (always a candidate, compared with every fold) holds `wanted`."""
     try:
@@ -331,30 +346,6 @@ def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool
     except PinciteError:
         return False  # unreadable: `_candidates` skips it too
     return wanted in resolver.normalized_text(version)
-
-
-@dataclass(frozen=True)
-class CorpusText:
-    """The normalized texts of every readable document at one commit, one a line (a normalized text
-    and a normalized quote hold no line end: no match crosses two), and which document each is."""
-
-    text: str
-    starts: tuple[int, ...]  # where each document's text starts in `text`
-    order: tuple[VersionKey, ...]  # whose text it is, in the same order
-    keys: frozenset[VersionKey]
-
-    def holding(self, wanted: str) -> set[VersionKey]:
-        """The documents whose normalized text holds `wanted`: one substring search for a quote that
-        stands nowhere (the usual fabrication), one more per document that holds it."""
-        found: set[VersionKey] = set()
-        at = self.text.find(wanted)
-        while at != -1:
-            which = bisect.bisect_right(self.starts, at) - 1
-            found.add(self.order[which])
-            if which + 1 == len(self.starts):
-                break
-            at = self.text.find(wanted, self.starts[which + 1])
-        return found
 
 
 def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:

@@ -14,6 +14,7 @@ which identity a citation counts in is `citations.identity`'s rule. Its look-ups
 
 from __future__ import annotations
 
+import bisect
 import shlex
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -46,7 +47,6 @@ from indexer.text.normalize import normalize_for_match, normalized_text
 from indexer.vcs.repo import MODE_FILE, GitRepo, Hunk, PathChange, TreeEntry, safe_repo_path
 
 if TYPE_CHECKING:  # the JSON shapes are annotations only: importing them costs startup time
-    from indexer.citations.quote import CorpusText
     from indexer.shapes import ResolvedJson
 
 _T = TypeVar("_T")
@@ -128,6 +128,30 @@ def version_key(version: documents.VersionText) -> VersionKey:
 
 def _remembering_errors() -> Memo[Any, Any]:
     return Memo(remember_errors=True)
+
+
+@dataclass(frozen=True)
+class CorpusText:
+    """The normalized texts of every readable document at one commit, one a line (a normalized text
+    and a normalized quote hold no line end: no match crosses two), and which document each is."""
+
+    text: str
+    starts: tuple[int, ...]  # where each document's text starts in `text`
+    order: tuple[VersionKey, ...]  # whose text it is, in the same order
+    keys: frozenset[VersionKey]
+
+    def holding(self, wanted: str) -> set[VersionKey]:
+        """The documents whose normalized text holds `wanted`: one substring search for a quote that
+        stands nowhere (the usual fabrication), one more per document that holds it."""
+        found: set[VersionKey] = set()
+        at = self.text.find(wanted)
+        while at != -1:
+            which = bisect.bisect_right(self.starts, at) - 1
+            found.add(self.order[which])
+            if which + 1 == len(self.starts):
+                break
+            at = self.text.find(wanted, self.starts[which + 1])
+        return found
 
 
 @dataclass
