@@ -297,8 +297,7 @@ def _exact_places(
     """The places of `exact_places`, among the index's candidates; with the corpus text, a candidate
     it holds is asked only when it is among those it found holding the quote (`holding`)."""
     hits: list[tuple[int, int, Citation]] = []
-    reader = resolver.index()
-    seq = reader.commit_seq(commit) if reader is not None else None
+    read = 0  # characters of the candidates' texts asked
     for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
             version = resolver.text(blob, path, commit)
@@ -307,8 +306,7 @@ def _exact_places(
         key = version_key(version)
         if corpus is not None and holding is not None and key in corpus.keys and key not in holding:
             continue  # its text is in the corpus text, and does not hold the quote
-        if corpus is None and seq is not None:  # renting: what buying the corpus text would save
-            resolver.memo.corpus_rent[seq] = resolver.memo.corpus_rent.get(seq, 0) + len(version.text)
+        read += len(version.text)
         if wanted not in resolver.normalized_text(version):
             continue  # most candidates: the words stand there, not the quote
         index = resolver.line_index(version)
@@ -320,7 +318,17 @@ def _exact_places(
             distance = abs(span.start - near.span.start) if same and near else 0
             hits.append((0 if same else rank + 1, distance, cite))
     hits.sort(key=lambda h: (h[0], h[1]))
+    if not hits and corpus is None:
+        _pay_rent(commit, resolver, QUOTE_SEARCH_CHARS + read)
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
+
+
+def _pay_rent(commit: str, resolver: Resolver, chars: int) -> None:
+    """Count what a quote found nowhere cost without the corpus text (`_corpus_text` weighs it)."""
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader is not None else None
+    if seq is not None:
+        resolver.memo.corpus_rent[seq] = resolver.memo.corpus_rent.get(seq, 0) + chars
 
 
 # A quote searched through the index (its words counted, its candidates read) costs about what
@@ -355,8 +363,10 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
     corpus text does not hold stands in none of them, and a candidate it holds but not the quote
     need not be asked; which documents count as candidates stays the index's answer. Made once a
     run and commit, when renting has cost what buying costs: once the quotes the run searched at
-    `commit` without it (QUOTE_SEARCH_CHARS each, and the characters of the candidates each asked)
-    reach the characters of the documents it has not normalized yet. A draft of many fabricated
+    `commit` without it and found nowhere — what it would have answered at once — have cost
+    (QUOTE_SEARCH_CHARS each, and the characters of the candidates each asked) the characters of
+    the documents it has not normalized yet. Quotes that stand somewhere pay nothing towards it:
+    they are answered through the index's candidates either way. A draft of many fabricated
     quotes then pays for the corpus text at most about twice, and each later quote is one substring
     search; a run with a failed quote or two, in a large corpus, never makes it. None until then,
     and without an index at `commit`.
@@ -368,7 +378,7 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
     memo = resolver.memo
     if seq in memo.corpus_texts:
         return memo.corpus_texts[seq]
-    rent = memo.corpus_rent[seq] = memo.corpus_rent.get(seq, 0) + QUOTE_SEARCH_CHARS
+    rent = memo.corpus_rent.get(seq, 0)
     entries = memo.readable.get_or_compute(seq, lambda: reader.readable_at(seq))
     if sum(length for _path, _blob, length in entries) > CORPUS_TEXT_MAX_CHARS:
         return None
