@@ -201,6 +201,7 @@ class RecoveryJson(TypedDict):
     new_citation: str | None
     applied: bool
     applied_by: str | None
+    not_searched_further: bool
     search: QuoteSearchJson | None
     discovery: DiscoveryJson | None
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from indexer import build
 from indexer.citations import check as check_module
 from indexer.citations.check import check_paths
 from indexer.cli.main import main
@@ -463,3 +464,26 @@ def test_recovery_says_in_words_that_fabricated_words_stand_nowhere_and_a_span_p
     assert "recovery: removed" not in text and "recovery: no_quote" not in text
     records = json.loads(run(repo, "check", str(doc), "--json").stdout)["records"]
     assert [r["recovery"]["detail"] for r in records] == ["removed", "no_quote"]  # the JSON values stay
+
+
+def test_check_says_which_failed_quotes_were_not_searched_further(
+    setup: tuple[CorpusRepo, str], tmp_path: Path
+) -> None:
+    """Three fabricated quotes: the first is searched deeply; the printed check and its JSON say
+    the other two were not, and how to search them."""
+    repo, pinned = setup
+    build(repo.root, site=False)
+    c = f"corpus/policy.md@{pinned}"
+    doc = tmp_path / "draft.md"
+    doc.write_text("".join(f'- "Invoices are kept for {n} centuries." ({c}#L3)\n' for n in ("two", "three", "four")))
+    printed = run(repo, "check", str(doc))
+    assert printed.exit_code == 7  # failed quotes fail the check
+    assert printed.output.count("not searched further (the run's deep searches are spent)") == 2
+    assert f"run `pincite verify {c}#L3` for a full search" in printed.output
+    last = printed.output.strip().splitlines()[-1]
+    assert last.startswith("not searched further: 2 citation(s) whose quote failed or that drifted")
+    assert last.endswith("run `pincite verify <citation>` for a full search")
+    report = json.loads(run(repo, "check", "--json", str(doc)).output)
+    assert [r["quote_verdict"] for r in report["records"]] == ["failed"] * 3
+    assert [r["recovery"]["not_searched_further"] for r in report["records"]] == [False, True, True]
+    assert report["summary"]["not_searched_further"] == 2

@@ -12,13 +12,14 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from indexer import build
 from indexer.citations import quote as quote_module
 from indexer.citations import resolve as resolve_module
-from indexer.citations.quote import check_quote, versions_holding
+from indexer.citations.check import check_paths
+from indexer.citations.quote import check_quote, exact_places, versions_holding
 from indexer.citations.resolve import Resolver
 from indexer.citations.verdicts import QuoteStatus
 from indexer.index import store
@@ -166,3 +167,101 @@ def test_a_document_the_run_has_normalized_is_asked_again_without_reading_its_st
     verdict = check_quote("Backups are copied to a second site every day", resolved, resolver)
     assert verdict.status == QuoteStatus.FAILED
     assert not any("SELECT text FROM versions" in s for s in statements)
+
+
+# Documents whose words repeat across them, some only through a fold (a ligature, a hyphen at a
+# line end, a compound's hyphen, typographic quotes): what the corpus text and the index's
+# candidates might answer differently.
+_FOLDED = {
+    "corpus/a.md": "# Retention\n\nInvoices are kept for seven years, the ﬁle says.\n\nEmail is kept for two years.\n",
+    "corpus/b.md": "# Copies\n\nThe file says invoices are kept for seven years.\n\n"
+    "They re-sign it each asyn-\nchronously.\n",
+    "corpus/c.txt": "They resign it each asynchronously. “Invoices are kept” for seven years — the file says.\n",
+    "corpus/d.md": "# Other\n\nBackups are copied to a second site every night; email is kept for two years.\n",
+}
+
+
+def _corpus_text_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quote_module, "QUOTE_SEARCH_CHARS", 10**9)  # made at the first quote asked
+
+
+def _corpus_text_never(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quote_module, "CORPUS_TEXT_MAX_CHARS", -1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_corpus_text_finds_the_places_the_index_candidates_find(
+    corpus_repo: CorpusRepo, data: st.DataObject
+) -> None:
+    """Any stretch of a document, as it stands or with its words in another order, and cited near
+    any document or none: the exact places found with the run's corpus text are those found
+    through the index's candidates alone (the same candidates, the same order, the same folds)."""
+    if not (corpus_repo.root / ".pincite").exists():
+        corpus_repo.commit(_FOLDED)
+        build(corpus_repo.root, site=False)
+    path = data.draw(st.sampled_from(sorted(_FOLDED)))
+    text = _FOLDED[path]
+    i = data.draw(st.integers(0, len(text) - 1))
+    j = data.draw(st.integers(i + 1, len(text)))
+    quote = text[i:j]
+    if data.draw(st.booleans()):
+        quote = " ".join(reversed(quote.split()))
+    assume(normalize(quote))
+    near_path = data.draw(st.sampled_from([None, *sorted(_FOLDED)]))
+    answers = []
+    for setup in (_corpus_text_never, _corpus_text_always):
+        with pytest.MonkeyPatch.context() as patch:
+            setup(patch)
+            resolver = Resolver(GitRepo(corpus_repo.root))
+            head = resolver.commit("HEAD")
+            near = resolver.resolve(Citation(head, near_path, lines=(1, 1))) if near_path else None
+            # Twice: the second answer comes from what the first left in the run's memos.
+            first = [c.text_form() for c in exact_places(quote, head, resolver, near=near)]
+            again = [c.text_form() for c in exact_places(quote, head, resolver, near=near)]
+            answers.append((first, again))
+            resolver.close()
+    assert answers[0] == answers[1]
+    assert answers[0][0] == answers[0][1]
+
+
+def test_false_quotes_after_the_corpus_text_ask_the_index_for_no_candidates(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A draft of fabricated quotes whose words all stand in the corpus: once the run has made the
+    corpus text, a false quote costs one substring search, not a count of its words in the index
+    and a read of its candidates; a misattributed quote is still answered through the candidates."""
+    lines = [f"Invoice {n} of the ledger is kept for seven years by the clerk." for n in range(12)]
+    head = corpus_repo.commit(
+        {f"corpus/doc{n}.md": "\n\n".join(lines[n:] + lines[:n]) + "\n" for n in range(6)}
+        | {"corpus/other.md": "Backups are copied to a second site every night.\n"}
+    )
+    build(corpus_repo.root, site=False)
+    asked: list[str] = []
+    real = quote_module.versions_holding
+
+    def counted(reader: IndexReader, quote: str, *args: object) -> object:
+        asked.append(quote)
+        return real(reader, quote, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(quote_module, "versions_holding", counted)
+    note = tmp_path / "note.md"
+    false = [" ".join(reversed(line.split())) for line in lines]
+    cites = "".join(
+        f'- "{quote}" corpus/doc{n % 6}.md@{head}#L{2 * (n % 12) + 1}\n' for n, quote in enumerate(false * 2)
+    )
+    note.write_text(cites + f'- "copied to a second site" corpus/doc0.md@{head}#L1\n', encoding="utf-8")
+    report = check_paths([note], GitRepo(corpus_repo.root))
+    summary = report.summary()
+    assert summary["quote_failed"] == 24 and summary["quote_wrong_ref"] == 1
+    # The corpus (seven small documents) costs less to normalize than one quote's index search:
+    # the corpus text is made once the first false quote has asked the index, and after it only
+    # the misattributed one asks it.
+    assert asked == [false[0], "copied to a second site"]
+    # Without the corpus text, every distinct false quote asks it.
+    asked.clear()
+    monkeypatch.setattr(quote_module, "CORPUS_TEXT_MAX_CHARS", -1)
+    again = check_paths([note], GitRepo(corpus_repo.root))
+    assert again.summary() == summary
+    assert len(asked) == 12 + 1
+    assert [r.to_json()["quote_check"] for r in again.records] == [r.to_json()["quote_check"] for r in report.records]

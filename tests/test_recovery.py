@@ -650,13 +650,61 @@ def test_false_quotes_past_the_budget_are_searched_for_in_their_document_only(
 
     monkeypatch.setattr(QuoteSearcher, "_near", counting_near)
     monkeypatch.setattr("indexer.citations.check.DEEP_SEARCH_BUDGET", 3)
+    monkeypatch.setattr("indexer.citations.check.FAILED_QUOTE_DEEP_SEARCHES", 2)
     report = check_paths([notes], GitRepo(corpus_repo.root))
     assert [r.quote_verdict.status if r.quote_verdict else None for r in report.records] == ["failed"] * 8
-    assert len(near_calls) == 3
+    # Of the run's three deep searches, failed quotes take two.
+    assert len(near_calls) == 2
     attempts = [r.recovery for r in report.records]
     assert all(a is not None and a.outcome == "not_found" for a in attempts)
     spent = [a for a in attempts if a is not None and any("budget of deep searches" in s for s in a.steps)]
-    assert len(spent) == 5 and all("near matches were not searched" in " ".join(a.steps) for a in spent)
+    assert len(spent) == 6 and all("near matches were not searched" in " ".join(a.steps) for a in spent)
+    # The record and its JSON say plainly that the search stopped short, and how to search on.
+    assert [a.not_searched_further for a in attempts if a] == [False] * 2 + [True] * 6
+    assert [r.to_json()["recovery"]["not_searched_further"] for r in report.records] == [False] * 2 + [True] * 6
+    assert all(f"run `pincite verify {a.citation.text_form()}` for a full search" in a.summary() for a in spent)
+    assert report.summary()["not_searched_further"] == 6
+    note = report.not_searched_further()
+    assert note is not None and note.startswith("not searched further: 6 citation(s)")
+
+
+def test_check_of_many_false_quotes_searches_one_deeply_and_says_so(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A draft of fabricated quotes: the first failed quote gets the deep search (the corpus's near
+    matches, the history), the others their document only; every verdict stays failed."""
+    lines = [f"Sentence {n} of the policy stays as written for now." for n in range(8)]
+    first = corpus_repo.commit({"corpus/a.md": "\n\n".join(lines) + "\n", "corpus/b.md": "Other words.\n"})
+    build(corpus_repo.root, site=False)
+    notes = tmp_path / "notes.md"
+    notes.write_text(
+        "".join(f'"Quote {n} was never written anywhere." corpus/a.md@{first}#L{2 * n + 1}\n\n' for n in range(8))
+    )
+    searches: list[str] = []
+    real_search = QuoteSearcher._search
+
+    def counting_search(self: QuoteSearcher, quote: str, *args: object) -> object:
+        searches.append(quote)
+        return real_search(self, quote, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(QuoteSearcher, "_search", counting_search)
+    in_document: list[str] = []
+    real_exact_in = QuoteSearcher.exact_in
+
+    def counting_exact_in(self: QuoteSearcher, quote: str, *args: object) -> object:
+        in_document.append(quote)
+        return real_exact_in(self, quote, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(QuoteSearcher, "exact_in", counting_exact_in)
+    report = check_paths([notes], GitRepo(corpus_repo.root))
+    assert report.summary()["quote_failed"] == 8
+    assert searches == ["Quote 0 was never written anywhere."]
+    # Past the budget, the cited document is not searched again at the commit the quote check
+    # compared it whole: only the deep search asks it.
+    assert in_document == ["Quote 0 was never written anywhere."]
+    assert report.summary()["not_searched_further"] == 7
+    first_attempt = report.records[0].recovery
+    assert first_attempt is not None and not first_attempt.not_searched_further
 
 
 def test_a_deep_search_maps_only_the_version_that_held_the_quote_and_scores_each_passage_once(

@@ -17,7 +17,13 @@ from pathlib import Path
 
 from indexer.citations.drift import Verdict, prefetch_hunks, verify
 from indexer.citations.quote import QuoteVerdict, check_quote
-from indexer.citations.recovery import DEEP_SEARCH_BUDGET, Recoverer, RecoveryAttempt, write_attempts
+from indexer.citations.recovery import (
+    DEEP_SEARCH_BUDGET,
+    FAILED_QUOTE_DEEP_SEARCHES,
+    Recoverer,
+    RecoveryAttempt,
+    write_attempts,
+)
 from indexer.citations.resolve import Resolver
 from indexer.citations.scan import BRANCH_HINT, CITATION_HINT, Found, scan
 from indexer.citations.verdicts import AppliedBy, CheckStatus, CitationForm, QuoteStatus, Severity, VerdictStatus
@@ -137,6 +143,8 @@ class CheckReport:
         self._tally.update((f"status:{record.status}", f"severity:{record.severity}", "citations"))
         if record.quote_verdict:
             self._tally[f"quote:{record.quote_verdict.status}"] += 1
+        if record.recovery is not None and record.recovery.not_searched_further:
+            self._tally["not_searched_further"] += 1
         if record.verdict and record.verdict.resolved:
             self.cited_commits.add(record.verdict.resolved.commit)
         if self.keep_records:
@@ -157,7 +165,22 @@ class CheckReport:
         result["unreachable_commits"] = sum(v == "unreachable" for v in self.reachability.values())
         result["fixed"] = len(self.fixed)
         result["not_fixed_changed"] = len(self.changed_meanwhile)
+        # Recoveries past the run's budget of deep searches: their words stand nowhere in the cited
+        # document, and were not searched for in the corpus or its history (`pincite verify` does).
+        result["not_searched_further"] = self._tally["not_searched_further"]
         return result
+
+    def not_searched_further(self) -> str | None:
+        """Past the run's budget of deep searches, what was left unsearched and how to search it; None
+        when every recovery searched as far as it could."""
+        count = self._tally["not_searched_further"]
+        if not count:
+            return None
+        return (
+            f"not searched further: {count} citation(s) whose quote failed or that drifted, past this run's"
+            " budget of deep searches (their words stand nowhere in the cited document); run"
+            " `pincite verify <citation>` for a full search"
+        )
 
     def failed(self, strict: bool = False) -> bool:
         summary = self.summary()
@@ -283,8 +306,10 @@ def _check_documents(
 ) -> CheckReport:
     repo = resolver.repo
     target = resolver.commit(against)
+    recoverer = recoverer or Recoverer.with_providers(
+        resolver, deep_search_budget=DEEP_SEARCH_BUDGET, failed_quote_searches=FAILED_QUOTE_DEEP_SEARCHES
+    )
     report = CheckReport(target, keep_records=on_record is None)
-    recoverer = recoverer or Recoverer.with_providers(resolver, deep_search_budget=DEEP_SEARCH_BUDGET)
     own_github = github_repo(repo.origin_url())
     scanned: list[tuple[Path, str, list[Found]]] = []
     for file, text in documents:

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from indexer.citations.resolve import Resolved, Resolver, span_citation, token_of, version_key
+from indexer.citations.resolve import (
+    CorpusText,
+    Resolved,
+    Resolver,
+    VersionKey,
+    span_citation,
+    token_of,
+    version_key,
+)
 from indexer.citations.verdicts import QuoteStatus
 from indexer.errors import PinciteError, UsageError
 from indexer.extract.text import passage_format
@@ -257,12 +265,48 @@ def exact_places(
     if not wanted:
         return ()
     unit = unit or (near.citation.unit if near else "lines")
+    key = (quote, commit, unit)
+    known = resolver.memo.exact_places.peek(key)
+    if known is not None and (near is None or not _holds(wanted, near, commit, resolver)):
+        return known  # asked already, and `near` holds no place: no place is nearer it than another
+    corpus = _corpus_text(commit, resolver)
+    holding = corpus.holding(wanted) if corpus is not None else None
+    if holding == set() and _narrows_to_texts(quote) and (near is None or not _holds(wanted, near, commit, resolver)):
+        # A fabricated quote, told without a word count or a candidate read: the documents
+        # `_candidates` would ask are among the corpus text's, and the cited one was asked here.
+        return ()
+    places = _exact_places(quote, wanted, commit, resolver, near, unit, corpus, holding)
+    if near is None or all(c.path != near.path for c in places):
+        # Ordered near a document that holds none of them, places keep the candidates' order: the
+        # answer for any `near` that holds no place, and for none (the cited document, always a
+        # candidate, then changes neither the candidates' order nor the cap).
+        resolver.memo.exact_places.put_many([(key, places)])
+    return places
+
+
+def _exact_places(
+    quote: str,
+    wanted: str,
+    commit: str,
+    resolver: Resolver,
+    near: Resolved | None,
+    unit: str,
+    corpus: CorpusText | None = None,
+    holding: set[VersionKey] | None = None,
+) -> tuple[Citation, ...]:
+    """The places of `exact_places`, among the index's candidates; with the corpus text, a candidate
+    it holds is asked only when it is among those it found holding the quote (`holding`)."""
     hits: list[tuple[int, int, Citation]] = []
+    read = 0  # characters of the candidates' texts asked
     for rank, (path, blob) in enumerate(_candidates(quote, commit, resolver, near)):
         try:
             version = resolver.text(blob, path, commit)
         except PinciteError:
             continue
+        key = version_key(version)
+        if corpus is not None and holding is not None and key in corpus.keys and key not in holding:
+            continue  # its text is in the corpus text, and does not hold the quote
+        read += len(version.text)
         if wanted not in resolver.normalized_text(version):
             continue  # most candidates: the words stand there, not the quote
         index = resolver.line_index(version)
@@ -274,7 +318,94 @@ def exact_places(
             distance = abs(span.start - near.span.start) if same and near else 0
             hits.append((0 if same else rank + 1, distance, cite))
     hits.sort(key=lambda h: (h[0], h[1]))
+    if not hits and corpus is None:
+        _pay_rent(commit, resolver, QUOTE_SEARCH_CHARS + read)
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
+
+
+def _pay_rent(commit: str, resolver: Resolver, chars: int) -> None:
+    """Count what a quote found nowhere cost without the corpus text (`_corpus_text` weighs it)."""
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader is not None else None
+    if seq is not None:
+        resolver.memo.corpus_rent[seq] = resolver.memo.corpus_rent.get(seq, 0) + chars
+
+
+# A quote searched through the index (its words counted, its candidates read) costs about what
+# normalizing this many characters of text does: the corpus text is made once the quotes searched
+# without it have cost what making it costs (`_corpus_text`).
+QUOTE_SEARCH_CHARS = 200_000  # measured: about 2 ms a quote of common words, as long as normalizing this
+CORPUS_TEXT_MAX_CHARS = 16_000_000  # never more: a larger corpus is searched through the index alone
+CORPUS_TEXTS_KEPT = 2  # commits whose corpus text a run keeps (a draft citing many commits asks at each)
+
+
+def _narrows_to_texts(quote: str) -> bool:
+    """Whether the index's candidates for `quote` are all documents with text, as the corpus text's
+    are: a quote with words or pieces to narrow by (`versions_holding`); one without (a quote of
+    CJK text alone) is asked of every path at the commit, those the index holds no text for too."""
+    spelled = normalize_spelling(quote)
+    return bool(quote_words(spelled) or quote_pieces(spelled))
+
+
+def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool:
+    """Whether the cited document (always a candidate, compared with every fold) holds `wanted`."""
+    try:
+        version = resolver.text(near.blob, near.path, commit)
+    except PinciteError:
+        return False  # unreadable: `_candidates` skips it too
+    return wanted in resolver.normalized_text(version)
+
+
+def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
+    """The normalized texts of every readable document at `commit`, as the index lists them.
+
+    The documents `_candidates` would ask are among these (the index narrows them), so a quote the
+    corpus text does not hold stands in none of them, and a candidate it holds but not the quote
+    need not be asked; which documents count as candidates stays the index's answer. Made once a
+    run and commit, when renting has cost what buying costs: once the quotes the run searched at
+    `commit` without it and found nowhere — what it would have answered at once — have cost
+    (QUOTE_SEARCH_CHARS each, and the characters of the candidates each asked) the characters of
+    the documents it has not normalized yet. Quotes that stand somewhere pay nothing towards it:
+    they are answered through the index's candidates either way. A draft of many fabricated
+    quotes then pays for the corpus text at most about twice, and each later quote is one substring
+    search; a run with a failed quote or two, in a large corpus, never makes it. None until then,
+    and without an index at `commit`.
+    """
+    reader = resolver.index()
+    seq = reader.commit_seq(commit) if reader else None
+    if reader is None or seq is None:
+        return None
+    memo = resolver.memo
+    if seq in memo.corpus_texts:
+        return memo.corpus_texts[seq]
+    rent = memo.corpus_rent.get(seq, 0)
+    entries = memo.readable.get_or_compute(seq, lambda: reader.readable_at(seq))
+    if sum(length for _path, _blob, length in entries) > CORPUS_TEXT_MAX_CHARS:
+        return None
+    done = memo.normalized_blobs
+    missing = sum(length for _path, blob, length in entries if blob not in done)
+    if rent < missing:
+        return None
+    texts: dict[VersionKey, str] = {}
+    for path, blob, _length in entries:
+        try:
+            version = resolver.text(blob, path, commit)
+        except PinciteError:
+            continue  # unreadable here: `exact_places` skips it too
+        key = version_key(version)
+        if key not in texts:
+            texts[key] = resolver.normalized_text(version)
+    starts, at = [], 0
+    for text in texts.values():
+        starts.append(at)
+        at += len(text) + 1
+    corpus = CorpusText("\n".join(texts.values()), tuple(starts), tuple(texts), frozenset(texts))
+    if len(memo.corpus_texts) >= CORPUS_TEXTS_KEPT:
+        oldest = next(iter(memo.corpus_texts))  # dropped, so memory stays bounded; made again only
+        del memo.corpus_texts[oldest]  # when quotes asked there have cost its making once more
+        memo.corpus_rent[oldest] = 0
+    memo.corpus_texts[seq] = corpus
+    return corpus
 
 
 def place_spans(wanted: str, version: VersionText, resolver: Resolver) -> Iterator[Span]:

@@ -57,6 +57,9 @@ class RecoveryAttempt:
     applied: bool = False
     applied_by: AppliedBy | None = None
     unresolved: bool = False  # the citation itself does not resolve (for the summary; the verdict says why)
+    # The run's budget of deep searches was spent: the words were searched in the cited document only
+    # (no near matches, no history, no discovery); `pincite verify` of the citation searches fully.
+    not_searched_further: bool = False
     at: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
     def __post_init__(self) -> None:
@@ -87,6 +90,8 @@ class RecoveryAttempt:
             how = "applied" if self.applied else _HOW_TO_APPLY[self.detail]
             return f"recovery: {self.detail} -> {self.new_citation.text_form()} ({how})"
         parts = [f"recovery: {self._in_words()}"]
+        if self.not_searched_further:
+            parts.append(f"not searched further (the run's deep searches are spent): {self.full_search_hint()}")
         if self.detail == Detail.OTHER_DOCUMENT:
             parts.append(f"{self.citation.path} still exists, so it is not re-pinned to another document")
         if search and search.places:
@@ -104,6 +109,10 @@ class RecoveryAttempt:
         if self.discovery and self.discovery.candidates:
             parts.append(f"{len(self.discovery.candidates)} discovery suggestion(s)")
         return "; ".join(parts)
+
+    def full_search_hint(self) -> str:
+        """The command that searches this citation's words fully (the corpus, near matches, history)."""
+        return f"run `pincite verify {self.citation.text_form()}` for a full search"
 
     def _in_words(self) -> str:
         """The detail as a writer reads it (the JSON keeps the documented value, docs/json.md):
@@ -132,12 +141,18 @@ class RecoveryAttempt:
             "new_citation": self.new_citation.text_form() if self.new_citation else None,
             "applied": self.applied,
             "applied_by": self.applied_by,
+            "not_searched_further": self.not_searched_further,
             "search": self.search.to_json() if self.search else None,
             "discovery": self.discovery.to_json() if self.discovery else None,
         }
 
 
 DEEP_SEARCH_BUDGET = 5  # drifted citations and failed quotes per `check` run searched for everywhere
+# Of them, citations whose quote failed: a fabricated quote's deep search (near matches in the corpus,
+# its history) costs what checking some twenty true quotes does, and a draft full of them must not
+# cost a CI run more than one of true quotes. The first is searched deeply (its near matches show
+# what such a quote resembles); the others are searched in their document, and say so.
+FAILED_QUOTE_DEEP_SEARCHES = 1
 
 
 # -- recovery of one citation --------------------------------------------------------
@@ -151,33 +166,51 @@ class Recoverer:
         failures: Sequence[ProviderFailure] = (),
         *,
         deep_search_budget: int | None = None,
+        failed_quote_searches: int | None = None,
     ) -> None:
         self.resolver = resolver
         self.searcher = QuoteSearcher(resolver)
         self.providers = providers
         self.failures = tuple(failures)
-        self.deep_left = deep_search_budget  # None: no bound
+        self.deep_search_budget = deep_search_budget  # None: no bound
+        self.failed_quote_searches = failed_quote_searches  # None: only the budget's bound
+        self.deep_left = deep_search_budget
+        self.failed_left = failed_quote_searches
 
     @classmethod
-    def with_providers(cls, resolver: Resolver, *, deep_search_budget: int | None = None) -> Recoverer:
+    def with_providers(
+        cls, resolver: Resolver, *, deep_search_budget: int | None = None, failed_quote_searches: int | None = None
+    ) -> Recoverer:
         """A recoverer with the shipped local provider and every installed `pincite.discovery` one.
 
         `deep_search_budget` bounds the drifted citations, and the citations whose quote failed,
         whose words are searched for in the whole corpus and its history (near matches, where they
-        were last seen, discovery providers) while their document still stands; past it, the words
-        are searched in that document only. The verdict already shows what the cited lines hold now
-        and which commit changed them, the quote check already said the quote stands nowhere, and a
-        deep search costs more than checking many citations: a draft full of fabricated quotes
-        must not cost more to check than a true one. `check` sets a budget (DEEP_SEARCH_BUDGET);
-        `verify` and `locate` search every one deeply.
+        were last seen, discovery providers) while their document still stands, and
+        `failed_quote_searches` how many of them may be failed quotes; past either, the words are
+        searched in that document only, and the attempt says it was not searched further
+        (`RecoveryAttempt.not_searched_further`). The verdict already shows what the cited lines
+        hold now and which commit changed them, the quote check already said the quote stands
+        nowhere, and a deep search costs more than checking many citations: a draft full of
+        fabricated quotes must not cost more to check than a true one. `check` sets both
+        (DEEP_SEARCH_BUDGET, FAILED_QUOTE_DEEP_SEARCHES); `verify` and `locate` search every one deeply.
         """
         providers, failures = load_providers(resolver.config)
-        return cls(resolver, providers, failures, deep_search_budget=deep_search_budget)
+        return cls(
+            resolver,
+            providers,
+            failures,
+            deep_search_budget=deep_search_budget,
+            failed_quote_searches=failed_quote_searches,
+        )
 
     def _deep(self, verdict: Verdict, quote_status: QuoteStatus | None) -> bool:
         bounded = verdict.status == VerdictStatus.DRIFTED or quote_status == QuoteStatus.FAILED
         if self.deep_left is None or not bounded or verdict.new_path is None:
             return True
+        if quote_status == QuoteStatus.FAILED and self.failed_left is not None:
+            if self.failed_left <= 0:
+                return False
+            self.failed_left -= 1
         self.deep_left -= 1
         return self.deep_left >= 0
 
@@ -249,7 +282,7 @@ def recover(
         )
     first = "search key: the citation's quote" if key is quote else "search key: the text of the pinned span"
     if not deep and verdict.status != VerdictStatus.UNRESOLVABLE and verdict.new_path is not None:
-        return _recover_in_document(verdict, searcher, citation, key, first, quote)
+        return _recover_in_document(verdict, searcher, citation, key, first, quote, quote_status)
     found = searcher.search(key, target, cited_path=citation.path, pinned=citation.commit, unit=citation.unit)
     steps: tuple[str, ...] = (first, *found.steps)
     candidates, step = _candidates(found.places, verdict.new_path)
@@ -293,17 +326,34 @@ def _detail(moves: tuple[Citation, ...], found: QuoteSearchResult, *, set_aside:
 
 
 def _recover_in_document(
-    verdict: Verdict, searcher: QuoteSearcher, citation: Citation, key: str, first: str, quote: str | None
+    verdict: Verdict,
+    searcher: QuoteSearcher,
+    citation: Citation,
+    key: str,
+    first: str,
+    quote: str | None,
+    quote_status: QuoteStatus | None = None,
 ) -> RecoveryAttempt:
-    """A drifted citation, or one whose quote failed, whose document stands: its words searched there only."""
+    """A drifted citation, or one whose quote failed, whose document stands: its words searched there only.
+
+    When they stand nowhere there, the attempt says it was not searched further (a deep search
+    would have gone on to the corpus, near matches and history); a place found in the document is
+    what a deep search would have answered too."""
     assert verdict.target_commit is not None and verdict.new_path is not None
     target, path = verdict.target_commit, verdict.new_path
-    places = searcher.exact_in(key, target, path, citation.unit)
+    resolved = verdict.resolved
+    if (
+        quote_status == QuoteStatus.FAILED
+        and resolved is not None
+        and (resolved.commit, resolved.path) == (target, path)
+    ):
+        places: tuple[Citation, ...] = ()  # the quote check compared this very document, whole: no place
+    else:
+        places = searcher.exact_in(key, target, path, citation.unit)
     searched = f"exact search in {path}, the cited document at the target: {len(places)} place(s)"
     budget = "the run's budget of deep searches for drifted citations and failed quotes is spent"
     steps: tuple[str, ...] = (first, budget, searched)
     found = QuoteSearchResult(key, target, places, (), None, (searched,), scope=path)
-    resolved = verdict.resolved
     moves = tuple(m for m in (same_shape(searcher.resolver, resolved, p, key) for p in places) if m) if resolved else ()
     if len(moves) < len(places):
         steps += (f"{len(places) - len(moves)} place(s) set aside: they do not hold exactly the cited text",)
@@ -319,14 +369,20 @@ def _recover_in_document(
     deeper = "`pincite locate` searches the whole corpus and the history for the words"
     if verdict.status == VerdictStatus.VERIFIED:  # the cited lines stand; the quote is not in them
         steps += (f"the quote stands nowhere in {path}, and near matches were not searched; {deeper}",)
-        return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)
+        return RecoveryAttempt(
+            citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found, not_searched_further=True
+        )
     if verdict.nearest is None:  # git's diff removed every cited line
         steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
-        return RecoveryAttempt(citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found)
+        return RecoveryAttempt(
+            citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found, not_searched_further=True
+        )
     steps += (
         f"the cited lines changed in place ({_changer(verdict)}): the verdict shows what they hold now; {deeper}",
     )
-    return RecoveryAttempt(citation, target, Outcome.SUGGESTED, Detail.CHANGED, steps, None, found)
+    return RecoveryAttempt(
+        citation, target, Outcome.SUGGESTED, Detail.CHANGED, steps, None, found, not_searched_further=True
+    )
 
 
 def _changer(verdict: Verdict) -> str:

@@ -14,6 +14,7 @@ which identity a citation counts in is `citations.identity`'s rule. Its look-ups
 
 from __future__ import annotations
 
+import bisect
 import shlex
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -129,6 +130,30 @@ def _remembering_errors() -> Memo[Any, Any]:
     return Memo(remember_errors=True)
 
 
+@dataclass(frozen=True)
+class CorpusText:
+    """The normalized texts of every readable document at one commit, one a line (a normalized text
+    and a normalized quote hold no line end: no match crosses two), and which document each is."""
+
+    text: str
+    starts: tuple[int, ...]  # where each document's text starts in `text`
+    order: tuple[VersionKey, ...]  # whose text it is, in the same order
+    keys: frozenset[VersionKey]
+
+    def holding(self, wanted: str) -> set[VersionKey]:
+        """The documents whose normalized text holds `wanted`: one substring search for a quote that
+        stands nowhere (the usual fabrication), one more per document that holds it."""
+        found: set[VersionKey] = set()
+        at = self.text.find(wanted)
+        while at != -1:
+            which = bisect.bisect_right(self.starts, at) - 1
+            found.add(self.order[which])
+            if which + 1 == len(self.starts):
+                break
+            at = self.text.find(wanted, self.starts[which + 1])
+        return found
+
+
 @dataclass
 class ResolverMemo:
     """Everything a Resolver has looked up, keyed by value; one per run, never shared between runs.
@@ -169,6 +194,14 @@ class ResolverMemo:
     # Blobs whose whole text the run has normalized: asking it for a quote costs less than the
     # index's verbatim-pieces filter would (`versions_matching`).
     normalized_blobs: set[str] = field(default_factory=set)
+    # (quote, commit, unit) -> its exact places, when none is in the document they were ordered near
+    # (then that order is the plain one): a wrong quote's check and its recovery ask alike.
+    exact_places: Memo[tuple[str, str, str], tuple[Citation, ...]] = field(default_factory=Memo)
+    # Commit seq -> the normalized texts of every readable document there, one a line: a quote
+    # absent from it stands nowhere at that commit, asked without the index (`quote._corpus_text`).
+    corpus_texts: dict[int, CorpusText] = field(default_factory=dict)
+    corpus_rent: dict[int, int] = field(default_factory=dict)  # seq -> what quotes searched without it cost, in chars
+    readable: Memo[int, list[tuple[str, str, int]]] = field(default_factory=Memo)  # seq -> (path, blob, length)
     paths_asked: dict[str, int] = field(default_factory=dict)  # commit -> paths looked up one by one
     identities: dict[str, tuple[str, ...]] | None = None  # blob -> extractor identities recorded in the index
 

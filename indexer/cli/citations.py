@@ -302,6 +302,9 @@ def _print_report(report: CheckReport, pinned: list[str]) -> None:
     for ref in pinned:
         click.echo(f"pinned: {ref}")
     click.echo(_summary_line(report))
+    further = report.not_searched_further()
+    if further:
+        click.echo(further)
 
 
 def _summary_line(report: CheckReport) -> str:
@@ -333,7 +336,8 @@ def _print_github(report: CheckReport, repo_root: Path) -> None:
 
 def github_summary(report: CheckReport) -> str:
     """The Markdown job summary: counts, then one table row per citation that needs attention."""
-    lines = ["## pincite check", "", _summary_line(report), ""]
+    further = report.not_searched_further()
+    lines = ["## pincite check", "", _summary_line(report), "", *([further, ""] if further else [])]
     rows = [r for r in report.records if r.severity != Severity.OK]
     if rows:
         lines += ["| file | verdict | quote | details |", "|---|---|---|---|"]

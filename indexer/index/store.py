@@ -1087,6 +1087,17 @@ class IndexReader:
         )
         return [str(row[0]) for row in rows]
 
+    def readable_at(self, seq: int) -> list[tuple[str, str, int]]:
+        """(path, blob, length of its text) of every path at commit `seq` whose version has text, by
+        path: the documents a quote search at `seq` may find a quote in (`versions_matching` narrows
+        these)."""
+        rows = self.conn.execute(
+            "SELECT pv.path, v.blob, length(v.text) FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+            " WHERE pv.first_seq <= ? AND pv.last_seq >= ? AND v.text IS NOT NULL ORDER BY pv.path",
+            (seq, seq),
+        )
+        return [(str(row[0]), str(row[1]), int(row[2])) for row in rows]
+
     def interval_blobs(self, path: str) -> list[tuple[PathVersion, str]]:
         """Every interval of `path` in the indexed history, oldest first, each with its version's blob."""
         rows = self.conn.execute(
