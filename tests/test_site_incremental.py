@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
-from indexer.site.manifest import MANIFEST
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts
 from indexer.site.home import HOME_FILE
+from indexer.site.manifest import MANIFEST
 from indexer.site.render import history_shard
 from indexer.site.vocabulary import vocabulary
 from tests.conftest import CorpusRepo
