@@ -6,8 +6,8 @@ version is unchanged) → per-path history files for the drift banner → home, 
 citation pages → Pagefind bundles of the document pages (a base kept from build to build, and a
 delta of the pages changed since) → update the site in place, or swap the new folder in.
 
-A manifest (`.pincite-site.json`) records what each reused file was rendered from; a page is
-reused only when that key is unchanged. What a build writes is staged in a folder beside the
+A manifest (`.pincite-site/`, sharded by path: indexer/site/manifest.py) records what each reused
+file was rendered from; a page is reused only when that key is unchanged. What a build writes is staged in a folder beside the
 site, so a failed build leaves the previous site whole. Over a site whose manifest it trusts
 (made under the same fingerprint), the build stages only the files it writes and moves them in
 under a journal (`_update_in_place`, `finish_update`): its unchanged pages stay where they are.
