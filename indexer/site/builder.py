@@ -7,11 +7,12 @@ citation pages → Pagefind bundles of the document pages (a base kept from buil
 delta of the pages changed since) → update the site in place, or swap the new folder in.
 
 A manifest (`.pincite-site/`, sharded by path: indexer/site/manifest.py) records what each reused
-file was rendered from; a page is reused only when that key is unchanged. What a build writes is staged in a folder beside the
-site, so a failed build leaves the previous site whole. Over a site whose manifest it trusts
-(made under the same fingerprint), the build stages only the files it writes and moves them in
-under a journal (`_update_in_place`, `finish_update`): its unchanged pages stay where they are.
-Any other site is replaced whole: the staged folder is a complete site, renamed over it (`_swap`).
+file was rendered from; a page is reused only when that key is unchanged. What a build writes is
+staged in a folder beside the site, so a failed build leaves the previous site whole. Over a site
+whose manifest it trusts (made under the same fingerprint), the build stages only the files it
+writes and moves them in under a journal (`_update_in_place`, `finish_update`): its unchanged
+pages stay where they are. Any other site is replaced whole: the staged folder is a complete
+site, renamed over it (`_swap`).
 """
 
 from __future__ import annotations
@@ -606,7 +607,7 @@ class _SiteBuilder:
         self.fp = site_fingerprint(self.folders, config)
         self.stats.document_template = _document_template(repo.root, config.template_dir)
         self.old, self.stats.previous_site = Manifest.load(previous)
-        self.stats.manifest_shards_read = len(self.old.members)
+        self.stats.manifest_shards_read = len(self.old.read)
         self.new = Manifest(self.fp)
         # A site whose manifest is trusted and was made under the same fingerprint is updated in
         # place: the manifests say which of its files go. Any other is replaced whole.

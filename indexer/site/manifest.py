@@ -26,6 +26,8 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain, compress, filterfalse
+from operator import ne
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +76,9 @@ class Manifest:
     # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
     # only while its file still is that one, not deleted or edited in the site folder since.
     stamps: dict[str, str] = field(default_factory=dict)
-    # As read (not saved as fields): each shard's digest, the shard of each key read, the keys of each shard.
+    # As read (not saved as fields): each shard's digest, and each shard's records as its file holds them.
     shards: dict[str, str] = field(default_factory=dict)
-    shard_of: dict[str, str] = field(default_factory=dict)
-    members: dict[str, list[str]] = field(default_factory=dict)
+    read: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     # What a save wrote: the shard files, and those it left empty (the update in place removes them).
     written: list[str] = field(default_factory=list)
     emptied: list[str] = field(default_factory=list)
@@ -133,34 +134,32 @@ class Manifest:
         return manifest, PREVIOUS_REUSED
 
     def _add_shard(self, shard: str, data: object) -> None:
-        """Take in one shard's records (type-checked in C: a shard holds a record per page of it)."""
+        """Take in one shard's records, type-checked in C (a shard holds a record per page of it)."""
         if not isinstance(data, dict) or not data.keys() <= set(TABLES):
             raise TypeError("not a shard")
-        keys: dict[str, None] = {}
-        for table in TABLES:
-            records = data.get(table, {})
+        for table, records in data.items():
             if table == "links":
-                if not isinstance(records, dict):
-                    raise TypeError("not a mapping")
-                records = {str(path): _pairs(kept) for path, kept in records.items()}
+                _links(records)
             else:
                 _strings(records)
             getattr(self, table).update(records)
-            keys.update(dict.fromkeys(records))
-        self.members[shard] = list(keys)
-        self.shard_of.update(dict.fromkeys(keys, shard))
+        self.read[shard] = data
 
     def save(self, site: Path, old: Manifest, in_place: bool) -> None:
         """Write the manifest into `site`: every shard, or, where the site is updated in place (its
         other shards stay where they are), the shards whose records changed since the previous
         site's manifest `old`; then the top record."""
         if in_place:
-            changed = self._changed_shards(old)
-            shards = _group(self, self._keys_of(changed, old), old.shard_of)
+            keys = self._changed_keys(old)
+            changed = {history_shard(key) for key in keys}
+            for shard in changed:  # the other records of the shards written again
+                for records in old.read.get(shard, {}).values():
+                    keys.update(records)
+            shards = _group(self, keys)
             digests = {shard: digest for shard, digest in old.shards.items() if shard not in changed}
             self.emptied = sorted(shard for shard in changed - shards.keys() if shard in old.shards)
         else:
-            shards, digests = _group(self, None, old.shard_of), {}
+            shards, digests = _group(self, None), {}
         folder = site / MANIFEST
         folder.mkdir(parents=True, exist_ok=True)
         for shard, records in sorted(shards.items()):
@@ -181,44 +180,29 @@ class Manifest:
         }
         atomic_write(site / TOP, _with_seal(json.dumps(top, sort_keys=True).encode("utf-8")))
 
-    def _changed_shards(self, old: Manifest) -> set[str]:
-        """The shards holding a record this manifest adds, changes or drops against `old`.
+    def _changed_keys(self, old: Manifest) -> set[str]:
+        """The keys of the records this manifest adds, changes or drops against `old`.
 
-        By differences of the two manifests' tables (in C where the records are strings), so that only
-        the changed keys' shards are hashed, not every key's.
+        Compared in C (`map`, `compress`, `filterfalse`), not by a loop in Python over every record: only
+        the changed keys' shards are then hashed.
         """
         changed: set[str] = set()
         for table in TABLES:
             new_records, old_records = getattr(self, table), getattr(old, table)
-            if table == "links":
-                keys: Iterable[str] = [k for k, v in new_records.items() if old_records.get(k) != v]
-            else:
-                keys = [k for k, _v in new_records.items() - old_records.items()]
-            for key in (*keys, *(old_records.keys() - new_records.keys())):
-                changed.add(old.shard_of.get(key) or history_shard(key))
+            changed.update(compress(new_records, map(ne, map(old_records.get, new_records), new_records.values())))
+            changed.update(filterfalse(new_records.__contains__, old_records))
         return changed
 
-    def _keys_of(self, shards: set[str], old: Manifest) -> dict[str, None]:
-        """This manifest's keys that may sit in `shards`: those `old` kept there, and those it lacks."""
-        keys: dict[str, None] = {}
-        for shard in sorted(shards):
-            keys.update(dict.fromkeys(old.members.get(shard, ())))
-        for table in TABLES:
-            new_records, old_records = getattr(self, table), getattr(old, table)
-            keys.update(dict.fromkeys(new_records.keys() - old_records.keys()))
-        return keys
 
-
-def _group(manifest: Manifest, keys: Iterable[str] | None, known: dict[str, str]) -> dict[str, dict[str, Any]]:
+def _group(manifest: Manifest, keys: Iterable[str] | None) -> dict[str, dict[str, Any]]:
     """The records of `keys` (None: of every key) by shard, table by table; a table left empty is left out.
 
-    A key's shard is the one `known` names (the previous manifest's, as read), else computed: a hash
-    of the key, computed once for all the tables that hold it.
+    A key's shard is a hash of it (`history_shard`), computed once for all the tables that hold it.
     """
     computed: dict[str, str] = {}
 
     def shard_of(key: str) -> str:
-        found = known.get(key) or computed.get(key)
+        found = computed.get(key)
         if found is None:
             found = computed[key] = history_shard(key)
         return found
@@ -289,13 +273,19 @@ def _strings(value: object) -> dict[str, str]:
     return value
 
 
-def _pairs(value: object) -> list[list[str]]:
-    """A page's links as recorded: [[url, kind], ...]."""
-    if type(value) is not list:
+def _links(value: object) -> None:
+    """Check the pages' links as recorded: {path: [[url, kind], ...]}, every type gathered in C."""
+    if (
+        not isinstance(value, dict)
+        or not set(map(type, value)) <= {str}
+        or not set(map(type, value.values())) <= {list}
+    ):
+        raise TypeError("not a mapping of links")
+    pairs = list(chain.from_iterable(value.values()))
+    if not set(map(type, pairs)) <= {list} or not set(map(len, pairs)) <= {2}:
         raise TypeError("not a list of links")
-    if value and not all(type(pair) is list and len(pair) == 2 and set(map(type, pair)) == {str} for pair in value):
+    if not set(map(type, chain.from_iterable(pairs))) <= {str}:
         raise TypeError("not a list of links")
-    return value
 
 
 def _scanned_record(value: object) -> dict[str, Any]:
