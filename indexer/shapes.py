@@ -528,6 +528,8 @@ class SiteJson(TypedDict):
     history_keyed: int
     folders_keyed: int
     carry: str
+    manifest_shards_read: int
+    manifest_shards_written: int
     search_bundles_indexed: int
     search_bundles_reused: int
     search_pages_indexed: int

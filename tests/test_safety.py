@@ -202,7 +202,7 @@ def test_disk_full_while_writing_the_site(
 ) -> None:
     repo, _index, site = built
     site_before = _tree_digest(site)
-    monkeypatch.setattr("indexer.site.builder._Manifest.save", lambda *_args: _no_space())
+    monkeypatch.setattr("indexer.site.manifest.Manifest.save", lambda *_args: _no_space())
     result = _run("build", "--repo", str(repo.root), "--out", str(site))
     assert result.exit_code == OutputError.exit_code, result.output
     assert "no space left while writing the site" in result.output and "Traceback" not in result.output

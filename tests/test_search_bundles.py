@@ -7,6 +7,7 @@ runs; the searches run in Debian chromium against the built site.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.site.manifest import LEGACY_MANIFEST, MANIFEST, TOP
 from indexer.site.search_bundles import (
     CHUNK_SIZE_VARIABLE,
     DELTA_SAMPLE_PAGES,
@@ -353,11 +355,15 @@ def test_a_site_of_hash_split_bundles_gets_a_base(corpus_repo: CorpusRepo, tmp_p
     for name in ("00-0123456789abcdef", "01-fedcba9876543210", "fragment"):
         (site / "pagefind" / name).mkdir()
     (site / "pagefind" / "pagefind.js").write_text("// the old single index\n", encoding="utf-8")
-    manifest = json.loads((site / ".pincite-site.json").read_text(encoding="utf-8"))
-    del manifest["search_base"]
-    (site / ".pincite-site.json").write_text(json.dumps({**manifest, "search_buckets": 2}), encoding="utf-8")
+    # And its manifest, one JSON object in `.pincite-site.json` (before the manifest was sharded).
+    manifest = json.loads((site / TOP).read_text(encoding="utf-8"))
+    del manifest["search_base"], manifest["shards"], manifest["seal"]
+    shutil.rmtree(site / MANIFEST)
+    (site / LEGACY_MANIFEST).write_text(json.dumps({**manifest, "search_buckets": 2}), encoding="utf-8")
     corpus_repo.commit({EDITED: "# Note 3\n\nRewritten.\n"}, "edit")
     stats = _site_stats(corpus_repo, site)
+    assert stats["previous_site"] == "ignored: its manifest is of an earlier form (.pincite-site.json)"
+    assert not (site / LEGACY_MANIFEST).exists() and (site / TOP).is_file()
     (base,) = _listing(site)["bundles"]
     assert base.startswith("base-") and stats["search_pages_indexed"] == 16
     assert sorted(p.name for p in (site / "pagefind").iterdir()) == [base]

@@ -16,8 +16,8 @@ import pytest
 from indexer.api import build
 from indexer.config import Config
 from indexer.errors import UsageError
-from indexer.site.builder import MANIFEST
-from indexer.site.render import doc_page_path
+from indexer.site.manifest import MANIFEST, TOP
+from indexer.site.render import doc_page_path, history_shard
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import _assert_same_site
 
@@ -101,6 +101,7 @@ def test_a_site_another_pincite_wrote_is_ignored_whole(
     _two_commits(corpus_repo)
     with monkeypatch.context() as patched:
         patched.setattr("indexer.site.builder.__version__", "0.0.9")
+        patched.setattr("indexer.site.manifest.__version__", "0.0.9")
         _site(corpus_repo, tmp_path / "older")
     _restore(tmp_path / "older", tmp_path / "site")
     stats = _site(corpus_repo, tmp_path / "site")
@@ -116,10 +117,11 @@ def test_an_edited_manifest_is_ignored_and_its_false_records_serve_no_page(
     old, _new = _two_commits(corpus_repo)
     _site(corpus_repo, tmp_path / "site", old)
     _site(corpus_repo, tmp_path / "truth")  # what a build at the new commit records for the handbook
-    truth = json.loads((tmp_path / "truth" / MANIFEST).read_text(encoding="utf-8"))
-    # The cached site holds the old handbook page; its manifest is edited to claim the new one's
-    # records, which would make the build link the old page into the new site.
-    manifest_file = tmp_path / "site" / MANIFEST
+    shard = f"{MANIFEST}/{history_shard('corpus/handbook.md')}.json"
+    truth = json.loads((tmp_path / "truth" / shard).read_text(encoding="utf-8"))
+    # The cached site holds the old handbook page; the shard of its manifest that holds the page is
+    # edited to claim the new one's records, which would make the build link the old page into the new site.
+    manifest_file = tmp_path / "site" / shard
     manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
     for field in ("docs", "links"):
         manifest[field]["corpus/handbook.md"] = truth[field]["corpus/handbook.md"]
@@ -134,9 +136,9 @@ def test_an_edited_manifest_is_ignored_and_its_false_records_serve_no_page(
 def test_a_misshapen_manifest_is_ignored(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
     _two_commits(corpus_repo)
     _site(corpus_repo, tmp_path / "site")
-    manifest_file = tmp_path / "site" / MANIFEST
+    manifest_file = tmp_path / "site" / TOP
     manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
-    manifest_file.write_text(json.dumps({**manifest, "docs": ["not", "a", "mapping"]}), encoding="utf-8")
+    manifest_file.write_text(json.dumps({**manifest, "shards": ["not", "a", "mapping"]}), encoding="utf-8")
     corpus_repo.commit({"corpus/handbook.md": OLD}, "back to seven years")
     stats = _site(corpus_repo, tmp_path / "site")
     assert str(stats["previous_site"]).startswith("ignored: its manifest")
@@ -148,7 +150,7 @@ def test_a_cut_manifest_stops_the_build_before_it_replaces_anything(corpus_repo:
     """A folder whose manifest cannot be read is not known to be a site pincite wrote: never replaced."""
     _two_commits(corpus_repo)
     _site(corpus_repo, tmp_path / "site")
-    manifest_file = tmp_path / "site" / MANIFEST
+    manifest_file = tmp_path / "site" / TOP
     manifest_file.write_text(manifest_file.read_text(encoding="utf-8")[:40], encoding="utf-8")
     before = sorted(p.relative_to(tmp_path / "site") for p in (tmp_path / "site").rglob("*"))
     with pytest.raises(UsageError, match="is not a pincite site"):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
-from indexer.site.builder import MANIFEST
+from indexer.site.manifest import MANIFEST, TOP
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import CITING, _assert_same_site
 
@@ -104,19 +104,43 @@ STEP = st.one_of(
 # How the build after a step runs: a site build; an index-only build first (CI caches the two
 # apart); the index deleted first (rebuilt cold: new version ids); none (the next build sees both steps);
 # a document page of the site deleted or edited first (by hand: the manifest still says it is kept);
-# a record of the manifest edited first (its seal no longer holds: the site is rendered whole).
-BUILD = st.sampled_from(["site", "index first", "cold index", "none", "page deleted", "page edited", "manifest edited"])
+# a shard of the manifest edited, deleted or cut short first, or its top record edited (a seal no
+# longer holds: the site is rendered whole).
+BUILD = st.sampled_from(
+    [
+        "site",
+        "index first",
+        "cold index",
+        "none",
+        "page deleted",
+        "page edited",
+        "shard edited",
+        "shard deleted",
+        "shard truncated",
+        "top edited",
+    ]
+)
 
 
 def _damage(site: Path, how: str) -> None:
-    """Delete or edit (keeping its length) the first document page of the site, or edit a record of its
-    manifest, as a hand in the folder would."""
+    """Delete or edit (keeping its length) the first document page of the site, or edit, delete or
+    cut short the first shard of its manifest that holds a document page's record, or edit its top
+    record, as a hand in the folder would."""
     pages = sorted((site / "doc").rglob("*.html"))
     if not pages:
         return
-    if how == "manifest edited":
-        manifest = site / MANIFEST
-        manifest.write_bytes(manifest.read_bytes().replace(b"corpus/", b"corpus-", 1))
+    if how.startswith("shard "):
+        shard = next(file for file in sorted((site / MANIFEST).glob("??.json")) if b'"docs"' in file.read_bytes())
+        body = shard.read_bytes()
+        if how == "shard edited":
+            shard.write_bytes(body.replace(b"corpus/", b"corpus-", 1))
+        elif how == "shard deleted":
+            shard.unlink()
+        else:
+            shard.write_bytes(body[: len(body) // 2])
+    elif how == "top edited":
+        top = site / TOP
+        top.write_bytes(top.read_bytes().replace(b'"doc_inputs": "', b'"doc_inputs": "0', 1))
     elif how == "page deleted":
         pages[0].unlink()
     else:
@@ -195,7 +219,8 @@ class _Corpus:
 @example(steps=[("back", 2, "index first")])
 @example(steps=[("back", 2, "site")])
 @example(steps=[("move", 1, "none"), ("move", 1, "cold index")])
-@example(steps=[("edit", 3, "page deleted"), ("edit", 3, "page edited"), ("title", 1, "Summary", "manifest edited")])
+@example(steps=[("edit", 3, "page deleted"), ("edit", 3, "page edited"), ("title", 1, "Summary", "shard edited")])
+@example(steps=[("edit", 3, "shard deleted"), ("edit", 2, "shard truncated"), ("edit", 1, "top edited")])
 @given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
@@ -218,7 +243,7 @@ def test_builds_along_a_random_history_give_the_cold_site(
             build(repo.root, config=Config(), index_path=index, site=False)
         elif how == "cold index":
             index.unlink()
-        elif how.startswith(("page ", "manifest ")):
+        elif how.startswith(("page ", "shard ", "top ")):
             _damage(site, how)
         build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"

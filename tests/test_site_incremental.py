@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
-from indexer.site.builder import MANIFEST
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts
 from indexer.site.home import HOME_FILE
+from indexer.site.manifest import MANIFEST
 from indexer.site.render import history_shard
 from indexer.site.vocabulary import vocabulary
 from tests.conftest import CorpusRepo
@@ -32,19 +32,21 @@ def _site_files(site: Path) -> dict[str, bytes]:
         rel = file.relative_to(site).as_posix()
         if file.is_file() and not rel.startswith("pagefind/"):
             files[rel] = EXTRACTED_HERE.sub(b"", file.read_bytes()) if rel == "index.html" else file.read_bytes()
-    if MANIFEST in files:
-        files[MANIFEST] = _without_index_record(files[MANIFEST])
+    for rel in [rel for rel in files if rel.startswith(f"{MANIFEST}/")]:
+        files[rel] = _without_index_record(files[rel])
     return files
 
 
 def _without_index_record(manifest: bytes) -> bytes:
-    """The manifest less its record of the index file it was built from (site/carry.py's IndexState)
-    and of its pages' files (their times): the parts that differ between two sites of the same commit
-    built from two index files, at two times."""
+    """A file of the manifest less its record of the index file it was built from (site/carry.py's
+    IndexState) and of its pages' files (their times, and so the digests of the shards that hold them):
+    the parts that differ between two sites of the same commit built from two index files, at two times."""
     data = json.loads(manifest)
     data.pop("index", None)
     data.pop("stamps", None)
     data.pop("seal", None)
+    if "shards" in data:
+        data["shards"] = sorted(data["shards"])
     return json.dumps(data, sort_keys=True).encode("utf-8")
 
 

@@ -67,7 +67,7 @@ def render_once(checkout: Path, repo: Path, out: Path, roots: list[str]) -> dict
 
 def differing_files(left: Path, right: Path) -> list[str]:
     """Files whose bytes differ, or that exist on one side only (Pagefind's files and the manifest aside)."""
-    ignored = ("pagefind/", ".pincite-site.json", "search-bundles.json")
+    ignored = ("pagefind/", ".pincite-site", "search-bundles.json")  # the manifest: a file, or a folder
 
     def files(root: Path) -> set[str]:
         found = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}

@@ -6,12 +6,13 @@ version is unchanged) → per-path history files for the drift banner → home, 
 citation pages → Pagefind bundles of the document pages (a base kept from build to build, and a
 delta of the pages changed since) → update the site in place, or swap the new folder in.
 
-A manifest (`.pincite-site.json`) records what each reused file was rendered from; a page is
-reused only when that key is unchanged. What a build writes is staged in a folder beside the
-site, so a failed build leaves the previous site whole. Over a site whose manifest it trusts
-(made under the same fingerprint), the build stages only the files it writes and moves them in
-under a journal (`_update_in_place`, `finish_update`): its unchanged pages stay where they are.
-Any other site is replaced whole: the staged folder is a complete site, renamed over it (`_swap`).
+A manifest (`.pincite-site/`, sharded by path: indexer/site/manifest.py) records what each reused
+file was rendered from; a page is reused only when that key is unchanged. What a build writes is
+staged in a folder beside the site, so a failed build leaves the previous site whole. Over a site
+whose manifest it trusts (made under the same fingerprint), the build stages only the files it
+writes and moves them in under a journal (`_update_in_place`, `finish_update`): its unchanged
+pages stay where they are. Any other site is replaced whole: the staged folder is a complete
+site, renamed over it (`_swap`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import glob
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +66,14 @@ from indexer.site.history_pages import (
 )
 from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
 from indexer.site.links import BrokenLink, SiteTargets, framework_candidates, is_framework_file, link_report
+from indexer.site.manifest import (
+    MANIFEST,
+    PREVIOUS_REUSED,
+    TOP,
+    UPDATING,
+    Manifest,
+    has_manifest,
+)
 from indexer.site.pages import PageContext, citations_report, folder_neighbours, original_file
 from indexer.site.pool import PageJob, render_all
 from indexer.site.render import (
@@ -98,10 +106,8 @@ from indexer.text.chunk import cut_key
 from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
-MANIFEST = ".pincite-site.json"
 COMMIT_PLACES = "commits"  # the published commits' places, by SHA prefix (`_commit_places`)
 RETIRED = ("commits.json",)  # files an earlier pincite published that no build writes now
-
 
 # Starts the key of a page whose rendering was stopped as hung; no page is reused under it.
 HUNG_KEY = "hung|"
@@ -145,6 +151,10 @@ class SiteStats:
     folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
+    # The manifest's shard files read (every one the previous manifest names) and written (every one,
+    # or, updated in place, those holding a record that changed): `indexer.site.manifest`.
+    manifest_shards_read: int = 0
+    manifest_shards_written: int = 0
 
     def to_json(self) -> SiteJson:
         return {
@@ -169,144 +179,9 @@ class SiteStats:
             "history_keyed": self.history_keyed,
             "folders_keyed": self.folders_keyed,
             "carry": self.carry,
+            "manifest_shards_read": self.manifest_shards_read,
+            "manifest_shards_written": self.manifest_shards_written,
         }
-
-
-@dataclass
-class _Manifest:
-    fingerprint: str = ""
-    versions: dict[str, str] = field(default_factory=dict)
-    docs: dict[str, str] = field(default_factory=dict)
-    history: dict[str, str] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-    # The relative links of each document page as written, with their kind: [[url, kind], ...].
-    links: dict[str, list[list[str]]] = field(default_factory=dict)
-    changes: dict[str, str] = field(default_factory=dict)  # history pages by path
-    diffs: dict[str, str] = field(default_factory=dict)  # diff pages by file
-    search_base: list[str] = field(default_factory=list)  # the base search bundle's part folders under pagefind/
-    over_budget: dict[str, str] = field(default_factory=dict)  # document pages shown as source, and why
-    # What the citation scan read of the tree (cited_by.Scanned): the commit, the documents with a hint.
-    scanned: dict[str, Any] = field(default_factory=dict)
-    # The index this site was built from (carry.IndexState) and the document pages' shared inputs
-    # (carry.doc_inputs): what the next build compares to carry the untouched paths' keys over.
-    index: dict[str, Any] = field(default_factory=dict)
-    doc_inputs: str = ""
-    # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
-    # only while its file still is that one, not deleted or edited in the site folder since.
-    stamps: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, site: Path) -> tuple[_Manifest, str]:
-        """The previous site's manifest, and what became of it: reused, or why it is ignored.
-
-        A manifest is trusted only when this pincite wrote it and its seal (a digest of the rest)
-        still holds: a site restored from a CI cache may come from another pincite, or have been
-        edited or cut short, and a page reused on a false record would be a wrong page.
-        """
-        if (site / UPDATING).exists():  # its journal is gone (a site restored from a cache): pages may be newer
-            return cls(), "ignored: an update of it was cut short"
-        try:
-            raw = (site / MANIFEST).read_bytes()
-            data = json.loads(raw)
-        except FileNotFoundError:
-            return cls(), PREVIOUS_NONE
-        except (OSError, ValueError):
-            return cls(), "ignored: its manifest cannot be read"
-        if not isinstance(data, dict):
-            return cls(), "ignored: its manifest cannot be read"
-        if data.get("pincite") != __version__:
-            made_by = f"pincite {data['pincite']}" if data.get("pincite") else "a pincite that recorded no version"
-            return cls(), f"ignored: made by {made_by}, not {__version__}"
-        if not _sealed(raw):
-            return cls(), "ignored: its manifest does not match its seal (edited or cut short)"
-        try:
-            return cls(
-                _text(data["fingerprint"]),
-                _strings(data["versions"]),
-                _strings(data["docs"]),
-                _strings(data["history"]),
-                _strings(data["files"]),
-                {str(path): _pairs(kept) for path, kept in dict(data["links"]).items()},
-                _strings(data["changes"]),
-                _strings(data["diffs"]),
-                _folders(data["search_base"]),
-                _strings(data["over_budget"]),
-                _scanned_record(data.get("scanned", {})),
-                dict(data.get("index", {})),
-                str(data.get("doc_inputs", "")),
-                _strings(data.get("stamps", {})),
-            ), PREVIOUS_REUSED
-        except (KeyError, TypeError, ValueError):
-            return cls(), "ignored: its manifest is not one this pincite writes"
-
-    def save(self, site: Path) -> None:
-        # The fields as they are (asdict would deep-copy every record first).
-        data: dict[str, Any] = {**vars(self), "pincite": __version__}
-        atomic_write(site / MANIFEST, _with_seal(json.dumps(data, sort_keys=True).encode("utf-8")))
-
-
-PREVIOUS_NONE = "none"
-PREVIOUS_REUSED = "reused"
-
-# A manifest ends with its seal: a digest of the JSON before it, the object closed where the seal
-# opens. Made and checked over the bytes written (a manifest holds a record per page, 15 MB at
-# 38,000 documents: serializing it again to check it cost as much as reading it).
-_SEAL_TAIL = re.compile(rb', "seal": "([0-9a-f]{64})"\}\s*$')
-
-
-def _with_seal(body: bytes) -> bytes:
-    """The manifest's JSON `body` (an object) with its seal added as the last field."""
-    return body[:-1] + b', "seal": "' + hashlib.sha256(body).hexdigest().encode("ascii") + b'"}'
-
-
-_SEAL_BYTES = 100  # the seal is found in the manifest's last bytes
-
-
-def _sealed(raw: bytes) -> bool:
-    """Whether a manifest's seal matches the bytes before it: an edited or truncated manifest no longer does."""
-    found = _SEAL_TAIL.search(raw, max(0, len(raw) - _SEAL_BYTES))
-    return found is not None and hashlib.sha256(raw[: found.start()] + b"}").hexdigest() == found[1].decode()
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
-
-
-def _strings(value: object) -> dict[str, str]:
-    # The types of the keys and values gathered in C (a manifest's mapping holds a record per page).
-    if not isinstance(value, dict) or not set(map(type, value)) | set(map(type, value.values())) <= {str}:
-        raise TypeError("not a mapping of strings")
-    return value
-
-
-def _pairs(value: object) -> list[list[str]]:
-    """A page's links as recorded: [[url, kind], ...]."""
-    if type(value) is not list:
-        raise TypeError("not a list of links")
-    if value and not all(type(pair) is list and len(pair) == 2 and set(map(type, pair)) == {str} for pair in value):
-        raise TypeError("not a list of links")
-    return value
-
-
-def _scanned_record(value: object) -> dict[str, Any]:
-    """The citation scan as recorded: {"head": sha, "hinted": [path, ...]}, or {} (none recorded)."""
-    if value == {}:
-        return {}
-    if not isinstance(value, dict) or not isinstance(value.get("head"), str):
-        raise TypeError("not a scan record")
-    hinted = value.get("hinted")
-    if not isinstance(hinted, list) or not all(isinstance(path, str) for path in hinted):
-        raise TypeError("not a scan record")
-    return {"head": value["head"], "hinted": hinted}
-
-
-def _folders(recorded: object) -> list[str]:
-    """The base's part folders as a manifest records them (a site before parts recorded one folder, or none)."""
-    if isinstance(recorded, str):
-        return [recorded] if recorded else []
-    return [str(folder) for folder in recorded] if isinstance(recorded, list) else []
 
 
 def site_fingerprint(folders: Sequence[Path], config: Config) -> str:
@@ -461,29 +336,11 @@ def check_site_target(out_dir: Path, repo_root: Path, roots: tuple[str, ...]) ->
 
 def _check_replaceable(out_dir: Path) -> None:
     """Never delete a folder pincite did not write: the site replaces only an earlier site."""
-    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not _has_manifest(out_dir))):
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not has_manifest(out_dir))):
         raise UsageError(
-            f"{out_dir}: exists and is not a pincite site (no valid {MANIFEST}); refusing to replace it",
+            f"{out_dir}: exists and is not a pincite site (no valid {TOP}); refusing to replace it",
             hint="choose another folder with --out, or empty this one yourself",
         )
-
-
-def _has_manifest(site: Path) -> bool:
-    """A manifest pincite wrote: one that ends with a seal, or (an earlier pincite's) a JSON object with
-    the site fingerprint, not just a file of that name.
-
-    Whether the seal holds is the manifest's load to say (`_Manifest.load`); asked here whether the
-    folder may be replaced, the seal's place is read alone, not 20 MB of records digested again.
-    """
-    try:
-        with open(site / MANIFEST, "rb") as file:
-            file.seek(max(0, file.seek(0, os.SEEK_END) - _SEAL_BYTES))
-            if _SEAL_TAIL.search(file.read()):
-                return True
-        data = json.loads((site / MANIFEST).read_bytes())
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and isinstance(data.get("fingerprint"), str)
 
 
 def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
@@ -522,10 +379,6 @@ def _swap(temp: Path, out_dir: Path, adopted: Sequence[Path]) -> None:
 # The record of an update in place (in the site's work folder): the staged folder, the folders it
 # replaces whole, the files and folders that go. Written once the staged folder is complete.
 JOURNAL = "update.json"
-# In the site while an update moves files in: a site that holds it without a journal beside it
-# (its work folder lost, as a CI cache keeps the site alone) has pages its manifest does not
-# describe, so no page of it is reused.
-UPDATING = ".pincite-updating"
 
 
 def _update_in_place(out_dir: Path, staged: Path, trees: list[str], gone: list[str]) -> int:
@@ -575,12 +428,12 @@ def finish_update(out_dir: Path) -> int:
     for folder, _subfolders, names in os.walk(staged):
         for name in names:
             rel = os.path.relpath(os.path.join(folder, name), staged)
-            if rel != MANIFEST:
+            if rel != TOP:
                 os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
                 _move(staged / rel, out_dir / rel)
                 moved += 1
-    if (staged / MANIFEST).exists():
-        _move(staged / MANIFEST, out_dir / MANIFEST)
+    if (staged / TOP).exists():
+        _move(staged / TOP, out_dir / TOP)
         moved += 1
     for n, rel in enumerate(gone):
         target = out_dir / rel
@@ -768,8 +621,9 @@ class _SiteBuilder:
         self.env: Environment = make_environment(self.folders, sandboxed=config.template_dir is not None)
         self.fp = site_fingerprint(self.folders, config)
         self.stats.document_template = _document_template(repo.root, config.template_dir)
-        self.old, self.stats.previous_site = _Manifest.load(previous)
-        self.new = _Manifest(self.fp)
+        self.old, self.stats.previous_site = Manifest.load(previous)
+        self.stats.manifest_shards_read = len(self.old.read)
+        self.new = Manifest(self.fp)
         # A site whose manifest is trusted and was made under the same fingerprint is updated in
         # place: the manifests say which of its files go. Any other is replaced whole.
         self.in_place = self.stats.previous_site == PREVIOUS_REUSED and self.old.fingerprint == self.fp
@@ -823,7 +677,8 @@ class _SiteBuilder:
                 self._top_pages(ctx, heads, metas)
                 self._publish_index()
                 self._await_search(search)
-            self.new.save(self.out)
+            self.new.save(self.out, self.old, self.in_place)
+            self.stats.manifest_shards_written = len(self.new.written)
         finally:
             self.reader.close()
         return self.stats
@@ -889,6 +744,7 @@ class _SiteBuilder:
             {name.split("\0")[0] for name in kept.sections} for kept in (self.kept_sections, self.fresh_sections)
         ]
         gone += sorted(folder_pages[0] - folder_pages[1] - {"index.html"})
+        gone += [f"{MANIFEST}/{shard}.json" for shard in new.emptied]  # shards whose records all went
         if self.live_search is not None:
             gone += [
                 f"{SEARCH_FOLDER}/{entry}"
