@@ -644,6 +644,8 @@ class _SiteBuilder:
         self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
         self.history_shards: set[str] = set()  # the history shards written or kept that hold paths (`_histories`)
         self.history_digits = 2  # the hex digits naming a history shard (`render.history_digits`)
+        self.previous_commits = 0  # the previous site's first-parent line's length, when it is carried
+        self.commit_files: set[str] = set()  # the files of commit places written or kept (`_commit_places`)
         self.previous_history_digits = _history_digits_of(previous)
         self.frameworks: dict[str, str] = {}
 
@@ -711,6 +713,7 @@ class _SiteBuilder:
         index_changed = self.summary.changed_paths
         previous = IndexState.from_json(self.old.index)
         self.carry, self.stats.carry = carry_over(self.repo, self.reader, previous, now, commits, index_changed)
+        self.previous_commits = previous.commits if previous is not None else 0
 
     # -- an update in place ----------------------------------------------------------------
     def replaced_trees(self) -> list[str]:
@@ -736,6 +739,9 @@ class _SiteBuilder:
         ]
         gone += sorted(old.files.keys() - new.files.keys())
         gone += [rel for rel in RETIRED if (self.previous / rel).exists()]
+        places = self.previous / COMMIT_PLACES
+        names = sorted(os.listdir(places)) if places.is_dir() else []  # at most 256
+        gone += [f"{COMMIT_PLACES}/{name}" for name in names if name not in self.commit_files]
         gone += [doc_page_path(path) for path in sorted(old.docs.keys() - new.docs.keys())]
         gone += self._gone_history_files()
         gone += [changes_page_path(path) for path in sorted(old.changes.keys() - new.changes.keys())]
@@ -1172,19 +1178,20 @@ class _SiteBuilder:
         SHA's first two hex digits: a version page checks that its permalink's commit really held
         its version before it shows any verdict, reading the one file that commit is in.
 
-        A file whose commits and places are those of the previous site is kept: a build of one
-        more commit writes one file (earlier commits keep their places while the line grows).
+        While the line only grew since the previous site (`self.carry`), its commits keep their
+        places: only the files of the commits added since are written (one, for one more commit).
         """
         shards: dict[str, dict[str, int]] = {}
         for seq, commit in enumerate(commits):
             shards.setdefault(commit.sha[:2], {})[commit.sha] = seq
+        grown_from = self.previous_commits if self.carry is not None else 0
+        fresh = {commit.sha[:2] for commit in commits[grown_from:]}
         (self.out / COMMIT_PLACES).mkdir(exist_ok=True)
         for prefix, places in sorted(shards.items()):
             rel = f"{COMMIT_PLACES}/{prefix}.json"
-            body = json.dumps({"commits": places}, sort_keys=True)
-            key = self.new.files[rel] = hashlib.sha256(body.encode("ascii")).hexdigest()
-            if not self._reuse(self.old.files, rel, key, rel):
-                (self.out / rel).write_text(body, encoding="ascii")
+            if prefix in fresh or not self._link_previous(rel):
+                (self.out / rel).write_text(json.dumps({"commits": places}, sort_keys=True), encoding="ascii")
+        self.commit_files = {f"{prefix}.json" for prefix in shards}
 
     def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
         head = ctx.commits[-1]
