@@ -401,6 +401,41 @@ def test_on_a_phone_a_long_site_title_wraps_whole_and_the_scripts_links_move_not
         server.server_close()
 
 
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_a_document_page_keeps_the_places_of_its_search_box_and_tabs_from_the_first_paint(
+    served: Any, browser: Any, width: int, height: int
+) -> None:
+    _repo, _site, base = served
+    context = browser.new_context(viewport={"width": width, "height": height})
+    # The scripts come late, as on a slow network: the page is painted before they make the header's
+    # search box and links and the Rendered/Source tabs.
+    context.route("**/pincite.js", lambda route: (time.sleep(0.3), route.continue_()))
+    try:
+        tab = context.new_page()
+        tab.goto(base + "doc/corpus/handbook.md.html")
+        tab.wait_for_selector("body > header form.searchbox")
+        tab.wait_for_selector(".views [role=tab]")
+        shifts = tab.evaluate(
+            """() => new Promise(resolve => {
+                const seen = [];
+                new PerformanceObserver(list => {
+                    for (const e of list.getEntries()) seen.push([e.value, e.sources.map(s => s.node && s.node.nodeName + JSON.stringify(s.previousRect) + JSON.stringify(s.currentRect))]);
+                }).observe({type: 'layout-shift', buffered: true});
+                setTimeout(() => resolve(seen), 500);
+            })"""
+        )
+        assert sum(value for value, _nodes in shifts) <= 0.01, shifts
+        # The box fits its row, and nothing is wider than the screen.
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= width
+        box = tab.locator("body > header form.searchbox").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width and box["height"] <= 33
+        bar = tab.locator(".views").bounding_box()
+        rendered = tab.locator(".rendered-body").bounding_box()
+        assert bar is not None and rendered is not None and bar["y"] + bar["height"] <= rendered["y"]
+    finally:
+        context.close()
+
+
 def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
     repo, site, _base = served
     blob = GitRepo(repo.root).blob_at(repo.head(), "corpus/policy.txt")
