@@ -419,7 +419,7 @@ def test_a_document_page_keeps_the_places_of_its_search_box_and_tabs_from_the_fi
             """() => new Promise(resolve => {
                 const seen = [];
                 new PerformanceObserver(list => {
-                    for (const e of list.getEntries()) seen.push([e.value, e.sources.map(s => s.node.nodeName)]);
+                    for (const e of list.getEntries()) seen.push([e.value, e.sources.map(s => s.node?.nodeName)]);
                 }).observe({type: 'layout-shift', buffered: true});
                 setTimeout(() => resolve(seen), 500);
             })"""
