@@ -276,7 +276,9 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     new_blob = corpus_repo.git("rev-parse", f"{second}:corpus/handbook.md").strip()
     assert (site / "v" / f"{old_blob}.html").is_file() and (site / "v" / f"{new_blob}.html").is_file()
     doc = (site / "doc" / "corpus" / "handbook.md.html").read_text(encoding="utf-8")
-    assert "data-pagefind-body" in doc and f'<a id=version href="../../v/{new_blob}.html?commit={second}' in doc
+    assert f'<a id=version href="../../v/{new_blob}.html?commit={second}' in doc
+    # Pagefind's marks are the search record's (search_bundles.pagefind_marks), not the page's.
+    assert "data-pagefind" not in doc and b"<article data-pagefind-body>" in search_record(doc.encode())
     history = _history(site, "corpus/handbook.md")
     target = history["versions"][old_blob]["target"]
     assert target["status"] == "modified" and target["blob"] == new_blob
@@ -681,7 +683,8 @@ def _pager(page: Path) -> list[tuple[str, str, str]]:
     nav = re.search(r"<nav class=pager.*?</nav>", html, re.S)
     if nav is None:
         return []
-    found = re.findall(r'rel=(\w+) href="([^"]+)"><span>\w+</span> (.*?)</a>', nav.group(0), re.S)
+    # The link's "Previous" or "Next" is drawn by CSS from its rel; its address is one token, unquoted.
+    found = re.findall(r"rel=(\w+) href=([^ >]+)>(.*?)</a>", nav.group(0), re.S)
     return [(rel, href, unescape(title)) for rel, href, title in found]
 
 
