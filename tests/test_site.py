@@ -342,14 +342,19 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     assert cold["pages_rendered"] == 16 and cold["pages_reused"] == 0
     assert not (site / "changes").exists()
     old_page = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc0.md').strip()}.html"
-    before, inode = old_page.read_bytes(), old_page.stat().st_ino
+    before = old_page.read_bytes()
+    inode_other = (site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc1.md').strip()}.html").stat().st_ino
     corpus_repo.commit({"corpus/doc0.md": "# Doc 0\n\nChanged.\n"})
     warm = _build(corpus_repo, site)
     # One new version page, its document page, its history page (its second version) and the diff
-    # page from the version before; every other page is the previous file.
-    assert warm["pages_rendered"] == 4 and warm["pages_reused"] == 15
+    # page from the version before, and the first version's page again, which now links the history
+    # page for a reader without JavaScript (its text the same); every other page is the previous file.
+    assert warm["pages_rendered"] == 5 and warm["pages_reused"] == 14
     assert warm["history_written"] == 1 and warm["history_reused"] == 7
-    assert old_page.read_bytes() == before and old_page.stat().st_ino == inode
+    history = b" \xc2\xb7 <a href=../changes/corpus/doc0.md.html>history</a></p>"
+    assert old_page.read_bytes() == before.replace(b"</p>\n<ol", history + b"\n<ol", 1) != before
+    other = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc1.md').strip()}.html"
+    assert other.stat().st_ino == inode_other  # a page whose links did not change is the previous file
 
 
 def test_history_of_paths_gone_from_head_is_redone_only_when_where_they_lead_changes(

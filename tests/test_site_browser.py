@@ -672,6 +672,58 @@ def test_on_a_phone_without_javascript_the_banner_says_all_it_holds(served: Any,
         context.close()
 
 
+def test_a_version_page_without_javascript_links_its_documents_latest_version_and_history(
+    corpus_repo: Any, tmp_path: Path, browser: Any
+) -> None:
+    first = corpus_repo.commit({"corpus/policy.txt": OLD, "corpus/once.md": "# Once\n\nOne version.\n"})
+    gone_first = corpus_repo.commit({"corpus/gone.md": "# Gone\n\nSoon deleted.\n"})
+    second = corpus_repo.commit({"corpus/policy.txt": OLD.replace("line 2 of", "the second line of")})
+    corpus_repo.commit({"corpus/gone.md": None})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    repo = GitRepo(corpus_repo.root)
+    server, base = serve_in_thread(site)
+    try:
+        for scripted in (False, True):
+            context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=scripted)
+            tab = context.new_page()
+            # An old version: its path's page shows the latest version, its history page every one.
+            tab.goto(_permalink(base, repo, first, "corpus/policy.txt", "L2"))
+            facts = tab.locator("#banner ~ h1 + p")
+            if scripted:
+                tab.wait_for_selector("#version-nav[data-done]")
+            assert tab.locator("#banner ~ h1 + p a", has_text="history").count() == 1  # not twice with the script
+            tab.click("#banner ~ h1 + p a:text-is('latest')")
+            tab.wait_for_load_state("load")
+            assert tab.url == base + "doc/corpus/policy.txt.html"
+            assert "the second line of the policy" in tab.inner_text("#src")
+            tab.go_back()
+            facts.locator("a:text-is('history')").click()
+            tab.wait_for_load_state("load")
+            assert tab.url == base + "changes/corpus/policy.txt.html" and tab.title().startswith("History of")
+            # One version from its first commit on: no history page to link, the document page only.
+            tab.goto(_permalink(base, repo, first, "corpus/once.md", "L1"))
+            links = tab.locator("#banner ~ h1 + p a").all_inner_texts()
+            assert links == ["latest"], links
+            # A deleted document has no page at the built commit: nothing to link without JavaScript.
+            tab.goto(_permalink(base, repo, gone_first, "corpus/gone.md", "L1"))
+            if scripted:
+                tab.wait_for_selector("#banner[data-status='deleted']")
+            assert tab.locator("#banner ~ h1 + p a").count() == 0
+            assert tab.evaluate("() => document.documentElement.scrollWidth") <= 390
+            context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    # The once-only document changes: its first version's page is written again, now linking its history.
+    once = repo.blob_at(first, "corpus/once.md")
+    assert once is not None and "history" not in (site / "v" / f"{once.sha}.html").read_text(encoding="utf-8")
+    corpus_repo.commit({"corpus/once.md": "# Once\n\nTwo versions now.\n"})
+    build(corpus_repo.root, out=site)
+    page = (site / "v" / f"{once.sha}.html").read_text(encoding="utf-8")
+    assert "<a href=../changes/corpus/once.md.html>history</a>" in page and second != first
+
+
 # -- the banner's recovery suggestions (indexer.citations.recovery, exact places only) ------------------
 P_AWAY = "Visitors sign the guest book at the front desk before they go upstairs."
 P_DOWN = "The kitchen closes at eight in the evening on weekdays."
