@@ -351,8 +351,9 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     # page for a reader without JavaScript (its text the same); every other page is the previous file.
     assert warm["pages_rendered"] == 5 and warm["pages_reused"] == 14
     assert warm["history_written"] == 1 and warm["history_reused"] == 7
-    history = b" \xc2\xb7 <a href=../changes/corpus/doc0.md.html>history</a></p>"
-    assert old_page.read_bytes() == before.replace(b"</p>\n<ol", history + b"\n<ol", 1) != before
+    latest = b"<a href=../doc/corpus/doc0.md.html>latest version</a>"
+    history = latest + b" \xc2\xb7 <a href=../changes/corpus/doc0.md.html>history</a>"
+    assert old_page.read_bytes() == before.replace(latest, history, 1) != before
     other = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc1.md').strip()}.html"
     assert other.stat().st_ino == inode_other  # a page whose links did not change is the previous file
 

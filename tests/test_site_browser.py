@@ -689,27 +689,26 @@ def test_a_version_page_without_javascript_links_its_documents_latest_version_an
             tab = context.new_page()
             # An old version: its path's page shows the latest version, its history page every one.
             tab.goto(_permalink(base, repo, first, "corpus/policy.txt", "L2"))
-            facts = tab.locator("#banner ~ h1 + p")
             if scripted:
                 tab.wait_for_selector("#version-nav[data-done]")
-            assert tab.locator("#banner ~ h1 + p a", has_text="history").count() == 1  # not twice with the script
-            tab.click("#banner ~ h1 + p a:text-is('latest')")
+            assert tab.locator("main a", has_text="history").count() == 1  # not twice with the script
+            tab.click("main a:text-is('latest version')")
             tab.wait_for_load_state("load")
             assert tab.url == base + "doc/corpus/policy.txt.html"
             assert "the second line of the policy" in tab.inner_text("#src")
             tab.go_back()
-            facts.locator("a:text-is('history')").click()
+            tab.click("main a:text-is('history')")
             tab.wait_for_load_state("load")
             assert tab.url == base + "changes/corpus/policy.txt.html" and tab.title().startswith("History of")
             # One version from its first commit on: no history page to link, the document page only.
             tab.goto(_permalink(base, repo, first, "corpus/once.md", "L1"))
-            links = tab.locator("#banner ~ h1 + p a").all_inner_texts()
-            assert links == ["latest"], links
+            links = tab.locator("#banner ~ h1 ~ p a").all_inner_texts()
+            assert links == ["latest version"], links
             # A deleted document has no page at the built commit: nothing to link without JavaScript.
             tab.goto(_permalink(base, repo, gone_first, "corpus/gone.md", "L1"))
             if scripted:
                 tab.wait_for_selector("#banner[data-status='deleted']")
-            assert tab.locator("#banner ~ h1 + p a").count() == 0
+            assert tab.locator("#banner ~ h1 ~ p a").count() == 0
             assert tab.evaluate("() => document.documentElement.scrollWidth") <= 390
             context.close()
     finally:
