@@ -40,7 +40,9 @@ CHROME_BOUND = 1_560
 # optional tags left out; 1.33–1.37 KB before the site's links were made by the script, the
 # classic file:// script gave way to the banner's own words, the kind was read from the banner,
 # one-token attribute values went unquoted, the title left the site's name to the header and the
-# lines' list its class to its id.
+# lines' list its class to its id. With its line of links to the document page (and the history
+# page, when there is one) for a reader without JavaScript, less the classes of its heading, facts
+# line, banner and skip link: 0.99–1.01 KB.
 VERSION_CHROME_BOUND = 1_024
 
 
@@ -152,6 +154,8 @@ def test_a_small_version_page_spends_a_bounded_chrome(corpus_repo: CorpusRepo, t
         assert re.search(r"<main id=content( [a-z-]+=[^ >]+)*>", page), page[:400]  # one space between attributes
         # The site's links are the script's; the header holds the way home.
         assert "citations.html" not in page and "<header><a href=../index.html>" in page
+        # Its document's page, for a reader without JavaScript (no history page: one version each).
+        assert re.search(r"\n<p><a href=\.\./doc/corpus/pages[.\w]*/\w+/[\w.]+\.html>latest version</a></p>\n", page)
 
 
 def test_the_search_record_puts_back_the_marks_the_page_no_longer_holds(
