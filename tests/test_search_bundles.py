@@ -36,6 +36,7 @@ from indexer.site.search_bundles import (
     id_language,
     ids_clash,
     make_bundle,
+    pagefind_marks,
     plan_search,
     read_indexed,
     record_metadata,
@@ -575,7 +576,7 @@ def test_a_changed_document_ranks_as_it_would_in_a_new_base(
     assert _paths(found) == sorted(set(harbours) | {EDITED})  # and no sample page twice
 
 
-PARTED = Config(site_search_delta_share=0.5, site_search_part_mb=0.015)  # pages of a few KB: a few per part
+PARTED = Config(site_search_delta_share=0.5, site_search_part_mb=0.01)  # pages of a few KB: a few per part
 
 
 def test_a_large_base_is_made_in_parts_that_are_searched_as_one(
@@ -659,18 +660,19 @@ def test_a_bundle_is_what_pagefind_makes_of_the_search_records(corpus_repo: Corp
     )
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=CONFIG)
-    # The pages as written hold no Pagefind metadata (the record writes it from the page): given
-    # the pages whole with that metadata put back in their heads, Pagefind makes the same bundle.
+    # The pages as written hold no Pagefind metadata nor marks (the record writes them from the
+    # page): given the pages whole with the marks and that metadata put back, Pagefind makes the
+    # same bundle.
     whole = tmp_path / "whole"
     for written in (site / "doc").rglob("*.html"):
-        page = written.read_bytes()
+        page = pagefind_marks(written.read_bytes())
         head = page.find(b"</head>")
         copy = whole / written.relative_to(site)
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_bytes(page[:head] + b"\n".join(record_metadata(page)) + page[head:])
     run_pagefind(whole, whole / "out")  # as the site runs it, on whole pages
     page = (site / "doc" / "corpus" / "rendered.md.html").read_bytes()
-    assert b"<ol id=src " in page and b"<ol id=src " not in searched_part(page)
+    assert b"<ol id=src " in page and b"data-pagefind" not in page
     record = search_record(page)  # what Pagefind is given: no chrome, no source lines
     assert b"<ol id=src " not in record and b"<header" not in record and b"Content-Security-Policy" not in record
     assert b'<html lang="en">' in record and b'data-pagefind-meta="path[content]"' in record

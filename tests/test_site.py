@@ -277,7 +277,9 @@ def test_version_and_document_pages_and_history(corpus_repo, tmp_path: Path) -> 
     new_blob = corpus_repo.git("rev-parse", f"{second}:corpus/handbook.md").strip()
     assert (site / "v" / f"{old_blob}.html").is_file() and (site / "v" / f"{new_blob}.html").is_file()
     doc = (site / "doc" / "corpus" / "handbook.md.html").read_text(encoding="utf-8")
-    assert "data-pagefind-body" in doc and f'<a id=version href="../../v/{new_blob}.html?commit={second}' in doc
+    assert f'<a id=version href="../../v/{new_blob}.html?commit={second}' in doc
+    # Pagefind's marks are the search record's (search_bundles.pagefind_marks), not the page's.
+    assert "data-pagefind" not in doc and b"<article data-pagefind-body>" in search_record(doc.encode())
     history = _history(site, "corpus/handbook.md")
     target = history["versions"][old_blob]["target"]
     assert target["status"] == "modified" and target["blob"] == new_blob
@@ -341,14 +343,20 @@ def test_incremental_rebuild_reuses_unchanged_pages(corpus_repo, tmp_path: Path)
     assert cold["pages_rendered"] == 16 and cold["pages_reused"] == 0
     assert not (site / "changes").exists()
     old_page = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc0.md').strip()}.html"
-    before, inode = old_page.read_bytes(), old_page.stat().st_ino
+    before = old_page.read_bytes()
+    inode_other = (site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc1.md').strip()}.html").stat().st_ino
     corpus_repo.commit({"corpus/doc0.md": "# Doc 0\n\nChanged.\n"})
     warm = _build(corpus_repo, site)
     # One new version page, its document page, its history page (its second version) and the diff
-    # page from the version before; every other page is the previous file.
-    assert warm["pages_rendered"] == 4 and warm["pages_reused"] == 15
+    # page from the version before, and the first version's page again, which now links the history
+    # page for a reader without JavaScript (its text the same); every other page is the previous file.
+    assert warm["pages_rendered"] == 5 and warm["pages_reused"] == 14
     assert warm["history_written"] == 1 and warm["history_reused"] == 7
-    assert old_page.read_bytes() == before and old_page.stat().st_ino == inode
+    latest = b"<a href=../doc/corpus/doc0.md.html>latest version</a>"
+    history = latest + b" \xc2\xb7 <a href=../changes/corpus/doc0.md.html>history</a>"
+    assert old_page.read_bytes() == before.replace(latest, history, 1) != before
+    other = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/doc1.md').strip()}.html"
+    assert other.stat().st_ino == inode_other  # a page whose links did not change is the previous file
 
 
 def _commit_places(site: Path) -> dict[str, int]:
@@ -743,7 +751,8 @@ def _pager(page: Path) -> list[tuple[str, str, str]]:
     nav = re.search(r"<nav class=pager.*?</nav>", html, re.S)
     if nav is None:
         return []
-    found = re.findall(r'rel=(\w+) href="([^"]+)"><span>\w+</span> (.*?)</a>', nav.group(0), re.S)
+    # The link's "Previous" or "Next" is drawn by CSS from its rel; its address is one token, unquoted.
+    found = re.findall(r"rel=(\w+) href=([^ >]+)>(.*?)</a>", nav.group(0), re.S)
     return [(rel, href, unescape(title)) for rel, href, title in found]
 
 

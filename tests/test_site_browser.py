@@ -402,6 +402,41 @@ def test_on_a_phone_a_long_site_title_wraps_whole_and_the_scripts_links_move_not
         server.server_close()
 
 
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_a_document_page_keeps_the_places_of_its_search_box_and_tabs_from_the_first_paint(
+    served: Any, browser: Any, width: int, height: int
+) -> None:
+    _repo, _site, base = served
+    context = browser.new_context(viewport={"width": width, "height": height})
+    # The scripts come late, as on a slow network: the page is painted before they make the header's
+    # search box and links and the Rendered/Source tabs.
+    context.route("**/pincite.js", lambda route: (time.sleep(0.3), route.continue_()))
+    try:
+        tab = context.new_page()
+        tab.goto(base + "doc/corpus/handbook.md.html")
+        tab.wait_for_selector("body > header form.searchbox")
+        tab.wait_for_selector(".views [role=tab]")
+        shifts = tab.evaluate(
+            """() => new Promise(resolve => {
+                const seen = [];
+                new PerformanceObserver(list => {
+                    for (const e of list.getEntries()) seen.push([e.value, e.sources.map(s => s.node?.nodeName)]);
+                }).observe({type: 'layout-shift', buffered: true});
+                setTimeout(() => resolve(seen), 500);
+            })"""
+        )
+        assert sum(value for value, _nodes in shifts) <= 0.01, shifts
+        # The box fits its row, and nothing is wider than the screen.
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= width
+        box = tab.locator("body > header form.searchbox").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width and box["height"] <= 33
+        bar = tab.locator(".views").bounding_box()
+        rendered = tab.locator(".rendered-body").bounding_box()
+        assert bar is not None and rendered is not None and bar["y"] + bar["height"] <= rendered["y"]
+    finally:
+        context.close()
+
+
 def test_a_version_page_opened_from_a_file_shows_its_text_and_says_it_cannot_compare(served: Any, page: Any) -> None:
     repo, site, _base = served
     blob = GitRepo(repo.root).blob_at(repo.head(), "corpus/policy.txt")
@@ -636,6 +671,57 @@ def test_on_a_phone_without_javascript_the_banner_says_all_it_holds(served: Any,
         assert title is not None and banner is not None and title["width"] > banner["width"] / 2, (title, banner)
     finally:
         context.close()
+
+
+def test_a_version_page_without_javascript_links_its_documents_latest_version_and_history(
+    corpus_repo: Any, tmp_path: Path, browser: Any
+) -> None:
+    first = corpus_repo.commit({"corpus/policy.txt": OLD, "corpus/once.md": "# Once\n\nOne version.\n"})
+    gone_first = corpus_repo.commit({"corpus/gone.md": "# Gone\n\nSoon deleted.\n"})
+    second = corpus_repo.commit({"corpus/policy.txt": OLD.replace("line 2 of", "the second line of")})
+    corpus_repo.commit({"corpus/gone.md": None})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site)
+    repo = GitRepo(corpus_repo.root)
+    server, base = serve_in_thread(site)
+    try:
+        for scripted in (False, True):
+            context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=scripted)
+            tab = context.new_page()
+            # An old version: its path's page shows the latest version, its history page every one.
+            tab.goto(_permalink(base, repo, first, "corpus/policy.txt", "L2"))
+            if scripted:
+                tab.wait_for_selector("#version-nav[data-done]")
+            assert tab.locator("main a", has_text="history").count() == 1  # not twice with the script
+            tab.click("main a:text-is('latest version')")
+            tab.wait_for_load_state("load")
+            assert tab.url == base + "doc/corpus/policy.txt.html"
+            assert "the second line of the policy" in tab.inner_text("#src")
+            tab.go_back()
+            tab.click("main a:text-is('history')")
+            tab.wait_for_load_state("load")
+            assert tab.url == base + "changes/corpus/policy.txt.html" and tab.title().startswith("History of")
+            # One version from its first commit on: no history page to link, the document page only.
+            tab.goto(_permalink(base, repo, first, "corpus/once.md", "L1"))
+            links = tab.locator("#banner ~ h1 ~ p a").all_inner_texts()
+            assert links == ["latest version"], links
+            # A deleted document has no page at the built commit: nothing to link without JavaScript.
+            tab.goto(_permalink(base, repo, gone_first, "corpus/gone.md", "L1"))
+            if scripted:
+                tab.wait_for_selector("#banner[data-status='deleted']")
+            assert tab.locator("#banner ~ h1 ~ p a").count() == 0
+            assert tab.evaluate("() => document.documentElement.scrollWidth") <= 390
+            context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    # The once-only document changes: its first version's page is written again, now linking its history.
+    once = repo.blob_at(first, "corpus/once.md")
+    assert once is not None and "history" not in (site / "v" / f"{once.sha}.html").read_text(encoding="utf-8")
+    corpus_repo.commit({"corpus/once.md": "# Once\n\nTwo versions now.\n"})
+    build(corpus_repo.root, out=site)
+    page = (site / "v" / f"{once.sha}.html").read_text(encoding="utf-8")
+    assert "<a href=../changes/corpus/once.md.html>history</a>" in page and second != first
 
 
 # -- the banner's recovery suggestions (indexer.citations.recovery, exact places only) ------------------

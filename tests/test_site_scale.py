@@ -74,15 +74,19 @@ def test_only_documents_with_more_than_one_version_get_a_history_page(corpus_rep
 
     assert_history_pages_follow_the_history_files(site)
 
-    # A second version of page1: its history page comes; its first version's page stays as it was
-    # (immutable: its script finds the history page from the path's history file).
+    # A second version of page1: its history page comes; its first version's page keeps its text
+    # and now links the history page for a reader without JavaScript (its script finds it from the
+    # path's history file too, and does not link it twice); page0's version pages stay as they were.
     old_page = site / "v" / f"{corpus_repo.git('rev-parse', 'HEAD:corpus/page1.md').strip()}.html"
-    inode = old_page.stat().st_ino
+    kept = {p: p.stat().st_ino for p in (site / "v").glob("*.html") if p != old_page}
+    assert "changes/" not in old_page.read_text(encoding="utf-8")
     corpus_repo.commit({"corpus/page1.md": "# Page 1\n\nEdited.\n"})
     second = _build(corpus_repo, site)
-    assert (site / "changes/corpus/page1.md.html").is_file() and old_page.stat().st_ino == inode
-    # page1: its new version page, its document page, its history page and the diff page.
-    assert second["pages_rendered"] == 4, (first, second)
+    assert (site / "changes/corpus/page1.md.html").is_file()
+    assert "<a href=../changes/corpus/page1.md.html>history</a>" in old_page.read_text(encoding="utf-8")
+    assert all(p.stat().st_ino == inode for p, inode in kept.items())
+    # page1: its new version page, its first version's, its document page, its history page and the diff page.
+    assert second["pages_rendered"] == 5, (first, second)
     assert not broken_links(site, [p for p in sorted(site.rglob("*.html")) if "pagefind" not in p.parts])
     assert_history_pages_follow_the_history_files(site)
 

@@ -115,16 +115,18 @@ def test_a_version_page_shows_the_title_its_document_page_shows_and_only_a_retit
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
     version = site / "v" / f"{alpha}.html"
-    assert "<h1 class=doc-title>Summary <code" in version.read_text(encoding="utf-8")
+    assert "<h1>Summary <code" in version.read_text(encoding="utf-8")
     corpus_repo.commit({"corpus/0001-alpha-plan.md": "# Summary\n\nAlpha, edited.\n"})
     corpus_repo.commit({"corpus/0003-gamma-plan.md": "# Summary\n\nGamma.\n"})
     build(corpus_repo.root, out=site)
     shown = version.read_text(encoding="utf-8")
-    assert "<h1 class=doc-title>Alpha plan <code" in shown and "<title>Alpha plan — " in shown
+    assert "<h1>Alpha plan <code" in shown and "<title>Alpha plan — " in shown
     written = {page.name: page.stat().st_mtime_ns for page in (site / "v").glob("*.html")}
+    x_first = corpus_repo.git("rev-parse", "HEAD:corpus/x.md").strip()
     corpus_repo.commit({"corpus/x.md": "# X\n\nx, edited.\n"})
     again = build(corpus_repo.root, out=site)
     assert again.site is not None and again.site["pages_rendered"] <= 5  # x's pages and its neighbours'
     x = corpus_repo.git("rev-parse", "HEAD:corpus/x.md").strip()
     rewritten = {p.name for p in (site / "v").glob("*.html") if written.get(p.name) != p.stat().st_mtime_ns}
-    assert rewritten == {f"{x}.html"}  # of the version pages, only the new one is written
+    # Of the version pages, the new one is written, and x's first, which now links x's history page.
+    assert rewritten == {f"{x}.html", f"{x_first}.html"}

@@ -662,6 +662,7 @@ class _SiteBuilder:
             ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
             heads = {p: pvs[-1] for p, pvs in by_path.items() if pvs[-1].last_seq == head_seq}
+            ctx.doc_paths = frozenset(p for p, pv in heads.items() if metas[pv.version_id].status == "ok")
             # Citations first: a PDF version's pages as printed spend their byte budget on the cited pages.
             self.progress.stage("finding citations")
             ctx.cited_by = self._cited_by(commits[-1].sha, heads, metas)
@@ -818,6 +819,9 @@ class _SiteBuilder:
             # The page names its path and shows its title, the corpus's to say (corpus_titles): a
             # version whose title turns generic (or stops being so) is rendered again, and no other.
             key = f"{meta.identity}|{path}|{meta.title}"
+            # It links its path's document page and history page, for a reader without JavaScript,
+            # when they are there: rendered again when one comes or goes, as no other page links it.
+            key += f"|{int(path in ctx.doc_paths)}{int(path in ctx.history_paths)}"
             original = original_file(meta, path)
             if original:
                 file_key = self.new.files[original] = f"{blob}:{original}"

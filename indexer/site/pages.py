@@ -19,7 +19,7 @@ from indexer.site.budget import within_budget
 from indexer.site.cited_by import CitedBy, citing_href, citing_link, gutter_marks
 from indexer.site.links import DocumentLinks
 from indexer.site.markdown import markdown_view
-from indexer.site.render import PageWriter, doc_page_path, human_size, root_prefix, source_view, url_path
+from indexer.site.render import PageWriter, doc_page_path, human_size, page_href, root_prefix, source_view, url_path
 from indexer.text import asciidoc
 from indexer.text.kinds import text_format
 from indexer.text.language import document_language
@@ -78,9 +78,12 @@ class PageContext:
     cited_by: CitedBy | None = None  # who cites each document at the built commit
     # A PDF version's pages as printed, by blob, published before its version page is rendered.
     pdf_figures: dict[str, Markup] = field(default_factory=dict)
-    # The paths with a history page (history_pages.has_history_page): only their document pages link
-    # to one (a version page is immutable: its script adds the link from the path's history file).
+    # The paths with a history page (history_pages.has_history_page): only their document and
+    # version pages link to one (a version page's text is immutable; it is rendered again when the
+    # history page or the document page it links comes or goes: builder, _versions).
     history_paths: frozenset[str] = frozenset()
+    # The paths with a document page (at the built commit, extracted): a version page links its path's.
+    doc_paths: frozenset[str] = frozenset()
     # Each document page's previous and next document of its folder (`folder_neighbours`).
     neighbours: dict[str, tuple[Neighbour | None, Neighbour | None]] = field(default_factory=dict)
 
@@ -194,6 +197,8 @@ def render_version_page(ctx: PageContext, meta: VersionMeta, path: str, target: 
         outline=source_outline(meta, path, text),
         original=original,
         download_name=PurePosixPath(path).name,
+        doc_href=page_href(path, "doc") if path in ctx.doc_paths else None,
+        history_href=page_href(path, "changes") if path in ctx.history_paths else None,
     )
     ctx.pages.write(target, html)
 

@@ -98,6 +98,16 @@ FRAGMENT_SIGNATURE = b"pagefind_dcd"
 UNINDEXED_START, UNINDEXED_END = b"<!--pincite:unindexed-->", b"<!--/pincite:unindexed-->"
 # Where the document template's searchable body starts, and the head's Pagefind metadata.
 SEARCH_BODY = b"<article data-pagefind-body"
+# A document page of the shipped template writes none of Pagefind's marks (issue 28: its chrome):
+# the record puts them back (`pagefind_marks`) on its `<article>`, its path and facts lines and, on
+# a page with a rendered view, the source view, whose lines are cut as the unindexed section was.
+ARTICLE = b"\n<article>\n"
+PATH_LINE = re.compile(rb"<p class=([\"']?)doc-path\1(>)")  # quoted or not (page_facts.py)
+META_LINE = re.compile(rb"<p class=([\"']?)doc-meta\1(>)")
+RENDERED_VIEW = re.compile(rb"<div id=([\"']?)rendered\1[\s>]")
+SOURCE_VIEW = re.compile(rb"<div id=([\"']?)source-view\1(>)\n")
+SOURCE_LINES, SOURCE_END = b"<ol id=src ", b"</ol>"
+IGNORE = b" data-pagefind-ignore"
 PAGEFIND_META = re.compile(rb"<meta\s[^>]*data-pagefind-[^>]*>")
 
 # Pagefind's own word-index chunk size (in word positions), and the variable that sets another.
@@ -473,6 +483,8 @@ def search_record(page: bytes) -> bytes:
     the shipped template's body mark is given whole.
     """
     page = searched_part(page)
+    if SEARCH_BODY not in page:
+        page = pagefind_marks(page)
     head_end, body = page.find(b"</head>"), page.find(SEARCH_BODY)
     html_start = page.find(b"<html")
     html_end = page.find(b">", html_start)
@@ -488,6 +500,35 @@ def search_record(page: bytes) -> bytes:
         + b"\n</head>\n<body>\n"
         + page[body:]
     )
+
+
+def pagefind_marks(page: bytes) -> bytes:
+    """The document page `page` with the Pagefind marks its template leaves to the search record.
+
+    The body is the page's first `<article>` after its head. Its facts line comes before the
+    document's text, after the title and the path line (escaped text), so its first opening is the
+    template's, and a path line is the template's before it. The source view is the page's last,
+    after the rendered view and the document's text, so its last opening is the template's. A page
+    without that `<article>` or facts line is returned as it is (given whole to Pagefind).
+    """
+    article = page.find(ARTICLE, max(page.find(b"</head>"), 0))
+    meta = META_LINE.search(page, article) if article >= 0 else None
+    if meta is None:
+        return page
+    line = PATH_LINE.search(page, article, meta.start())
+    cuts = [(article + 1, article + len(ARTICLE) - 2, SEARCH_BODY)]  # `<article` becomes the body's mark
+    cuts += [(found.start(2), found.start(2), IGNORE) for found in (line, meta) if found is not None]
+    view = next(reversed(list(SOURCE_VIEW.finditer(page, meta.end()))), None)
+    if view is not None and RENDERED_VIEW.search(page, meta.end(), view.start()) is not None:
+        lines = page.find(SOURCE_LINES, view.end())
+        end = page.find(SOURCE_END, lines) if lines >= 0 else -1
+        if end >= 0:
+            cuts += [(view.start(2), view.start(2), IGNORE), (lines, end + len(SOURCE_END), b"")]
+    marked, at = [], 0
+    for start, stop, text in cuts:
+        marked += [page[at:start], text]
+        at = stop
+    return b"".join([*marked, page[at:]])
 
 
 def record_metadata(page: bytes) -> list[bytes]:

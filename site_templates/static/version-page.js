@@ -26,19 +26,22 @@ import "./search-index.js";
 import "./terms.js";
 import "./views.js";
 
-// The link to the path's history page, when it has one, and its previous and next versions: the
-// page is immutable (a path's second version comes after its first version's page was written),
-// so all three come from the path's history file. The nav is not in the page (it would be empty
+// The link to the path's history page, when it has one, and its previous and next versions, from
+// the path's history file: the permalink's path may be another than the one the page names (a
+// copy), and the neighbours are the script's alone. The nav is not in the page (it would be empty
 // without JavaScript): it is made here, at the end of the page's line of facts (a page of an older
 // template holds an empty one).
+// The facts line is the one after the heading (a page of an older template names it `doc-meta`);
+// the page links its own path's history for a reader without JavaScript, and it is not linked twice.
 function versionNav(main, record, path) {
   let nav = document.getElementById("version-nav");
-  const facts = main.querySelector(".doc-meta");
+  const facts = main.querySelector(".doc-meta, #banner ~ h1 + p");
   if (!nav && facts) nav = facts.appendChild(el("span", { id: "version-nav", class: "version-nav" }));
   if (!nav || nav.dataset.done) return;
   nav.dataset.done = "1";
   const history = main.dataset.root + sitePage("changes", path);
-  if (hasHistoryPage(record)) nav.append(" · ", el("a", { href: history }, "history"));
+  const linked = Array.from(main.querySelectorAll("a[href]")).some((a) => a.href === new URL(history, a.baseURI).href);
+  if (hasHistoryPage(record) && !linked) nav.append(" · ", el("a", { href: history }, "history"));
   const began = (v) => Math.min(...v.ranges.map((r) => r[2]));
   const order = Object.entries(record.versions).sort((x, y) => began(x[1]) - began(y[1]));
   const at = order.findIndex(([blob]) => blob === main.dataset.blob);
