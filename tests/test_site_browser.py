@@ -869,8 +869,12 @@ def test_normalization_in_javascript_matches_python(scripts_page: Any) -> None:
     js_norm = "t => { const [p, o] = quote.normalizePoints(t); return [p.join(''), o]; }"
     js_places = "([w, t]) => quote.quotePlaces(quote.normalizeQuote(w), t, 1000)"
 
+    # Code points this Python's Unicode leaves unassigned are left out: the browser's may be newer
+    # (a letter there, not here: '-' before U+31350, of Unicode 15, joined in JavaScript alone).
+    assigned = st.characters(exclude_categories=("Cs", "Cn"))
+
     @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(st.text(alphabet=st.sampled_from(TRICKY) | st.characters(), max_size=40), st.data())
+    @given(st.text(alphabet=st.sampled_from(TRICKY) | assigned, max_size=40), st.data())
     def agree(text: str, data: st.DataObject) -> None:
         normalized, offsets = normalize_for_match(text)
         assert page.evaluate(js_norm, text) == [normalized, offsets]
