@@ -14,6 +14,7 @@ never cross a PDF page boundary.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,12 +62,22 @@ def chunk(
 ) -> list[Passage]:
     """Passages of `text`; its structure is read by `fmt` ("plain" when not given, or
     "markdown" when only `markdown` is set)."""
-    fmt = fmt or ("markdown" if markdown else "plain")
+    return _chunk(text, fmt or ("markdown" if markdown else "plain"), max_chars, page_starts, scan=True)
+
+
+def _chunk(
+    text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool
+) -> list[Passage]:
+    """`chunk`; `scan`: a plain Markdown text within one passage may have its headings found by a
+    line scan instead of the parse (the same passages: tests/test_chunk_scan.py)."""
     split = text.split("\n")
     lines = LineIndex(text, split)
     line_texts = split[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
     blank = [not line.strip() for line in line_texts]
-    blocks = _structure_blocks(text, fmt, line_texts, blank, lines)
+    headings = None
+    if scan and fmt == "markdown" and len(text) <= max_chars and not page_starts:
+        headings = _plain_markdown_headings(text, lines)
+    blocks = headings if headings is not None else _structure_blocks(text, fmt, line_texts, blank, lines)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
@@ -114,6 +125,55 @@ def _markdown_blocks(text: str, blank: list[bool], lines: LineIndex) -> list[_Bl
             block.heading_text = source[min(inner) : max(inner)].decode("utf-8").strip() if inner else ""
         elif opens:
             _block_end(events)
+    return blocks
+
+
+# A Markdown text within one passage is cut at its top-level headings alone (`_group`), so only
+# they need finding. In a "plain" text an ATX heading is exactly a line of one to six "#" and a
+# space or its end: nothing can hold such a line (a list item, a fence, an HTML block, a table, a
+# link definition's next lines) and no other line can be a heading (a setext underline). What could
+# make it otherwise sends the text to the parse, and generously: a string of `_NOT_PLAIN_ANYWHERE`
+# anywhere, a lone "\r" (a line end to the parser), or a line `_LINE_START` finds that is not a
+# "#" line (its group 1) or a "#" line that is not all `_PLAIN_HEADING`.
+_NOT_PLAIN_ANYWHERE = (
+    "```",  # a fence, in any container, holds its lines
+    "~~~",
+    "\t",  # indentation the parser counts in columns
+    "\\#",  # an escaped "#"
+    "\x00",  # the parser reads a NUL as U+FFFD
+    "\x0b",  # white space to the parser
+    "\x0c",
+    "\ufeff",  # a byte-order mark the parser may pass over
+)
+_LONE_CR = re.compile(r"\r(?!\n)")
+_LINE_START = re.compile(  # searched in "\n" + text: each line start is a "\n"
+    r"\n(?:(#[^\n]*)"  # a "#" line
+    r"| {1,3}#"  # a "#" line a list item could hold
+    r"| {4}"  # indented code, or a list item's deeper lines
+    r"|[ =]*=[ =]*\r?(?=\n|\Z)|[ |:-]*-[ |:-]*\r?(?=\n|\Z)"  # setext underlines, table delimiters, breaks
+    r"|[ >*+.)0-9-]*(?:<|\[[^\]\n]*\]:))"  # an HTML block or a link definition, also in a quote or a list
+)
+# The whole of a "#" line that is a heading: its text has no white space but spaces, no control
+# character and no character markup or an entity could start with, so the parse's text (its
+# children's source, stripped) is the line's, stripped of its closing "#"s.
+_PLAIN_HEADING = re.compile(r"(#{1,6})((?:[ ](?:[ ]|[^\s\x00-\x1f\x7f\\`*_\[\]<>&~|{}!$^])*)?)\r?")
+
+
+def _plain_markdown_headings(text: str, lines: LineIndex) -> list[_Block] | None:
+    """The ATX headings of a plain Markdown text (see `_LINE_START`), or None for the parse's."""
+    if any(map(text.__contains__, _NOT_PLAIN_ANYWHERE)) or ("\r" in text and _LONE_CR.search(text)):
+        return None
+    blocks: list[_Block] = []
+    for found in _LINE_START.finditer("\n" + text):
+        heading = _PLAIN_HEADING.fullmatch(found[1]) if found[1] is not None else None
+        if heading is None:
+            return None
+        inner = heading[2].rstrip(" ")
+        unclosed = inner.rstrip("#")
+        if not unclosed or unclosed.endswith(" "):
+            inner = unclosed  # a closing sequence: "#"s after a space, at the end
+        line = bisect_right(lines.starts, found.start())  # in text, where the line starts
+        blocks.append(_Block(line, line, len(heading[1]), inner.strip()))
     return blocks
 
 
