@@ -71,6 +71,11 @@ OTHER_LINES = st.sampled_from(
         "    indented code",
         "\tcode after a tab",
         "===",
+        "=",
+        "  ==  ",
+        "---\t",
+        "===\x0c",
+        "---\x0b",
         "---",
         "- - -",
         "  --  ",
@@ -91,6 +96,8 @@ OTHER_LINES = st.sampled_from(
         "a line\\",
         "\ufeff# after a BOM",
         "a\rb",
+        "a\r# b",
+        "a\r===",
         "a\x0cb",
         "\x0c",
         "\u3000",
@@ -124,24 +131,53 @@ PLAIN_LINES = st.sampled_from(
 
 
 @st.composite
-def documents(draw: st.DrawFn, risky: int = 3) -> str:
-    """Plain lines (headings of plain words between tldr-like lines) and up to `risky` lines of
-    anything, each of which may make the text one the scan must leave to the parse."""
+def documents(draw: st.DrawFn, risky: tuple[int, int] = (0, 3)) -> str:
+    """Plain lines (headings of plain words between tldr-like lines) and `risky` (least, most)
+    lines of anything, each of which may make the text one the scan must leave to the parse."""
     lines = draw(st.lists(st.one_of(PLAIN_HEADINGS, PLAIN_LINES), max_size=16))
-    for line in draw(st.lists(st.one_of(HEADINGS, OTHER_LINES, st.text(max_size=20)), max_size=risky)):
+    anything = st.one_of(HEADINGS, OTHER_LINES, st.text(max_size=20))
+    for line in draw(st.lists(anything, min_size=risky[0], max_size=risky[1])):
         lines.insert(draw(st.integers(min_value=0, max_value=len(lines))), line)
     newline = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     return newline.join(lines) + draw(st.sampled_from(["", newline]))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(documents())
 def test_the_scan_cuts_any_text_as_the_parse_does(text: str) -> None:
     both_ways(text)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(documents(risky=(1, 1)))
+def test_the_scan_cuts_a_text_with_one_odd_line_as_the_parse_does(text: str) -> None:
+    both_ways(text)
+
+
+# What may underline a paragraph line (a setext heading, a table's delimiter row) to the parser.
+UNDERLINES = st.one_of(
+    st.builds(
+        lambda indent, marks, tail: indent + marks + tail,
+        st.sampled_from(["", " ", "   ", "    "]),
+        st.sampled_from(["=", "===", "-", "---", "- -", "|-", "-:", "|---|", ":-:|-"]),
+        st.sampled_from(["", " ", "\t", "\x0b", "\x0c", "\r", " |", "\t "]),
+    ),
+    st.text(alphabet="=-|: \t\x0b\x0c\r", min_size=1, max_size=6),
+)
+
+
 @settings(max_examples=500, deadline=None)
-@given(documents(risky=0))
+@given(documents(risky=(0, 0)), st.sampled_from(["words", "`tar cf x`", "a | b", "# A"]), UNDERLINES, st.data())
+def test_the_scan_cuts_a_line_under_another_as_the_parse_does(
+    text: str, above: str, underline: str, data: st.DataObject
+) -> None:
+    lines = text.split("\n")
+    lines.insert(data.draw(st.integers(min_value=0, max_value=len(lines))), f"{above}\n{underline}")
+    both_ways("\n".join(lines))
+
+
+@settings(max_examples=500, deadline=None)
+@given(documents(risky=(0, 0)))
 def test_the_scan_cuts_a_plain_text_as_the_parse_does(text: str) -> None:
     assert scans(text)
     both_ways(text)
