@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.text.chunk import _chunk, _plain_markdown_headings, chunk
-from indexer.text.model import LineIndex
 
 BOUND = 100_000  # every generated text is within one passage
 
@@ -25,7 +24,7 @@ def both_ways(text: str, max_chars: int = BOUND) -> None:
 
 
 def scans(text: str) -> bool:
-    return _plain_markdown_headings(text, LineIndex(text)) is not None
+    return _plain_markdown_headings(text) is not None
 
 
 # Pieces of a line: what a heading line may start, hold and end with, and what else a line may be.
@@ -195,9 +194,9 @@ def test_a_tldr_page_is_scanned_with_its_headings() -> None:
         "- [c]reate an archive and write it to a [f]ile:\n\n`tar cf {{path/to/target.tar}} {{path/to/file}}`\n\n"
         "## Options ##\n\n- List:\n\n`tar tvf {{a.tar}} | less`\n"
     )
-    headings = _plain_markdown_headings(page, LineIndex(page))
+    headings = _plain_markdown_headings(page)
     assert headings is not None
-    assert [(b.first, b.heading_level, b.heading_text) for b in headings] == [(1, 1, "tar"), (10, 2, "Options")]
+    assert headings == [(0, 1, "tar"), (page.index("## Options"), 2, "Options")]
     both_ways(page)
     assert [p.heading for p in chunk(page, fmt="markdown", max_chars=1200)] == ["tar", "tar › Options"]
 

@@ -55,14 +55,13 @@ def markdown_texts(repo: Path) -> list[tuple[str, str]]:
 
 def compare(texts: list[tuple[str, str]], bound: int) -> dict[str, Any]:
     from indexer.text.chunk import _chunk, _plain_markdown_headings
-    from indexer.text.model import LineIndex
 
     within = scanned = unequal = 0
     examples: list[str] = []
     for path, text in texts:
         if len(text) <= bound:
             within += 1
-            scanned += _plain_markdown_headings(text, LineIndex(text)) is not None
+            scanned += _plain_markdown_headings(text) is not None
         if _chunk(text, "markdown", bound, (), scan=True) != _chunk(text, "markdown", bound, (), scan=False):
             unequal += 1
             examples.append(path)

@@ -68,16 +68,17 @@ def chunk(
 def _chunk(
     text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool
 ) -> list[Passage]:
-    """`chunk`; `scan`: a plain Markdown text within one passage may have its headings found by a
-    line scan instead of the parse (the same passages: tests/test_chunk_scan.py)."""
+    """`chunk`; `scan`: a plain Markdown text within one passage may be cut at headings a line scan
+    finds instead of the parse's (the same passages: tests/test_chunk_scan.py)."""
+    if scan and fmt == "markdown" and len(text) <= max_chars and not page_starts:
+        passages = _plain_markdown_passages(text)
+        if passages is not None:
+            return passages
     split = text.split("\n")
     lines = LineIndex(text, split)
     line_texts = split[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
     blank = [not line.strip() for line in line_texts]
-    headings = None
-    if scan and fmt == "markdown" and len(text) <= max_chars and not page_starts:
-        headings = _plain_markdown_headings(text, lines)
-    blocks = headings if headings is not None else _structure_blocks(text, fmt, line_texts, blank, lines)
+    blocks = _structure_blocks(text, fmt, line_texts, blank, lines)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
     return _group(text, lines, blocks, max_chars, page_starts)
@@ -159,12 +160,13 @@ _LINE_START = re.compile(  # searched in "\n" + text: each line start is a "\n"
 _PLAIN_HEADING = re.compile(r"(#{1,6})((?:[ ](?:[ ]|[^\s\x00-\x1f\x7f\\`*_\[\]<>&~|{}!$^])*)?)\r?")
 
 
-def _plain_markdown_headings(text: str, lines: LineIndex) -> list[_Block] | None:
-    """The ATX headings of a plain Markdown text (see `_LINE_START`), or None for the parse's."""
+def _plain_markdown_headings(text: str) -> list[tuple[int, int, str]] | None:
+    """(where its line starts, level, text) of each ATX heading of a plain Markdown text (see
+    `_LINE_START`), or None for a text the parse must read."""
     if any(map(text.__contains__, _NOT_PLAIN_ANYWHERE)) or ("\r" in text and _LONE_CR.search(text)):
         return None
-    blocks: list[_Block] = []
-    for found in _LINE_START.finditer("\n" + text):
+    headings: list[tuple[int, int, str]] = []
+    for found in _LINE_START.finditer("\n" + text):  # found.start(): in text, where the line starts
         heading = _PLAIN_HEADING.fullmatch(found[1]) if found[1] is not None else None
         if heading is None:
             return None
@@ -172,9 +174,43 @@ def _plain_markdown_headings(text: str, lines: LineIndex) -> list[_Block] | None
         unclosed = inner.rstrip("#")
         if not unclosed or unclosed.endswith(" "):
             inner = unclosed  # a closing sequence: "#"s after a space, at the end
-        line = bisect_right(lines.starts, found.start())  # in text, where the line starts
-        blocks.append(_Block(line, line, len(heading[1]), inner.strip()))
-    return blocks
+        headings.append((found.start(), len(heading[1]), inner.strip()))
+    return headings
+
+
+def _plain_markdown_passages(text: str) -> list[Passage] | None:
+    """What `_group` makes of a plain Markdown text within one passage, or None (see `_LINE_START`):
+    a passage from each heading (and one for what comes first) to the last non-blank line before
+    the next, named by the headings it is under."""
+    headings = _plain_markdown_headings(text)
+    if headings is None:
+        return None
+    passages: list[Passage] = []
+    trail: list[tuple[int, str]] = []
+    first = text[: headings[0][0] if headings else len(text)]
+    if first.strip():  # what comes before the first heading: from its first non-blank line
+        lead = len(first) - len(first.lstrip())
+        passages.append(_plain_passage(text, 0, first.rfind("\n", 0, lead) + 1, len(first), ""))
+    for n, (start, level, name) in enumerate(headings):
+        trail[:] = [(lvl, t) for lvl, t in trail if lvl < level]
+        trail.append((level, name))
+        until = headings[n + 1][0] if n + 1 < len(headings) else len(text)
+        heading = HEADING_SEPARATOR.join(t for _, t in trail)
+        passages.append(_plain_passage(text, len(passages), start, until, heading))
+    return passages
+
+
+def _plain_passage(text: str, ordinal: int, start: int, until: int, heading: str) -> Passage:
+    """The passage from `start` (a non-blank line's start) to the end of the last non-blank line
+    before `until`, without a final "\r"."""
+    last = start + len(text[start:until].rstrip())  # just past the last non-blank character
+    end = text.find("\n", last, until)
+    end = until if end < 0 else end
+    if text[end - 1] == "\r":
+        end -= 1
+    first_line = text.count("\n", 0, start) + 1
+    last_line = first_line + text.count("\n", start, max(start, end - 1))
+    return Passage(ordinal, start, end, first_line, last_line, heading, text[start:end], None, None)
 
 
 def _block_end(events: Iterator[tuple[Any, Any]]) -> None:
