@@ -1,4 +1,4 @@
-"""Markdown chunking of texts within one passage: the heading scan's passages and CPU against the parse's, on real clones.
+"""Markdown chunking of texts within one passage: the heading scan against the parse, on real clones.
 
 Every `.md` blob at HEAD of each `--repo` (read through one `git cat-file --batch`, decoded as
 the build decodes a text) is cut by `indexer.text.chunk` at each of `--bounds`, once by the

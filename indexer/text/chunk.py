@@ -6,7 +6,9 @@ one passage is cut at a space, or else never inside an ASCII word of under WORD_
 characters (the `passage_max_chars` setting is at least three times that). Markdown blocks
 are the top-level blocks of a CommonMark parse with GFM tables (pyromark, which gives each
 block's source range); lines no block claims (link reference definitions, for instance)
-become blocks of their own, so nothing is lost.
+become blocks of their own, so nothing is lost. A Markdown text within one passage is cut at
+its headings alone; when its lines are plain (`_LINE_START`), a line scan finds them instead of
+the parse, with the same passages (tests/test_chunk_scan.py).
 reStructuredText and AsciiDoc blocks come from their line readers (indexer.text.rst,
 indexer.text.asciidoc). Plain text and extracted text are cut at blank lines. Passages
 never cross a PDF page boundary.
@@ -65,9 +67,7 @@ def chunk(
     return _chunk(text, fmt or ("markdown" if markdown else "plain"), max_chars, page_starts, scan=True)
 
 
-def _chunk(
-    text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool
-) -> list[Passage]:
+def _chunk(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool) -> list[Passage]:
     """`chunk`; `scan`: a plain Markdown text within one passage may be cut at headings a line scan
     finds instead of the parse's (the same passages: tests/test_chunk_scan.py)."""
     if scan and fmt == "markdown" and len(text) <= max_chars and not page_starts:
