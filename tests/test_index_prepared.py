@@ -86,6 +86,18 @@ def test_classify_with_the_extractors_met_gives_the_kinds_it_gives_alone(monkeyp
     assert sorted(asked) == sorted(set(asked))  # once per extractor
 
 
+def test_classify_with_the_extractors_met_makes_one_kind_per_extractor_and_form() -> None:
+    # A build classifies every path: paths of one extractor and one form share one kind.
+    paths = ["a.md", "pages/b.md", "c/d/e.md", "f.txt", "g.txt", "h.rst"]
+    entries = [TreeEntry(path, "100644", "b" * 40) for path in paths]
+    config = Config()
+    known: dict[object, object] = {}
+    kinds = [classify(entry, config, known=known) for entry in entries]  # type: ignore[arg-type]
+    assert kinds == [classify(entry, config) for entry in entries]
+    assert kinds[0] is kinds[1] is kinds[2] and kinds[3] is kinds[4]
+    assert len({id(kind) for kind in kinds}) == 3  # .md, .txt, .rst: three forms of one extractor
+
+
 def _scanned(text: str | bytes) -> list[int]:
     newline = "\n" if isinstance(text, str) else b"\n"
     starts = [0]

@@ -219,9 +219,10 @@ def _check_roots(repo: GitRepo, tip: str, config: Config, summary: BuildSummary)
             )
 
 
-# What `classify` found of an extractor (its kind for an indexed entry), per extractor: its
-# identities are the same for every path it reads, and a build classifies every path.
-_ExtractorKinds = dict[extract_mod.Extractor, _Kind]
+# What `classify` found of an extractor, per extractor (its kind for an indexed entry) and per
+# (extractor, form) (that kind with the form): its identities are the same for every path it
+# reads, its forms few, and a build classifies every path.
+_ExtractorKinds = dict[extract_mod.Extractor | tuple[extract_mod.Extractor, str], _Kind]
 
 
 def classify(
@@ -263,7 +264,13 @@ def classify(
     if kind.identity is None:
         return kind
     # The identities are the extractor's; the form is the path's (`documents.version_form`).
-    return dataclasses.replace(kind, form=version_form(entry.path, kind.identity, config.passage_max_chars))
+    form = version_form(entry.path, kind.identity, config.passage_max_chars)
+    formed = known.get((extractor, form)) if known is not None else None
+    if formed is None:
+        formed = dataclasses.replace(kind, form=form)
+        if known is not None:
+            known[extractor, form] = formed
+    return formed
 
 
 def _write_index(

@@ -6,7 +6,9 @@ one passage is cut at a space, or else never inside an ASCII word of under WORD_
 characters (the `passage_max_chars` setting is at least three times that). Markdown blocks
 are the top-level blocks of a CommonMark parse with GFM tables (pyromark, which gives each
 block's source range); lines no block claims (link reference definitions, for instance)
-become blocks of their own, so nothing is lost.
+become blocks of their own, so nothing is lost. A Markdown text within one passage is cut at
+its headings alone; when its lines are plain (`_LINE_START`), a line scan finds them instead of
+the parse, with the same passages (tests/test_chunk_scan.py).
 reStructuredText and AsciiDoc blocks come from their line readers (indexer.text.rst,
 indexer.text.asciidoc). Plain text and extracted text are cut at blank lines. Passages
 never cross a PDF page boundary.
@@ -14,6 +16,7 @@ never cross a PDF page boundary.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,7 +64,16 @@ def chunk(
 ) -> list[Passage]:
     """Passages of `text`; its structure is read by `fmt` ("plain" when not given, or
     "markdown" when only `markdown` is set)."""
-    fmt = fmt or ("markdown" if markdown else "plain")
+    return _chunk(text, fmt or ("markdown" if markdown else "plain"), max_chars, page_starts, scan=True)
+
+
+def _chunk(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool) -> list[Passage]:
+    """`chunk`; `scan`: a plain Markdown text within one passage may be cut at headings a line scan
+    finds instead of the parse's (the same passages: tests/test_chunk_scan.py)."""
+    if scan and fmt == "markdown" and len(text) <= max_chars and not page_starts:
+        passages = _plain_markdown_passages(text)
+        if passages is not None:
+            return passages
     split = text.split("\n")
     lines = LineIndex(text, split)
     line_texts = split[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
@@ -115,6 +127,90 @@ def _markdown_blocks(text: str, blank: list[bool], lines: LineIndex) -> list[_Bl
         elif opens:
             _block_end(events)
     return blocks
+
+
+# A Markdown text within one passage is cut at its top-level headings alone (`_group`), so only
+# they need finding. In a "plain" text an ATX heading is exactly a line of one to six "#" and a
+# space or its end: nothing can hold such a line (a list item, a fence, an HTML block, a table, a
+# link definition's next lines) and no other line can be a heading (a setext underline). What could
+# make it otherwise sends the text to the parse, and generously: a string of `_NOT_PLAIN_ANYWHERE`
+# anywhere, a lone "\r" (a line end to the parser), or a line `_LINE_START` finds that is not a
+# "#" line (its group 1) or a "#" line that is not all `_PLAIN_HEADING`.
+_NOT_PLAIN_ANYWHERE = (
+    "```",  # a fence, in any container, holds its lines
+    "~~~",
+    "\t",  # indentation the parser counts in columns
+    "\\#",  # an escaped "#"
+    "\x00",  # the parser reads a NUL as U+FFFD
+    "\x0b",  # white space to the parser
+    "\x0c",
+    "\ufeff",  # a byte-order mark the parser may pass over
+)
+_LONE_CR = re.compile(r"\r(?!\n)")
+_LINE_START = re.compile(  # searched in "\n" + text: each line start is a "\n"
+    r"\n(?:(#[^\n]*)"  # a "#" line
+    r"| {1,3}#"  # a "#" line a list item could hold
+    r"| {4}"  # indented code, or a list item's deeper lines
+    r"|[ =]*=[ =]*\r?(?=\n|\Z)|[ |:-]*-[ |:-]*\r?(?=\n|\Z)"  # setext underlines, table delimiters, breaks
+    r"|[ >*+.)0-9-]*(?:<|\[[^\]\n]*\]:))"  # an HTML block or a link definition, also in a quote or a list
+)
+# The whole of a "#" line that is a heading: its text has no white space but spaces, no control
+# character and no character markup or an entity could start with, so the parse's text (its
+# children's source, stripped) is the line's, stripped of its closing "#"s.
+_PLAIN_HEADING = re.compile(r"(#{1,6})((?:[ ](?:[ ]|[^\s\x00-\x1f\x7f\\`*_\[\]<>&~|{}!$^])*)?)\r?")
+
+
+def _plain_markdown_headings(text: str) -> list[tuple[int, int, str]] | None:
+    """(where its line starts, level, text) of each ATX heading of a plain Markdown text (see
+    `_LINE_START`), or None for a text the parse must read."""
+    if any(map(text.__contains__, _NOT_PLAIN_ANYWHERE)) or ("\r" in text and _LONE_CR.search(text)):
+        return None
+    headings: list[tuple[int, int, str]] = []
+    for found in _LINE_START.finditer("\n" + text):  # found.start(): in text, where the line starts
+        heading = _PLAIN_HEADING.fullmatch(found[1]) if found[1] is not None else None
+        if heading is None:
+            return None
+        inner = heading[2].rstrip(" ")
+        unclosed = inner.rstrip("#")
+        if not unclosed or unclosed.endswith(" "):
+            inner = unclosed  # a closing sequence: "#"s after a space, at the end
+        headings.append((found.start(), len(heading[1]), inner.strip()))
+    return headings
+
+
+def _plain_markdown_passages(text: str) -> list[Passage] | None:
+    """What `_group` makes of a plain Markdown text within one passage, or None (see `_LINE_START`):
+    a passage from each heading (and one for what comes first) to the last non-blank line before
+    the next, named by the headings it is under."""
+    headings = _plain_markdown_headings(text)
+    if headings is None:
+        return None
+    passages: list[Passage] = []
+    trail: list[tuple[int, str]] = []
+    first = text[: headings[0][0] if headings else len(text)]
+    if first.strip():  # what comes before the first heading: from its first non-blank line
+        lead = len(first) - len(first.lstrip())
+        passages.append(_plain_passage(text, 0, first.rfind("\n", 0, lead) + 1, len(first), ""))
+    for n, (start, level, name) in enumerate(headings):
+        trail[:] = [(lvl, t) for lvl, t in trail if lvl < level]
+        trail.append((level, name))
+        until = headings[n + 1][0] if n + 1 < len(headings) else len(text)
+        heading = HEADING_SEPARATOR.join(t for _, t in trail)
+        passages.append(_plain_passage(text, len(passages), start, until, heading))
+    return passages
+
+
+def _plain_passage(text: str, ordinal: int, start: int, until: int, heading: str) -> Passage:
+    """The passage from `start` (a non-blank line's start) to the end of the last non-blank line
+    before `until`, without a final "\r"."""
+    last = start + len(text[start:until].rstrip())  # just past the last non-blank character
+    end = text.find("\n", last, until)
+    end = until if end < 0 else end
+    if text[end - 1] == "\r":
+        end -= 1
+    first_line = text.count("\n", 0, start) + 1
+    last_line = first_line + text.count("\n", start, max(start, end - 1))
+    return Passage(ordinal, start, end, first_line, last_line, heading, text[start:end], None, None)
 
 
 def _block_end(events: Iterator[tuple[Any, Any]]) -> None:
