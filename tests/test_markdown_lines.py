@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from indexer.site.markdown import markdown_view
@@ -138,6 +138,8 @@ def markdown_documents(draw: st.DrawFn) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(markdown_documents())
+# A rule in a quoted list item was read as front matter to the next rule (an empty block ending on ">").
+@example("> - w1\n>\n>   ---\n>\n> - w2\n>\n> - ```rust\n>   ```\n>\n\n---\n")
 def test_every_word_of_a_block_stands_on_the_source_lines_it_names(text: str) -> None:
     html, _ = markdown_view(text)
     parser = _Blocks()
@@ -159,6 +161,13 @@ def test_every_word_of_a_block_stands_on_the_source_lines_it_names(text: str) ->
             outer = parser.blocks[parent]
             assert isinstance(outer["first"], int) and isinstance(outer["last"], int)
             assert outer["first"] <= first and last <= outer["last"], (outer, block, text)
+
+
+def test_front_matter_is_read_only_at_the_start_and_a_rule_elsewhere_stays_a_rule() -> None:
+    html, _ = markdown_view("> - item\n>\n>   ---\n>\n> - next\n\n---\n")
+    assert "front matter" not in html and html.count("<hr") == 2
+    html, _ = markdown_view("---\ntitle: A page\n---\n\n# A page\n\n- item\n\n  ---\n")
+    assert html.count("front matter") == 1 and "language-yaml" in html and html.count("<hr") == 1
 
 
 def test_a_tight_list_ends_on_its_last_item_not_on_the_definitions_after_it() -> None:

@@ -23,7 +23,7 @@ import pyromark
 
 from indexer.errors import CpuLimitExceeded, ExtractionHung
 from indexer.extract.base import cpu_limit, wall_backstop
-from indexer.site.markdown import _OPTIONS  # the options the Markdown view parses with
+from indexer.site.markdown import view_options  # the options the Markdown view parses with
 
 # A rendered view (Markdown, reST) of more text than this is not made: the source view shows it.
 MAX_RENDER_BYTES = 1_000_000
@@ -51,7 +51,7 @@ class Budgeted(Generic[T]):
 def markdown_nesting(text: str) -> int:
     """The deepest nesting of the Markdown's blocks and inline elements, from pulldown-cmark's events."""
     depth = deepest = 0
-    for event in pyromark.events(text, options=_OPTIONS):
+    for event in pyromark.events(text, options=view_options(text)):
         if isinstance(event, dict):
             if "Start" in event:
                 depth += 1

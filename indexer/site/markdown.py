@@ -41,15 +41,23 @@ from indexer.site.links import IMAGE, LINK, DocumentLinks, heading_fragment, is_
 from indexer.text.chunk import byte_line_starts
 
 # CommonMark with raw HTML, and GitHub's tables, strikethrough, footnotes, alerts and heading
-# attributes (`{#id}`); no typographer, no linkify.
+# attributes (`{#id}`); no typographer, no linkify. Front matter only where it can be (`view_options`).
 _OPTIONS = (
     pyromark.Options.ENABLE_TABLES
     | pyromark.Options.ENABLE_STRIKETHROUGH
     | pyromark.Options.ENABLE_FOOTNOTES
     | pyromark.Options.ENABLE_GFM
     | pyromark.Options.ENABLE_HEADING_ATTRIBUTES
-    | pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
 )
+_FRONT_MATTER = pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
+
+
+def view_options(text: str) -> pyromark.Options:
+    """The options the Markdown view parses `text` with: front matter read as such only in a text
+    that starts with its `---` line. pulldown-cmark otherwise takes a `---` rule in a list item of a
+    quote, and the lines to the next `---`, for a metadata block (a rule shown as empty front matter)."""
+    return _OPTIONS | _FRONT_MATTER if text.startswith("---") else _OPTIONS
+
 
 TAGS = frozenset(
     {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong"}
@@ -653,7 +661,7 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     marker = "m" + secrets.token_hex(8) + "~"
     parsed, containers = markdown_gfm.mark_containers(text, marker)
     renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers)
-    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=_OPTIONS)
+    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed))
     html = renderer.render(events)
     clean = sanitize(html, marker, links, frozenset(anchor for _level, anchor, _title in renderer.headings))
     blocks = renderer.blocks
