@@ -37,11 +37,12 @@ def test_a_one_file_build_writes_a_few_shards_of_a_300_document_site(corpus_repo
     corpus_repo.commit({"corpus/f1/doc-007.md": "# Doc 7\n\nNew words of 7.\n"})
     one = build(corpus_repo.root, out=site, config=Config()).site or {}
     assert one["previous_site"] == PREVIOUS_REUSED and one["carry"] == "carried"
-    # The edited path's shard (its page, links, stamp, history), its new version's, its diff page's.
-    assert one["manifest_shards_written"] == 3
+    # The edited path's shard (its page, links, stamp, history), its new version's, its diff page's,
+    # and its first version's (that page is written again: it links the path's new history page).
+    assert one["manifest_shards_written"] == 4
     after = _inodes(site / MANIFEST)
     replaced = sorted(name for name in after if before.get(name) != after[name])
-    assert len(replaced) == 4 and "top.json" in replaced  # the top record and the three shards, no other
+    assert len(replaced) == 5 and "top.json" in replaced  # the top record and the four shards, no other
     assert history_shard("corpus/f1/doc-007.md") + ".json" in replaced
     # Read: every shard the top record names (the build's walks still take every record).
     assert one["manifest_shards_read"] == shards
