@@ -191,6 +191,20 @@ def index_of_texts(index: Path, texts: list[str], max_chars: int) -> Path:
     return index
 
 
+def arguments_of(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, position: int = 0) -> list[Any]:
+    """The argument at `position` (1: the first after a method's `self`) of every call of
+    `owner.name` from now on, each call still made: what a test counts of the work a check does."""
+    real = getattr(owner, name)
+    seen: list[Any] = []
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        seen.append(args[position])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return seen
+
+
 def count_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Make a build's extraction use a pool of two workers even for a few files; the list of the
     pools it starts (their worker counts) fills as it runs."""

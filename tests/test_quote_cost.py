@@ -35,7 +35,7 @@ from indexer.text.normalize import (
     offsets_near,
 )
 from indexer.vcs.repo import GitRepo
-from tests.conftest import CorpusRepo, index_of_texts
+from tests.conftest import CorpusRepo, arguments_of, index_of_texts
 
 _CHARS = list("ab cé\t\n\r\u00a0\u3000e\u0301\u0308\u1100\u1161\u11a8-\u00ad\u20101\x85") + list(QUOTE_FOLD)
 texts = st.text(
@@ -237,14 +237,7 @@ def test_false_quotes_after_the_corpus_text_ask_the_index_for_no_candidates(
         | {"corpus/other.md": "Backups are copied to a second site every night.\n"}
     )
     build(corpus_repo.root, site=False)
-    asked: list[str] = []
-    real = quote_module.versions_holding
-
-    def counted(reader: IndexReader, quote: str, *args: object) -> object:
-        asked.append(quote)
-        return real(reader, quote, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(quote_module, "versions_holding", counted)
+    asked = arguments_of(monkeypatch, quote_module, "versions_holding", 1)  # after the reader
     note = tmp_path / "note.md"
     false = [" ".join(reversed(line.split())) for line in lines]
     cites = "".join(

@@ -24,7 +24,7 @@ from indexer.text.citation import Citation
 from indexer.text.model import LineIndex
 from indexer.text.normalize import normalize
 from indexer.vcs.repo import GitRepo
-from tests.conftest import CorpusRepo
+from tests.conftest import CorpusRepo, arguments_of
 
 INTRO = "# Office handbook\n"
 P_MOVE_AWAY = "Visitors sign the guest book at the front desk before they go upstairs."
@@ -641,14 +641,7 @@ def test_false_quotes_past_the_budget_are_searched_for_in_their_document_only(
     notes.write_text(
         "".join(f'"Quote {n} was never written anywhere." corpus/a.md@{first}#L{2 * n + 1}\n\n' for n in range(8))
     )
-    near_calls: list[str] = []
-    real_near = QuoteSearcher._near
-
-    def counting_near(self: QuoteSearcher, wanted: str, *args: object) -> object:
-        near_calls.append(wanted)
-        return real_near(self, wanted, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(QuoteSearcher, "_near", counting_near)
+    near_calls = arguments_of(monkeypatch, QuoteSearcher, "_near", 1)
     monkeypatch.setattr("indexer.citations.check.DEEP_SEARCH_BUDGET", 3)
     monkeypatch.setattr("indexer.citations.check.FAILED_QUOTE_DEEP_SEARCHES", 2)
     report = check_paths([notes], GitRepo(corpus_repo.root))
@@ -680,22 +673,8 @@ def test_check_of_many_false_quotes_searches_one_deeply_and_says_so(
     notes.write_text(
         "".join(f'"Quote {n} was never written anywhere." corpus/a.md@{first}#L{2 * n + 1}\n\n' for n in range(8))
     )
-    searches: list[str] = []
-    real_search = QuoteSearcher._search
-
-    def counting_search(self: QuoteSearcher, quote: str, *args: object) -> object:
-        searches.append(quote)
-        return real_search(self, quote, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(QuoteSearcher, "_search", counting_search)
-    in_document: list[str] = []
-    real_exact_in = QuoteSearcher.exact_in
-
-    def counting_exact_in(self: QuoteSearcher, quote: str, *args: object) -> object:
-        in_document.append(quote)
-        return real_exact_in(self, quote, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(QuoteSearcher, "exact_in", counting_exact_in)
+    searches = arguments_of(monkeypatch, QuoteSearcher, "_search", 1)
+    in_document = arguments_of(monkeypatch, QuoteSearcher, "exact_in", 1)
     report = check_paths([notes], GitRepo(corpus_repo.root))
     assert report.summary()["quote_failed"] == 8
     assert searches == ["Quote 0 was never written anywhere."]
