@@ -81,7 +81,7 @@ URL_SCHEMES = frozenset({"http", "https", "mailto", "tel", "data"})
 SITE_ONLY = frozenset({"class", "data-line-start", "data-line-end"})
 # A theme's reader-preference classes: vuejs/docs shows either its Options API or its Composition
 # API text, by a switch of its theme. The site has no switch, so both stand, each labelled by the
-# stylesheet (DESIGN 17: no word hidden, and none glued to its neighbour). The label is no text of
+# stylesheet (docs/design.md#d17: no word hidden, and none glued to its neighbour). The label is no text of
 # the page, so select-to-cite and search read the source's words only.
 PREFERENCE_CLASSES = {"options-api": "pref pref-options", "composition-api": "pref pref-composition"}
 RASTER_DATA = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*", re.IGNORECASE)
