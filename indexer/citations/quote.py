@@ -323,10 +323,15 @@ def _exact_places(
     return tuple(h[2] for h in hits[:MAX_LOCATIONS])
 
 
+def _indexed_seq(commit: str, resolver: Resolver) -> int | None:
+    """`commit`'s place in the run's index, None without an index of it."""
+    reader = resolver.index()
+    return reader.commit_seq(commit) if reader is not None else None
+
+
 def _pay_rent(commit: str, resolver: Resolver, chars: int) -> None:
     """Count what a quote found nowhere cost without the corpus text (`_corpus_text` weighs it)."""
-    reader = resolver.index()
-    seq = reader.commit_seq(commit) if reader is not None else None
+    seq = _indexed_seq(commit, resolver)
     if seq is not None:
         resolver.memo.corpus_rent[seq] = resolver.memo.corpus_rent.get(seq, 0) + chars
 
@@ -371,8 +376,7 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
     search; a run with a failed quote or two, in a large corpus, never makes it. None until then,
     and without an index at `commit`.
     """
-    reader = resolver.index()
-    seq = reader.commit_seq(commit) if reader else None
+    reader, seq = resolver.index(), _indexed_seq(commit, resolver)
     if reader is None or seq is None:
         return None
     memo = resolver.memo
@@ -399,7 +403,7 @@ def _corpus_text(commit: str, resolver: Resolver) -> CorpusText | None:
     for text in texts.values():
         starts.append(at)
         at += len(text) + 1
-    corpus = CorpusText("\n".join(texts.values()), tuple(starts), tuple(texts), frozenset(texts))
+    corpus = CorpusText("\n".join(texts.values()), tuple(starts), tuple(texts))
     if len(memo.corpus_texts) >= CORPUS_TEXTS_KEPT:
         oldest = next(iter(memo.corpus_texts))  # dropped, so memory stays bounded; made again only
         del memo.corpus_texts[oldest]  # when quotes asked there have cost its making once more

@@ -367,22 +367,18 @@ def _recover_in_document(
         steps += ("the words stand only inside lines that hold more: the cited text changed; a person decides",)
         return RecoveryAttempt(citation, target, Outcome.NEEDS_HUMAN, Detail.CHANGED, steps, None, found)
     deeper = "`pincite locate` searches the whole corpus and the history for the words"
+    outcome, detail = Outcome.NOT_FOUND, Detail.REMOVED
     if verdict.status == VerdictStatus.VERIFIED:  # the cited lines stand; the quote is not in them
         steps += (f"the quote stands nowhere in {path}, and near matches were not searched; {deeper}",)
-        return RecoveryAttempt(
-            citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found, not_searched_further=True
-        )
-    if verdict.nearest is None:  # git's diff removed every cited line
+    elif verdict.nearest is None:  # git's diff removed every cited line
         steps += (f"the cited lines were removed from {path} by {_changer(verdict)}; {deeper}",)
-        return RecoveryAttempt(
-            citation, target, Outcome.NOT_FOUND, Detail.REMOVED, steps, None, found, not_searched_further=True
+    else:
+        steps += (
+            f"the cited lines changed in place ({_changer(verdict)}): the verdict shows what they hold now; {deeper}",
         )
-    steps += (
-        f"the cited lines changed in place ({_changer(verdict)}): the verdict shows what they hold now; {deeper}",
-    )
-    return RecoveryAttempt(
-        citation, target, Outcome.SUGGESTED, Detail.CHANGED, steps, None, found, not_searched_further=True
-    )
+        outcome, detail = Outcome.SUGGESTED, Detail.CHANGED
+    # The words stand nowhere in the document: a deep search would have gone on, and this says it did not.
+    return RecoveryAttempt(citation, target, outcome, detail, steps, None, found, not_searched_further=True)
 
 
 def _changer(verdict: Verdict) -> str:

@@ -14,11 +14,11 @@ which identity a citation counts in is `citations.identity`'s rule. Its look-ups
 
 from __future__ import annotations
 
-import bisect
 import shlex
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -138,7 +138,11 @@ class CorpusText:
     text: str
     starts: tuple[int, ...]  # where each document's text starts in `text`
     order: tuple[VersionKey, ...]  # whose text it is, in the same order
-    keys: frozenset[VersionKey]
+
+    @cached_property
+    def keys(self) -> frozenset[VersionKey]:
+        """The documents it holds (asked once a candidate)."""
+        return frozenset(self.order)
 
     def holding(self, wanted: str) -> set[VersionKey]:
         """The documents whose normalized text holds `wanted`: one substring search for a quote that
@@ -146,7 +150,7 @@ class CorpusText:
         found: set[VersionKey] = set()
         at = self.text.find(wanted)
         while at != -1:
-            which = bisect.bisect_right(self.starts, at) - 1
+            which = bisect_right(self.starts, at) - 1
             found.add(self.order[which])
             if which + 1 == len(self.starts):
                 break
