@@ -740,9 +740,7 @@ class _SiteBuilder:
         ]
         gone += sorted(old.files.keys() - new.files.keys())
         gone += [rel for rel in RETIRED if (self.previous / rel).exists()]
-        places = self.previous / COMMIT_PLACES
-        names = sorted(os.listdir(places)) if places.is_dir() else []  # at most 256
-        gone += [f"{COMMIT_PLACES}/{name}" for name in names if name not in self.commit_files]
+        gone += self._previous_files_not_in(COMMIT_PLACES, self.commit_files)
         gone += [doc_page_path(path) for path in sorted(old.docs.keys() - new.docs.keys())]
         gone += self._gone_history_files()
         gone += [changes_page_path(path) for path in sorted(old.changes.keys() - new.changes.keys())]
@@ -1121,12 +1119,16 @@ class _SiteBuilder:
     def _gone_history_files(self) -> list[str]:
         """The previous site's history files this build's site does not hold."""
         if self.history_digits != self.previous_history_digits:  # every file had another name
-            names = os.listdir(self.previous / "history") if (self.previous / "history").is_dir() else []
-            return sorted(f"history/{name}" for name in names if name.removesuffix(".json") not in self.history_shards)
+            return self._previous_files_not_in("history", {f"{shard}.json" for shard in self.history_shards})
         # A shard goes when the paths gone from it were its last (the shards are hashed only then).
         left_paths = self.old.history.keys() - self.new.history.keys()
         left = {history_shard(path, self.history_digits) for path in left_paths} - self.history_shards
         return sorted(f"history/{shard}.json" for shard in left)
+
+    def _previous_files_not_in(self, folder: str, kept: set[str]) -> list[str]:
+        """The previous site's files of `folder` whose names `kept` lacks, by listing the folder."""
+        names = os.listdir(self.previous / folder) if (self.previous / folder).is_dir() else []
+        return sorted(f"{folder}/{name}" for name in names if name not in kept)
 
     def _carry_history(self, by_path: dict[str, list[PathVersion]], head_seq: int) -> dict[str, str]:
         """The history files' keys of the untouched paths that hold a version at every commit from their
