@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import json
 import os
@@ -189,6 +190,17 @@ def index_of_texts(index: Path, texts: list[str], max_chars: int) -> Path:
     writer.replace_history([CommitInfo("f" * 40, 0, "one commit")], history)
     writer.commit(optimize=True)
     return index
+
+
+def expanded_lines(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history file's entry with its hunks' lines written out, as the version page reads it
+    (history-files.js `withLines`; `banner_data._shared_lines` writes each line once)."""
+    expanded = copy.deepcopy(entry)
+    lines = expanded.pop("lines", None)
+    for version in expanded["versions"].values() if lines is not None else ():
+        for hunk in (version["target"] or {}).get("hunks") or ():
+            hunk[4] = [lines[i] for i in hunk[4]]
+    return expanded
 
 
 def arguments_of(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, position: int = 0) -> list[Any]:

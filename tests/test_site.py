@@ -21,7 +21,6 @@ from indexer.citations.drift import verify
 from indexer.config import Config
 from indexer.errors import ConfigError, UsageError
 from indexer.index.store import PassageAnchor
-from indexer.site.banner_data import expanded_lines
 from indexer.site.history_pages import diff_page_path
 from indexer.site.markdown import markdown_view
 from indexer.site.render import breakable_path, history_name, history_shard, source_view
@@ -29,7 +28,7 @@ from indexer.site.search_bundles import search_record
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation
 from indexer.vcs.repo import GitRepo
-from tests.conftest import CorpusRepo
+from tests.conftest import CorpusRepo, expanded_lines
 from tests.histories import ROOTS, STEPS, commit_history
 
 HANDBOOK = "# Handbook\n\nIntro.\n\n## Retention\n\nRecords are kept for seven years.\n\n## 中文\n\n保留期限 🎉 七年.\n"

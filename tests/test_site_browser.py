@@ -26,7 +26,6 @@ from indexer.citations.recovery import Recoverer
 from indexer.citations.resolve import Resolver, resolve, span_citation
 from indexer.citations.verdicts import Detail, Outcome
 from indexer.config import Config
-from indexer.site.banner_data import expanded_lines
 from indexer.site.render import history_name, history_shard, site_page, url_path
 from indexer.site.serve import serve_in_thread
 from indexer.text.citation import Citation, parse_permalink, parse_text_form
@@ -34,6 +33,7 @@ from indexer.text.model import LineIndex, Span
 from indexer.text.normalize import normalize, normalize_for_match
 from indexer.vcs.repo import GitRepo, Hunk
 from tests.browser import SELECT_TEXT
+from tests.conftest import expanded_lines
 
 HANDBOOK = (
     "# Staff handbook\n\nThis handbook explains how records are handled.\n\n## Retention\n\n"

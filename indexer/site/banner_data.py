@@ -316,33 +316,12 @@ def _shared_lines(versions: dict[str, dict[str, Any]]) -> list[str]:
     """The lines of the versions' hunks to the built commit, each written once; a hunk names its
     lines by their place in this list. Every version of a path diffs to the same text, and
     neighbouring versions share most of theirs: rust-lang/rfcs' most edited RFC, 167 versions, was
-    a 6.5 MB history entry with its lines written out per hunk (`expanded_lines` undoes it)."""
+    a 6.5 MB history entry with its lines written out per hunk (history-files.js `withLines` undoes it)."""
     table: dict[str, int] = {}
     for version in versions.values():
         for hunk in (version["target"] or {}).get("hunks") or ():
             hunk[4] = [table.setdefault(line, len(table)) for line in hunk[4]]
     return list(table)
-
-
-def expanded_lines(entry: dict[str, Any]) -> dict[str, Any]:
-    """A history entry with its hunks' lines written out, as the version page reads it
-    (history-files.js `historyRecord`)."""
-    lines = entry.get("lines")
-    if lines is None:
-        return entry
-    versions = {
-        blob: {
-            **version,
-            "target": version["target"]
-            if not (version["target"] or {}).get("hunks")
-            else {
-                **version["target"],
-                "hunks": [[*h[:4], [lines[i] for i in h[4]], *h[5:]] for h in version["target"]["hunks"]],
-            },
-        }
-        for blob, version in entry["versions"].items()
-    }
-    return {**entry, "versions": versions}
 
 
 def _header_json(hunk: Hunk) -> list[int]:
