@@ -75,6 +75,14 @@ def test_asciidoctor_renders_in_secure_mode_through_the_sanitizer() -> None:
 
 
 @needs_asciidoctor
+def test_a_block_title_is_shown_as_a_title() -> None:
+    view = asciidoc_view.asciidoc_view(".Security assumptions\n****\nWhat the modes do not promise.\n****\n")
+    assert view is not None
+    assert re.search(r'<div class="block-title">Security assumptions</div>', view[0]), view[0]
+    assert "What the modes do not promise." in view[0]
+
+
+@needs_asciidoctor
 def test_keyboard_button_and_menu_macros_render_as_documentation_sites_show_them() -> None:
     source = "= Keys\n\nPress kbd:[Ctrl+T], then btn:[Save] in menu:File[Export].\n"
     view = asciidoc_view.asciidoc_view(source)

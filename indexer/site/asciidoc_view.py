@@ -219,7 +219,7 @@ def asciidoc_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     if converted is None:
         return None
     marker = "m" + secrets.token_hex(8) + "~"
-    lined = _admonitions(_lines(converted, role, marker, text.split("\n")), marker)
+    lined = _block_titles(_admonitions(_lines(converted, role, marker, text.split("\n")), marker), marker)
     clean = sanitize(_resource_ids(lined, marker, links, descriptor), marker, links, _ids(lined))
     headings = [
         (int(level), anchor, html_lib.unescape(_TAG.sub("", title)).strip())
@@ -246,6 +246,12 @@ def _admonitions(html: str, marker: str) -> str:
         return f'<div class="{marker}admonition {kind}"{attributes}>{title}{content}</div>'
 
     return _ADMONITION.sub(block, html) if "admonitionblock" in html else html
+
+
+def _block_titles(html: str, marker: str) -> str:
+    """A block's title (`.Title` above a sidebar, example, listing or table) styled as one: the
+    sanitizer keeps only the classes the site marks, and unmarked it read as a line of the text."""
+    return html.replace('<div class="title">', f'<div class="{marker}block-title">')
 
 
 _URL_ATTRIBUTE = re.compile(r'(<(?:a|img)\b[^>]*?\s(?:href|src)=")([^"]*)"')
