@@ -126,3 +126,19 @@ source = (
 print(sorted(prose_words(source)))
 """
     assert _python(code).strip() == str(sorted({"Kept", "words", "item", "Shown", "admonition", "After"}))
+
+
+@pytest.mark.parametrize("kind", ["peps", "vitepress"])
+def test_render_fidelity_reads_the_rendered_view_of_every_page(kind: str, tmp_path: Path) -> None:
+    """The scenario finds each page's rendered view in the page as the site writes it (a page whose
+    view it cannot find is left out of the words-missing count, which would then say nothing)."""
+    code = """
+import sys
+from pathlib import Path
+from bench.scenarios.render_fidelity import measure, synthetic_repo
+found = measure(synthetic_repo(sys.argv[1], Path(sys.argv[2]), 4), (".",))
+print(found["documents"], found["rendered"], found["internal_links_resolved"])
+"""
+    documents, rendered, links = map(int, _python(code, kind, str(tmp_path)).split())
+    assert documents >= rendered >= 4  # the generated markup documents (a corpus may hold plain files too)
+    assert links > 0

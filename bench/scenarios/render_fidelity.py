@@ -99,9 +99,10 @@ NOT_ASCIIDOC_PROSE = (
     re.compile(r"\{[\w-]+\}"),  # attribute references (shown as their values)
     re.compile(r"<<[^>]*>>"),  # cross references (shown as the target's title)
 )
-RENDERED = re.compile(r'<div class="rendered-body">(.*?)</div>\s*</div>\s*<div id="source-view"', re.DOTALL)
+# The page's chrome writes attribute values without quotes where HTML allows it (`class=rendered-body`).
+RENDERED = re.compile(r'<div class="?rendered-body"?>(.*?)</div>\s*</div>\s*<div id="?source-view"?', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
-PAGER = re.compile(r'<nav class="pager".*?</nav>', re.DOTALL)
+PAGER = re.compile(r'<nav class="?pager"?.*?</nav>', re.DOTALL)
 
 
 _COMMENT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(?![\w:+.-]+[ \t]?::|_|\[|\|)|[ \t]*$)")
@@ -211,7 +212,7 @@ def measure(
         broken = [w for w in summary.warnings if "broken link" in w]
         # Links a document writes: the previous/next links every page ends with are not counted.
         hrefs = sum(
-            len(re.findall(r'href="(?:\.\./)*doc/[^"]+"', PAGER.sub("", p.read_text(encoding="utf-8"))))
+            len(re.findall(r'href="?(?:\.\./)*doc/[^"\s>]+', PAGER.sub("", p.read_text(encoding="utf-8"))))
             for p in site.glob("doc/**/*.html")
         )
         if detail is not None:  # every offender, to read by hand
