@@ -122,6 +122,34 @@ def test_a_code_block_shows_its_title_and_highlights_its_language() -> None:
     assert '<span class="tk-' in html  # highlighted as Vue and JavaScript
 
 
+def test_a_code_blocks_title_as_mkdocs_and_docusaurus_write_it() -> None:
+    # squidfunk/mkdocs-material's reference pages: ``` markdown title="Image, lazy-loaded"; ``` { .sh .no-copy }
+    html, _ = markdown_view('``` markdown title="Image, lazy-loaded"\n![x](y)\n```\n\n``` { .sh .no-copy }\nls\n```\n')
+    assert '<span class="directive-name">Image, lazy-loaded</span>' in html, html
+    assert 'class="language-markdown"' in html and 'class="language-sh"' in html, html
+
+
+def test_mkdocs_admonitions_details_and_tabs_are_labelled_blocks_on_their_lines() -> None:
+    source = (
+        '!!! note "Mind the gap"\n\n    Body of the note.\n\n'  # lines 1-4
+        "??? tip\n    Folded body.\n\n"  # lines 5-7
+        '=== "Python"\n\n    ``` py\n    x = 1\n    ```\n\n    !!! warning\n\n        Inner warning.\n\n'  # 8-17
+        '=== "Shell"\n\n    Run it.'  # lines 18-20, to the end
+    )
+    html, _ = markdown_view(source)
+    label = r'<p class="directive-label" data-line-start="(\d+)"><span class="directive-name">([^<]+)</span>'
+    labels = re.findall(label + r"(?: ([^<]+))?</p>", html)
+    assert labels == [("1", "note", "Mind the gap"), ("5", "tip", ""), ("8", "tab", "Python"), ("14", "warning", ""),
+                      ("18", "tab", "Shell")], html  # fmt: skip
+    for line, words in (("3", "Body of the note."), ("6", "Folded body."), ("16", "Inner warning."), ("20", "Run it.")):
+        assert f'<p data-line-start="{line}">{words}</p>' in html, html
+    assert 'data-line-start="10" data-line-end="12"><code class="language-py">' in html, html
+    assert html.count('<div class="directive') == html.count("</div>") == 5, html
+    # A block under a paragraph line with no blank line between stays as written (no word is moved).
+    kept, _ = markdown_view("!!! note\n    body\nNext line\n")
+    assert "!!! note" in kept and "Next line" in kept, kept
+
+
 def test_front_matter_is_a_labelled_block_not_a_rule_and_a_heading() -> None:
     # vuejs/docs' pages start so; read as CommonMark, `---` was a rule and `footer: false` a heading.
     source = "---\nfooter: false\noutline: deep\n---\n\n# Introduction\n\nText.\n"
@@ -252,6 +280,34 @@ def test_a_docs_framework_config_above_the_roots_names_the_docs_root(corpus_repo
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
 
 
+def test_raw_html_under_mkdocs_links_from_the_pages_folder_url(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    # squidfunk/mkdocs-material's docs/setup/setting-up-social-cards.md writes `<img src="../../assets/…">`:
+    # MkDocs serves the page at setup/setting-up-social-cards/, and does not rewrite raw HTML.
+    corpus_repo.commit(
+        {
+            "mkdocs.yml": "site_name: Book\n",
+            "docs/assets/shot.png": PNG,
+            "docs/setup/cards.md": '# Cards\n\n<img src="../../assets/shot.png" alt="Shot">\n\n[Flat](../flat/)\n',
+            "docs/setup/index.md": '# Setup\n\n<img src="../assets/shot.png" alt="Here">\n',
+            "docs/flat/index.md": "# Flat\n",
+            "flat/mkdocs.yml": "site_name: Flat\nuse_directory_urls: false\n",
+            "flat/docs/a/b.md": '# B\n\n<img src="../../assets/shot.png" alt="Shot">\n',
+            "flat/docs/assets/shot.png": PNG,
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site, config=Config(roots=("docs", "flat/docs")))
+    for page, alt in (("docs/setup/cards.md", "Shot"), ("docs/setup/index.md", "Here")):
+        html = (site / f"doc/{page}.html").read_text(encoding="utf-8")
+        shot = re.search(rf'<img src="([^"]+)" alt="{alt}">', html)
+        assert shot and (site / "doc" / page).parent.joinpath(shot.group(1)).resolve().read_bytes() == PNG, html
+    cards = (site / "doc/docs/setup/cards.md.html").read_text(encoding="utf-8")
+    assert 'href="../../../doc/docs/flat/index.md.html"' in cards  # a Markdown link stays the file's own
+    broken = [w for w in summary.warnings if "broken link" in w]
+    assert broken == ["flat/docs/a/b.md: broken link '../../assets/shot.png': 'flat/assets/shot.png' is not a document "
+                      "or a file of the corpus"]  # fmt: skip
+
+
 def test_docs_roots_from_framework_settings() -> None:
     texts = {
         "site/.vitepress/config.mts": 'export default { srcDir: "./content" }',
@@ -270,7 +326,7 @@ PHRASE = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
 
 @st.composite
 def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
-    kind = draw(st.integers(0, 6 if depth == 0 else 2))
+    kind = draw(st.integers(0, 8 if depth == 0 else 2))
     words = draw(PHRASE)
     if kind == 0:
         return f"{words}[^{draw(st.sampled_from(['a', 'b', 'note']))}]\n"
@@ -285,6 +341,13 @@ def gfm_block(draw: st.DrawFn, depth: int = 0) -> str:
         return f"```mermaid\ngraph TD; {words}\n```\n"
     if kind == 5:
         return f"[^{draw(st.sampled_from(['a', 'b', 'note']))}]: {words}\n"
+    if kind == 7:  # an MkDocs admonition or collapsible block, with a block in its body
+        sign = draw(st.sampled_from(["!!!", "???", "???+"]))
+        inner = draw(gfm_block(depth + 1)).replace("\n", "\n    ")
+        kind_name = draw(st.sampled_from(["note", "tip", "danger"]))
+        return f'{sign} {kind_name} "{words}"\n\n    {draw(PHRASE)}\n\n    {inner}\n'
+    if kind == 8:  # MkDocs content tabs, one beside the other
+        return f'=== "{words}"\n\n    {draw(PHRASE)}\n\n=== "{draw(PHRASE)}"\n\n    {draw(PHRASE)}\n'
     # a container in a list item, indented as the item's text
     indent = " " * draw(st.sampled_from([2, 4]))
     return f"- {words}\n\n{indent}::: tip\n{indent}{draw(PHRASE)}\n{indent}:::\n"
@@ -298,6 +361,8 @@ def test_no_word_is_lost_and_no_raw_markup_is_left(source: str) -> None:
     wanted = set(re.findall(r"\bw[a-z]{4,9}\b", re.sub(r"\{#[^}]*\}", "", source)))
     assert wanted <= set(re.findall(r"\bw[a-z]{4,9}\b", text)), (wanted, source)
     assert "[!" not in text and "{#" not in text, text
+    assert not re.search(r"^\s*(?:!!!|\?\?\?|===)", text, re.MULTILINE), text
+    assert "<pre" not in html or "```" in source, html  # no block's body is taken for indented code
     for label in ("a", "b", "note"):  # a reference with no definition stays text, as on GitHub
         if f"[^{label}]:" in source:
             assert f"[^{label}]" not in text, text

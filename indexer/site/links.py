@@ -15,12 +15,17 @@ Documentation sites write links as their framework resolves them, not as a repos
 browser does. Under a *docs root* — a folder set in `site_docs_roots`, or found from the
 framework's own file: the folder holding `.vitepress/` (or the `srcDir` its config names), the
 folder `mkdocs.yml` names as `docs_dir` (`docs/` beside it by default), the folder of
-`docusaurus.config.*` — a link starting with `/` starts at the docs root (VitePress' `/guide/x`
-is `<root>/guide/x.md`), not at the repository's root. The framework's file may stand above the
-indexed roots (`.vitepress/` at the repository's root, `srcDir: 'src'`, roots `src`). And
-everywhere, a link to nothing that names a page the way these frameworks do — without its
-suffix (`./built-in-components`), with `.html` for `.md`, or a folder for its `index.md` —
-lands on that page.
+`docusaurus.config.*`, Sphinx's source directory (the folder of its `conf.py`) — a link starting
+with `/` starts at the docs root (VitePress' `/guide/x` is `<root>/guide/x.md`, Sphinx's
+`/_static/shot.png` is `<root>/_static/shot.png`), not at the repository's root. The framework's
+file may stand above the indexed roots (`.vitepress/` at the repository's root, `srcDir: 'src'`,
+roots `src`). Under an MkDocs docs root, a relative link to nothing that names a file from the
+page's own folder URL — MkDocs publishes `setup/x.md` at `setup/x/`, and raw HTML in it writes
+`../../assets/shot.png` from there — names that file. And everywhere, a link to nothing that
+names a page the way these frameworks do — without its suffix (`./built-in-components`), with
+`.html` for `.md`, or a folder for its `index.md` — lands on that page, and an image written
+`name.*` (Sphinx's "any format") is the file of that name in the first format the HTML builder
+takes.
 
 Nothing here makes a URL with a scheme: an external link is passed through as written (the
 sanitizer has already refused `javascript:` and the like), and a corpus file is either a
@@ -57,6 +62,11 @@ FOLDER_PAGES = ("README.md", "readme.md", "index.md")
 # How a docs framework names a page without its file's suffix: the suffixes tried, in order.
 PAGE_SUFFIXES = (".md", ".mdx", ".rst", ".adoc")
 MKDOCS_FILES = frozenset({"mkdocs.yml", "mkdocs.yaml"})
+# Sphinx's configuration: its folder is the source directory, where `/_static/x.png` starts.
+SPHINX_CONF = "conf.py"
+SPHINX_SETTING = re.compile(r"^(?:extensions|html_theme|master_doc|root_doc|project)\s*=", re.MULTILINE)
+# The formats Sphinx picks for an image written `name.*`, in the HTML builder's order.
+SPHINX_IMAGE_FORMATS = (".svg", ".png", ".gif", ".jpg", ".jpeg", ".webp")
 # The folders of a docs root whose files the site serves at its root: VitePress' and Docusaurus'.
 PUBLIC_FOLDERS = ("public", "static")
 # The selectors a document page answers itself (`#L12`, `#c3-9`, `#L2C1-L3C4`): never headings.
@@ -66,6 +76,10 @@ SUFFIX = re.compile(r"\.[a-z0-9]{1,10}")
 
 LINK = "link"
 IMAGE = "image"
+# A link or image a writer put in raw HTML, which MkDocs publishes as written: it starts at the page's URL.
+HTML_LINK = "html-link"
+HTML_IMAGE = "html-image"
+IMAGE_KINDS = frozenset({IMAGE, HTML_IMAGE})
 
 
 def heading_fragment(fragment: str) -> str:
@@ -124,6 +138,7 @@ class SiteTargets:
         # Longest first: a document belongs to the innermost docs root that holds it.
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
+        self.directory_url_roots = frozenset(directory_url_roots(frameworks)) & normal
         folders: set[str] = set()
         for path in self.files:  # every file under the roots: string methods, not posixpath (a repository's paths)
             parent = path.rpartition("/")[0]
@@ -173,7 +188,7 @@ class SiteTargets:
         """Whether `url`, which looks like a URL with a scheme, is an Antora resource ID (`cli:index.html`)."""
         return bool(self.antora) and antora.is_resource_id(url) and antora.module_of(document, self.antora) is not None
 
-    def locate(self, document: str, url: str, image: bool = False) -> tuple[str, str, str]:
+    def locate(self, document: str, url: str, kind: str = LINK) -> tuple[str, str, str]:
         """The repository path the relative link `url` in `document` names, with its query and fragment.
 
         As `target_of`, but a `/` link starts at the document's docs root, and a link to nothing
@@ -181,12 +196,13 @@ class SiteTargets:
         In an Antora module, a link is first read as a resource ID (`install.html` is the module's
         `pages/install.adoc` wherever the page stands, `shot.png` an image of its `images/`).
         """
+        image = kind in IMAGE_KINDS
         module = antora.module_of(document, self.antora) if self.antora else None
         named = antora.resource_path(module, document, url, image) if module else None
         if named:
             path, fragment = named
             if self.status(path) == "missing":
-                path = self._page_named(path) or path
+                path = self._named_as_frameworks_do(path, image) or path
             if self.status(path) != "missing" or antora.is_resource_id(url):
                 return path, "", fragment
         root = self.docs_root(document)
@@ -195,7 +211,13 @@ class SiteTargets:
             url = "/" + root + url
         target, query, fragment = target_of(document, url)
         if target and self.status(target) == "missing":
-            target = self._page_named(target) or target
+            target = self._named_as_frameworks_do(target, image) or target
+        as_html = kind in (HTML_LINK, HTML_IMAGE)
+        if as_html and root in self.directory_url_roots and target and self.status(target) == "missing":
+            from_page_url = target_of(page_url_document(document), url)[0]
+            found = from_page_url and self._named_as_frameworks_do(from_page_url, image)
+            if found:
+                return found, query, fragment
         if from_root and target and self.status(target) == "missing":
             # A file of the site's public folder is served at its root (VitePress' `/images/logo.svg`).
             inside = target[len(root) + 1 :] if root else target
@@ -204,6 +226,15 @@ class SiteTargets:
                 if self.status(public) != "missing":
                     return public, query, fragment
         return target, query, fragment
+
+    def _named_as_frameworks_do(self, target: str, image: bool) -> str | None:
+        """The file a link `target` names the way docs frameworks write links, if one stands there."""
+        if self.status(target) != "missing":
+            return target
+        if image and target.endswith(".*"):
+            stem = target[:-2]
+            return next((stem + f for f in SPHINX_IMAGE_FORMATS if stem + f in self.files), None)
+        return self._page_named(target)
 
     def _page_named(self, target: str) -> str | None:
         stem = target[: -len(".html")] if target.endswith(".html") else target
@@ -217,7 +248,7 @@ class SiteTargets:
         descriptor = self.descriptor(document)  # an Antora page shows its component's attributes …
         statuses = []
         for url, kind in records:
-            target = self.locate(document, url, kind == IMAGE)[0]
+            target = self.locate(document, url, kind)[0]
             status = self.status(target)
             if descriptor is not None and status == "doc":
                 status += ":" + self.titles.get(target, "")  # … and the titles of the pages it links to
@@ -225,7 +256,8 @@ class SiteTargets:
         if not statuses and descriptor is None:
             return NO_LINKS_STATE
         # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
-        return hashlib.sha256(json.dumps([self.docs_roots, statuses, descriptor]).encode()).hexdigest()[:16]
+        where = [self.docs_roots, sorted(self.directory_url_roots)]
+        return hashlib.sha256(json.dumps([where, statuses, descriptor]).encode()).hexdigest()[:16]
 
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""
@@ -254,6 +286,7 @@ ANTORA_FIELD = r"""^{}\s*:\s*(['"]?)([^'"#\n]+?)\1\s*(?:#.*)?$"""
 ANTORA_NAME = re.compile(ANTORA_FIELD.format("name"), re.MULTILINE)
 ANTORA_VERSION = re.compile(ANTORA_FIELD.format("version"), re.MULTILINE)
 MKDOCS_DOCS_DIR = re.compile(ANTORA_FIELD.format("docs_dir"), re.MULTILINE)
+MKDOCS_FILE_URLS = re.compile(r"^use_directory_urls\s*:\s*(?:false|no|off)\s*(?:#.*)?$", re.MULTILINE | re.IGNORECASE)
 
 
 def is_framework_file(path: str) -> bool:
@@ -263,7 +296,12 @@ def is_framework_file(path: str) -> bool:
     folder, _, name = path.rpartition("/")
     if name.startswith("config."):
         return folder.rpartition("/")[2] == ".vitepress"
-    return name in MKDOCS_FILES or name.startswith("docusaurus.config.") or name == antora.DESCRIPTOR
+    return (
+        name in MKDOCS_FILES
+        or name == SPHINX_CONF
+        or name.startswith("docusaurus.config.")
+        or name == antora.DESCRIPTOR
+    )
 
 
 def antora_name(text: str, field: re.Pattern[str] = ANTORA_NAME) -> str:
@@ -284,14 +322,17 @@ def framework_candidates(roots: Iterable[str]) -> list[str]:
             folder = posixpath.dirname(folder)
     names = [f".vitepress/config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs", "cts")]
     names += sorted(MKDOCS_FILES) + [f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs")]
+    names.append(SPHINX_CONF)
     names.append(antora.DESCRIPTOR)
     return [posixpath.join(folder, name) for folder in sorted(folders) for name in names]
 
 
 def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) -> tuple[str, ...]:
     """The docs roots the frameworks' own files name: VitePress (its folder, or its `srcDir`),
-    MkDocs (`docs_dir`, `docs` by default), Docusaurus (its folder). `frameworks` holds the text of
-    the config files found (path → text); one without text is read with the framework's defaults."""
+    MkDocs (`docs_dir`, `docs` by default), Docusaurus (its folder), Sphinx (the folder of a
+    `conf.py` that sets what Sphinx reads: a `conf.py` is not always Sphinx's). `frameworks` holds
+    the text of the config files found (path → text); one without text is read with the
+    framework's defaults."""
     found: set[str] = set()
     for path in sorted(set(files) | set(frameworks)):
         if not is_framework_file(path) or antora.is_descriptor(path):
@@ -303,11 +344,29 @@ def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) 
             source = VITEPRESS_SRC_DIR.search(text)
             found.add(_inside(site, source.group(2)) if source else site)
         elif name in MKDOCS_FILES:
-            docs = MKDOCS_DOCS_DIR.search(text)
-            found.add(_inside(folder, docs.group(2).strip() if docs else "docs"))
+            found.add(_mkdocs_docs_dir(folder, text))
+        elif name == SPHINX_CONF:
+            if SPHINX_SETTING.search(text):
+                found.add(folder)
         else:
             found.add(folder)
     return tuple(sorted(found))
+
+
+def directory_url_roots(frameworks: Mapping[str, str]) -> list[str]:
+    """The docs roots MkDocs publishes with directory URLs (`setup/x.md` at `setup/x/`, its default)."""
+    found = []
+    for path, text in frameworks.items():
+        folder, name = posixpath.split(path)
+        if name in MKDOCS_FILES and not MKDOCS_FILE_URLS.search(text):
+            found.append(_mkdocs_docs_dir(folder, text))
+    return found
+
+
+def _mkdocs_docs_dir(folder: str, text: str) -> str:
+    """The `docs_dir` the mkdocs.yml in `folder` names (`docs` beside it by default)."""
+    docs = MKDOCS_DOCS_DIR.search(text)
+    return _inside(folder, docs.group(2).strip() if docs else "docs")
 
 
 def _inside(folder: str, relative: str) -> str:
@@ -341,10 +400,20 @@ def target_of(document: str, url: str) -> tuple[str, str, str]:
     return normal, ("?" + query if query else ""), ("#" + fragment if fragment else "")
 
 
+def page_url_document(document: str) -> str:
+    """A document standing where MkDocs publishes `document`'s page: `setup/x.md` is served at
+    `setup/x/`, so its raw HTML's relative links start there (an index page is its folder's)."""
+    folder, _, name = document.rpartition("/")
+    stem = name.rpartition(".")[0] or name
+    if stem.lower() in ("index", "readme"):
+        return document
+    return posixpath.join(folder, stem, name)
+
+
 def publish_path(target: str, blob: str, kind: str) -> tuple[str, str | None]:
     """Where a linked corpus file is published (site path), or the blob of an SVG to inline."""
     suffix = PurePosixPath(target).suffix.lower()
-    if kind == IMAGE and suffix in SVG_SUFFIXES:
+    if kind in IMAGE_KINDS and suffix in SVG_SUFFIXES:
         return "", blob
     if not SUFFIX.fullmatch(suffix):
         suffix = ""
@@ -356,14 +425,14 @@ def publish_path(target: str, blob: str, kind: str) -> tuple[str, str | None]:
 def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome:
     """What the relative link `url` in `document` becomes (pure: the same inputs, the same page)."""
     root = root_prefix(doc_page_path(document))
-    target, query, fragment = targets.locate(document, url, kind == IMAGE)
+    target, query, fragment = targets.locate(document, url, kind)
     status = targets.status(target)
     if status == "outside":
         return Outcome(None, "it points outside the repository")
     if status == "missing":
         return Outcome(None, f"{target!r} is not a document or a file of the corpus")
     suffix = PurePosixPath(target).suffix.lower()
-    if kind == IMAGE:
+    if kind in IMAGE_KINDS:
         # An SVG is text, so it is also a document; as an image it is still the committed file.
         image = targets.files.get(target)
         if image is None or suffix not in IMAGE_SUFFIXES | SVG_SUFFIXES:
@@ -389,7 +458,7 @@ def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome
 class DocumentLinks:
     """Resolves the links of one document page while it is rendered, and keeps them.
 
-    `records` are the relative links as written, with their kind (link or image): what the
+    `records` are the relative links as written, with their kind (link or image, Markdown or raw HTML): what the
     manifest stores. `broken` and `published` are what the build reports and writes.
     """
 
@@ -404,7 +473,7 @@ class DocumentLinks:
         """The href (or src) for `url` as written; None when the link is broken."""
         url = url.strip()
         if not url:
-            return None if kind == IMAGE else ""
+            return None if kind in IMAGE_KINDS else ""
         if url.startswith("#"):
             return "#" + heading_fragment(url[1:])
         if is_external(url) and not self.targets.is_resource_id(self.document, url):

@@ -37,7 +37,7 @@ import pyromark
 from markupsafe import Markup, escape
 
 from indexer.site import markdown_gfm
-from indexer.site.links import IMAGE, LINK, DocumentLinks, heading_fragment, is_external
+from indexer.site.links import HTML_IMAGE, HTML_LINK, IMAGE, LINK, DocumentLinks, heading_fragment, is_external
 from indexer.text.chunk import byte_line_starts
 
 # CommonMark with raw HTML, and GitHub's tables, strikethrough, footnotes, alerts and heading
@@ -241,6 +241,7 @@ class _Renderer:
         self.out: list[str] = []
         self.open: list[_Open] = []
         self.blocks: list[str] = []  # code blocks, put in after the sanitizer
+        self.link_urls: set[str] = set()  # the Markdown links' destinations (the other links are raw HTML)
         self.headings: list[tuple[int, str, str]] = []
         self.used: dict[str, int] = {}
         self.raw_open: dict[str, int] = {}  # raw-text elements left open in the current block
@@ -298,6 +299,7 @@ class _Renderer:
         if kind == "Link":
             url = "mailto:" + value["dest_url"] if value["link_type"] == "Email" else value["dest_url"]
             title = f' title="{escape(value["title"])}"' if value["title"] else ""
+            self.link_urls.add(_normal_url(url))
             self.out.append(f'<a href="{escape(_normal_url(url))}"{title}>')
             self.open.append(_Open("inline", "</a>"))
         elif kind == "Image":
@@ -493,10 +495,11 @@ class _Renderer:
             self.out.append(str(escape(value)))
 
     def container_fence(self, comment: str, where: dict[str, int]) -> None:
-        """A VitePress container's fence line, marked before the parse: its box opens or closes."""
+        """A container's fence line (or an MkDocs block's opening line), marked before the parse: its box
+        opens or closes."""
         what, _, number = comment[4 + len(self.marker) :].split("--", 1)[0].partition("-")
-        if what == "close":
-            self.out.append("</div>\n")
+        if what == "close":  # an MkDocs block and the one it stands in may close on one line
+            self.out.append("</div>\n" * comment.count(self.marker + "close-"))
             return
         kind, title = self.containers[int(number)]
         first, _last = self.span(where)
@@ -565,10 +568,17 @@ RESOURCE_ID = "resource-id:"
 class _Filter:
     """nh3's attribute filter for one document: site attributes carry `marker`; the rest are corpus text."""
 
-    def __init__(self, marker: str, links: DocumentLinks | None, ids: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        marker: str,
+        links: DocumentLinks | None,
+        ids: frozenset[str] = frozenset(),
+        markdown_links: frozenset[str] | None = None,
+    ):
         self.marker = marker
         self.links = links
         self.ids = ids  # the page's heading ids: `#Some-Title` finds `h-some-title`, as on GitHub
+        self.markdown_links = markdown_links
 
     def __call__(self, tag: str, attr: str, value: str) -> str | None:
         if value.startswith(self.marker):
@@ -606,7 +616,13 @@ class _Filter:
             return url
         if self.links is None:
             return None if tag == "img" else url
-        return self.links.resolve(url, IMAGE if tag == "img" else LINK)
+        return self.links.resolve(url, self._kind(tag, value))
+
+    def _kind(self, tag: str, value: str) -> str:
+        """A link or an image, as Markdown (or a converter) wrote it or as the writer's raw HTML."""
+        if self.markdown_links is None or value in self.markdown_links:
+            return IMAGE if tag == "img" else LINK
+        return HTML_IMAGE if tag == "img" else HTML_LINK
 
 
 def _preference_class(value: str) -> str | None:
@@ -622,13 +638,22 @@ def line_attributes(marker: str, first: int, last: int) -> str:
     return f' data-line-start="{marker}{first}"{end}'
 
 
-def sanitize(html: str, marker: str, links: DocumentLinks | None, ids: frozenset[str] = frozenset()) -> str:
-    """The allowlisted HTML; an image left without a source (from elsewhere, or broken) shows its alt text."""
+def sanitize(
+    html: str,
+    marker: str,
+    links: DocumentLinks | None,
+    ids: frozenset[str] = frozenset(),
+    markdown_links: frozenset[str] | None = None,
+) -> str:
+    """The allowlisted HTML; an image left without a source (from elsewhere, or broken) shows its alt text.
+
+    `markdown_links`: the destinations of a Markdown document's own links; its other unmarked links
+    and images are raw HTML. None: the unmarked links are a converter's (Asciidoctor's)."""
     clean = nh3.clean(
         html,
         tags=set(TAGS),
         attributes={"*": set(GLOBAL_ATTRIBUTES), **{tag: set(names) for tag, names in TAG_ATTRIBUTES.items()}},
-        attribute_filter=_Filter(marker, links, ids),
+        attribute_filter=_Filter(marker, links, ids, markdown_links),
         strip_comments=True,
         link_rel="nofollow noopener noreferrer",
         url_schemes=set(URL_SCHEMES),
@@ -663,7 +688,8 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers)
     events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed))
     html = renderer.render(events)
-    clean = sanitize(html, marker, links, frozenset(anchor for _level, anchor, _title in renderer.headings))
+    ids = frozenset(anchor for _level, anchor, _title in renderer.headings)
+    clean = sanitize(html, marker, links, ids, frozenset(renderer.link_urls))
     blocks = renderer.blocks
     if blocks:
         clean = re.sub(re.escape(marker) + r"block~(\d+)~", lambda m: blocks[int(m.group(1))], clean)
