@@ -9,6 +9,11 @@ found here:
   fence line of a balanced pair, outside fenced code, is replaced before the parse by an
   HTML comment carrying the document's marker (one line for one line, so every block keeps
   its source lines); the renderer turns the comments into a labelled block;
+- MkDocs' indented blocks — admonitions (`!!! note "Title"`), collapsible ones (`??? tip`,
+  `???+`) and content tabs (`=== "Python"`), their body indented four columns: the opening
+  line becomes the same marked comment, the body is dedented in place (its lines stay its
+  lines), and the blank line after it (or a line added at the end) closes the block — a
+  collapsible block is shown open, a tab as a labelled block: the view hides no word;
 - diagrams (` ```mermaid `): shown as their source in a labelled block, as nothing on the
   site draws them;
 - components (`<VueSchoolLink href=… title=…/>`, `<Badge text=…/>`, `<my-widget>`) and the HTML
@@ -34,6 +39,11 @@ DIAGRAMS = frozenset({"mermaid", "plantuml", "graphviz", "dot", "d2"})
 _OPEN = re.compile(r"^([ \t]*)(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
 _CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+# MkDocs' blocks (Python-Markdown's admonition, pymdownx' details and tabbed): the sign, then the rest.
+_BLOCK_OPEN = re.compile(r"^([ \t]*)(!!!|\?\?\?\+?|===[!+]?)[ \t]+(\S.*?)[ \t]*$")
+_ADMONITION = re.compile(r'([A-Za-z][\w-]*)(?:[ \t]+[A-Za-z][\w-]*)*(?:[ \t]+"([^"\n]*)")?')
+_TAB_TITLE = re.compile(r'"([^"\n]*)"')
+BODY_INDENT = 4
 
 
 def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, str]]]:
@@ -60,14 +70,79 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
         start = _OPEN.match(line)
         if start:
             opened.append((n, len(start.group(2)), start.group(3), start.group(4), start.group(1)))
-    if not pairs:
-        return text, {}
     found: dict[int, tuple[str, str]] = {}
     for number, (first, last, kind, title, indent, close_indent) in enumerate(sorted(pairs)):
         found[number] = (kind, title)
         lines[first] = f"{indent}<!--{marker}open-{number}-->"
         lines[last] = f"{close_indent}<!--{marker}close-{number}-->"
-    return "\n".join(lines), found
+    _mark_indented_blocks(lines, marker, found)
+    return ("\n".join(lines), found) if found else (text, {})
+
+
+def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, tuple[str, str]]) -> None:
+    """MkDocs' indented blocks in `lines`, marked in place as containers are (numbered after them).
+
+    A block's body is every following line that is blank or indented four columns more than its
+    opening line; it is dedented by those four columns, so a block in a body is found in turn."""
+    fence = ""
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        found_fence = _FENCE.match(line)
+        if fence or found_fence:
+            if not fence:
+                fence = found_fence.group(1) if found_fence else ""
+            elif found_fence and found_fence.group(1)[0] == fence[0] and len(found_fence.group(1)) >= len(fence):
+                fence = ""
+            n += 1
+            continue
+        start = _BLOCK_OPEN.match(line)
+        shown = _block_kind(start.group(2), start.group(3)) if start else None
+        if start and shown:
+            _mark_block(lines, n, start.group(1), shown, marker, found)
+        n += 1
+
+
+def _block_kind(sign: str, rest: str) -> tuple[str, str] | None:
+    """(kind, title) of a block's opening line (`!!! warning "Mind"`, `=== "Python"`), None if it is none."""
+    if sign.startswith("==="):
+        tab = _TAB_TITLE.fullmatch(rest)
+        return ("tab", tab.group(1)) if tab else None
+    admonition = _ADMONITION.fullmatch(rest)
+    return (admonition.group(1), admonition.group(2) or "") if admonition else None
+
+
+def _mark_block(
+    lines: list[str], first: int, indent: str, shown: tuple[str, str], marker: str, found: dict[int, tuple[str, str]]
+) -> None:
+    width = len(indent.expandtabs(BODY_INDENT))
+    end = first + 1
+    while end < len(lines) and (not lines[end].strip() or _columns(lines[end]) >= width + BODY_INDENT):
+        end += 1
+    last = end
+    while last > first + 1 and not lines[last - 1].strip():
+        last -= 1
+    if last == first + 1:
+        return  # no body: the line stays as written
+    closing = f"<!--{marker}close-"
+    if last == len(lines):
+        lines.append(indent)
+    elif lines[last].strip() and not lines[last].lstrip().startswith(closing):
+        return  # text right under the body, with no blank line: left as written
+    number = len(found)
+    found[number] = shown
+    lines[first] = f"{indent}<!--{marker}open-{number}-->"
+    for n in range(first + 1, last):
+        if lines[n].strip():
+            expanded = lines[n].expandtabs(BODY_INDENT)
+            lines[n] = expanded[:width] + expanded[width + BODY_INDENT :]
+    # The closing comment on the blank line after the body, beside an enclosing block's if they end together.
+    lines[last] = indent + closing + f"{number}-->" + lines[last].lstrip()
+
+
+def _columns(line: str) -> int:
+    expanded = line.expandtabs(BODY_INDENT)
+    return len(expanded) - len(expanded.lstrip())
 
 
 def _near(indent: str, other: str) -> bool:
@@ -108,17 +183,25 @@ def footnote_start(marker: str, name: str, number: int) -> str:
 
 
 # A fence's info as VitePress writes it: the language, options (`:line-numbers`), the lines to
-# highlight (`{2,7-9}`) and a title (`[vite.config.js]`), which a code group shows as its tab's name.
+# highlight (`{2,7-9}`) and a title (`[vite.config.js]`), which a code group shows as its tab's name;
+# as MkDocs and Docusaurus write it, `title="mkdocs.yml"`, and MkDocs' language may be a class
+# among attributes (`{ .yaml .copy }`).
 _INFO_LANGUAGE = re.compile(r"[^\s{\[:]*")
-_INFO_TITLE = re.compile(r"\[([^\]\n]+)\]")
+_INFO_CLASS_LANGUAGE = re.compile(r"\{\s*\.([\w+#-]+)")
+_INFO_TITLE = re.compile(r"""\[([^\]\n]+)\]|\btitle=(?:"([^"\n]*)"|'([^'\n]*)')""")
 
 
 def code_info(info: str) -> tuple[str, str]:
-    """A fenced block's (language, title) from its info string (`vue{5} [BlogPost.vue]`)."""
+    """A fenced block's (language, title) from its info string (`vue{5} [BlogPost.vue]`,
+    `yaml title="mkdocs.yml"`)."""
     info = info.strip()
     language = _INFO_LANGUAGE.match(info)
+    named = language.group(0) if language else ""
+    if not named:
+        written_as_class = _INFO_CLASS_LANGUAGE.match(info)
+        named = written_as_class.group(1) if written_as_class else ""
     title = _INFO_TITLE.search(info)
-    return (language.group(0) if language else ""), (title.group(1).strip() if title else "")
+    return named, (next(part for part in title.groups() if part is not None).strip() if title else "")
 
 
 def code_title(title: str, code_block: str) -> str:
