@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.api import build
-from indexer.config import ConfigError, load_config, role_urls
+from indexer.config import Config, ConfigError, load_config, role_urls
+from indexer.site.links import detect_docs_roots
 from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view
 from tests.browser import cited_source_of_selection
 from tests.conftest import CorpusRepo
@@ -130,6 +132,19 @@ def test_unknown_directives_and_roles_show_their_words() -> None:
     assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
 
 
+def test_an_unknown_directives_options_read_as_inline_rest() -> None:
+    # sphinx-doc/sphinx's doc/usage/configuration.rst: 600 `:type: :code-py:`str`` options of `.. confval::`.
+    source = (
+        ".. role:: code-py(code)\n   :language: Python\n\n.. confval:: project\n   :type: :code-py:`str`\n"
+        "   :default: see :pep:`8` or *this*\n   :broken: `unclosed\n\n   The project's name.\n"
+    )
+    html, _ = rst_view(source)
+    text = " ".join(_read(html).parts)
+    assert "<code" in html and "str" in text and ":code-py:" not in text, html
+    assert 'href="https://peps.python.org/pep-0008/"' in html and "<em>this</em>" in html, html
+    assert "`unclosed" in text  # markup that does not parse cleanly is shown as written
+
+
 def test_a_table_with_column_widths_writes_no_inline_style() -> None:
     # PEP 739's `list-table` with `:widths: 25 75` came out as `<col style="width: 25.0%" />`: the
     # site's CSP refuses inline styles, so every such page logged an error per column (15 PEPs).
@@ -194,6 +209,41 @@ def test_peps_link_inside_the_site_and_images_are_published(corpus_repo: CorpusR
     published = (site / "doc/corpus/peps" / image.group(1)).resolve()
     assert published.is_file() and published.read_bytes() == PNG
     assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
+
+
+def test_a_sphinx_projects_absolute_paths_start_at_its_source_directory(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    # sphinx-doc/sphinx's doc/: `.. image:: /_static/themes/alabaster.png` and `.. figure:: /_static/translation.*`
+    # are the source directory's files (the folder of conf.py), in the first format the HTML builder takes.
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
+    corpus_repo.commit(
+        {
+            "doc/conf.py": "project = 'Manual'\nextensions = []\n",
+            "doc/_static/shot.png": PNG,
+            "doc/_static/flow.png": PNG,
+            "doc/_static/flow.svg": svg,
+            "doc/index.rst": "Manual\n======\n\nRead :doc:`/usage/intro`.\n",
+            "doc/usage/intro.rst": "Intro\n=====\n\n.. image:: /_static/shot.png\n   :alt: Shot\n\n"
+            ".. figure:: /_static/flow.*\n   :alt: Flow\n\nBack to :doc:`/index`.\n",
+        }
+    )
+    site = tmp_path / "site"
+    summary = build(corpus_repo.root, out=site, config=Config(roots=("doc",)))
+    assert not [w for w in summary.warnings if "broken link" in w], summary.warnings
+    page = (site / "doc/doc/usage/intro.rst.html").read_text(encoding="utf-8")
+    shot = re.search(r'<img src="([^"]+)" alt="Shot">', page)
+    assert shot and (site / "doc/doc/usage" / shot.group(1)).resolve().read_bytes() == PNG
+    flow = re.search(r'<img src="data:image/svg\+xml;base64,([^"]+)" alt="Flow"', page)
+    assert flow and base64.b64decode(flow.group(1)) == svg, page
+    assert 'href="../../../doc/doc/index.rst.html"' in page
+    index = (site / "doc/doc/index.rst.html").read_text(encoding="utf-8")
+    assert 'href="../../doc/doc/usage/intro.rst.html"' in index
+
+
+def test_a_conf_py_that_is_not_sphinxs_names_no_docs_root() -> None:
+    texts = {"doc/conf.py": "project = 'x'\n", "tools/conf.py": "TIMEOUT = 3\n"}
+    assert detect_docs_roots((), texts) == ("doc",)
 
 
 def test_a_literalinclude_links_to_the_file_it_names(corpus_repo: CorpusRepo, tmp_path: Path) -> None:

@@ -196,7 +196,8 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
         if self.options:
             fields = nodes.field_list(classes=["directive-options"])
             for key, value in self.options.items():
-                body = nodes.field_body("", nodes.paragraph(value, value))
+                # As inline reST: sphinx-doc's `.. confval::` writes `:type: :code-py:`bool``.
+                body = nodes.field_body("", nodes.paragraph(value, "", *self._inline(value)))
                 fields += nodes.field("", nodes.field_name(key, key), body)
             box += fields
         if self.content:
@@ -213,12 +214,15 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
             # site, else leaves it text: a file outside the corpus is no broken link of the page.
             shown += nodes.reference(argument, argument, refuri=argument.strip(), **{"pincite-if-document": "1"})
             return shown
-        parsed, messages = self.state.inline_text(argument, self.lineno)
-        if messages or any(isinstance(n, nodes.problematic) for part in parsed for n in part.findall()):
-            shown += nodes.Text(argument)
-        else:
-            shown.extend(parsed)
+        shown.extend(self._inline(argument))
         return shown
+
+    def _inline(self, text: str) -> list[nodes.Node]:
+        """`text` as inline reST, or as written when its markup does not parse cleanly."""
+        parsed, messages = self.state.inline_text(text, self.lineno)
+        if messages or any(isinstance(n, nodes.problematic) for part in parsed for n in part.findall()):
+            return [nodes.Text(text)]
+        return list(parsed)
 
     def _content(self, name: str) -> list[nodes.Node]:
         literal = nodes.literal_block("\n".join(self.content), "\n".join(self.content), classes=["directive-source"])
