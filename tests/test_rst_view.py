@@ -145,6 +145,17 @@ def test_an_unknown_directives_options_read_as_inline_rest() -> None:
     assert "`unclosed" in text  # markup that does not parse cleanly is shown as written
 
 
+def test_a_section_title_in_an_unknown_directives_content_is_a_heading_not_source() -> None:
+    # sphinx-doc/sphinx: `Examples` / `~~~~~~~~` under a `.. confval::`, which Sphinx parses with titles.
+    source = (
+        "Options\n=======\n\n.. confval:: short_types\n\n   Controls :code:`Literal` types.\n\n"
+        "   Examples\n   ~~~~~~~~\n\n   An *example* here.\n\nAfter\n=====\n\nLast words.\n"
+    )
+    html, headings = rst_view(source)
+    assert [title for _level, _id, title in headings] == ["Options", "Examples", "After"], headings
+    assert "<em>example</em>" in html and "directive-source" not in html and "~~~~" not in html, html
+
+
 def test_a_table_with_column_widths_writes_no_inline_style() -> None:
     # PEP 739's `list-table` with `:widths: 25 75` came out as `<col style="width: 25.0%" />`: the
     # site's CSP refuses inline styles, so every such page logged an error per column (15 PEPs).

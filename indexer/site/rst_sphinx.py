@@ -231,7 +231,9 @@ class ShownDirective(Directive):  # type: ignore[misc]  # docutils has no types
         if name in LITERAL_DIRECTIVES:
             return [literal]
         holder = nodes.container()
-        self.state.nested_parse(self.content, self.content_offset, holder)
+        # Section titles may stand in the content, as Sphinx's own directives parse theirs (`Examples` under
+        # a `.. confval::`); docutils would refuse them and the whole content would be shown as source.
+        self.state.nested_parse(self.content, self.content_offset, holder, match_titles=True)
         if any(message["level"] >= 3 for message in holder.findall(nodes.system_message)):
             return [literal]  # not clean reST: the reader sees the text as written
         return list(holder.children)
