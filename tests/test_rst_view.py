@@ -132,6 +132,12 @@ def test_unknown_directives_and_roles_show_their_words() -> None:
     assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
 
 
+def test_a_comment_is_not_written_into_the_page() -> None:
+    html, _ = rst_view("Para.\n\n.. NOTE: kept for reference\n\n   * `Old <https://example.org/>`__\n\nAfter.\n")
+    assert "<!--" not in html and "reference" not in html and "Old" not in html, html
+    assert "Para." in html and "After." in html
+
+
 def test_an_unknown_directives_options_read_as_inline_rest() -> None:
     # sphinx-doc/sphinx's doc/usage/configuration.rst: 600 `:type: :code-py:`str`` options of `.. confval::`.
     source = (

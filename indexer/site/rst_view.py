@@ -281,6 +281,8 @@ def role_url(pattern: str, target: str) -> str:
 def _clean(tree: nodes.document, links: DocumentLinks | None) -> None:
     for raw in list(tree.findall(nodes.raw)):  # none should exist with raw disabled; none is ever written
         raw.parent.remove(raw)
+    for comment in list(tree.findall(nodes.comment)):  # not shown, as Sphinx shows none: no bytes of the page
+        comment.parent.remove(comment)
     for image in list(tree.findall(nodes.image)):
         _replace_image(image, links)
     for ref in list(tree.findall(nodes.reference)):
