@@ -132,6 +132,20 @@ def test_unknown_directives_and_roles_show_their_words() -> None:
     assert [title for _level, _id, title in headings] == ["Introduction", "Rationale"]
 
 
+def test_a_sphinx_code_block_shows_its_caption_above_its_code() -> None:
+    # sphinx-doc/sphinx's tutorial: `.. code-block:: rst` with `:caption: docs/source/index.rst` was refused whole.
+    source = (
+        "Intro.\n\n.. code-block:: rst\n   :caption: docs/source/index.rst\n   :linenos:\n   :emphasize-lines: 1\n\n"
+        "   Check out the :doc:`usage` section.\n   second line\n\n.. code-block::\n\n   plain\n"
+    )
+    html, _ = rst_view(source)
+    assert "directive-refused" not in html and "shown as source" not in html, html
+    label = '<p class="directive-label" data-line-end="4" data-line-start="4"><span class="directive-name">'
+    assert label + "docs/source/index.rst</span></p>" in html, html
+    assert 'data-line-end="9" data-line-start="8"><code>Check out the :doc:`usage` section.\nsecond line</code>' in html
+    assert '<pre class="code literal-block" data-line-end="13" data-line-start="13"><code>plain</code></pre>' in html
+
+
 def test_a_comment_is_not_written_into_the_page() -> None:
     html, _ = rst_view("Para.\n\n.. NOTE: kept for reference\n\n   * `Old <https://example.org/>`__\n\nAfter.\n")
     assert "<!--" not in html and "reference" not in html and "Old" not in html, html

@@ -16,11 +16,13 @@ as raw markup. Here:
   and `:term:` become references that `indexer.site.rst_view` resolves onto the site (or an
   outside URL pattern, or the glossary entry of the document, or plain text) once the page's
   links are known;
-- two Sphinx directives are read as Sphinx reads them, because their words would otherwise be
+- three Sphinx directives are read as Sphinx reads them, because their words would otherwise be
   lost or shown as raw markup: `.. glossary::` (a definition list whose entries may stack
-  several terms, each term an anchor `:term:` links to) and `.. class:: pkg.Name(arg)` (Sphinx's
+  several terms, each term an anchor `:term:` links to), `.. class:: pkg.Name(arg)` (Sphinx's
   Python class description; docutils' own `class` directive would turn the signature into an
-  HTML class name, so docutils' meaning is kept only for an argument of valid class names).
+  HTML class name, so docutils' meaning is kept only for an argument of valid class names) and
+  `.. code-block::` with Sphinx's options (`:caption:` shown above the code, `:linenos:`,
+  `:emphasize-lines:`…), which docutils' own refuses, showing the whole block as its source.
 
 docutils keeps directives and roles in module-wide registries, so registration is global to
 the process; a name is only ever registered as one of these two harmless handlers.
@@ -32,10 +34,11 @@ import io
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
+from docutils.parsers.rst.directives.body import CodeBlock
 from docutils.parsers.rst.directives.misc import Class
 from docutils.parsers.rst.languages import en
 from docutils.statemachine import StringList
@@ -332,9 +335,39 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
         return entries or None
 
 
+class SphinxCodeBlock(CodeBlock):  # type: ignore[misc]  # docutils has no types
+    """`.. code-block::` (and `sourcecode`, `code`) as Sphinx reads it: its language is optional, its
+    `:caption:` is shown above the code, and its other options only change how Sphinx draws the code."""
+
+    option_spec: ClassVar[dict[str, Callable[[str | None], Any]]] = {
+        **CodeBlock.option_spec,
+        **dict.fromkeys(("caption", "emphasize-lines", "lineno-start", "dedent"), directives.unchanged),
+        **dict.fromkeys(("linenos", "force"), directives.flag),
+    }
+
+    def run(self) -> list[nodes.Node]:
+        caption = self.options.pop("caption", "")
+        for name in ("emphasize-lines", "lineno-start", "dedent", "linenos", "force"):
+            self.options.pop(name, None)
+        shown = list(super().run())
+        first = self.content_offset + 1  # 1-based line of the code's first line
+        if shown and isinstance(shown[0], nodes.literal_block) and self.content:
+            shown[0]["pincite-lines"] = (first, first + len(self.content) - 1)
+        if not caption:
+            return shown
+        label = nodes.paragraph(caption, "", classes=["directive-label"])
+        label += nodes.inline(caption, caption, classes=["directive-name"])
+        written = [n for n, line in enumerate(self.block_text.split("\n")) if line.strip().startswith(":caption:")]
+        if written:
+            label["pincite-lines"] = (self.lineno + written[0], self.lineno + written[0])
+        return [label, *shown]
+
+
 directives.register_directive("glossary", Glossary)
 directives.register_directive("class", SignatureClass)
-_known_directives["glossary"] = _known_directives["class"] = True
+for _name in ("code-block", "sourcecode", "code"):
+    directives.register_directive(_name, SphinxCodeBlock)
+_known_directives.update(dict.fromkeys(("glossary", "class", "code-block", "sourcecode", "code"), True))
 
 
 def glossary_terms(tree: nodes.document) -> dict[str, str]:
