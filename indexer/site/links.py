@@ -487,6 +487,11 @@ class DocumentLinks:
             return "data:image/svg+xml;base64," + data
         return result.href
 
+    def forget(self) -> None:
+        """Forget the links resolved so far: the page is being rendered again."""
+        self.records.clear()
+        self._recorded.clear()
+
     def resolve_first(self, candidates: Iterable[str], fragment: str = "") -> str | None:
         """The href of the first relative link among `candidates` whose target is a document, if any
         (a Sphinx `:doc:` target has no suffix: `intro` may be `intro.rst` or `intro.md`)."""

@@ -228,10 +228,10 @@ class _Renderer:
         source: bytes,
         marker: str,
         links: DocumentLinks | None,
-        containers: dict[int, tuple[str, str]] | None = None,
+        containers: dict[int, markdown_gfm.Container] | None = None,
     ):
         self.source = source
-        self.containers = containers or {}  # VitePress containers: (kind, title) by number
+        self.containers = containers or {}  # VitePress containers and MkDocs blocks, by number
         self.footnotes: dict[str, int] = {}  # footnote name → its number, in order of first mention
         self.footnote_refs: dict[str, int] = {}  # how often each footnote was referred to so far
         self.heading_id = ""  # the open heading's `{#id}`
@@ -501,9 +501,10 @@ class _Renderer:
         if what == "close":  # an MkDocs block and the one it stands in may close on one line
             self.out.append("</div>\n" * comment.count(self.marker + "close-"))
             return
-        kind, title = self.containers[int(number)]
+        container = self.containers[int(number)]
         first, _last = self.span(where)
-        self.out.append(markdown_gfm.container_start(self.marker, kind, title, self.attributes(first, first)))
+        lines = self.attributes(first, first)
+        self.out.append(markdown_gfm.container_start(self.marker, container.kind, container.title, lines))
 
     def close_raw(self) -> None:
         """End tags for the raw-text elements (`<script>`, `<iframe>`…) the block so far left open."""
@@ -684,7 +685,30 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     they are left as written and images are links.
     """
     marker = "m" + secrets.token_hex(8) + "~"
-    parsed, containers = markdown_gfm.mark_containers(text, marker)
+    shown_as_code = re.compile("&lt;!--" + re.escape(marker) + r"open-(\d+)--&gt;")
+    skip: frozenset[int] = frozenset()
+    for _attempt in range(MARKING_ATTEMPTS):
+        parsed, containers = markdown_gfm.mark_containers(text, marker, skip)
+        clean, headings = _render(parsed, marker, links, containers)
+        # A container the parse took for code (an MkDocs block indented under a paragraph) would show
+        # its marked comment as text: it is left as written, and the document rendered again.
+        leaked = {containers[int(number)].line for number in shown_as_code.findall(clean)}
+        if not leaked:
+            return Markup(wrap_tables(clean)), headings
+        skip |= leaked
+        if links is not None:
+            links.forget()
+    clean, headings = _render(text, marker, links, {})
+    return Markup(wrap_tables(clean)), headings
+
+
+# How often a document is rendered again without the containers the parse took for code (a block in one).
+MARKING_ATTEMPTS = 3
+
+
+def _render(
+    parsed: str, marker: str, links: DocumentLinks | None, containers: dict[int, markdown_gfm.Container]
+) -> tuple[str, list[tuple[int, str, str]]]:
     renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers)
     events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed))
     html = renderer.render(events)
@@ -693,7 +717,7 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
     blocks = renderer.blocks
     if blocks:
         clean = re.sub(re.escape(marker) + r"block~(\d+)~", lambda m: blocks[int(m.group(1))], clean)
-    return Markup(wrap_tables(clean)), renderer.headings
+    return clean, renderer.headings
 
 
 def wrap_tables(html: str) -> str:

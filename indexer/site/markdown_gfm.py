@@ -28,6 +28,7 @@ removes: raw HTML in the corpus cannot set them.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from markupsafe import escape
 
@@ -46,9 +47,19 @@ _TAB_TITLE = re.compile(r'"([^"\n]*)"')
 BODY_INDENT = 4
 
 
-def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, str]]]:
+@dataclass(frozen=True)
+class Container:
+    """A container or MkDocs block found before the parse: what its label shows, and its opening line (0-based)."""
+
+    kind: str
+    title: str
+    line: int
+
+
+def mark_containers(text: str, marker: str, skip: frozenset[int] = frozenset()) -> tuple[str, dict[int, Container]]:
     """`text` with the fence lines of balanced containers replaced by marked comments, and each
-    container's (kind, title) by its number. Other lines are left exactly as they are."""
+    container by its number. Other lines are left exactly as they are; so are the containers that
+    open on a line of `skip` (ones the parse took for code, where a comment would show as text)."""
     lines = text.split("\n")
     opened: list[tuple[int, int, str, str, str]] = []  # (line, colons, kind, title, indent)
     pairs: list[tuple[int, int, str, str, str, str]] = []  # (open line, close line, kind, title, indents)
@@ -68,18 +79,18 @@ def mark_containers(text: str, marker: str) -> tuple[str, dict[int, tuple[str, s
             pairs.append((first, n, kind, title, indent, close.group(1)))
             continue
         start = _OPEN.match(line)
-        if start:
+        if start and n not in skip:
             opened.append((n, len(start.group(2)), start.group(3), start.group(4), start.group(1)))
-    found: dict[int, tuple[str, str]] = {}
+    found: dict[int, Container] = {}
     for number, (first, last, kind, title, indent, close_indent) in enumerate(sorted(pairs)):
-        found[number] = (kind, title)
+        found[number] = Container(kind, title, first)
         lines[first] = f"{indent}<!--{marker}open-{number}-->"
         lines[last] = f"{close_indent}<!--{marker}close-{number}-->"
-    _mark_indented_blocks(lines, marker, found)
+    _mark_indented_blocks(lines, marker, found, skip)
     return ("\n".join(lines), found) if found else (text, {})
 
 
-def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, tuple[str, str]]) -> None:
+def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, Container], skip: frozenset[int]) -> None:
     """MkDocs' indented blocks in `lines`, marked in place as containers are (numbered after them).
 
     A block's body is every following line that is blank or indented four columns more than its
@@ -98,7 +109,7 @@ def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, tuple[
             continue
         start = _BLOCK_OPEN.match(line)
         shown = _block_kind(start.group(2), start.group(3)) if start else None
-        if start and shown:
+        if start and shown and n not in skip:
             _mark_block(lines, n, start.group(1), shown, marker, found)
         n += 1
 
@@ -113,7 +124,7 @@ def _block_kind(sign: str, rest: str) -> tuple[str, str] | None:
 
 
 def _mark_block(
-    lines: list[str], first: int, indent: str, shown: tuple[str, str], marker: str, found: dict[int, tuple[str, str]]
+    lines: list[str], first: int, indent: str, shown: tuple[str, str], marker: str, found: dict[int, Container]
 ) -> None:
     width = len(indent.expandtabs(BODY_INDENT))
     end = first + 1
@@ -130,7 +141,7 @@ def _mark_block(
     elif lines[last].strip() and not lines[last].lstrip().startswith(closing):
         return  # text right under the body, with no blank line: left as written
     number = len(found)
-    found[number] = shown
+    found[number] = Container(*shown, first)
     lines[first] = f"{indent}<!--{marker}open-{number}-->"
     for n in range(first + 1, last):
         if lines[n].strip():
