@@ -41,6 +41,7 @@ RAW_MARKUP = {
     "heading attribute": re.compile(r"\{#[\w-]+"),
     "container": re.compile(r"^:::", re.MULTILINE),
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
+    "mkdocs block": re.compile(r"^\s*(?:!!!|\?\?\?\+?|===[!+]?) ", re.MULTILINE),  # admonition, details, tab
 }
 # AsciiDoc's (a macro, an include or an attribute reference shown as written), counted in AsciiDoc
 # documents only: `{channel}` is prose in Markdown.
@@ -71,6 +72,7 @@ NOT_PROSE = (
     re.compile(r":[\w:.+-]+:`"),  # role names
     re.compile(r"^[\s*|+-]*\.\. [\w:-]+::", re.MULTILINE),  # directive names (in lists and table cells too)
     re.compile(r"^\.\. _[^:]+:.*$", re.MULTILINE),  # targets
+    re.compile(r"^\.\. role::.*$", re.MULTILINE),  # a role's definition (`.. role:: code-py(code)`)
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
