@@ -50,6 +50,9 @@ RAW_ASCIIDOC = {
     "asciidoc attribute": re.compile(r"\{[a-z][\w-]*\}"),
 }
 NOT_PROSE = (
+    # a role's definition, with its options (`.. role:: code-py(code)` / `:language: Python`): first,
+    # before the directive names go
+    re.compile(r"^\.\. role::.*(?:\n[ \t]+\S.*)*", re.MULTILINE),
     # First, before the patterns below take their names away:
     # layout options of images, figures and code (`:class: invert-in-dark-mode`, `:align: center`),
     re.compile(
@@ -72,7 +75,6 @@ NOT_PROSE = (
     re.compile(r":[\w:.+-]+:`"),  # role names
     re.compile(r"^[\s*|+-]*\.\. [\w:-]+::", re.MULTILINE),  # directive names (in lists and table cells too)
     re.compile(r"^\.\. _[^:]+:.*$", re.MULTILINE),  # targets
-    re.compile(r"^\.\. role::.*$", re.MULTILINE),  # a role's definition (`.. role:: code-py(code)`)
     re.compile(r"<!--.*?-->", re.DOTALL),
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes

@@ -484,13 +484,7 @@ class _Renderer:
         elif kind == "Html" and value.startswith("<!--" + self.marker):
             self.container_fence(value, where)
         elif kind == "Html" or kind == "InlineHtml":
-            # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
-            # closed at the end of its block. `<plaintext>` can never be closed: it is dropped.
-            html = PLAINTEXT.sub("", value)
-            if kind == "InlineHtml":
-                html = markdown_gfm.show_tags(html, self.marker)
-            _left_open(html, self.raw_open)
-            self.out.append(html)
+            self.raw_html(markdown_gfm.show_tags(value, self.marker) if kind == "InlineHtml" else value)
         else:
             self.out.append(str(escape(value)))
 
@@ -498,13 +492,23 @@ class _Renderer:
         """A container's fence line (or an MkDocs block's opening line), marked before the parse: its box
         opens or closes."""
         what, _, number = comment[4 + len(self.marker) :].split("--", 1)[0].partition("-")
-        if what == "close":  # an MkDocs block and the one it stands in may close on one line
+        if what == "close":  # an MkDocs block and the one it stands in may close on one line, before raw HTML
+            closes = re.match(f"(?:<!--{re.escape(self.marker)}close-\\d+-->)+", comment)
             self.out.append("</div>\n" * comment.count(self.marker + "close-"))
+            if closes and comment[closes.end() :].strip():
+                self.raw_html(comment[closes.end() :])
             return
         container = self.containers[int(number)]
         first, _last = self.span(where)
         lines = self.attributes(first, first)
         self.out.append(markdown_gfm.container_start(self.marker, container.kind, container.title, lines))
+
+    def raw_html(self, html: str) -> None:
+        # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
+        # closed at the end of its block. `<plaintext>` can never be closed: it is dropped.
+        html = PLAINTEXT.sub("", html)
+        _left_open(html, self.raw_open)
+        self.out.append(html)
 
     def close_raw(self) -> None:
         """End tags for the raw-text elements (`<script>`, `<iframe>`…) the block so far left open."""

@@ -133,12 +133,10 @@ def _mark_block(
     last = end
     while last > first + 1 and not lines[last - 1].strip():
         last -= 1
-    if last == first + 1:
-        return  # no body: the line stays as written
     closing = f"<!--{marker}close-"
     if last == len(lines):
         lines.append(indent)
-    elif lines[last].strip() and not lines[last].lstrip().startswith(closing):
+    elif lines[last].strip() and not lines[last].lstrip().startswith(("<", closing)):
         return  # text right under the body, with no blank line: left as written
     number = len(found)
     found[number] = Container(*shown, first)
@@ -147,7 +145,8 @@ def _mark_block(
         if lines[n].strip():
             expanded = lines[n].expandtabs(BODY_INDENT)
             lines[n] = expanded[:width] + expanded[width + BODY_INDENT :]
-    # The closing comment on the blank line after the body, beside an enclosing block's if they end together.
+    # The closing comment on the blank line after the body (a tab may have none), or before an enclosing
+    # block's closing comment or the raw HTML that ends the body (mkdocs-material's `</div>`).
     lines[last] = indent + closing + f"{number}-->" + lines[last].lstrip()
 
 
