@@ -152,7 +152,8 @@ def test_mkdocs_admonitions_details_and_tabs_are_labelled_blocks_on_their_lines(
     empty, _ = markdown_view('=== "One"\n\n=== "Two"\n\nAfter.\n')
     assert empty.count('<div class="directive container-tab">') == 2 and "===" not in empty, empty
     ended, _ = markdown_view('<div class="result" markdown>\n\n!!! note "Outer"\n\n    Body.\n</div>\n\nAfter.\n')
-    assert re.search(r"<div>\s*<div class=\"directive container-note\">.*Body\.</p>\s*</div>\s*</div>", ended, re.S), ended
+    nested = r"<div>\s*<div class=\"directive container-note\">.*Body\.</p>\s*</div>\s*</div>"
+    assert re.search(nested, ended, re.S), ended
     # One the parse takes for code (indented under a paragraph) stays as written, its marked comment never shown.
     code, _ = markdown_view(':   Enables it:\n\n    !!! note "When using CI"\n\n        Adjust the settings.\n')
     assert "!!! note &#34;When using CI&#34;\n\n    Adjust the settings." in code and "&lt;!--" not in code, code
