@@ -51,9 +51,9 @@ from indexer.shapes import SiteJson
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
-from indexer.site.carry import Carry, IndexState, carry_over, doc_inputs, index_state
+from indexer.site.carry import Carry, IndexState, carry_over, doc_inputs, index_state, version_inputs
 from indexer.site.cited_by import CitedBy, Scanned, collect
-from indexer.site.corpus_titles import corpus_titles
+from indexer.site.corpus_titles import corpus_titles, shared_at_head
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
     Step,
@@ -148,6 +148,7 @@ class SiteStats:
     # untouched paths' were carried over from the previous site (`carry`), the touched paths' alone.
     pages_keyed: int = 0
     history_keyed: int = 0
+    versions_keyed: int = 0  # the version pages whose key was computed (the rest carried: `_carry_versions`)
     folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
@@ -177,6 +178,7 @@ class SiteStats:
             "previous_site": self.previous_site,
             "pages_keyed": self.pages_keyed,
             "history_keyed": self.history_keyed,
+            "versions_keyed": self.versions_keyed,
             "folders_keyed": self.folders_keyed,
             "carry": self.carry,
             "manifest_shards_read": self.manifest_shards_read,
@@ -538,6 +540,31 @@ def _history_digits_of(site: Path) -> int:
     return digits if isinstance(digits, int) and 2 <= digits <= 4 else 2
 
 
+def _chosen_versions(
+    paths: Iterable[str],
+    by_path: dict[str, list[PathVersion]],
+    metas: dict[int, VersionMeta],
+    commits: int,
+    blobs: set[str] | None = None,
+) -> dict[str, tuple[VersionMeta, str]]:
+    """The version page of each blob (of `blobs`, else every one) these paths held, with the path it names.
+
+    A blob held by several paths (a copy, a move) names the path that held it first: the page is
+    the same whoever builds it, at once or commit by commit.
+    """
+    chosen: dict[str, tuple[VersionMeta, str]] = {}
+    held_from: dict[str, tuple[int, str]] = {}
+    for path in paths:
+        for pv in by_path[path]:
+            meta = metas[pv.version_id]
+            if meta.status != "ok" or (blobs is not None and meta.blob not in blobs):
+                continue
+            if (pv.first_seq, path) < held_from.get(meta.blob, (commits, "")):
+                held_from[meta.blob] = (pv.first_seq, path)
+                chosen[meta.blob] = (meta, path)
+    return chosen
+
+
 def _read_shard(file: Path) -> dict[str, Any]:
     try:
         entries = json.loads(file.read_text(encoding="utf-8"))["paths"]
@@ -657,7 +684,10 @@ class _SiteBuilder:
             for pv in self.reader.all_path_versions():
                 by_path.setdefault(pv.path, []).append(pv)
             head_seq = len(commits) - 1
-            metas = corpus_titles(self.reader.version_metas(), by_path, head_seq, self.reader)
+            all_metas = self.reader.version_metas()
+            shared = shared_at_head(all_metas, by_path, head_seq)
+            self.new.version_inputs = version_inputs(shared)
+            metas = corpus_titles(all_metas, by_path, head_seq, self.reader, shared)
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
             ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
@@ -794,22 +824,21 @@ class _SiteBuilder:
         return True
 
     def _versions(self, ctx: PageContext, by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> None:
-        # A blob held by several paths (a copy, a move) names the path that held it first: the
-        # page is the same whoever builds it, at once or commit by commit.
-        chosen: dict[str, tuple[VersionMeta, str]] = {}
-        held_from: dict[str, tuple[int, str]] = {}
-        for path, pvs in by_path.items():
-            for pv in pvs:
-                meta = metas[pv.version_id]
-                if meta.status == "ok" and (pv.first_seq, path) < held_from.get(meta.blob, (len(ctx.commits), "")):
-                    held_from[meta.blob] = (pv.first_seq, path)
-                    chosen[meta.blob] = (meta, path)
         same_fp = self.old.fingerprint == self.fp
         live = self.previous / "v"
+        live_pages: set[str] = set()
         if same_fp and live.is_dir():
             self.adopt_versions = live
             live_pages = set(os.listdir(live))
-        self.needed_versions = set(chosen)
+        carried = self._carry_versions(by_path, metas, live_pages, len(ctx.commits))
+        if carried is None:
+            chosen = _chosen_versions(by_path, by_path, metas, len(ctx.commits))
+        else:
+            chosen, kept = carried
+            self.new.versions.update(kept)
+            self.stats.pages_reused += len(kept)
+        self.stats.versions_keyed = len(chosen)
+        self.needed_versions = set(chosen) | self.new.versions.keys()
         self.progress.stage("version pages", len(chosen))
         jobs: list[PageJob] = []
         for blob, (meta, path) in sorted(chosen.items()):
@@ -849,6 +878,39 @@ class _SiteBuilder:
         for _result in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
             self.progress.advance()
+
+    def _carry_versions(
+        self,
+        by_path: dict[str, list[PathVersion]],
+        metas: dict[int, VersionMeta],
+        live_pages: set[str],
+        commits: int,
+    ) -> tuple[dict[str, tuple[VersionMeta, str]], dict[str, str]] | None:
+        """The version pages to key (blob → version and path) and the keys carried over as the previous
+        site recorded them; None when nothing may be carried (then every version page is keyed).
+
+        Along a first-parent line that only grew (`self.carry`), a blob no touched path holds keeps the
+        path that held it first, that path's document and history pages, and its title while the shared
+        titles are the same (`carry.version_inputs`): its page's key is the one recorded. Keyed again
+        whatever the carry: the blobs of the touched paths, the versions with a published original (a
+        PDF's pages as printed show the cited lines first, and any document may cite them), and every
+        carried page the site folder no longer holds.
+        """
+        if self.carry is None or self.adopt_versions is None or self.new.version_inputs != self.old.version_inputs:
+            return None
+        blobs = {metas[pv.version_id].blob for path in self.carry.touched for pv in by_path.get(path, ())}
+        blobs.update(rel[6:-4] for rel in self.old.files if rel.startswith("files/") and rel.endswith((".pdf", ".txt")))
+        kept = dict(self.old.versions)
+        for blob in blobs:
+            kept.pop(blob, None)
+        # A carried page deleted from the site folder is rendered again (set differences, in C).
+        missing = set(map("{}.html".format, kept)) - live_pages
+        for name in missing:
+            blobs.add(name[:-5])
+            del kept[name[:-5]]
+        holders = self.reader.paths_holding(blobs) & by_path.keys()
+        chosen = _chosen_versions(sorted(holders), by_path, metas, commits, blobs)
+        return chosen, kept
 
     def _link_pages(self, blob: str) -> bool:
         """Link the previous site's pages as printed of `blob` into the new one; False if it has none."""
