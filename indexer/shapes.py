@@ -527,6 +527,7 @@ class SiteJson(TypedDict):
     pages_keyed: int
     history_keyed: int
     versions_keyed: int
+    changes_keyed: int
     folders_keyed: int
     carry: str
     manifest_shards_read: int

@@ -91,6 +91,41 @@ def test_a_title_turned_generic_keys_every_version_page_again(corpus_repo: Corpu
     _assert_same_site(site, _cold(corpus_repo, tmp_path))
 
 
+def test_the_history_pages_keyed_follow_the_change(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """History pages of untouched paths keep their recorded keys: a one-file edit keys that path's alone."""
+    corpus_repo.commit(_docs(12))
+    for k in range(4):  # four paths with a history page
+        corpus_repo.commit({f"corpus/f{k}/doc-{k:02}.md": f"# Doc {k}\n\nEdited {k}.\n"})
+    site = tmp_path / "site"
+    assert _site(corpus_repo, site)["changes_keyed"] == 4
+    corpus_repo.commit({"corpus/f1/doc-05.md": "# Doc 5\n\nEdited 5.\n"})
+    one = _site(corpus_repo, site)
+    assert (one["carry"], one["changes_keyed"]) == ("carried", 1)
+    page = site / "changes" / "corpus" / "f2" / "doc-02.md.html"
+    page.unlink()  # a carried history page deleted by hand: that path's is keyed and rendered again
+    corpus_repo.commit({"corpus/f1/doc-05.md": "# Doc 5\n\nEdited again.\n"})
+    assert _site(corpus_repo, site)["changes_keyed"] == 2 and page.is_file()
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+    next((site / "diff").glob("*.html")).unlink()  # a carried diff page deleted: every path's keyed again
+    corpus_repo.commit({"corpus/f3/doc-07.md": "# Doc 7\n\nEdited 7.\n"})
+    assert _site(corpus_repo, site)["changes_keyed"] == 6
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_a_diff_page_two_paths_make_names_the_first_paths_commits(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """The same two versions in a row at two paths make one diff page, named by the first path in path
+    order: a touched path earlier in that order, from other commits, is not carried over."""
+    one, two = "# Doc\n\nFirst words.\n", "# Doc\n\nSecond words.\n"
+    corpus_repo.commit({"corpus/zz.md": one, "corpus/other.md": "# Other\n"})
+    corpus_repo.commit({"corpus/zz.md": two})
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/aa.md": one})
+    corpus_repo.commit({"corpus/aa.md": two})  # aa.md's step is zz.md's diff page, from later commits
+    _site(corpus_repo, site)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
 def test_a_carried_version_page_deleted_in_the_site_folder_is_rendered_again(
     corpus_repo: CorpusRepo, tmp_path: Path
 ) -> None:
@@ -164,7 +199,7 @@ STEP = st.one_of(
 # How the build after a step runs: a site build; an index-only build first (CI caches the two
 # apart); the index deleted first (rebuilt cold: new version ids); none (the next build sees both steps);
 # a document page of the site deleted or edited first (by hand: the manifest still says it is kept);
-# a version page deleted first (its key is carried, its file is not there);
+# a version page or a history page deleted first (its key is carried, its file is not there);
 # a shard of the manifest edited, deleted or cut short first, or its top record edited (a seal no
 # longer holds: the site is rendered whole).
 BUILD = st.sampled_from(
@@ -176,6 +211,7 @@ BUILD = st.sampled_from(
         "page deleted",
         "page edited",
         "version deleted",
+        "history page deleted",
         "shard edited",
         "shard deleted",
         "shard truncated",
@@ -191,8 +227,10 @@ def _damage(site: Path, how: str) -> None:
     pages = sorted((site / "doc").rglob("*.html"))
     if not pages:
         return
-    if how == "version deleted":
-        sorted((site / "v").glob("*.html"))[0].unlink()
+    if how in ("version deleted", "history page deleted"):
+        folder = site / ("v" if how == "version deleted" else "changes")
+        for page in sorted(folder.rglob("*.html"))[:1]:
+            page.unlink()
         return
     if how.startswith("shard "):
         shard = next(file for file in sorted((site / MANIFEST).glob("??.json")) if b'"docs"' in file.read_bytes())
@@ -287,6 +325,7 @@ class _Corpus:
 @example(steps=[("edit", 3, "page deleted"), ("edit", 3, "page edited"), ("title", 1, "Summary", "shard edited")])
 @example(steps=[("edit", 3, "shard deleted"), ("edit", 2, "shard truncated"), ("edit", 1, "top edited")])
 @example(steps=[("edit", 3, "version deleted"), ("title", 1, "Summary", "version deleted")])
+@example(steps=[("edit", 3, "site"), ("edit", 2, "history page deleted"), ("edit", 1, "history page deleted")])
 @given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
@@ -309,7 +348,7 @@ def test_builds_along_a_random_history_give_the_cold_site(
             build(repo.root, config=Config(), index_path=index, site=False)
         elif how == "cold index":
             index.unlink()
-        elif how.startswith(("page ", "version ", "shard ", "top ")):
+        elif how.startswith(("page ", "version ", "history ", "shard ", "top ")):
             _damage(site, how)
         build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"

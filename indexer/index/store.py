@@ -938,6 +938,16 @@ class IndexReader:
         )
         return {str(row[0]) for row in rows.fetchall()}
 
+    def paths_not_held_throughout(self, head_seq: int) -> set[str]:
+        """The paths that do not hold a version at every commit from their first to `head_seq`: gone from
+        it, or with a gap (their intervals' lengths add up to less than their span). One grouped query."""
+        rows = self.conn.execute(
+            "SELECT path FROM path_versions GROUP BY path"
+            " HAVING max(last_seq) != ? OR sum(last_seq - first_seq + 1) != max(last_seq) - min(first_seq) + 1",
+            (head_seq,),
+        )
+        return {str(row[0]) for row in rows.fetchall()}
+
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
         return self.version(int(row[0])) if row else None
