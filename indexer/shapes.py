@@ -526,6 +526,8 @@ class SiteJson(TypedDict):
     previous_site: str
     pages_keyed: int
     history_keyed: int
+    versions_keyed: int
+    changes_keyed: int
     folders_keyed: int
     carry: str
     manifest_shards_read: int

@@ -32,19 +32,112 @@ def test_a_one_file_build_keys_the_touched_page_alone(corpus_repo: CorpusRepo, t
     corpus_repo.commit(_docs(40))
     site = tmp_path / "site"
     cold = _site(corpus_repo, site)
-    assert (cold["pages_keyed"], cold["history_keyed"]) == (40, 40)
+    assert (cold["pages_keyed"], cold["history_keyed"], cold["versions_keyed"]) == (40, 40, 40)
     first = _site(corpus_repo, site)  # nothing new: the keys are carried, none computed
     assert (first["carry"], first["pages_keyed"], first["history_keyed"]) == ("carried", 0, 0)
+    assert first["versions_keyed"] == 0
     corpus_repo.commit({"corpus/f1/doc-05.md": "# Doc 5\n\nNew words of 5.\n"})
     one = _site(corpus_repo, site)
     assert (one["carry"], one["pages_keyed"], one["history_keyed"]) == ("carried", 1, 1)
+    assert one["versions_keyed"] == 2  # doc-05's two versions: the new one, and the old one's links
     # The other documents' pages and their version pages; doc-05's first version page is written
     # again, as it now links doc-05's history page.
     assert one["pages_reused"] == 39 + 39 and one["history_written"] == 1
     assert (cold["folders_keyed"], one["folders_keyed"]) == (4, 1)  # the home page's four folder sections
     corpus_repo.commit({f"corpus/f2/doc-{k:02}.md": f"# Doc {k}\n\nOther words of {k}.\n" for k in (2, 6, 10)})
     three = _site(corpus_repo, site)
-    assert (three["pages_keyed"], three["history_keyed"]) == (3, 3)
+    assert (three["pages_keyed"], three["history_keyed"], three["versions_keyed"]) == (3, 3, 6)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+@pytest.mark.parametrize("documents", [12, 120])
+def test_the_version_pages_keyed_follow_the_change_not_the_corpus(
+    corpus_repo: CorpusRepo, tmp_path: Path, documents: int
+) -> None:
+    """However many documents the corpus holds, a one-file edit keys that path's versions alone."""
+    corpus_repo.commit(_docs(documents))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    for step in range(3):
+        corpus_repo.commit({"corpus/f1/doc-05.md": f"# Doc 5\n\nStep {step}.\n"})
+        stats = _site(corpus_repo, site)
+        assert (stats["carry"], stats["versions_keyed"]) == ("carried", step + 2)
+
+
+def test_a_copy_and_a_move_of_a_shared_version_give_the_cold_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """A version page names the path that held its blob first: a new copy of an untouched path's blob
+    keys that blob again (and it still names the first path), as does the first path's move."""
+    corpus_repo.commit(_docs(8))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/f3/copy.md": "# Doc 3\n\nWords of 3.\n"})  # doc-03's blob, at a second path
+    copied = _site(corpus_repo, site)
+    assert copied["versions_keyed"] == 1
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+    corpus_repo.commit({"corpus/f3/doc-03.md": None, "corpus/f2/doc-03.md": "# Doc 3\n\nWords of 3.\n"})
+    _site(corpus_repo, site)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_a_title_turned_generic_keys_every_version_page_again(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """A title many documents share gives way to each one's own name on every version holding it,
+    whichever path changed: the shared titles changed, so no version page's key is carried."""
+    corpus_repo.commit(_docs(6) | {f"corpus/f{k}/sum-{k}.md": f"# Summary\n\nPart {k}.\n" for k in range(2)})
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/f2/sum-2.md": "# Summary\n\nPart 2.\n"})  # a third: "Summary" is shared now
+    stats = _site(corpus_repo, site)
+    assert (stats["carry"], stats["versions_keyed"]) == ("carried", 9)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_the_history_pages_keyed_follow_the_change(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """History pages of untouched paths keep their recorded keys: a one-file edit keys that path's alone."""
+    corpus_repo.commit(_docs(12))
+    for k in range(4):  # four paths with a history page
+        corpus_repo.commit({f"corpus/f{k}/doc-{k:02}.md": f"# Doc {k}\n\nEdited {k}.\n"})
+    site = tmp_path / "site"
+    assert _site(corpus_repo, site)["changes_keyed"] == 4
+    corpus_repo.commit({"corpus/f1/doc-05.md": "# Doc 5\n\nEdited 5.\n"})
+    one = _site(corpus_repo, site)
+    assert (one["carry"], one["changes_keyed"]) == ("carried", 1)
+    page = site / "changes" / "corpus" / "f2" / "doc-02.md.html"
+    page.unlink()  # a carried history page deleted by hand: that path's is keyed and rendered again
+    corpus_repo.commit({"corpus/f1/doc-05.md": "# Doc 5\n\nEdited again.\n"})
+    assert _site(corpus_repo, site)["changes_keyed"] == 2 and page.is_file()
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+    next((site / "diff").glob("*.html")).unlink()  # a carried diff page deleted: every path's keyed again
+    corpus_repo.commit({"corpus/f3/doc-07.md": "# Doc 7\n\nEdited 7.\n"})
+    assert _site(corpus_repo, site)["changes_keyed"] == 6
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_a_diff_page_two_paths_make_names_the_first_paths_commits(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    """The same two versions in a row at two paths make one diff page, named by the first path in path
+    order: a touched path earlier in that order, from other commits, is not carried over."""
+    one, two = "# Doc\n\nFirst words.\n", "# Doc\n\nSecond words.\n"
+    corpus_repo.commit({"corpus/zz.md": one, "corpus/other.md": "# Other\n"})
+    corpus_repo.commit({"corpus/zz.md": two})
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    corpus_repo.commit({"corpus/aa.md": one})
+    corpus_repo.commit({"corpus/aa.md": two})  # aa.md's step is zz.md's diff page, from later commits
+    _site(corpus_repo, site)
+    _assert_same_site(site, _cold(corpus_repo, tmp_path))
+
+
+def test_a_carried_version_page_deleted_in_the_site_folder_is_rendered_again(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit(_docs(8))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    page = sorted((site / "v").glob("*.html"))[0]
+    page.unlink()
+    corpus_repo.commit({"corpus/f2/doc-02.md": "# Doc 2\n\nNew words of 2.\n"})
+    stats = _site(corpus_repo, site)
+    assert (stats["carry"], stats["versions_keyed"]) == ("carried", 3)
+    assert page.is_file()
     _assert_same_site(site, _cold(corpus_repo, tmp_path))
 
 
@@ -106,6 +199,7 @@ STEP = st.one_of(
 # How the build after a step runs: a site build; an index-only build first (CI caches the two
 # apart); the index deleted first (rebuilt cold: new version ids); none (the next build sees both steps);
 # a document page of the site deleted or edited first (by hand: the manifest still says it is kept);
+# a version page or a history page deleted first (its key is carried, its file is not there);
 # a shard of the manifest edited, deleted or cut short first, or its top record edited (a seal no
 # longer holds: the site is rendered whole).
 BUILD = st.sampled_from(
@@ -116,6 +210,8 @@ BUILD = st.sampled_from(
         "none",
         "page deleted",
         "page edited",
+        "version deleted",
+        "history page deleted",
         "shard edited",
         "shard deleted",
         "shard truncated",
@@ -130,6 +226,11 @@ def _damage(site: Path, how: str) -> None:
     record, as a hand in the folder would."""
     pages = sorted((site / "doc").rglob("*.html"))
     if not pages:
+        return
+    if how in ("version deleted", "history page deleted"):
+        folder = site / ("v" if how == "version deleted" else "changes")
+        for page in sorted(folder.rglob("*.html"))[:1]:
+            page.unlink()
         return
     if how.startswith("shard "):
         shard = next(file for file in sorted((site / MANIFEST).glob("??.json")) if b'"docs"' in file.read_bytes())
@@ -223,6 +324,8 @@ class _Corpus:
 @example(steps=[("move", 1, "none"), ("move", 1, "cold index")])
 @example(steps=[("edit", 3, "page deleted"), ("edit", 3, "page edited"), ("title", 1, "Summary", "shard edited")])
 @example(steps=[("edit", 3, "shard deleted"), ("edit", 2, "shard truncated"), ("edit", 1, "top edited")])
+@example(steps=[("edit", 3, "version deleted"), ("title", 1, "Summary", "version deleted")])
+@example(steps=[("edit", 3, "site"), ("edit", 2, "history page deleted"), ("edit", 1, "history page deleted")])
 @given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
@@ -245,7 +348,7 @@ def test_builds_along_a_random_history_give_the_cold_site(
             build(repo.root, config=Config(), index_path=index, site=False)
         elif how == "cold index":
             index.unlink()
-        elif how.startswith(("page ", "shard ", "top ")):
+        elif how.startswith(("page ", "version ", "history ", "shard ", "top ")):
             _damage(site, how)
         build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"

@@ -929,6 +929,25 @@ class IndexReader:
         rows = self.conn.execute(f"SELECT {_version_columns(with_text=False)} FROM versions")
         return {r[0]: _version_row(r) for r in rows.fetchall()}  # at once, as all_path_versions
 
+    def paths_holding(self, blobs: Iterable[str]) -> set[str]:
+        """The paths that held any of these blobs at some commit of the history (as any version of them)."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT pv.path FROM path_versions pv JOIN versions v ON v.id = pv.version_id"
+            " WHERE v.blob IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(blobs)),),
+        )
+        return {str(row[0]) for row in rows.fetchall()}
+
+    def paths_not_held_throughout(self, head_seq: int) -> set[str]:
+        """The paths that do not hold a version at every commit from their first to `head_seq`: gone from
+        it, or with a gap (their intervals' lengths add up to less than their span). One grouped query."""
+        rows = self.conn.execute(
+            "SELECT path FROM path_versions GROUP BY path"
+            " HAVING max(last_seq) != ? OR sum(last_seq - first_seq + 1) != max(last_seq) - min(first_seq) + 1",
+            (head_seq,),
+        )
+        return {str(row[0]) for row in rows.fetchall()}
+
     def version_by_blob(self, blob: str) -> VersionRow | None:
         row = self.conn.execute("SELECT id FROM versions WHERE blob = ? ORDER BY id DESC", (blob,)).fetchone()
         return self.version(int(row[0])) if row else None

@@ -32,7 +32,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +50,9 @@ from indexer.shapes import SiteJson
 from indexer.site import pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
-from indexer.site.carry import Carry, IndexState, carry_over, doc_inputs, index_state
+from indexer.site.carry import Carry, IndexState, carry_over, doc_inputs, index_state, version_inputs
 from indexer.site.cited_by import CitedBy, Scanned, collect
-from indexer.site.corpus_titles import corpus_titles
+from indexer.site.corpus_titles import corpus_titles, shared_at_head
 from indexer.site.head_texts import TEXTS_FILE, HeadTexts, head_texts, version_key
 from indexer.site.history_pages import (
     Step,
@@ -148,6 +147,8 @@ class SiteStats:
     # untouched paths' were carried over from the previous site (`carry`), the touched paths' alone.
     pages_keyed: int = 0
     history_keyed: int = 0
+    versions_keyed: int = 0  # the version pages whose key was computed (the rest carried: `_carry_versions`)
+    changes_keyed: int = 0  # the history pages whose key was computed (the rest carried: `_carry_changes`)
     folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
@@ -177,6 +178,8 @@ class SiteStats:
             "previous_site": self.previous_site,
             "pages_keyed": self.pages_keyed,
             "history_keyed": self.history_keyed,
+            "versions_keyed": self.versions_keyed,
+            "changes_keyed": self.changes_keyed,
             "folders_keyed": self.folders_keyed,
             "carry": self.carry,
             "manifest_shards_read": self.manifest_shards_read,
@@ -538,6 +541,31 @@ def _history_digits_of(site: Path) -> int:
     return digits if isinstance(digits, int) and 2 <= digits <= 4 else 2
 
 
+def _chosen_versions(
+    paths: Iterable[str],
+    by_path: dict[str, list[PathVersion]],
+    metas: dict[int, VersionMeta],
+    commits: int,
+    blobs: set[str] | None = None,
+) -> dict[str, tuple[VersionMeta, str]]:
+    """The version page of each blob (of `blobs`, else every one) these paths held, with the path it names.
+
+    A blob held by several paths (a copy, a move) names the path that held it first: the page is
+    the same whoever builds it, at once or commit by commit.
+    """
+    chosen: dict[str, tuple[VersionMeta, str]] = {}
+    held_from: dict[str, tuple[int, str]] = {}
+    for path in paths:
+        for pv in by_path[path]:
+            meta = metas[pv.version_id]
+            if meta.status != "ok" or (blobs is not None and meta.blob not in blobs):
+                continue
+            if (pv.first_seq, path) < held_from.get(meta.blob, (commits, "")):
+                held_from[meta.blob] = (pv.first_seq, path)
+                chosen[meta.blob] = (meta, path)
+    return chosen
+
+
 def _read_shard(file: Path) -> dict[str, Any]:
     try:
         entries = json.loads(file.read_text(encoding="utf-8"))["paths"]
@@ -552,13 +580,6 @@ PAGER_KEY = "\0pager:"  # where a document page's key ends with its previous and
 def searched_key(key: str) -> str:
     """A document page's key without its previous/next links: what Pagefind reads of the page."""
     return key.split(PAGER_KEY, 1)[0]
-
-
-def _unbroken_to(pvs: list[PathVersion], head_seq: int) -> bool:
-    """Whether a path holds a version at every commit from its first to the built one (`head_seq`)."""
-    if pvs[-1].last_seq != head_seq:
-        return False
-    return len(pvs) == 1 or all(a.last_seq + 1 == b.first_seq for a, b in pairwise(pvs))
 
 
 def _stamp(file: str) -> str | None:
@@ -648,16 +669,22 @@ class _SiteBuilder:
         self.commit_files: set[str] = set()  # the files of commit places written or kept (`_commit_places`)
         self.previous_history_digits = _history_digits_of(previous)
         self.frameworks: dict[str, str] = {}
+        self.intervals = 0  # the index's intervals (rows of path_versions): they size the history shards
 
     def run(self) -> SiteStats:
         try:
             commits = self.reader.commits()
             self._carry_over(commits)
             by_path: dict[str, list[PathVersion]] = {}
-            for pv in self.reader.all_path_versions():
+            intervals = self.reader.all_path_versions()
+            self.intervals = len(intervals)
+            for pv in intervals:
                 by_path.setdefault(pv.path, []).append(pv)
             head_seq = len(commits) - 1
-            metas = corpus_titles(self.reader.version_metas(), by_path, head_seq, self.reader)
+            all_metas = self.reader.version_metas()
+            shared = shared_at_head(all_metas, by_path, head_seq)
+            self.new.version_inputs = version_inputs(shared)
+            metas = corpus_titles(all_metas, by_path, head_seq, self.reader, shared)
             ctx = PageContext(self.config, commits, self.repo, self.env, self.reader)
             ctx.history_paths = frozenset(p for p, pvs in by_path.items() if has_history_page(pvs))
             self._static()
@@ -794,22 +821,21 @@ class _SiteBuilder:
         return True
 
     def _versions(self, ctx: PageContext, by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> None:
-        # A blob held by several paths (a copy, a move) names the path that held it first: the
-        # page is the same whoever builds it, at once or commit by commit.
-        chosen: dict[str, tuple[VersionMeta, str]] = {}
-        held_from: dict[str, tuple[int, str]] = {}
-        for path, pvs in by_path.items():
-            for pv in pvs:
-                meta = metas[pv.version_id]
-                if meta.status == "ok" and (pv.first_seq, path) < held_from.get(meta.blob, (len(ctx.commits), "")):
-                    held_from[meta.blob] = (pv.first_seq, path)
-                    chosen[meta.blob] = (meta, path)
         same_fp = self.old.fingerprint == self.fp
         live = self.previous / "v"
+        live_pages: set[str] = set()
         if same_fp and live.is_dir():
             self.adopt_versions = live
             live_pages = set(os.listdir(live))
-        self.needed_versions = set(chosen)
+        carried = self._carry_versions(by_path, metas, live_pages, len(ctx.commits))
+        if carried is None:
+            chosen = _chosen_versions(by_path, by_path, metas, len(ctx.commits))
+        else:
+            chosen, kept = carried
+            self.new.versions.update(kept)
+            self.stats.pages_reused += len(kept)
+        self.stats.versions_keyed = len(chosen)
+        self.needed_versions = set(chosen) | self.new.versions.keys()
         self.progress.stage("version pages", len(chosen))
         jobs: list[PageJob] = []
         for blob, (meta, path) in sorted(chosen.items()):
@@ -849,6 +875,39 @@ class _SiteBuilder:
         for _result in render_all(ctx, jobs, self.index_path):
             self.stats.pages_rendered += 1
             self.progress.advance()
+
+    def _carry_versions(
+        self,
+        by_path: dict[str, list[PathVersion]],
+        metas: dict[int, VersionMeta],
+        live_pages: set[str],
+        commits: int,
+    ) -> tuple[dict[str, tuple[VersionMeta, str]], dict[str, str]] | None:
+        """The version pages to key (blob → version and path) and the keys carried over as the previous
+        site recorded them; None when nothing may be carried (then every version page is keyed).
+
+        Along a first-parent line that only grew (`self.carry`), a blob no touched path holds keeps the
+        path that held it first, that path's document and history pages, and its title while the shared
+        titles are the same (`carry.version_inputs`): its page's key is the one recorded. Keyed again
+        whatever the carry: the blobs of the touched paths, the versions with a published original (a
+        PDF's pages as printed show the cited lines first, and any document may cite them), and every
+        carried page the site folder no longer holds.
+        """
+        if self.carry is None or self.adopt_versions is None or self.new.version_inputs != self.old.version_inputs:
+            return None
+        blobs = {metas[pv.version_id].blob for path in self.carry.touched for pv in by_path.get(path, ())}
+        blobs.update(rel[6:-4] for rel in self.old.files if rel.startswith("files/") and rel.endswith((".pdf", ".txt")))
+        kept = dict(self.old.versions)
+        for blob in blobs:
+            kept.pop(blob, None)
+        # A carried page deleted from the site folder is rendered again (set differences, in C).
+        missing = set(map("{}.html".format, kept)) - live_pages
+        for name in missing:
+            blobs.add(name[:-5])
+            del kept[name[:-5]]
+        holders = self.reader.paths_holding(blobs) & by_path.keys()
+        chosen = _chosen_versions(sorted(holders), by_path, metas, commits, blobs)
+        return chosen, kept
 
     def _link_pages(self, blob: str) -> bool:
         """Link the previous site's pages as printed of `blob` into the new one; False if it has none."""
@@ -1040,11 +1099,11 @@ class _SiteBuilder:
         """Write the history shards; a shard whose paths all kept their inputs is the previous file."""
         builder = self.history_builder = BannerDataBuilder(self.repo, self.reader, commits, metas)
         (self.out / "history").mkdir(exist_ok=True)
-        digits = self.history_digits = history_digits(sum(len(pvs) for pvs in by_path.values()))
+        digits = self.history_digits = history_digits(self.intervals)
         renamed = digits != self.previous_history_digits  # every file has another name: none is kept
         shard_of = functools.partial(history_shard, digits=digits)
         keys = self._carry_history(by_path, len(commits) - 1)
-        todo = {path: pvs for path, pvs in by_path.items() if path not in keys}
+        todo = {path: by_path[path] for path in sorted(by_path.keys() - keys.keys())}
         builder.prefetch_leads(todo)  # where paths gone from HEAD lead is part of their inputs
         inputs_of = {path: builder.inputs(path, pvs) for path, pvs in todo.items()}
         keys.update((path, inputs.key()) for path, inputs in inputs_of.items())
@@ -1136,22 +1195,30 @@ class _SiteBuilder:
 
         Such a path's key is its versions and the commits they start at: unchanged while no new
         commit touches it. A path with a gap (moved or deleted, and maybe back) is keyed again:
-        where it leads at the built commit can change with another path.
+        where it leads at the built commit can change with another path. Those are found by the
+        index (`paths_not_held_throughout`), the rest by set differences: no loop over every path.
         """
         if self.carry is None:
             return {}
-        touched = self.carry.touched
-        return {
-            path: key
-            for path, key in self.old.history.items()
-            if path not in touched and (pvs := by_path.get(path)) is not None and _unbroken_to(pvs, head_seq)
-        }
+        keys = dict(self.old.history)
+        again = (self.carry.touched | self.reader.paths_not_held_throughout(head_seq)) & keys.keys()
+        for path in again.union(keys.keys() - by_path.keys()):
+            del keys[path]
+        return keys
 
     def _changes(self, ctx: PageContext, metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]]) -> None:
         """History pages of the paths of more than one interval; diff pages between consecutive versions (immutable)."""
         builder, head_seq = self.history_builder, len(ctx.commits) - 1
         same_fp = self.old.fingerprint == self.fp
-        steps_of = {p: consecutive_steps(builder, pvs, metas, ctx.commits) for p, pvs in by_path.items()}
+        carried = self._carry_changes(ctx, by_path)
+        keyed = by_path if carried is None else carried[0]
+        steps_of = {p: consecutive_steps(builder, by_path[p], metas, ctx.commits) for p in keyed}
+        if carried is not None and self._carried_diffs_hold(steps_of):
+            self.new.changes.update(carried[1])
+            self.new.diffs.update(self.old.diffs)
+            self.stats.pages_reused += len(carried[1])
+        elif carried is not None:
+            steps_of = {p: consecutive_steps(builder, pvs, metas, ctx.commits) for p, pvs in by_path.items()}
         todo: dict[str, tuple[str, Step]] = {}
         for path, steps in sorted(steps_of.items()):
             for step in steps:
@@ -1166,11 +1233,13 @@ class _SiteBuilder:
             render_diff_page(ctx, path, step, builder.hunks(step.old_text, step.new_text), self.out / rel)
             self.stats.pages_rendered += 1
             self.progress.advance()
-        for path, pvs in sorted(by_path.items()):
+        for path in sorted(steps_of):
             if path not in ctx.history_paths:
                 continue
             self.progress.advance()
+            pvs = by_path[path]
             rel, key = changes_page_path(path), changes_key(path, pvs, metas, ctx.commits)
+            self.stats.changes_keyed += 1
             self.new.changes[path] = key
             if same_fp and self._reuse(self.old.changes, path, key, rel):
                 self.stats.pages_reused += 1
@@ -1178,6 +1247,43 @@ class _SiteBuilder:
             at_head = pvs[-1].last_seq == head_seq and metas[pvs[-1].version_id].status == "ok"
             render_changes_page(ctx, path, pvs, metas, steps_of[path], at_head, self.out / rel)
             self.stats.pages_rendered += 1
+
+    def _carry_changes(
+        self, ctx: PageContext, by_path: dict[str, list[PathVersion]]
+    ) -> tuple[list[str], dict[str, str]] | None:
+        """The paths whose history and diff pages are keyed here, and the other history pages' keys as the
+        previous site recorded them, to carry over; None when none are carried (every path's are keyed).
+
+        Along a first-parent line that only grew (`self.carry`), an untouched path's intervals, their
+        versions and the commits that began them are the ones recorded, and so are its titles while the
+        shared titles are the same (`carry.version_inputs`): its history page's key and its diff pages'
+        are unchanged, and no diff page goes. Fail closed: a carried diff page the site folder no longer
+        holds keys every path again; a carried history page it no longer holds keys that path again.
+        """
+        if self.carry is None or self.old.fingerprint != self.fp or self.new.version_inputs != self.old.version_inputs:
+            return None
+        live_diffs = self.previous / "diff"
+        names = os.listdir(live_diffs) if live_diffs.is_dir() else []
+        if self.old.diffs.keys() - set(map("diff/{}".format, names)):  # set differences, in C
+            return None
+        keyed = {path for path in self.carry.touched if path in by_path}
+        changes = dict(self.old.changes)
+        for path in keyed | (changes.keys() - ctx.history_paths):
+            changes.pop(path, None)
+        missing = [path for path in changes if not os.path.isfile(f"{self.previous_folder}/{changes_page_path(path)}")]
+        for path in missing:
+            del changes[path]
+        return sorted(keyed.union(missing)), changes
+
+    def _carried_diffs_hold(self, steps_of: dict[str, list[Step | None]]) -> bool:
+        """Whether each diff page the keyed paths make is carried with the key they give it, or is new.
+
+        A diff page two paths make (the same two versions in a row) names the first path's commits, by
+        path order: one a touched path makes from other commits is the corpus's to say, not a carry's
+        (then every path's pages are keyed, as a cold build does).
+        """
+        old = self.old.diffs
+        return all(old.get(step.rel, step.key) == step.key for steps in steps_of.values() for step in steps if step)
 
     def _commit_places(self, commits: list[CommitInfo]) -> None:
         """The published commits' places on the first-parent line (0 the oldest), in files by their

@@ -145,5 +145,11 @@ def doc_inputs(
     return _digest(json.dumps(shared, ensure_ascii=False))
 
 
+def version_inputs(shared_titles: Iterable[str]) -> str:
+    """A digest of what every version page's key shares with other paths: the titles many documents
+    share (`corpus_titles.shared_at_head`), which turn a version's title generic wherever it is held."""
+    return _digest(json.dumps(sorted(shared_titles), ensure_ascii=False))
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()

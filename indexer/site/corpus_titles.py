@@ -18,12 +18,25 @@ from indexer.index.store import IndexReader, PathVersion, VersionMeta
 from indexer.text.titles import fallback_title, shared_titles, title_key
 
 
-def corpus_titles(
-    metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]], head_seq: int, reader: IndexReader
-) -> dict[int, VersionMeta]:
-    """`metas` with the titles many documents at the built commit share replaced (the rest as they are)."""
+def shared_at_head(
+    metas: dict[int, VersionMeta], by_path: dict[str, list[PathVersion]], head_seq: int
+) -> frozenset[str]:
+    """The titles (`title_key`) more than 1% of the documents at the built commit share."""
     at_head = [pvs[-1].version_id for pvs in by_path.values() if pvs[-1].last_seq == head_seq]
-    shared = shared_titles(metas[v].title for v in at_head if metas[v].status == "ok")
+    return shared_titles(metas[v].title for v in at_head if metas[v].status == "ok")
+
+
+def corpus_titles(
+    metas: dict[int, VersionMeta],
+    by_path: dict[str, list[PathVersion]],
+    head_seq: int,
+    reader: IndexReader,
+    shared: frozenset[str] | None = None,
+) -> dict[int, VersionMeta]:
+    """`metas` with the titles many documents at the built commit share (`shared_at_head`) replaced
+    (the rest as they are)."""
+    if shared is None:
+        shared = shared_at_head(metas, by_path, head_seq)
     if not shared:
         return metas
     out = dict(metas)

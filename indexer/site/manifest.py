@@ -73,6 +73,9 @@ class Manifest:
     # (carry.doc_inputs): what the next build compares to carry the untouched paths' keys over.
     index: dict[str, Any] = field(default_factory=dict)
     doc_inputs: str = ""
+    # The titles many documents share (`corpus_titles.shared_at_head`), as a digest: a version page of an
+    # untouched path keeps its recorded key only while that set is the same (its title may turn generic).
+    version_inputs: str = ""
     # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
     # only while its file still is that one, not deleted or edited in the site folder since.
     stamps: dict[str, str] = field(default_factory=dict)
@@ -117,6 +120,7 @@ class Manifest:
                 scanned=_scanned_record(data.get("scanned", {})),
                 index=dict(data.get("index", {})),
                 doc_inputs=str(data.get("doc_inputs", "")),
+                version_inputs=str(data.get("version_inputs", "")),
                 shards=_strings(data["shards"]),
             )
             for shard, digest in sorted(manifest.shards.items()):
@@ -176,6 +180,7 @@ class Manifest:
             "scanned": self.scanned,
             "index": self.index,
             "doc_inputs": self.doc_inputs,
+            "version_inputs": self.version_inputs,
             "shards": dict(sorted(digests.items())),
         }
         atomic_write(site / TOP, _with_seal(json.dumps(top, sort_keys=True).encode("utf-8")))
