@@ -7,6 +7,8 @@
   classifies the paths of one file name once, gives each path the kind `classify` gives it
   alone (its folder's declarations and the snapshot root apart); an extractor whose extension
   reaches into folders is refused.
+- The declarations read without git's matching when no attributes file could make one are
+  those git's matching finds, wherever the declaring line stands.
 - Line starts summed from a text's split are those found by scanning for each "\\n", in code
   points and in UTF-8 bytes.
 """
@@ -132,6 +134,32 @@ def test_an_extractor_whose_extension_names_a_folder_is_refused() -> None:
     with pytest.raises(UsageError, match="end of a file name"):
         registry.register(FolderExtension())  # type: ignore[arg-type]
     assert all(extractor.name != "folder" for extractor in registry.registered())
+
+
+@pytest.mark.parametrize(
+    ("files", "info"),
+    [
+        ({".gitattributes": "* text=auto eol=lf\npages/** linguist-detectable\n"}, ""),
+        ({".gitattributes": "* text=auto\n", "pages/deep/.gitattributes": "*.md binary\n"}, ""),
+        ({".gitattributes": "[attr]raw -text\n*.md raw\n"}, ""),
+        ({".gitattributes": "[attr]opaque -diff\npages/** opaque\n"}, ""),
+        ({"pages/.gitattributes": "*.md encoding=ISO-8859-1\n"}, ""),
+        ({".gitattributes": "* text\n"}, "pages/deep/*.md -diff\n"),
+        ({}, ""),
+    ],
+)
+def test_declarations_without_a_declaring_word_are_those_git_finds(
+    corpus_repo: CorpusRepo, files: dict[str, str], info: str
+) -> None:
+    paths = ["pages/a.md", "pages/deep/b.md", "c.md"]
+    tip = corpus_repo.commit({**files, **dict.fromkeys(paths, "# t\n")})
+    (corpus_repo.root / ".git/info/attributes").write_text(info)
+    repo = GitRepo(corpus_repo.root)
+    by_git = {
+        path: attributes._declared(values)
+        for path, values in repo.attributes_at(tip, paths, attributes.ATTRIBUTES).items()
+    }
+    assert attributes.declared_for(repo, tip, paths) == by_git
 
 
 def _scanned(text: str | bytes) -> list[int]:
