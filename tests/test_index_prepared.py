@@ -149,8 +149,9 @@ def test_an_extractor_whose_extension_names_a_folder_is_refused() -> None:
     ],
 )
 def test_declarations_without_a_declaring_word_are_those_git_finds(
-    corpus_repo: CorpusRepo, files: dict[str, str], info: str
+    corpus_repo: CorpusRepo, files: dict[str, str], info: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(attributes, "_FILES_FIRST", 1)  # the files are read first for any number of paths
     paths = ["pages/a.md", "pages/deep/b.md", "c.md"]
     tip = corpus_repo.commit({**files, **dict.fromkeys(paths, "# t\n")})
     (corpus_repo.root / ".git/info/attributes").write_text(info)

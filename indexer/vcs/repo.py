@@ -407,7 +407,10 @@ class GitRepo:
         empty_tree = self.run("hash-object", "-t", "tree", "--stdin", input_bytes=b"").decode().strip()
         out = self.run("diff-tree", "-r", "-z", "--no-renames", empty_tree, commit, "--", ":(glob)**/.gitattributes")
         # --raw records: ":<old mode> <new mode> <old sha> <new sha> A" then the path, each ending in NUL.
-        shas = [record.split()[3].decode() for record in out.split(b"\0")[0::2] if record.startswith(b":")]
+        records = [record.split() for record in out.split(b"\0")[0::2] if record.startswith(b":")]
+        shas = [
+            fields[3].decode() for fields in records if fields[1] != MODE_GITLINK.encode()
+        ]  # a submodule has no lines
         return [*(self.read_blob(sha) for sha in shas), self.info_attributes()]
 
     def info_attributes(self) -> bytes:
