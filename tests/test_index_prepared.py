@@ -3,7 +3,12 @@
 - A version's passages handed to the writer as span tuples (what the pool's workers send) are
   stored as the same passages handed over as `Passage`s.
 - `classify` with the kinds of the extractors met so far gives the kinds it gives without them,
-  and asks each extractor for its identities once.
+  and asks each extractor for its identities once; the build's classification of a tree, which
+  classifies the paths of one file name once, gives each path the kind `classify` gives it
+  alone (its folder's declarations and the snapshot root apart); an extractor whose extension
+  reaches into folders is refused.
+- The declarations read without git's matching when no attributes file could make one are
+  those git's matching finds, wherever the declaring line stands.
 - Line starts summed from a text's split are those found by scanning for each "\\n", in code
   points and in UTF-8 bytes.
 """
@@ -14,19 +19,21 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import CorpusRepo
 from hypothesis import given
 from hypothesis import strategies as st
 
 from indexer.config import Config
-from indexer.extract import registry
+from indexer.errors import UsageError
+from indexer.extract import attributes, registry
 from indexer.extract.base import ExtractedText
-from indexer.index.build import classify
+from indexer.index.build import _classified, classify
 from indexer.index.documents import version_form
 from indexer.index.prepare import prepare
 from indexer.index.store import IndexWriter
 from indexer.text.chunk import byte_line_starts, chunk
 from indexer.text.model import LineIndex
-from indexer.vcs.repo import TreeEntry
+from indexer.vcs.repo import GitRepo, TreeEntry
 
 PAGE = (
     "# tar\n\n> Archiving utility.\n\n- Create an archive:\n\n`tar cf {{target.tar}} {{file}}`\n\n"
@@ -96,6 +103,64 @@ def test_classify_with_the_extractors_met_makes_one_kind_per_extractor_and_form(
     assert kinds == [classify(entry, config) for entry in entries]
     assert kinds[0] is kinds[1] is kinds[2] and kinds[3] is kinds[4]
     assert len({id(kind) for kind in kinds}) == 3  # .md, .txt, .rst: three forms of one extractor
+
+
+def test_the_builds_classification_gives_each_path_of_a_name_the_kind_it_has_alone(corpus_repo: CorpusRepo) -> None:
+    # One name in folders declared otherwise (binary, another encoding), under the snapshot root,
+    # as a link and as a file: every path keeps its own kind though the name is classified once.
+    names = ["tar.md", "notes.txt", "tar.html", ".keep", "x.meta.json"]
+    folders = ["pages", "pages/ja", "plain", "raw", "latin", "snapshots/example.org"]
+    files: dict[str, str | bytes | None] = {f"{folder}/{name}": "# t\n" for folder in folders for name in names}
+    files[".gitattributes"] = "raw/** binary\nlatin/** encoding=ISO-8859-1\npages/ja/*.txt -diff\n"
+    corpus_repo.commit(files)
+    corpus_repo.git("mv", "pages/notes.txt", "pages/moved.txt")
+    (corpus_repo.root / "pages/notes.txt").symlink_to("moved.txt")
+    tip = corpus_repo.commit(message="a link of the same name")
+    repo = GitRepo(corpus_repo.root)
+    config = Config(roots=(".",))
+    entries = repo.tree_entries(tip, ("pages", "plain", "raw", "latin", "snapshots"))
+    assert len(entries) == len(folders) * len(names) + 1
+    classified = _classified(repo, config, tip, [(entry, 0, 0) for entry in entries])
+    declared = attributes.declared_for(repo, tip, [entry.path for entry in entries])
+    alone = {entry.path: classify(entry, config, declared.get(entry.path, attributes.UNDECLARED)) for entry in entries}
+    assert {path: kind for path, _entry, kind, _first, _last in classified} == alone
+    assert len({(kind.identity, kind.skip_reason, kind.form) for kind in alone.values()}) >= 8  # the kinds differ
+
+
+def test_an_extractor_whose_extension_names_a_folder_is_refused() -> None:
+    class FolderExtension:
+        name, extensions, source_class, install_hint = "folder", ("/raw/notes.txt",), "text", ""
+
+    with pytest.raises(UsageError, match="end of a file name"):
+        registry.register(FolderExtension())  # type: ignore[arg-type]
+    assert all(extractor.name != "folder" for extractor in registry.registered())
+
+
+@pytest.mark.parametrize(
+    ("files", "info"),
+    [
+        ({".gitattributes": "* text=auto eol=lf\npages/** linguist-detectable\n"}, ""),
+        ({".gitattributes": "* text=auto\n", "pages/deep/.gitattributes": "*.md binary\n"}, ""),
+        ({".gitattributes": "[attr]raw -text\n*.md raw\n"}, ""),
+        ({".gitattributes": "[attr]opaque -diff\npages/** opaque\n"}, ""),
+        ({"pages/.gitattributes": "*.md encoding=ISO-8859-1\n"}, ""),
+        ({".gitattributes": "* text\n"}, "pages/deep/*.md -diff\n"),
+        ({}, ""),
+    ],
+)
+def test_declarations_without_a_declaring_word_are_those_git_finds(
+    corpus_repo: CorpusRepo, files: dict[str, str], info: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(attributes, "_FILES_FIRST", 1)  # the files are read first for any number of paths
+    paths = ["pages/a.md", "pages/deep/b.md", "c.md"]
+    tip = corpus_repo.commit({**files, **dict.fromkeys(paths, "# t\n")})
+    (corpus_repo.root / ".git/info/attributes").write_text(info)
+    repo = GitRepo(corpus_repo.root)
+    by_git = {
+        path: attributes._declared(values)
+        for path, values in repo.attributes_at(tip, paths, attributes.ATTRIBUTES).items()
+    }
+    assert attributes.declared_for(repo, tip, paths) == by_git
 
 
 def _scanned(text: str | bytes) -> list[int]:

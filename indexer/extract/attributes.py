@@ -35,9 +35,26 @@ class Declared:
 UNDECLARED = Declared()
 
 
+# What a line of an attributes file must hold to declare one of ATTRIBUTES: its name, or a macro
+# that sets it (`binary`, git's one built-in macro, or one a `[attr]` line defines).
+_DECLARING = (*(name.encode() for name in ATTRIBUTES), b"binary", b"[attr]")
+# Paths from which reading the attributes files first (three git processes) costs less than git's
+# matching of every path (about 8 µs a path): a build's; a check's few cited paths go to git at once.
+_FILES_FIRST = 1000
+
+
 def declared_for(repo: GitRepo, commit: str, paths: Iterable[str]) -> dict[str, Declared]:
-    """Declarations for `paths` at `commit`; paths without any are left out (they are UNDECLARED)."""
-    found = repo.attributes_at(commit, sorted(set(paths)), ATTRIBUTES)
+    """Declarations for `paths` at `commit`; paths without any are left out (they are UNDECLARED).
+
+    When no attributes file of the commit holds a word that could declare one (most corpora's
+    `.gitattributes` say `text` and `linguist-*` only), no path has a declaration and git's own
+    matching is not run: for tldr's 38,365 pages it cost 0.3 s of CPU, for a result of none."""
+    wanted = sorted(set(paths))
+    if len(wanted) >= _FILES_FIRST and not any(
+        word in text for text in repo.attribute_files(commit) for word in _DECLARING
+    ):
+        return {}
+    found = repo.attributes_at(commit, wanted, ATTRIBUTES)
     return {path: _declared(values) for path, values in found.items()}
 
 

@@ -9,7 +9,7 @@ document is extracted, so registering them costs nothing when the extras are not
 
 from __future__ import annotations
 
-from indexer.errors import ExtractionError
+from indexer.errors import ExtractionError, UsageError
 from indexer.extract.base import ExtractedText, Extractor, Limits
 from indexer.extract.html import HtmlExtractor
 from indexer.extract.pdf import PdfExtractor
@@ -21,7 +21,15 @@ _TEXT = TextExtractor()
 
 
 def register(extractor: Extractor) -> None:
-    """Make `extractor` the active one for its extensions (ahead of any registered before)."""
+    """Make `extractor` the active one for its extensions (ahead of any registered before).
+
+    An extension is the end of a file name: the build classifies the paths of one name once
+    (`indexer.index.build._classified`), so an extension reaching into folders is refused."""
+    if any("/" in extension for extension in extractor.extensions):
+        raise UsageError(
+            f"extractor {extractor.name!r}: an extension is the end of a file name, without '/'",
+            hint=f"give its extensions as file-name endings, not {extractor.extensions!r}",
+        )
     _REGISTRY.insert(0, extractor)
 
 

@@ -36,7 +36,7 @@ from indexer.index.update import (
 from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
 from indexer.state import make_parent
-from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot_meta
+from indexer.text.kinds import SNAPSHOT_ROOT, is_snapshot, is_snapshot_meta
 from indexer.vcs.repo import (
     MISSING_SIZE,
     MODE_FILE,
@@ -527,15 +527,25 @@ def _classified(
     # Every version is read with the declarations of the built commit: a declaration added
     # later applies to the older versions of its paths too.
     declared = attributes.declared_for(repo, built, (entry.path for entry, _first, _last in runs))
-    kinds: dict[tuple[str, str], _Kind] = {}  # classify reads only the path, the mode and the declarations
+    kinds: dict[_KindKey, _Kind] = {}
     known: _ExtractorKinds = {}
     result: list[tuple[str, TreeEntry, _Kind, int, int]] = []
     for entry, first, last in runs:
-        key = (entry.path, entry.mode)
-        if key not in kinds:
-            kinds[key] = classify(entry, config, declared.get(entry.path, UNDECLARED), known)
-        result.append((entry.path, entry, kinds[key], first, last))
+        path = entry.path
+        declared_here = declared.get(path, UNDECLARED)
+        key = (path.rsplit("/", 1)[-1], is_snapshot(path), entry.mode, declared_here)
+        kind = kinds.get(key)
+        if kind is None:
+            kind = kinds[key] = classify(entry, config, declared_here, known)
+        result.append((path, entry, kind, first, last))
     return result
+
+
+# What `classify` reads of an entry: its file name (the extractors' extensions, the text format and
+# the dotfile and snapshot-metadata tests all look at the name's end), whether it lies under the
+# snapshot root, its mode and its declarations. A corpus repeats names across folders (tldr: 38,365
+# pages, 7,241 names), so the paths of one name are classified once.
+_KindKey = tuple[str, bool, str, Declared]
 
 
 def _failures_key(config: Config) -> str:

@@ -401,6 +401,18 @@ class GitRepo:
         proc = self.run("diff-tree", "-r", "--name-only", "-z", old, new, "--", ":(glob)**/.gitattributes")
         return bool(proc.strip(b"\0"))
 
+    def attribute_files(self, commit: str) -> list[bytes]:
+        """The bytes of every `.gitattributes` file in the tree of `commit`, and of the repository's
+        `info/attributes`: every file whose lines can declare an attribute of a path there."""
+        empty_tree = self.run("hash-object", "-t", "tree", "--stdin", input_bytes=b"").decode().strip()
+        out = self.run("diff-tree", "-r", "-z", "--no-renames", empty_tree, commit, "--", ":(glob)**/.gitattributes")
+        # --raw records: ":<old mode> <new mode> <old sha> <new sha> A" then the path, each ending in NUL.
+        records = [record.split() for record in out.split(b"\0")[0::2] if record.startswith(b":")]
+        shas = [
+            fields[3].decode() for fields in records if fields[1] != MODE_GITLINK.encode()
+        ]  # a submodule has no lines
+        return [*(self.read_blob(sha) for sha in shas), self.info_attributes()]
+
     def info_attributes(self) -> bytes:
         """The repository's own `info/attributes` file (it applies as the committed ones do), or b""."""
         path = self.root / self.run_text("rev-parse", "--git-path", "info/attributes").strip()
