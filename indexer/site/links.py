@@ -201,8 +201,7 @@ class SiteTargets:
         named = antora.resource_path(module, document, url, image) if module else None
         if named:
             path, fragment = named
-            if self.status(path) == "missing":
-                path = self._named_as_frameworks_do(path, image) or path
+            path = self._named_as_frameworks_do(path, image) or path
             if self.status(path) != "missing" or antora.is_resource_id(url):
                 return path, "", fragment
         root = self.docs_root(document)
@@ -210,7 +209,7 @@ class SiteTargets:
         if root and from_root:
             url = "/" + root + url
         target, query, fragment = target_of(document, url)
-        if target and self.status(target) == "missing":
+        if target:
             target = self._named_as_frameworks_do(target, image) or target
         as_html = kind in (HTML_LINK, HTML_IMAGE)
         if as_html and root in self.directory_url_roots and target and self.status(target) == "missing":

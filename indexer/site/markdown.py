@@ -494,9 +494,10 @@ class _Renderer:
         what, _, number = comment[4 + len(self.marker) :].split("--", 1)[0].partition("-")
         if what == "close":  # an MkDocs block and the one it stands in may close on one line, before raw HTML
             closes = re.match(f"(?:<!--{re.escape(self.marker)}close-\\d+-->)+", comment)
-            self.out.append("</div>\n" * comment.count(self.marker + "close-"))
-            if closes and comment[closes.end() :].strip():
-                self.raw_html(comment[closes.end() :])
+            end = closes.end() if closes else 0
+            self.out.append("</div>\n" * comment.count(self.marker, 0, end))
+            if comment[end:].strip():
+                self.raw_html(comment[end:])
             return
         container = self.containers[int(number)]
         first, _last = self.span(where)

@@ -65,13 +65,8 @@ def mark_containers(text: str, marker: str, skip: frozenset[int] = frozenset()) 
     pairs: list[tuple[int, int, str, str, str, str]] = []  # (open line, close line, kind, title, indents)
     fence = ""
     for n, line in enumerate(lines):
-        found_fence = _FENCE.match(line)
-        if fence:
-            if found_fence and found_fence.group(1)[0] == fence[0] and len(found_fence.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if found_fence:
-            fence = found_fence.group(1)
+        fence, in_code = _code_fence(fence, line)
+        if in_code:
             continue
         close = _CLOSE.match(line)
         if close and opened and len(close.group(2)) >= opened[-1][1] and _near(close.group(1), opened[-1][4]):
@@ -97,21 +92,23 @@ def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, Contai
     opening line; it is dedented by those four columns, so a block in a body is found in turn."""
     fence = ""
     n = 0
-    while n < len(lines):
-        line = lines[n]
-        found_fence = _FENCE.match(line)
-        if fence or found_fence:
-            if not fence:
-                fence = found_fence.group(1) if found_fence else ""
-            elif found_fence and found_fence.group(1)[0] == fence[0] and len(found_fence.group(1)) >= len(fence):
-                fence = ""
-            n += 1
-            continue
-        start = _BLOCK_OPEN.match(line)
+    while n < len(lines):  # not `enumerate`: a block marked here appends its closing line at the end
+        fence, in_code = _code_fence(fence, lines[n])
+        start = None if in_code else _BLOCK_OPEN.match(lines[n])
         shown = _block_kind(start.group(2), start.group(3)) if start else None
         if start and shown and n not in skip:
             _mark_block(lines, n, start.group(1), shown, marker, found)
         n += 1
+
+
+def _code_fence(fence: str, line: str) -> tuple[str, bool]:
+    """The fence open after `line` ("" for none), given the one open before it; and whether `line`
+    belongs to fenced code (a fence line itself does)."""
+    found = _FENCE.match(line)
+    if not fence:
+        return (found.group(1), True) if found else ("", False)
+    closes = found is not None and found.group(1)[0] == fence[0] and len(found.group(1)) >= len(fence)
+    return ("" if closes else fence), True
 
 
 def _block_kind(sign: str, rest: str) -> tuple[str, str] | None:

@@ -339,15 +339,20 @@ class SphinxCodeBlock(CodeBlock):  # type: ignore[misc]  # docutils has no types
     """`.. code-block::` (and `sourcecode`, `code`) as Sphinx reads it: its language is optional, its
     `:caption:` is shown above the code, and its other options only change how Sphinx draws the code."""
 
+    # Sphinx's options that change only how it draws the code: accepted, and not passed on to docutils.
+    DRAWING: ClassVar[dict[str, Callable[[str | None], Any]]] = {
+        **dict.fromkeys(("emphasize-lines", "lineno-start", "dedent"), directives.unchanged),
+        **dict.fromkeys(("linenos", "force"), directives.flag),
+    }
     option_spec: ClassVar[dict[str, Callable[[str | None], Any]]] = {
         **CodeBlock.option_spec,
-        **dict.fromkeys(("caption", "emphasize-lines", "lineno-start", "dedent"), directives.unchanged),
-        **dict.fromkeys(("linenos", "force"), directives.flag),
+        "caption": directives.unchanged,
+        **DRAWING,
     }
 
     def run(self) -> list[nodes.Node]:
         caption = self.options.pop("caption", "")
-        for name in ("emphasize-lines", "lineno-start", "dedent", "linenos", "force"):
+        for name in self.DRAWING:
             self.options.pop(name, None)
         shown = list(super().run())
         first = self.content_offset + 1  # 1-based line of the code's first line
@@ -365,9 +370,10 @@ class SphinxCodeBlock(CodeBlock):  # type: ignore[misc]  # docutils has no types
 
 directives.register_directive("glossary", Glossary)
 directives.register_directive("class", SignatureClass)
-for _name in ("code-block", "sourcecode", "code"):
+CODE_DIRECTIVES = ("code-block", "sourcecode", "code")
+for _name in CODE_DIRECTIVES:
     directives.register_directive(_name, SphinxCodeBlock)
-_known_directives.update(dict.fromkeys(("glossary", "class", "code-block", "sourcecode", "code"), True))
+_known_directives.update(dict.fromkeys(("glossary", "class", *CODE_DIRECTIVES), True))
 
 
 def glossary_terms(tree: nodes.document) -> dict[str, str]:
