@@ -1217,8 +1217,9 @@ class _SiteBuilder:
             self.new.changes.update(carried[1])
             self.new.diffs.update(self.old.diffs)
             self.stats.pages_reused += len(carried[1])
-        elif carried is not None:
-            steps_of = {p: consecutive_steps(builder, pvs, metas, ctx.commits) for p, pvs in by_path.items()}
+        elif carried is not None:  # every path keyed after all; the steps already made are kept
+            for p in by_path.keys() - steps_of.keys():
+                steps_of[p] = consecutive_steps(builder, by_path[p], metas, ctx.commits)
         todo: dict[str, tuple[str, Step]] = {}
         for path, steps in sorted(steps_of.items()):
             for step in steps:

@@ -139,6 +139,8 @@ class SiteTargets:
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
         self.directory_url_roots = frozenset(directory_url_roots(frameworks)) & normal
+        # Where `/` and raw HTML links start is part of what they become (a changed `srcDir` moves them all).
+        self._where = [self.docs_roots, sorted(self.directory_url_roots)]
         folders: set[str] = set()
         for path in self.files:  # every file under the roots: string methods, not posixpath (a repository's paths)
             parent = path.rpartition("/")[0]
@@ -254,9 +256,7 @@ class SiteTargets:
             statuses.append(status)
         if not statuses and descriptor is None:
             return NO_LINKS_STATE
-        # Where `/` links start is part of what they become (a changed `srcDir` moves them all).
-        where = [self.docs_roots, sorted(self.directory_url_roots)]
-        return hashlib.sha256(json.dumps([where, statuses, descriptor]).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps([self._where, statuses, descriptor]).encode()).hexdigest()[:16]
 
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""
