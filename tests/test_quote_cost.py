@@ -19,15 +19,17 @@ from indexer import build
 from indexer.citations import quote as quote_module
 from indexer.citations import resolve as resolve_module
 from indexer.citations.check import check_paths
-from indexer.citations.quote import check_quote, exact_places, versions_holding
+from indexer.citations.quote import _by_distance, check_quote, exact_places, versions_holding
 from indexer.citations.resolve import Resolver
 from indexer.citations.verdicts import QuoteStatus
 from indexer.index import store
 from indexer.index.store import IndexReader
 from indexer.text.citation import Citation
+from indexer.text.model import Span
 from indexer.text.normalize import (
     LIGATURES,
     QUOTE_FOLD,
+    _normalized,
     normalize,
     normalize_for_match,
     normalize_spelling,
@@ -48,6 +50,8 @@ texts = st.text(
 @given(texts)
 def test_the_text_alone_is_the_text_of_the_mapped_normalization(text: str) -> None:
     assert normalized_text(text) == normalize_for_match(text)[0]
+    # The spelling a quote's words are looked up in: the same steps but the letter folds, whole strings too.
+    assert normalize_spelling(text) == _normalized(text, fold_letters=False)[0].strip(" ")
 
 
 @settings(max_examples=500, deadline=None)
@@ -258,3 +262,25 @@ def test_false_quotes_after_the_corpus_text_ask_the_index_for_no_candidates(
     assert again.summary() == summary
     assert len(asked) == 12 + 1
     assert [r.to_json()["quote_check"] for r in again.records] == [r.to_json()["quote_check"] for r in report.records]
+
+
+@st.composite
+def passages_in_order(draw: st.DrawFn) -> tuple[Span, ...]:
+    """Spans as the chunker cuts them: non-empty, in order, apart or touching."""
+    spans, at = [], draw(st.integers(0, 5))
+    for _ in range(draw(st.integers(0, 12))):
+        start = at + draw(st.integers(0, 3))
+        at = start + draw(st.integers(1, 6))
+        spans.append(Span(start, at))
+    return tuple(spans)
+
+
+@settings(max_examples=500, deadline=None)
+@given(passages_in_order(), st.integers(0, 80), st.integers(0, 20), st.integers(1, 4))
+def test_the_nearest_passages_are_the_first_of_all_passages_by_distance(
+    spans: tuple[Span, ...], start: int, length: int, most: int
+) -> None:
+    """A failed quote's near place looks at the passages around the cited span only: the same
+    passages, in the same order, as sorting every passage by its distance from it."""
+    cited = Span(start, start + length)
+    assert _by_distance(spans, cited, most=most) == _by_distance(spans, cited)[:most]

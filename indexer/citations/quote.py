@@ -5,8 +5,8 @@ Matching uses the one normalization of `indexer.text.normalize`.
 
 from __future__ import annotations
 
-import heapq
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -201,12 +201,26 @@ def _reordered(wanted: str, version: VersionText, path: str, resolver: Resolver,
 
 def _by_distance(spans: tuple[Span, ...], cited: Span, most: int | None = None) -> list[Span]:
     """The passages nearest the cited span first (those overlapping it at their order); the
-    `most` nearest only, when given, without sorting them all."""
+    `most` nearest only, when given, from those around where the cited span starts.
+
+    Passages stand in order and apart (indexer.text.chunk): of those starting at or before the
+    cited span, each is farther than the next but one that ends where the next starts, at the
+    cited span's start (both touch it: the first comes first); of those after, each is as far as
+    or farther than the one before. The `most` nearest are among the `most` after and the `most`
+    and one before.
+    """
 
     def key(span: Span) -> tuple[int, int]:
         return (_distance(span, cited), span.start)
 
-    return sorted(spans, key=key) if most is None else heapq.nsmallest(most, spans, key=key)
+    if most is None:
+        return sorted(spans, key=key)
+    at = bisect_right(spans, cited.start, key=_start)
+    return sorted(spans[max(0, at - most - 1) : at + most], key=key)[:most]
+
+
+def _start(span: Span) -> int:
+    return span.start
 
 
 def _distance(passage: Span, cited: Span) -> int:
@@ -349,7 +363,8 @@ def _narrows_to_texts(quote: str) -> bool:
     are: a quote with words or pieces to narrow by (`versions_holding`); one without (a quote of
     CJK text alone) is asked of every path at the commit, those the index holds no text for too."""
     spelled = normalize_spelling(quote)
-    return bool(quote_words(spelled) or quote_pieces(spelled))
+    runs = spelled.split(" ")
+    return any(map(_narrowing_word, runs[1:-1])) or any(map(_verbatim_piece, runs))
 
 
 def _holds(wanted: str, near: Resolved, commit: str, resolver: Resolver) -> bool:
@@ -505,8 +520,13 @@ def quote_words(normalized_quote: str, most: int = QUERY_WORDS) -> list[str]:
     Empty: nothing to narrow by.
     """
     inner = normalized_quote.split(" ")[1:-1]
-    words = [w for w in inner if w.isascii() and w.isalnum() and len(w) < WORD_KEPT_WHOLE]
+    words = [w for w in inner if _narrowing_word(w)]
     return sorted(dict.fromkeys(words), key=len, reverse=True)[:most]
+
+
+def _narrowing_word(run: str) -> bool:
+    """Whether a run between two spaces of a quote is a word every document holding it has in its passages."""
+    return run.isascii() and run.isalnum() and len(run) < WORD_KEPT_WHOLE
 
 
 def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
@@ -516,8 +536,13 @@ def quote_pieces(normalized_quote: str, most: int = QUERY_PIECES) -> list[str]:
     typographic quote or dash where the quote has `'`, `"` or `-`, and any whitespace where
     the quote has a space.
     """
-    pieces = [p for p in normalized_quote.split(" ") if p.isascii() and not _FOLD_TARGETS.intersection(p)]
-    return sorted(dict.fromkeys(p for p in pieces if p), key=len, reverse=True)[:most]
+    pieces = [p for p in normalized_quote.split(" ") if _verbatim_piece(p)]
+    return sorted(dict.fromkeys(pieces), key=len, reverse=True)[:most]
+
+
+def _verbatim_piece(run: str) -> bool:
+    """Whether a run between spaces of a quote stands verbatim in every document holding it."""
+    return bool(run) and run.isascii() and not _FOLD_TARGETS.intersection(run)
 
 
 def versions_holding(

@@ -75,8 +75,13 @@ def normalized_text(text: str) -> str:
     is looked for in every candidate document, and building a map per code point cost more
     than the search. A test checks the two agree on any text.
     """
+    return _normalized_string(text, fold_letters=True)
+
+
+def _normalized_string(text: str, *, fold_letters: bool) -> str:
+    """`_normalized(text, fold_letters=…)[0]`, by the steps on whole strings (no map)."""
     composed = text if text.isascii() else unicodedata.normalize("NFC", text)
-    folds = _letter_folds_in(composed)
+    folds = _letter_folds_in(composed) if fold_letters else None
     if folds is not None:
         composed = folds.sub(_fold_letter, composed)
     if composed.isspace():
@@ -171,6 +176,9 @@ def _normalized(text: str, *, fold_letters: bool) -> tuple[str, list[int]]:
     return "".join(out), offsets
 
 
+# A quote is compared by the quote check, the corpus search, the near place and the recovery in
+# turn, each normalizing it again: a failed quote paid for that five times.
+@lru_cache(maxsize=256)
 def normalize(text: str) -> str:
     """The normalized text alone, ends stripped: how a quote is compared.
 
@@ -194,7 +202,7 @@ def normalize_spelling(text: str) -> str:
     from a document spells "Single-process" or "ﬁle" as the document does, while step 3 and 2
     would turn them into words ("Singleprocess", "file") the document's index never saw.
     """
-    return _normalized(text, fold_letters=False)[0].strip(" ")
+    return _normalized_string(text, fold_letters=False).strip(" ")
 
 
 def _fold_letters(text: str) -> tuple[str, list[int] | None]:
