@@ -9,6 +9,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,3 +206,33 @@ def test_candidates_validate_their_fields() -> None:
         Candidate("p", "email", "someone@example.org")
     with pytest.raises(ValueError, match="reversed"):
         Candidate("p", "path", "a.md", span=(5, 2))
+
+
+def test_installed_providers_are_looked_up_only_when_a_recovery_asks_them(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """Finding installed plugins reads every installed package's metadata: a check whose
+    citations all hold never loads one; a check with a quote found nowhere still asks them."""
+    first = corpus_with_removed_quote(corpus_repo)
+    site = install_plugin(tmp_path / "site")
+    marker = tmp_path / "loaded"
+    (site / "acme_discovery.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n" + PLUGIN, encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+
+    def check(text: str) -> dict[str, Any]:
+        note = tmp_path / "note.md"
+        note.write_text(text, encoding="utf-8")
+        command = [sys.executable, "-m", "indexer.cli.main", "check", "--json", "--repo", str(corpus_repo.root)]
+        proc = subprocess.run([*command, str(note)], capture_output=True, env=env, text=True)
+        assert "Traceback" not in proc.stderr
+        return json.loads(proc.stdout)
+
+    holding = Citation(first, "corpus/handbook.md", lines=(1, 1)).text_form()
+    assert check(f'As the handbook says, "Handbook" ({holding}).\n')["records"][0]["verdict"] == "verified"
+    assert not marker.exists()
+    removed = Citation(first, "corpus/handbook.md", lines=(3, 3)).text_form()
+    report = check(f'The handbook said "{CITED}" ({removed})\n')
+    assert report["records"][0]["recovery"]["discovery"]["candidates"]
+    assert marker.exists()

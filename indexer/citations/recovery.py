@@ -33,6 +33,7 @@ from indexer.citations.quote import match_spans
 from indexer.citations.quote_search import QuoteSearcher, QuoteSearchResult
 from indexer.citations.resolve import Resolved, Resolver
 from indexer.citations.verdicts import AppliedBy, Detail, Outcome, QuoteStatus, VerdictStatus
+from indexer.config import Config
 from indexer.errors import PinciteError, UsageError
 from indexer.shapes import RecoveryJson
 from indexer.text.citation import Citation
@@ -172,6 +173,7 @@ class Recoverer:
         self.searcher = QuoteSearcher(resolver)
         self.providers = providers
         self.failures = tuple(failures)
+        self._installed_for: Config | None = None  # installed providers still to look up, for this configuration
         self.deep_search_budget = deep_search_budget  # None: no bound
         self.failed_quote_searches = failed_quote_searches  # None: only the budget's bound
         self.deep_left = deep_search_budget
@@ -181,7 +183,8 @@ class Recoverer:
     def with_providers(
         cls, resolver: Resolver, *, deep_search_budget: int | None = None, failed_quote_searches: int | None = None
     ) -> Recoverer:
-        """A recoverer with the shipped local provider and every installed `pincite.discovery` one.
+        """A recoverer with the shipped local provider and every installed `pincite.discovery` one, looked
+        up when a recovery first asks them.
 
         `deep_search_budget` bounds the drifted citations, and the citations whose quote failed,
         whose words are searched for in the whole corpus and its history (near matches, where they
@@ -194,14 +197,9 @@ class Recoverer:
         fabricated quotes must not cost more to check than a true one. `check` sets both
         (DEEP_SEARCH_BUDGET, FAILED_QUOTE_DEEP_SEARCHES); `verify` and `locate` search every one deeply.
         """
-        providers, failures = load_providers(resolver.config)
-        return cls(
-            resolver,
-            providers,
-            failures,
-            deep_search_budget=deep_search_budget,
-            failed_quote_searches=failed_quote_searches,
-        )
+        recoverer = cls(resolver, deep_search_budget=deep_search_budget, failed_quote_searches=failed_quote_searches)
+        recoverer._installed_for = resolver.config
+        return recoverer
 
     def _deep(self, verdict: Verdict, quote_status: QuoteStatus | None) -> bool:
         bounded = verdict.status == VerdictStatus.DRIFTED or quote_status == QuoteStatus.FAILED
@@ -236,6 +234,11 @@ class Recoverer:
 
     def discover(self, quote: str, citation: Citation | None) -> DiscoveryResult | None:
         """What the discovery providers suggest for `quote`; None when there are none to ask."""
+        if self._installed_for is not None:
+            # Looked up when first asked: finding installed plugins reads every installed package's
+            # metadata (tens of milliseconds), which a check whose citations all hold never needs.
+            providers, failures = load_providers(self._installed_for)
+            self.providers, self.failures, self._installed_for = providers, tuple(failures), None
         if not self.providers and not self.failures:
             return None
         request = DiscoveryRequest(quote, citation, self.resolver.repo.root, self.resolver.config)
