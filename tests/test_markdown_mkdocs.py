@@ -159,6 +159,21 @@ def test_outside_an_mkdocs_root_the_same_text_is_commonmark(corpus_repo: CorpusR
     assert str(markdown_view(PLAIN)[0]) in body  # as the Markdown view renders any page outside MkDocs
 
 
+def test_a_page_is_redone_when_an_mkdocs_yml_comes_or_goes(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({"docs/page.md": "# Page\n\nMade with :smile:.\n", "docs/other.md": "# Other\n"})
+    site = tmp_path / "site"
+    page = site / "doc/docs/page.md.html"
+    for mkdocs_yml in ("", "site_name: Book\n", None):
+        if mkdocs_yml != "":  # the first build has none
+            corpus_repo.commit({"mkdocs.yml": mkdocs_yml})
+        build(corpus_repo.root, out=site, config=Config(roots=("docs",)))  # the same site, built again
+        cold = tmp_path / f"cold-{bool(mkdocs_yml)}"
+        build(corpus_repo.root, out=cold, config=Config(roots=("docs",)))
+        shown = page.read_text(encoding="utf-8")
+        assert shown == (cold / "doc/docs/page.md.html").read_text(encoding="utf-8")
+        assert ('<span class="icon icon-emoji">smile</span>' in shown) == bool(mkdocs_yml), shown
+
+
 # -- property: every word stays, on its own lines, and no MkDocs syntax shows as written ------------------
 
 WORD = st.from_regex(r"w[a-z]{4,8}", fullmatch=True)
