@@ -49,6 +49,17 @@ RAW_ASCIIDOC = {
     "asciidoc macro": re.compile(r"\b(?:xref|link|image|include|kbd|btn|menu|footnote):{1,2}[^\s\[]*\["),
     "asciidoc attribute": re.compile(r"\{[a-z][\w-]*\}"),
 }
+# Python-Markdown's and PyMdown's (MkDocs' extensions), counted in Markdown documents only: `++i` and `a == b`
+# are text elsewhere.
+RAW_MKDOCS = {
+    "definition list": re.compile(r"^[ \t]*:[ \t]{1,3}\S", re.MULTILINE),
+    "icon or emoji": re.compile(r"(?<![\w:/]):[a-z][a-z0-9_+-]*[a-z0-9]:(?![\w:`])"),
+    "attribute list": re.compile(r"\{:?[ \t]*(?:\.[A-Za-z][\w-]*|#[\w-]+[ \t]|[\w-]+=)[^}\n]*\}"),
+    "abbreviation": re.compile(r"^\*\[[^\]\n]+\]:", re.MULTILINE),
+    "snippet": re.compile(r"-{1,2}8<-{1,2}"),
+    "mark, insert, keys": re.compile(r"==[^\s=][^=\n]*==|\^\^[^\s^][^^\n]*\^\^|\+\+[\w\\\"+-]+\+\+"),
+    "task": re.compile(r"^[ \t]*\[[ xX]\][ \t]", re.MULTILINE),
+}
 NOT_PROSE = (
     # a role's definition, with its options (`.. role:: code-py(code)` / `:language: Python`): first,
     # before the directive names go
@@ -79,7 +90,8 @@ NOT_PROSE = (
     re.compile(r"\[\^[^\]]*\]"),  # footnote labels (shown as numbers)
     re.compile(r"\{#[^}]*\}"),  # heading attributes
     re.compile(r"^[\s>]*(?:```|~~~)[ \t]*\S*", re.MULTILINE),  # a fence's language (`shell-session`, in a quote)
-    re.compile(r"\{\s*[#.][^}\n]*\}"),  # heading attributes written with spaces (`{ #backtrack }`)
+    # heading attributes written with spaces (`{ #backtrack }`), MkDocs' attribute lists (`{ style="color: red" }`)
+    re.compile(r"\{:?\s*(?:[#.]|[\w-]+=)[^}\n]*\}"),
     re.compile(r"&#?\w+;"),  # character references (`&nbsp;`)
 )
 # Markdown only: what a Markdown renderer never shows as text.
@@ -206,7 +218,9 @@ def measure(
                 missing[path] = lost
             prose = rendered_text(text, code=False) or ""
             asciidoc = Path(path).suffix.lower() in (".adoc", ".asciidoc", ".asc")
-            for name, pattern in (RAW_MARKUP | RAW_ASCIIDOC if asciidoc else RAW_MARKUP).items():
+            markdown = Path(path).suffix.lower() in (".md", ".markdown")
+            patterns = RAW_MARKUP | (RAW_ASCIIDOC if asciidoc else RAW_MKDOCS if markdown else {})
+            for name, pattern in patterns.items():
                 raw_in_code[name] += len(pattern.findall(shown)) - len(pattern.findall(prose))
                 for found in pattern.finditer(prose):
                     raw[name] += 1

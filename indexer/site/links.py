@@ -139,8 +139,11 @@ class SiteTargets:
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))
         self.directory_url_roots = frozenset(directory_url_roots(frameworks)) & normal
+        # The folders an mkdocs.yml publishes, whatever the docs roots are set to: their Markdown is
+        # Python-Markdown's with MkDocs' extensions (definition lists, icons, keys…), docs/design.md#d17.
+        self.mkdocs_roots = tuple(sorted({root for root, _text in mkdocs_docs_dirs(frameworks)}))
         # Where `/` and raw HTML links start is part of what they become (a changed `srcDir` moves them all).
-        self._where = [self.docs_roots, sorted(self.directory_url_roots)]
+        self._where = [self.docs_roots, sorted(self.directory_url_roots), self.mkdocs_roots]
         folders: set[str] = set()
         for path in self.files:  # every file under the roots: string methods, not posixpath (a repository's paths)
             parent = path.rpartition("/")[0]
@@ -185,6 +188,10 @@ class SiteTargets:
             if not root or document.startswith(root + "/"):
                 return root
         return None
+
+    def is_mkdocs(self, document: str) -> bool:
+        """Whether `document` stands under a folder an mkdocs.yml publishes (its docs_dir)."""
+        return any(not root or document.startswith(root + "/") for root in self.mkdocs_roots)
 
     def is_resource_id(self, document: str, url: str) -> bool:
         """Whether `url`, which looks like a URL with a scheme, is an Antora resource ID (`cli:index.html`)."""
@@ -254,9 +261,10 @@ class SiteTargets:
             if descriptor is not None and status == "doc":
                 status += ":" + self.titles.get(target, "")  # … and the titles of the pages it links to
             statuses.append(status)
-        if not statuses and descriptor is None:
+        mkdocs = self.is_mkdocs(document)  # … and renders MkDocs' Markdown, as long as an mkdocs.yml publishes it
+        if not statuses and descriptor is None and not mkdocs:
             return NO_LINKS_STATE
-        return hashlib.sha256(json.dumps([self._where, statuses, descriptor]).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps([self._where, statuses, descriptor, mkdocs]).encode()).hexdigest()[:16]
 
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""
@@ -354,11 +362,16 @@ def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) 
 
 def directory_url_roots(frameworks: Mapping[str, str]) -> list[str]:
     """The docs roots MkDocs publishes with directory URLs (`setup/x.md` at `setup/x/`, its default)."""
+    return [root for root, text in mkdocs_docs_dirs(frameworks) if not MKDOCS_FILE_URLS.search(text)]
+
+
+def mkdocs_docs_dirs(frameworks: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The docs_dir of each mkdocs.yml among `frameworks`, with the text of that mkdocs.yml."""
     found = []
     for path, text in frameworks.items():
         folder, name = posixpath.split(path)
-        if name in MKDOCS_FILES and not MKDOCS_FILE_URLS.search(text):
-            found.append(_mkdocs_docs_dir(folder, text))
+        if name in MKDOCS_FILES:
+            found.append((_mkdocs_docs_dir(folder, text), text))
     return found
 
 
@@ -485,6 +498,11 @@ class DocumentLinks:
             data = base64.b64encode(self.read_blob(result.svg_blob)).decode("ascii")
             return "data:image/svg+xml;base64," + data
         return result.href
+
+    @property
+    def mkdocs(self) -> bool:
+        """Whether the document is an MkDocs page (its Markdown has MkDocs' extensions)."""
+        return self.targets.is_mkdocs(self.document)
 
     def forget(self) -> None:
         """Forget the links resolved so far: the page is being rendered again."""

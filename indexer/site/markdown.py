@@ -36,7 +36,7 @@ import nh3
 import pyromark
 from markupsafe import Markup, escape
 
-from indexer.site import markdown_gfm
+from indexer.site import markdown_gfm, markdown_mkdocs
 from indexer.site.links import HTML_IMAGE, HTML_LINK, IMAGE, LINK, DocumentLinks, heading_fragment, is_external
 from indexer.text.chunk import byte_line_starts
 
@@ -52,18 +52,20 @@ _OPTIONS = (
 _FRONT_MATTER = pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
 
 
-def view_options(text: str) -> pyromark.Options:
+def view_options(text: str, mkdocs: bool = False) -> pyromark.Options:
     """The options the Markdown view parses `text` with: front matter read as such only in a text
     that starts with its `---` line. pulldown-cmark otherwise takes a `---` rule in a list item of a
-    quote, and the lines to the next `---`, for a metadata block (a rule shown as empty front matter)."""
-    return _OPTIONS | _FRONT_MATTER if text.startswith("---") else _OPTIONS
+    quote, and the lines to the next `---`, for a metadata block (a rule shown as empty front matter).
+    `mkdocs`: an MkDocs page, with definition lists, `~sub~` and task lists."""
+    options = _OPTIONS | markdown_mkdocs.OPTIONS if mkdocs else _OPTIONS
+    return options | _FRONT_MATTER if text.startswith("---") else options
 
 
 TAGS = frozenset(
     {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong"}
     | {"a", "hr", "br", "img", "span", "div", "s", "del", "ins", "b", "i", "dl", "dt", "dd", "abbr"}
     | {"table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td"}
-    | {"details", "summary", "sup", "sub", "kbd"}
+    | {"details", "summary", "sup", "sub", "kbd", "mark"}
 )
 # Every tag may carry these; values the site did not set (no marker) are dropped by the filter,
 # except `id` (made `h-<id>`) and `title`.
@@ -197,7 +199,9 @@ def _code_block(code: str, language: str, lines: str) -> str:
 
 # -- the renderer: pyromark's events to HTML -------------------------------------------------------
 
-_INLINE = {"Emphasis": "em", "Strong": "strong", "Strikethrough": "s"}
+_INLINE = {"Emphasis": "em", "Strong": "strong", "Strikethrough": "s", "Subscript": "sub", "Superscript": "sup"}
+# Definition lists (an MkDocs page's `def_list`): pulldown-cmark's tags and the elements they make.
+_DEFINITIONS = {"DefinitionList": "dl", "DefinitionListTitle": "dt", "DefinitionListDefinition": "dd"}
 _ALIGN = {"Left": "left", "Right": "right", "Center": "center"}
 _SPACE = frozenset(b" \t\r\n")
 
@@ -229,8 +233,14 @@ class _Renderer:
         marker: str,
         links: DocumentLinks | None,
         containers: dict[int, markdown_gfm.Container] | None = None,
+        mkdocs: bool = False,
     ):
         self.source = source
+        self.mkdocs = mkdocs  # an MkDocs page: its text runs hold MkDocs' inline syntax (icons, keys…)
+        self.term = markdown_mkdocs.term_placeholder(marker)
+        # The inline element that ended last: where its start tag is in the output, and the output's length
+        # after its end tag (an MkDocs attribute list right after it sets it).
+        self.last_inline = (-1, -1)
         self.containers = containers or {}  # VitePress containers and MkDocs blocks, by number
         self.footnotes: dict[str, int] = {}  # footnote name → its number, in order of first mention
         self.footnote_refs: dict[str, int] = {}  # how often each footnote was referred to so far
@@ -252,7 +262,7 @@ class _Renderer:
         self.in_head = False
 
     def render(self, events: Iterable[tuple[Any, Any]]) -> str:
-        for event, where in events:
+        for event, where in _joined_text(events) if self.mkdocs else events:
             if type(event) is str:
                 self.bare(event, where)
             elif "Start" in event:
@@ -300,8 +310,8 @@ class _Renderer:
             url = "mailto:" + value["dest_url"] if value["link_type"] == "Email" else value["dest_url"]
             title = f' title="{escape(value["title"])}"' if value["title"] else ""
             self.link_urls.add(_normal_url(url))
+            self.open.append(_Open("inline", "</a>", len(self.out)))
             self.out.append(f'<a href="{escape(_normal_url(url))}"{title}>')
-            self.open.append(_Open("inline", "</a>"))
         elif kind == "Image":
             self.text = []
             self.open.append(_Open("image", value["dest_url"]))
@@ -356,8 +366,8 @@ class _Renderer:
 
     def simple_start(self, tag: str, where: dict[str, int]) -> None:
         if tag in _INLINE:
+            self.open.append(_Open("inline", f"</{_INLINE[tag]}>", len(self.out)))
             self.out.append(f"<{_INLINE[tag]}>")
-            self.open.append(_Open("inline", f"</{_INLINE[tag]}>"))
         elif tag == "Paragraph":
             self.close_raw()
             first, last = self.span(where)
@@ -365,6 +375,9 @@ class _Renderer:
             self.open.append(_Open("block", "</p>\n", -1, "", first, last))
         elif tag == "Item":
             self.container("<li{}>", "</li>\n", where)
+        elif tag in _DEFINITIONS:
+            name = _DEFINITIONS[tag]
+            self.container(f"<{name}{{}}>" + ("" if name == "dt" else "\n"), f"</{name}>\n", where)
         elif tag == "TableHead":
             self.in_head, self.cell = True, 0
             self.container("<thead{0}>\n<tr{0}>\n", "</tr>\n</thead>\n", where, by_children=False)
@@ -407,6 +420,7 @@ class _Renderer:
         kind = element.kind
         if kind == "inline":
             self.out.append(element.end)
+            self.last_inline = (element.at, len(self.out))
             return
         if kind == "image":
             self.out.append(self.picture(element.end, "".join(self.text or ())))
@@ -425,6 +439,12 @@ class _Renderer:
             self.close_heading(element)
         elif kind == "html":
             self.show_tags(element)
+        elif kind == "block" and element.end == "</dt>\n" and not "".join(self.out[element.at + 1 :]).strip():
+            del self.out[element.at :]  # a term that is a comment (an MkDocs page's): the definition stands alone
+            parent = self.open[-1]
+            if parent.first == element.first:  # the list starts at its definition, not the term's blank line
+                parent.first = element.first + 1
+            return
         elif kind in ("block", "tbody"):
             if element.at >= 0:
                 element.last = element.last or element.first  # an empty item: its marker's line
@@ -447,6 +467,8 @@ class _Renderer:
 
     def close_heading(self, element: _Open) -> None:
         title = "".join(self.title or ()).strip()
+        if self.mkdocs:  # spaces where an icon stood collapse, as in MkDocs' anchors
+            title = " ".join(title.split())
         if self.heading_id:  # `# Title {#id}`: the id as written
             anchor, self.heading_id = "h-" + self.heading_id, ""
         else:
@@ -471,7 +493,11 @@ class _Renderer:
                 self.text.append(value)
             return
         self.text_reached(where)
-        if kind == "Text" or kind == "Code":
+        if kind == "Text" and self.mkdocs:
+            self.mkdocs_text(value)
+        elif kind == "TaskListMarker":
+            self.out.append(markdown_mkdocs.task_box(self.marker, bool(value)))
+        elif kind == "Text" or kind == "Code":
             text = str(escape(value))
             self.out.append(text if kind == "Text" else f"<code>{text}</code>")
             if self.title is not None:
@@ -488,6 +514,19 @@ class _Renderer:
         else:
             self.out.append(str(escape(value)))
 
+    def mkdocs_text(self, value: str) -> None:
+        """A text run of an MkDocs page: its icons, keys and marks as elements, its attribute lists left out."""
+        if value == self.term:  # a definition's term that is a comment: nothing to show
+            return
+        at, after = self.last_inline
+        attributes = markdown_mkdocs.leading_attributes(value) if after == len(self.out) else ""
+        if attributes:  # `[Subscribe](#){ .md-button }`, `__Update__{ title="August 21" }`
+            button = markdown_mkdocs.button_classes(attributes) if self.out[-1] == "</a>" else ""
+            self.out[at] = markdown_mkdocs.with_attributes(self.out[at], attributes, self.marker, button)
+        self.out.append(markdown_mkdocs.inline_html(value, self.marker))
+        if self.title is not None:
+            self.title.append(markdown_mkdocs.plain_text(value))
+
     def container_fence(self, comment: str, where: dict[str, int]) -> None:
         """A container's fence line (or an MkDocs block's opening line), marked before the parse: its box
         opens or closes."""
@@ -496,13 +535,18 @@ class _Renderer:
             closes = re.match(f"(?:<!--{re.escape(self.marker)}close-\\d+-->)+", comment)
             end = closes.end() if closes else 0
             self.out.append("</div>\n" * comment.count(self.marker, 0, end))
-            if comment[end:].strip():
+            rest = comment[end:].strip()
+            if markdown_gfm.is_rule(rest):  # a rule right under an MkDocs block's body
+                line = self.span(where)[0]
+                self.out.append(f"<hr{self.attributes(line, line)} />\n")
+            elif rest:
                 self.raw_html(comment[end:])
             return
         container = self.containers[int(number)]
         first, _last = self.span(where)
         lines = self.attributes(first, first)
-        self.out.append(markdown_gfm.container_start(self.marker, container.kind, container.title, lines))
+        title = markdown_mkdocs.inline_html(container.title, self.marker) if self.mkdocs else None
+        self.out.append(markdown_gfm.container_start(self.marker, container.kind, container.title, lines, title))
 
     def raw_html(self, html: str) -> None:
         # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
@@ -558,6 +602,25 @@ class _Renderer:
             return f"[{alt}]"
         # An image from elsewhere would make the reader's browser request its URL: a link instead.
         return f'<a class="{mark}img-link" href="{escape(_normal_url(url))}">[image: {alt}]</a>'
+
+
+def _joined_text(events: Iterable[tuple[Any, Any]]) -> Iterable[tuple[Any, Any]]:
+    """The events with each run of text in one event: pulldown-cmark ends a text event at a character
+    reference (`&amp;`) or an unmatched delimiter, and MkDocs' inline syntax may span them."""
+    pending: tuple[str, dict[str, int]] | None = None
+    for event, where in events:
+        if type(event) is dict and "Text" in event:
+            if pending is None:
+                pending = (event["Text"], where)
+            else:
+                pending = (pending[0] + event["Text"], {"start": pending[1]["start"], "end": where["end"]})
+            continue
+        if pending is not None:
+            yield {"Text": pending[0]}, pending[1]
+            pending = None
+        yield event, where
+    if pending is not None:
+        yield {"Text": pending[0]}, pending[1]
 
 
 def _normal_url(url: str) -> str:
@@ -683,18 +746,23 @@ def _closing(counts: dict[str, int]) -> str:
     return "".join(f"</{name}>" * count for name, count in counts.items() if count > 0)
 
 
-def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup, list[tuple[int, str, str]]]:
+def markdown_view(
+    text: str, links: DocumentLinks | None = None, mkdocs: bool | None = None
+) -> tuple[Markup, list[tuple[int, str, str]]]:
     """Rendered Markdown with source lines on blocks; and the (level, id, title) headings.
 
     `links` resolves relative links and images onto the site (and records them); without it
-    they are left as written and images are links.
+    they are left as written and images are links. `mkdocs`: read MkDocs' extensions too (by
+    default, when `links` is a page an mkdocs.yml publishes).
     """
+    if mkdocs is None:
+        mkdocs = links is not None and links.mkdocs
     marker = "m" + secrets.token_hex(8) + "~"
     shown_as_code = re.compile("&lt;!--" + re.escape(marker) + r"open-(\d+)--&gt;")
     skip: frozenset[int] = frozenset()
     for _attempt in range(MARKING_ATTEMPTS):
-        parsed, containers = markdown_gfm.mark_containers(text, marker, skip)
-        clean, headings = _render(parsed, marker, links, containers)
+        parsed, containers = markdown_gfm.mark_containers(text, marker, skip, definitions=mkdocs)
+        clean, headings = _render(parsed, marker, links, containers, mkdocs)
         # A container the parse took for code (an MkDocs block indented under a paragraph) would show
         # its marked comment as text: it is left as written, and the document rendered again.
         leaked = {containers[int(number)].line for number in shown_as_code.findall(clean)}
@@ -703,7 +771,7 @@ def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup
         skip |= leaked
         if links is not None:
             links.forget()
-    clean, headings = _render(text, marker, links, {})
+    clean, headings = _render(text, marker, links, {}, mkdocs)
     return Markup(wrap_tables(clean)), headings
 
 
@@ -712,10 +780,16 @@ MARKING_ATTEMPTS = 3
 
 
 def _render(
-    parsed: str, marker: str, links: DocumentLinks | None, containers: dict[int, markdown_gfm.Container]
+    parsed: str,
+    marker: str,
+    links: DocumentLinks | None,
+    containers: dict[int, markdown_gfm.Container],
+    mkdocs: bool = False,
 ) -> tuple[str, list[tuple[int, str, str]]]:
-    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers)
-    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed))
+    if mkdocs:
+        parsed = markdown_mkdocs.mark_comment_terms(parsed, marker)
+    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers, mkdocs)
+    events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed, mkdocs))
     html = renderer.render(events)
     ids = frozenset(anchor for _level, anchor, _title in renderer.headings)
     clean = sanitize(html, marker, links, ids, frozenset(renderer.link_urls))

@@ -41,7 +41,10 @@ _OPEN = re.compile(r"^([ \t]*)(:{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(.*?)[ \t]*$")
 _CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 # MkDocs' blocks (Python-Markdown's admonition, pymdownx' details and tabbed): the sign, then the rest.
-_BLOCK_OPEN = re.compile(r"^([ \t]*)(!!!|\?\?\?\+?|===[!+]?)[ \t]+(\S.*?)[ \t]*$")
+# In an MkDocs page a block may open a definition (`:   !!! note`): its body is indented four columns more.
+_BLOCK_OPEN = re.compile(r"^([ \t]*(?::[ \t]{1,3})?)(!!!|\?\?\?\+?|===[!+]?)[ \t]+(\S.*?)[ \t]*$")
+# A thematic break right under a block's body ends the body, as Python-Markdown reads it (no blank line between).
+_RULE = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _ADMONITION = re.compile(r'([A-Za-z][\w-]*)(?:[ \t]+[A-Za-z][\w-]*)*(?:[ \t]+"([^"\n]*)")?')
 _TAB_TITLE = re.compile(r'"([^"\n]*)"')
 BODY_INDENT = 4
@@ -56,16 +59,19 @@ class Container:
     line: int
 
 
-def mark_containers(text: str, marker: str, skip: frozenset[int] = frozenset()) -> tuple[str, dict[int, Container]]:
+def mark_containers(
+    text: str, marker: str, skip: frozenset[int] = frozenset(), definitions: bool = False
+) -> tuple[str, dict[int, Container]]:
     """`text` with the fence lines of balanced containers replaced by marked comments, and each
     container by its number. Other lines are left exactly as they are; so are the containers that
-    open on a line of `skip` (ones the parse took for code, where a comment would show as text)."""
+    open on a line of `skip` (ones the parse took for code, where a comment would show as text).
+    `definitions`: the text has definition lists (an MkDocs page), whose definitions may be blocks."""
     lines = text.split("\n")
     opened: list[tuple[int, int, str, str, str]] = []  # (line, colons, kind, title, indent)
     pairs: list[tuple[int, int, str, str, str, str]] = []  # (open line, close line, kind, title, indents)
     fence = ""
     for n, line in enumerate(lines):
-        fence, in_code = _code_fence(fence, line)
+        fence, in_code = code_fence(fence, line)
         if in_code:
             continue
         close = _CLOSE.match(line)
@@ -81,11 +87,13 @@ def mark_containers(text: str, marker: str, skip: frozenset[int] = frozenset()) 
         found[number] = Container(kind, title, first)
         lines[first] = f"{indent}<!--{marker}open-{number}-->"
         lines[last] = f"{close_indent}<!--{marker}close-{number}-->"
-    _mark_indented_blocks(lines, marker, found, skip)
+    _mark_indented_blocks(lines, marker, found, skip, definitions)
     return ("\n".join(lines), found) if found else (text, {})
 
 
-def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, Container], skip: frozenset[int]) -> None:
+def _mark_indented_blocks(
+    lines: list[str], marker: str, found: dict[int, Container], skip: frozenset[int], definitions: bool
+) -> None:
     """MkDocs' indented blocks in `lines`, marked in place as containers are (numbered after them).
 
     A block's body is every following line that is blank or indented four columns more than its
@@ -93,15 +101,15 @@ def _mark_indented_blocks(lines: list[str], marker: str, found: dict[int, Contai
     fence = ""
     n = 0
     while n < len(lines):  # not `enumerate`: a block marked here appends its closing line at the end
-        fence, in_code = _code_fence(fence, lines[n])
+        fence, in_code = code_fence(fence, lines[n])
         start = None if in_code else _BLOCK_OPEN.match(lines[n])
         shown = _block_kind(start.group(2), start.group(3)) if start else None
-        if start and shown and n not in skip:
+        if start and shown and n not in skip and (definitions or ":" not in start.group(1)):
             _mark_block(lines, n, start.group(1), shown, marker, found)
         n += 1
 
 
-def _code_fence(fence: str, line: str) -> tuple[str, bool]:
+def code_fence(fence: str, line: str) -> tuple[str, bool]:
     """The fence open after `line` ("" for none), given the one open before it; and whether `line`
     belongs to fenced code (a fence line itself does)."""
     found = _FENCE.match(line)
@@ -133,7 +141,7 @@ def _mark_block(
     closing = f"<!--{marker}close-"
     if last == len(lines):
         lines.append(indent)
-    elif lines[last].strip() and not lines[last].lstrip().startswith(("<", closing)):
+    elif lines[last].strip() and not lines[last].lstrip().startswith(("<", closing)) and not is_rule(lines[last]):
         return  # text right under the body, with no blank line: left as written
     number = len(found)
     found[number] = Container(*shown, first)
@@ -143,8 +151,15 @@ def _mark_block(
             expanded = lines[n].expandtabs(BODY_INDENT)
             lines[n] = expanded[:width] + expanded[width + BODY_INDENT :]
     # The closing comment on the blank line after the body (a tab may have none), or before an enclosing
-    # block's closing comment or the raw HTML that ends the body (mkdocs-material's `</div>`).
-    lines[last] = indent + closing + f"{number}-->" + lines[last].lstrip()
+    # block's closing comment, the raw HTML that ends the body (mkdocs-material's `</div>`) or a rule.
+    # A definition's block closes in the definition, not with a colon that would open another.
+    close_indent = " " * width if ":" in indent else indent
+    lines[last] = close_indent + closing + f"{number}-->" + lines[last].lstrip()
+
+
+def is_rule(line: str) -> bool:
+    """Whether `line` is a thematic break (`---`, `***`, `___`)."""
+    return bool(_RULE.match(line))
 
 
 def _columns(line: str) -> int:
@@ -156,11 +171,12 @@ def _near(indent: str, other: str) -> bool:
     return abs(len(indent.expandtabs(4)) - len(other.expandtabs(4))) < 4
 
 
-def container_start(marker: str, kind: str, title: str, lines: str) -> str:
+def container_start(marker: str, kind: str, title: str, lines: str, title_html: str | None = None) -> str:
+    """A container's opening with its label; `title_html`: its title already made HTML (escaped)."""
     name = re.sub(r"[^a-z0-9-]", "-", kind.lower())
     label = f'<span class="{marker}directive-name">{escape(kind)}</span>'
     if title:
-        label += f" {escape(title)}"
+        label += f" {escape(title) if title_html is None else title_html}"
     return f'<div class="{marker}directive container-{name}">\n<p class="{marker}directive-label"{lines}>{label}</p>\n'
 
 

@@ -26,10 +26,12 @@ export function alignRendered(rendered, source) {
 
 // A reST role's name before its text: ":term:", ":py:meth:".
 const ROLE = ":[A-Za-z][\\w.+-]*(?::[\\w.+-]+)*:";
-const MARKUP_ONLY = new RegExp(`^(?:[*_\`~\\s<>![\\]\\\\]|\\]\\([^)]*\\)|\\]\\[[^\\]]*\\]|&[#\\w]+;|${ROLE}\`)*$`);
+// MkDocs' inline marks: an icon's colons (`:smile:`), keys' and marks' signs (`++ctrl++`, `==x==`, `^^x^^`).
+const MARKUP_ONLY = new RegExp(`^(?:[*_\`~\\s<>![\\]\\\\:+=^]|\\]\\([^)]*\\)|\\]\\[[^\\]]*\\]|&[#\\w]+;|${ROLE}\`)*$`);
 const ROLE_BEFORE = new RegExp(`${ROLE}$`);
 
-/** Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, a reST role's name, spaces? */
+/** Is source[a, b) markup only: delimiters, a link's "](destination)", an entity, a reST role's name,
+ * MkDocs' marks, spaces? (An attribute list is not: the alignment may take its words for the text's.) */
 export function markupOnly(source, a, b) {
   const run = source.slice(a, b).join("");
   return MARKUP_ONLY.test(run);

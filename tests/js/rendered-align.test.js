@@ -23,6 +23,17 @@ test("markup only: delimiters, a link's destination, an entity", () => {
   assert.ok(!markupOnly(points("a :term: b"), 1, 9)); // a role's name is markup only before its text
 });
 
+test("MkDocs' icons, keys and marks are markup only", () => {
+  const src = points("with :smile: and ++ctrl+alt++ ==x== ^^y^^ now");
+  const rendered = points("with smile and ctrl+alt x y now");
+  const map = alignRendered(rendered, src);
+  for (let i = 1; i < map.length; i++) {
+    assert.ok(map[i] > map[i - 1], `${i}`);
+    assert.ok(markupOnly(src, map[i - 1] + 1, map[i]), src.slice(map[i - 1] + 1, map[i]).join(""));
+  }
+  assert.ok(!markupOnly(points("a :smile: b"), 1, 10)); // a name is no markup
+});
+
 test("a reST role's text taken in with its backtick takes its name too", () => {
   const src = points("see :term:`Core Metadata` now");
   assert.deepEqual(widenToMarkup(src, 0, 11, 25), { kind: "chars", a: 4, b: 25 }); // "Core Metadata`"
