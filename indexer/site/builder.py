@@ -63,7 +63,15 @@ from indexer.site.history_pages import (
     render_changes_page,
     render_diff_page,
 )
-from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
+from indexer.site.home import (
+    HOME_FILE,
+    FolderRows,
+    FolderSections,
+    SectionRenderer,
+    folder_page_path,
+    folders_now,
+    home_layout,
+)
 from indexer.site.links import BrokenLink, SiteTargets, framework_candidates, is_framework_file, link_report
 from indexer.site.manifest import (
     MANIFEST,
@@ -150,6 +158,9 @@ class SiteStats:
     versions_keyed: int = 0  # the version pages whose key was computed (the rest carried: `_carry_versions`)
     changes_keyed: int = 0  # the history pages whose key was computed (the rest carried: `_carry_changes`)
     folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
+    # The document rows built for the home and folder pages: every document's, or, where the untouched
+    # folders' figures and sections were kept (`home.FolderFacts`), the touched folders' documents' alone.
+    rows_built: int = 0
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
     # The manifest's shard files read (every one the previous manifest names) and written (every one,
@@ -181,6 +192,7 @@ class SiteStats:
             "versions_keyed": self.versions_keyed,
             "changes_keyed": self.changes_keyed,
             "folders_keyed": self.folders_keyed,
+            "rows_built": self.rows_built,
             "carry": self.carry,
             "manifest_shards_read": self.manifest_shards_read,
             "manifest_shards_written": self.manifest_shards_written,
@@ -616,6 +628,21 @@ def _link_or_copy(source: Path, target: Path) -> None:
         os.link(source, target)
     except OSError:
         shutil.copy2(source, target)
+
+
+def _home_row(ctx: PageContext, path: str, pv: PathVersion, metas: dict[int, VersionMeta]) -> dict[str, Any]:
+    """A document's row in its folder's section (home_folder.html)."""
+    meta = metas[pv.version_id]
+    # As PurePosixPath's parent and name, without making 10,000 path objects.
+    folder, _, name = path.rpartition("/")
+    return {
+        "path": path,
+        "folder": folder or ".",
+        "name": name,
+        "meta": meta,
+        "href": doc_page_path(path) if meta.status == "ok" else None,
+        "change": ctx.commits[pv.first_seq],
+    }
 
 
 class _SiteBuilder:
@@ -1317,63 +1344,54 @@ class _SiteBuilder:
         }
         (self.out / "site.json").write_text(json.dumps(site_json, ensure_ascii=False), encoding="utf-8")
         self._commit_places(ctx.commits)
-        documents: list[dict[str, Any]] = []
-        for path, pv in sorted(heads.items()):
-            meta = metas[pv.version_id]
-            # As PurePosixPath's parent and name, without making 10,000 path objects.
-            folder, _, name = path.rpartition("/")
-            change = ctx.commits[pv.first_seq]
-            documents.append(
-                {
-                    "path": path,
-                    "folder": folder or ".",
-                    "name": name,
-                    "meta": meta,
-                    "href": doc_page_path(path) if meta.status == "ok" else None,
-                    "change": change,
-                }
-            )
-        folders: dict[str, list[dict[str, Any]]] = {}
-        for doc in documents:
-            folders.setdefault(doc["folder"], []).append(doc)
-        layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
-        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
-        renderer = SectionRenderer(
-            self.env,
-            kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp),
-            self._unchanged_folders(folders),
-        )
+        kept = self._kept_sections()
+        rows = FolderRows(functools.partial(self._folder_rows, ctx, heads, metas))
+        touched = self._touched_folders(kept, heads, metas)
+        every_row: dict[str, list[dict[str, Any]]] | None = None
+        if touched is None:  # every folder's rows, at once
+            every_row = self._every_folder_row(ctx, heads, metas)
+            rows.seed(every_row)
+            facts = folders_now({}, every_row, rows)
+        else:
+            facts = folders_now(kept.folders, touched, rows)
+        unchanged = frozenset() if touched is None else frozenset(facts.keys() - touched)
+        renderer = SectionRenderer(self.env, kept, rows, unchanged)
+        renderer.fresh.folders = facts
+        layout = home_layout({folder: figures.count for folder, figures in facts.items()})
         home_site = ctx.site_values("index.html")
-        sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
+        sections = [renderer.section(home_site, "index.html", f) for f in layout.inline]
         folder_rows = []
         if layout.listed:
-            for folder, docs in folders.items():
+            for folder, figures in facts.items():
                 rel = folder_page_path(folder)
-                folder_rows.append({"folder": folder, "href": rel, "count": len(docs)})
-                if renderer.kept_page(rel, folder, docs) and self._link_previous(rel):
+                folder_rows.append({"folder": folder, "href": rel, "count": figures.count})
+                if renderer.kept_page(rel, folder) and self._link_previous(rel):
                     continue
-                section = renderer.section(ctx.site_values(rel), rel, folder, docs, keep=False)
+                section = renderer.section(ctx.site_values(rel), rel, folder, keep=False)
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
-                self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
-        renderer.fresh.save(self.out / HOME_FILE)
-        self.stats.folders_keyed = renderer.keyed
+                self._page("folder.html", rel, ctx, folder=folder, count=figures.count, section=section)
+        self.new.home = renderer.fresh.save(self.out / HOME_FILE)
+        self.stats.folders_keyed, self.stats.rows_built = renderer.keyed, rows.built
         self.kept_sections, self.fresh_sections = renderer.kept, renderer.fresh
-        ok_docs = [d for d in documents if d["href"]]
-        folder_counts = Counter(str(d["folder"]) for d in ok_docs)
-        class_counts = Counter(d["meta"].source_class for d in ok_docs)
+        folder_counts = {folder: figures.pages for folder, figures in facts.items() if figures.pages}
+        class_counts: Counter[str] = Counter()
+        for figures in facts.values():
+            class_counts.update(figures.classes)
+        # The whole rows only for a `template_dir`'s home page (the shipped one shows the sections alone).
+        whole = {"folders": every_row} if every_row is not None and self.config.template_dir else {}
         self._page(
             "home.html",
             "index.html",
             ctx,
             head=head,
-            folders=folders,
             folder_sections=sections,
             folder_rows=folder_rows,
             summary=self.summary,
-            documents=len(documents),
+            documents=sum(figures.count for figures in facts.values()),
             stats=self.stats,
             roots=self.config.roots,
             class_counts=sorted(class_counts.items()),
+            **whole,
         )
         # The filter choices are written into the page, so a search loads no filter index.
         self._page(
@@ -1384,19 +1402,55 @@ class _SiteBuilder:
             class_counts=sorted(class_counts.items()),
         )
         ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
-        figures = self._head_texts(ok, metas)
+        texts = self._head_texts(ok, metas)
         # The search page's "did you mean": the words of the documents at the built commit.
-        (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
-        rows, problem = citations_report(ctx, set(ok))
-        self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+        (self.out / "words.txt").write_bytes(words_file(ranked(texts.counts)))
+        records, problem = citations_report(ctx, ctx.doc_paths)
+        self._page("citations.html", "citations.html", ctx, head=head, rows=records, problem=problem)
 
-    def _unchanged_folders(self, folders: dict[str, list[dict[str, Any]]]) -> frozenset[str]:
-        """The folders whose rows are the previous build's: none of their paths touched, while the document
-        pages' keys were carried (so no title they show changed, `carry.doc_inputs`)."""
-        if self.carry is None or not self.docs_carried:
-            return frozenset()
-        touched = {path.rpartition("/")[0] or "." for path in self.carry.touched}
-        return frozenset(folders.keys() - touched)
+    def _kept_sections(self) -> FolderSections:
+        """The previous site's home file, when its manifest is trusted and names these very bytes; else none."""
+        if self.stats.previous_site != PREVIOUS_REUSED:
+            return FolderSections(self.fp)
+        return FolderSections.load(self.previous / HOME_FILE, self.fp, self.old.home)
+
+    def _touched_folders(
+        self, kept: FolderSections, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]
+    ) -> set[str] | None:
+        """The folders whose rows may differ from those `kept` holds the figures and sections of; None when
+        every folder's rows are built (nothing carried, no figures kept, or a `template_dir`'s home page,
+        which may show every row).
+
+        Along a first-parent line that only grew (`self.carry`), an untouched path's row is its version,
+        the commit that began its interval and its title, and the title is the recorded one while the
+        titles many documents share are the same (`carry.version_inputs`) and no touched path holds its
+        version (a version's fallback title names a path that holds it): the touched paths' folders, and
+        those of the paths holding a touched path's version, are the ones whose rows are built.
+        """
+        same_titles = self.new.version_inputs == self.old.version_inputs
+        if self.carry is None or not same_titles or not kept.folders or self.config.template_dir:
+            return None
+        touched = self.carry.touched
+        blobs = {metas[heads[path].version_id].blob for path in touched if path in heads}
+        sharing = self.reader.paths_holding(blobs) & heads.keys() if blobs else set()
+        return {path.rpartition("/")[0] or "." for path in touched.union(sharing)}
+
+    def _folder_rows(
+        self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta], folder: str
+    ) -> list[dict[str, Any]]:
+        """One folder's rows at the built commit, from the index's paths of that folder alone."""
+        paths = self.reader.paths_in_folder(folder, len(ctx.commits) - 1)
+        return [_home_row(ctx, path, heads[path], metas) for path in paths if path in heads]
+
+    def _every_folder_row(
+        self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Every folder's rows at the built commit, folders in their documents' path order."""
+        folders: dict[str, list[dict[str, Any]]] = {}
+        for path, pv in sorted(heads.items()):
+            row = _home_row(ctx, path, pv, metas)
+            folders.setdefault(row["folder"], []).append(row)
+        return folders
 
     def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
         """The words of the versions at the built commit: the previous site's, updated."""
