@@ -530,6 +530,7 @@ class SiteJson(TypedDict):
     changes_keyed: int
     folders_keyed: int
     rows_built: int
+    texts_read: int
     carry: str
     manifest_shards_read: int
     manifest_shards_written: int

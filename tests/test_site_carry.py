@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.site.head_texts import TEXTS_FILE
 from indexer.site.home import HOME_FILE
 from indexer.site.manifest import MANIFEST, TOP
 from tests.conftest import CorpusRepo
@@ -255,7 +256,7 @@ STEP = st.one_of(
 # a version page or a history page deleted first (its key is carried, its file is not there);
 # a shard of the manifest edited, deleted or cut short first, or its top record edited (a seal no
 # longer holds: the site is rendered whole); the home file's figures edited or the file deleted first
-# (the manifest's digest of it no longer holds: every home row is built again).
+# (the manifest's digest of it no longer holds: every home row is built again), or its word counts edited.
 BUILD = st.sampled_from(
     [
         "site",
@@ -272,6 +273,7 @@ BUILD = st.sampled_from(
         "top edited",
         "home edited",
         "home deleted",
+        "texts edited",
     ]
 )
 
@@ -282,6 +284,12 @@ def _damage(site: Path, how: str) -> None:
     record, as a hand in the folder would."""
     pages = sorted((site / "doc").rglob("*.html"))
     if not pages:
+        return
+    if how == "texts edited":  # a count no text holds, one more of a word some text holds
+        texts = site / TEXTS_FILE
+        kept = json.loads(texts.read_text(encoding="utf-8"))
+        kept["counts"] = {"keptword": 1000, **{word: count + 1 for word, count in kept["counts"].items()}}
+        texts.write_text(json.dumps(kept), encoding="utf-8")
         return
     if how.startswith("home "):
         home = site / HOME_FILE
@@ -395,6 +403,7 @@ class _Corpus:
 @example(steps=[("edit", 3, "version deleted"), ("title", 1, "Summary", "version deleted")])
 @example(steps=[("edit", 3, "site"), ("edit", 2, "history page deleted"), ("edit", 1, "history page deleted")])
 @example(steps=[("edit", 3, "home edited"), ("move", 2, "home edited"), ("delete", 4, "home deleted")])
+@example(steps=[("edit", 3, "texts edited"), ("move", 2, "site"), ("delete", 4, "texts edited")])
 @given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
@@ -417,7 +426,7 @@ def test_builds_along_a_random_history_give_the_cold_site(
             build(repo.root, config=Config(), index_path=index, site=False)
         elif how == "cold index":
             index.unlink()
-        elif how.startswith(("page ", "version ", "history ", "shard ", "top ", "home ")):
+        elif how.startswith(("page ", "version ", "history ", "shard ", "top ", "home ", "texts ")):
             _damage(site, how)
         build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"

@@ -121,17 +121,42 @@ def test_a_history_shard_whose_paths_kept_their_inputs_is_linked_unread(
 def test_a_build_updates_the_kept_word_counts_instead_of_reading_every_text(
     corpus_repo: CorpusRepo, tmp_path: Path
 ) -> None:
+    corpus_repo.commit({f"corpus/{name}.md": f"# {name}\n\n{name} words.\n" for name in ("alpha", "beta", "gamma")})
+    site = tmp_path / "site"
+    assert (build(corpus_repo.root, out=site, config=Config()).site or {})["texts_read"] == 3
+    corpus_repo.commit({"corpus/beta.md": "# Beta\n\nBeta words, edited.\n"})
+    stats = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert stats["texts_read"] == 2  # the version gone and the one come
+    assert "edited" in (site / "words.txt").read_text(encoding="utf-8").split()
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))
+
+
+@pytest.mark.parametrize("damage", ["edited", "cut short", "swapped"])
+def test_kept_word_counts_not_the_ones_written_are_counted_afresh(
+    corpus_repo: CorpusRepo, tmp_path: Path, damage: str
+) -> None:
+    """The manifest names the word counts' digest: counts edited, cut short or left by another build are
+    not updated but counted again from every text."""
     corpus_repo.commit({"corpus/a.md": "# Alpha\n\nAlpha words.\n", "corpus/b.md": "# Beta\n\nBeta words.\n"})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config())
-    kept = json.loads((site / TEXTS_FILE).read_text(encoding="utf-8"))
-    # A count no text holds: it survives only if the build starts from the kept figures.
-    kept["counts"]["keptword"] = 1000
-    (site / TEXTS_FILE).write_text(json.dumps(kept), encoding="utf-8")
-    corpus_repo.commit({"corpus/b.md": "# Beta\n\nBeta words, edited.\n"})
+    earlier = (site / TEXTS_FILE).read_bytes()
+    corpus_repo.commit({"corpus/a.md": "# Alpha\n\nAlpha words, again.\n"})
     build(corpus_repo.root, out=site, config=Config())
-    assert (site / "words.txt").read_text(encoding="utf-8").split()[0] == "keptword"
-    assert "edited" in (site / "words.txt").read_text(encoding="utf-8").split()
+    if damage == "edited":  # a count no text holds
+        kept = json.loads((site / TEXTS_FILE).read_text(encoding="utf-8"))
+        kept["counts"]["keptword"] = 1000
+        (site / TEXTS_FILE).write_text(json.dumps(kept), encoding="utf-8")
+    elif damage == "cut short":
+        (site / TEXTS_FILE).write_bytes(earlier[:50])
+    else:  # the counts of the commit before, well formed: "again" missing
+        (site / TEXTS_FILE).write_bytes(earlier)
+    corpus_repo.commit({"corpus/b.md": "# Beta\n\nBeta words, edited.\n"})
+    stats = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert stats["texts_read"] == 2  # both versions at the built commit, afresh
+    words = (site / "words.txt").read_text(encoding="utf-8").split()
+    assert "keptword" not in words and "again" in words and "edited" in words
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))
 
 
 # Some texts hold something shaped like a citation, which the citations page then checks.

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,6 +161,9 @@ class SiteStats:
     # The document rows built for the home and folder pages: every document's, or, where the untouched
     # folders' figures and sections were kept (`home.FolderFacts`), the touched folders' documents' alone.
     rows_built: int = 0
+    # The versions' texts read for the word counts (`head_texts`): every one at the built commit on a
+    # cold build, those that came or went after.
+    texts_read: int = 0
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
     # The manifest's shard files read (every one the previous manifest names) and written (every one,
@@ -193,6 +196,7 @@ class SiteStats:
             "changes_keyed": self.changes_keyed,
             "folders_keyed": self.folders_keyed,
             "rows_built": self.rows_built,
+            "texts_read": self.texts_read,
             "carry": self.carry,
             "manifest_shards_read": self.manifest_shards_read,
             "manifest_shards_written": self.manifest_shards_written,
@@ -645,6 +649,32 @@ def _home_row(ctx: PageContext, path: str, pv: PathVersion, metas: dict[int, Ver
     }
 
 
+def _version_ids(metas: dict[int, VersionMeta]) -> dict[str, int]:
+    """Every version with a text by its key for the word counts (`version_key`)."""
+    return {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
+
+
+class _VersionIds(Mapping[str, int]):
+    """The ids of the versions that came or went, and every version's if another is asked for."""
+
+    def __init__(self, known: dict[str, int], every: Callable[[], dict[str, int]]) -> None:
+        self.known, self.every = known, every
+        self._all: dict[str, int] | None = None
+
+    def __getitem__(self, key: str) -> int:
+        if key in self.known:
+            return self.known[key]
+        if self._all is None:
+            self._all = self.every()
+        return self._all[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.every() if self._all is None else self._all)
+
+    def __len__(self) -> int:
+        return len(self.every() if self._all is None else self._all)
+
+
 class _SiteBuilder:
     def __init__(
         self,
@@ -731,7 +761,7 @@ class _SiteBuilder:
                 self._histories(commits, metas, by_path)
                 self._changes(ctx, metas, by_path)
                 self.progress.stage("home and folder pages")
-                self._top_pages(ctx, heads, metas)
+                self._top_pages(ctx, heads, metas, by_path)
                 self._publish_index()
                 self._await_search(search)
             self.new.save(self.out, self.old, self.in_place)
@@ -1333,7 +1363,13 @@ class _SiteBuilder:
                 (self.out / rel).write_text(json.dumps({"commits": places}, sort_keys=True), encoding="ascii")
         self.commit_files = {f"{prefix}.json" for prefix in shards}
 
-    def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
+    def _top_pages(
+        self,
+        ctx: PageContext,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
+    ) -> None:
         head = ctx.commits[-1]
         site_json = {
             "head": head.sha,
@@ -1401,8 +1437,7 @@ class _SiteBuilder:
             folder_counts=sorted(folder_counts.items()),
             class_counts=sorted(class_counts.items()),
         )
-        ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
-        texts = self._head_texts(ok, metas)
+        texts = self._head_texts(ctx, heads, metas, by_path)
         # The search page's "did you mean": the words of the documents at the built commit.
         (self.out / "words.txt").write_bytes(words_file(ranked(texts.counts)))
         records, problem = citations_report(ctx, ctx.doc_paths)
@@ -1452,18 +1487,63 @@ class _SiteBuilder:
             folders.setdefault(row["folder"], []).append(row)
         return folders
 
-    def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
-        """The words of the versions at the built commit: the previous site's, updated."""
-        version_ids = {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
-        wanted = {version_key(metas[v]) for v in ok.values()}
-        figures = head_texts(
-            HeadTexts.load(self.previous / TEXTS_FILE) if self.stats.previous_site == PREVIOUS_REUSED else None,
-            wanted,
-            version_ids,
-            self.reader.version_text,
-        )
-        figures.save(self.out / TEXTS_FILE)
+    def _head_texts(
+        self,
+        ctx: PageContext,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
+    ) -> HeadTexts:
+        """The words of the versions at the built commit: the previous site's, updated by the versions that
+        came or went (the touched paths' alone, when carried), and the texts read counted."""
+        kept = None
+        if self.stats.previous_site == PREVIOUS_REUSED:
+            kept = HeadTexts.load(self.previous / TEXTS_FILE, self.old.texts)
+        carried = self._carried_texts(kept, heads, metas, by_path) if kept is not None else None
+        every_id = functools.partial(_version_ids, metas)
+        if carried is None:
+            version_ids: Mapping[str, int] = every_id()
+            wanted = {version_key(metas[heads[path].version_id]) for path in ctx.doc_paths}
+        else:  # every version's id only if counted afresh after all (too much came or went)
+            wanted, version_ids = carried[0], _VersionIds(carried[1], every_id)
+
+        def text_of(version_id: int) -> str:
+            self.stats.texts_read += 1
+            return self.reader.version_text(version_id)
+
+        figures = head_texts(kept, wanted, version_ids, text_of)
+        self.new.texts = figures.save(self.out / TEXTS_FILE)
         return figures
+
+    def _carried_texts(
+        self,
+        kept: HeadTexts,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
+    ) -> tuple[set[str], dict[str, int]] | None:
+        """The versions at the built commit (`version_key`), and the ids of those that may have come or
+        gone, from the touched paths alone; None when not carried (then every version is asked).
+
+        Along a first-parent line that only grew (`self.carry`) an untouched path holds the version it
+        held: only a version a touched path holds now can come, and only one it held can go, unless an
+        untouched path at the built commit still holds it (asked of the index by blob).
+        """
+        if self.carry is None:
+            return None
+        touched = self.carry.touched
+
+        def ok_keys(version_ids: Iterable[int]) -> dict[str, int]:
+            return {version_key(metas[v]): v for v in version_ids if metas[v].status == "ok"}
+
+        now = ok_keys(heads[path].version_id for path in touched if path in heads)
+        held = ok_keys(pv.version_id for path in touched for pv in by_path.get(path, ()))
+        leaving = (held.keys() & kept.versions) - now.keys()
+        if leaving:
+            blobs = {metas[held[key]].blob for key in leaving}
+            holders = (self.reader.paths_holding(blobs) & heads.keys()) - touched
+            leaving -= ok_keys(heads[path].version_id for path in holders).keys()
+        return (kept.versions - leaving) | now.keys(), held | now
 
     def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
         html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)

@@ -79,6 +79,7 @@ class Manifest:
     # The digest of the site's home file (`home.HOME_FILE`): its kept sections and folders' figures are
     # read only when the file is still the one this manifest was written with.
     home: str = ""
+    texts: str = ""  # likewise the digest of its kept word counts (`head_texts.TEXTS_FILE`)
     # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
     # only while its file still is that one, not deleted or edited in the site folder since.
     stamps: dict[str, str] = field(default_factory=dict)
@@ -125,6 +126,7 @@ class Manifest:
                 doc_inputs=str(data.get("doc_inputs", "")),
                 version_inputs=str(data.get("version_inputs", "")),
                 home=str(data.get("home", "")),
+                texts=str(data.get("texts", "")),
                 shards=_strings(data["shards"]),
             )
             for shard, digest in sorted(manifest.shards.items()):
@@ -186,6 +188,7 @@ class Manifest:
             "doc_inputs": self.doc_inputs,
             "version_inputs": self.version_inputs,
             "home": self.home,
+            "texts": self.texts,
             "shards": dict(sorted(digests.items())),
         }
         atomic_write(site / TOP, _with_seal(json.dumps(top, sort_keys=True).encode("utf-8")))
