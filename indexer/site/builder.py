@@ -72,7 +72,14 @@ from indexer.site.home import (
     folders_now,
     home_layout,
 )
-from indexer.site.links import BrokenLink, SiteTargets, framework_candidates, is_framework_file, link_report
+from indexer.site.links import (
+    BrokenLink,
+    SiteTargets,
+    detect_docs_roots,
+    framework_candidates,
+    is_framework_file,
+    link_report,
+)
 from indexer.site.manifest import (
     MANIFEST,
     PREVIOUS_REUSED,
@@ -1121,7 +1128,9 @@ class _SiteBuilder:
         files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
         titles = {p: metas[heads[p].version_id].title for p in documents}
         self.frameworks = self._frameworks(ctx, files)
-        return SiteTargets(documents, files, self.config.site_docs_roots, self.frameworks, titles)
+        # The frameworks' files under the roots are among `frameworks` already: not looked for again in every file.
+        roots = self.config.site_docs_roots or detect_docs_roots(self.frameworks, self.frameworks)
+        return SiteTargets(documents, files, roots, self.frameworks, titles)
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""
