@@ -726,7 +726,6 @@ class _SiteBuilder:
         self.made_bundles: set[str] = set()
         self.folder_languages: dict[str, str] = {}
         self.carry: Carry | None = None
-        self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
         self.history_shards: set[str] = set()  # the history shards written or kept that hold paths (`_histories`)
         self.history_digits = 2  # the hex digits naming a history shard (`render.history_digits`)
         self.previous_commits = 0  # the previous site's first-parent line's length, when it is carried
@@ -1017,8 +1016,8 @@ class _SiteBuilder:
         shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
-        self.docs_carried = self.carry is not None and shared == self.old.doc_inputs
-        todo = self._carry_documents(heads, targets) if self.docs_carried else sorted(heads)
+        carried = self.carry is not None and shared == self.old.doc_inputs
+        todo = self._carry_documents(heads, targets) if carried else sorted(heads)
         # The folder neighbours of the pages keyed here (those of a carried page are in its key, unchanged).
         keyed_folders = {path.rpartition("/")[0] for path in todo}
         ctx.neighbours = folder_neighbours(
