@@ -529,6 +529,8 @@ class SiteJson(TypedDict):
     versions_keyed: int
     changes_keyed: int
     folders_keyed: int
+    rows_built: int
+    texts_read: int
     carry: str
     manifest_shards_read: int
     manifest_shards_written: int

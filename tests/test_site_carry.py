@@ -3,6 +3,7 @@ the change, and its site is the site a cold build of the same commit gives, file
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.site.head_texts import TEXTS_FILE
+from indexer.site.home import HOME_FILE
 from indexer.site.manifest import MANIFEST, TOP
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import CITING, _assert_same_site
@@ -62,6 +65,57 @@ def test_the_version_pages_keyed_follow_the_change_not_the_corpus(
         corpus_repo.commit({"corpus/f1/doc-05.md": f"# Doc 5\n\nStep {step}.\n"})
         stats = _site(corpus_repo, site)
         assert (stats["carry"], stats["versions_keyed"]) == ("carried", step + 2)
+
+
+@pytest.mark.parametrize("documents", [12, 120])
+def test_the_home_rows_built_follow_the_change_not_the_corpus(
+    corpus_repo: CorpusRepo, tmp_path: Path, documents: int
+) -> None:
+    """However many documents the corpus holds, a one-file edit builds the home rows of its folder
+    alone (six documents a folder here); the other folders' figures and sections are kept."""
+    corpus_repo.commit(_docs(documents, folders=documents // 6))
+    site = tmp_path / "site"
+    assert _site(corpus_repo, site)["rows_built"] == documents
+    assert _site(corpus_repo, site)["rows_built"] == 0  # nothing new
+    for step in range(2):
+        corpus_repo.commit({"corpus/f1/doc-01.md": f"# Doc 1\n\nStep {step}.\n"})
+        stats = _site(corpus_repo, site)
+        assert (stats["carry"], stats["rows_built"], stats["folders_keyed"]) == ("carried", 6, 1)
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert f"{documents} documents" in home
+
+
+# Each a commit of a large site (its folders listed, each with a page of its own): a document added to a
+# folder and one removed, a folder appearing and one gone, a title changed, a document moved between
+# folders; with the rows each builds (its folders' documents).
+FOLDER_STEPS: list[tuple[dict[str, str | bytes | None], int]] = [
+    ({"corpus/f1/doc-new.md": "# New\n"}, 4),
+    ({"corpus/f2/doc-02.md": None}, 2),
+    ({"corpus/fresh/only.md": "# Only\n"}, 1),
+    ({"corpus/fresh/only.md": None}, 0),
+    ({"corpus/f3/doc-03.md": None, "corpus/f3/doc-07.md": None, "corpus/f3/doc-11.md": None}, 0),
+    ({"corpus/f0/doc-04.md": "# Renamed four\n"}, 3),
+    ({"corpus/f0/doc-08.md": None, "corpus/f1/doc-08.md": "# Doc 8\n\nWords of 8.\n"}, 2 + 5),
+]
+
+
+def test_a_large_sites_folders_follow_their_documents(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("indexer.site.home.HOME_DOCUMENTS", 4)  # the folders listed, as past 250 documents
+    monkeypatch.setattr("indexer.site.home.SMALL_FOLDER", 1)
+    corpus_repo.commit(_docs(12))
+    site = tmp_path / "site"
+    _site(corpus_repo, site)
+    for number, (change, rows) in enumerate(FOLDER_STEPS):
+        corpus_repo.commit(change)
+        stats = _site(corpus_repo, site)
+        assert (stats["carry"], stats["rows_built"]) == ("carried", rows), number
+        if number in (3, 4, len(FOLDER_STEPS) - 1):
+            _assert_same_site(site, _cold(corpus_repo, tmp_path))
+    assert (site / "folders" / "corpus" / "f1" / "index.html").is_file()
+    assert not (site / "folders" / "corpus" / "fresh").exists()
+    assert not (site / "folders" / "corpus" / "f3").exists()
 
 
 def test_a_copy_and_a_move_of_a_shared_version_give_the_cold_site(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
@@ -201,7 +255,8 @@ STEP = st.one_of(
 # a document page of the site deleted or edited first (by hand: the manifest still says it is kept);
 # a version page or a history page deleted first (its key is carried, its file is not there);
 # a shard of the manifest edited, deleted or cut short first, or its top record edited (a seal no
-# longer holds: the site is rendered whole).
+# longer holds: the site is rendered whole); the home file's figures edited or the file deleted first
+# (the manifest's digest of it no longer holds: every home row is built again), or its word counts edited.
 BUILD = st.sampled_from(
     [
         "site",
@@ -216,6 +271,9 @@ BUILD = st.sampled_from(
         "shard deleted",
         "shard truncated",
         "top edited",
+        "home edited",
+        "home deleted",
+        "texts edited",
     ]
 )
 
@@ -226,6 +284,24 @@ def _damage(site: Path, how: str) -> None:
     record, as a hand in the folder would."""
     pages = sorted((site / "doc").rglob("*.html"))
     if not pages:
+        return
+    if how == "texts edited":  # a count no text holds, one more of a word some text holds
+        texts = site / TEXTS_FILE
+        kept = json.loads(texts.read_text(encoding="utf-8"))
+        kept["counts"] = {"keptword": 1000, **{word: count + 1 for word, count in kept["counts"].items()}}
+        texts.write_text(json.dumps(kept), encoding="utf-8")
+        return
+    if how.startswith("home "):
+        home = site / HOME_FILE
+        if how == "home deleted":
+            home.unlink()
+        else:  # the first folder's count made one more, its section's rows one fewer: still well formed
+            kept = json.loads(home.read_text(encoding="utf-8"))
+            figures = next(iter(kept["folders"].values()))
+            figures[1] += 1
+            sections = kept["sections"].items()
+            kept["sections"] = {name: [key, html.replace("<tr>", "", 1)] for name, (key, html) in sections}
+            home.write_text(json.dumps(kept), encoding="utf-8")
         return
     if how in ("version deleted", "history page deleted"):
         folder = site / ("v" if how == "version deleted" else "changes")
@@ -326,6 +402,8 @@ class _Corpus:
 @example(steps=[("edit", 3, "shard deleted"), ("edit", 2, "shard truncated"), ("edit", 1, "top edited")])
 @example(steps=[("edit", 3, "version deleted"), ("title", 1, "Summary", "version deleted")])
 @example(steps=[("edit", 3, "site"), ("edit", 2, "history page deleted"), ("edit", 1, "history page deleted")])
+@example(steps=[("edit", 3, "home edited"), ("move", 2, "home edited"), ("delete", 4, "home deleted")])
+@example(steps=[("edit", 3, "texts edited"), ("move", 2, "site"), ("delete", 4, "texts edited")])
 @given(steps=st.lists(st.tuples(STEP, BUILD).map(lambda pair: (*pair[0], pair[1])), min_size=1, max_size=5))
 def test_builds_along_a_random_history_give_the_cold_site(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[Any, ...]]
@@ -348,7 +426,7 @@ def test_builds_along_a_random_history_give_the_cold_site(
             build(repo.root, config=Config(), index_path=index, site=False)
         elif how == "cold index":
             index.unlink()
-        elif how.startswith(("page ", "version ", "history ", "shard ", "top ")):
+        elif how.startswith(("page ", "version ", "history ", "shard ", "top ", "home ", "texts ")):
             _damage(site, how)
         build(repo.root, out=site, config=Config(), index_path=index)
     cold = tmp_path_factory.mktemp("cold") / "site"

@@ -121,36 +121,94 @@ def test_a_history_shard_whose_paths_kept_their_inputs_is_linked_unread(
 def test_a_build_updates_the_kept_word_counts_instead_of_reading_every_text(
     corpus_repo: CorpusRepo, tmp_path: Path
 ) -> None:
+    corpus_repo.commit({f"corpus/{name}.md": f"# {name}\n\n{name} words.\n" for name in ("alpha", "beta", "gamma")})
+    site = tmp_path / "site"
+    assert (build(corpus_repo.root, out=site, config=Config()).site or {})["texts_read"] == 3
+    corpus_repo.commit({"corpus/beta.md": "# Beta\n\nBeta words, edited.\n"})
+    stats = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert stats["texts_read"] == 2  # the version gone and the one come
+    assert "edited" in (site / "words.txt").read_text(encoding="utf-8").split()
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))
+
+
+@pytest.mark.parametrize("damage", ["edited", "cut short", "swapped"])
+def test_kept_word_counts_not_the_ones_written_are_counted_afresh(
+    corpus_repo: CorpusRepo, tmp_path: Path, damage: str
+) -> None:
+    """The manifest names the word counts' digest: counts edited, cut short or left by another build are
+    not updated but counted again from every text."""
     corpus_repo.commit({"corpus/a.md": "# Alpha\n\nAlpha words.\n", "corpus/b.md": "# Beta\n\nBeta words.\n"})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config())
-    kept = json.loads((site / TEXTS_FILE).read_text(encoding="utf-8"))
-    # A count no text holds: it survives only if the build starts from the kept figures.
-    kept["counts"]["keptword"] = 1000
-    (site / TEXTS_FILE).write_text(json.dumps(kept), encoding="utf-8")
-    corpus_repo.commit({"corpus/b.md": "# Beta\n\nBeta words, edited.\n"})
+    earlier = (site / TEXTS_FILE).read_bytes()
+    corpus_repo.commit({"corpus/a.md": "# Alpha\n\nAlpha words, again.\n"})
     build(corpus_repo.root, out=site, config=Config())
-    assert (site / "words.txt").read_text(encoding="utf-8").split()[0] == "keptword"
-    assert "edited" in (site / "words.txt").read_text(encoding="utf-8").split()
+    if damage == "edited":  # a count no text holds
+        kept = json.loads((site / TEXTS_FILE).read_text(encoding="utf-8"))
+        kept["counts"]["keptword"] = 1000
+        (site / TEXTS_FILE).write_text(json.dumps(kept), encoding="utf-8")
+    elif damage == "cut short":
+        (site / TEXTS_FILE).write_bytes(earlier[:50])
+    else:  # the counts of the commit before, well formed: "again" missing
+        (site / TEXTS_FILE).write_bytes(earlier)
+    corpus_repo.commit({"corpus/b.md": "# Beta\n\nBeta words, edited.\n"})
+    stats = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert stats["texts_read"] == 2  # both versions at the built commit, afresh
+    words = (site / "words.txt").read_text(encoding="utf-8").split()
+    assert "keptword" not in words and "again" in words and "edited" in words
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))
 
 
 # Some texts hold something shaped like a citation, which the citations page then checks.
 def test_the_home_page_keeps_the_sections_of_folders_whose_documents_did_not_change(
     corpus_repo: CorpusRepo, tmp_path: Path
 ) -> None:
+    corpus_repo.commit({"corpus/east/a.md": "# East\n", "corpus/west/b.md": "# West\n", "corpus/west/c.md": "# C\n"})
+    site = tmp_path / "site"
+    assert (build(corpus_repo.root, out=site, config=Config()).site or {})["rows_built"] == 3
+    corpus_repo.commit({"corpus/west/b.md": "# West, edited\n"})
+    stats = build(corpus_repo.root, out=site, config=Config()).site or {}
+    # West's rows alone are built (a section is rendered from its rows): east's section is the kept one.
+    assert (stats["rows_built"], stats["folders_keyed"]) == (2, 1)
+    assert "West, edited" in (site / "index.html").read_text(encoding="utf-8")
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))
+
+
+@pytest.mark.parametrize("damage", ["edited", "cut short", "deleted", "swapped"])
+def test_a_home_file_not_the_one_written_is_not_read(corpus_repo: CorpusRepo, tmp_path: Path, damage: str) -> None:
+    """The manifest names the home file's digest: a file edited, cut short, gone or left by another
+    build is not read, and every section and folder figure is made again from the rows."""
     corpus_repo.commit({"corpus/east/a.md": "# East\n", "corpus/west/b.md": "# West\n"})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config())
-    kept = json.loads((site / HOME_FILE).read_text(encoding="utf-8"))
-    # A mark no rendering writes: it survives only where the build starts from the kept section.
-    for folder in ("corpus/east", "corpus/west"):
-        kept["sections"][f"index.html\0{folder}"][1] += f"<!-- kept {folder} -->"
-    (site / HOME_FILE).write_text(json.dumps(kept), encoding="utf-8")
-    corpus_repo.commit({"corpus/west/b.md": "# West, edited\n"})
+    earlier = (site / HOME_FILE).read_bytes()
+    corpus_repo.commit({"corpus/east/a2.md": "# East two\n"})
     build(corpus_repo.root, out=site, config=Config())
-    home = (site / "index.html").read_text(encoding="utf-8")
-    assert "<!-- kept corpus/east -->" in home and "<!-- kept corpus/west -->" not in home
-    assert "West, edited" in home
+    home = site / HOME_FILE
+    kept = json.loads(home.read_text(encoding="utf-8"))
+    if damage == "edited":  # a mark no rendering writes, and a folder's count made up
+        kept["sections"]["index.html\0corpus/east"][1] += "<!-- kept -->"
+        kept["folders"]["corpus/west"][1] = 7
+        home.write_text(json.dumps(kept), encoding="utf-8")
+    elif damage == "cut short":
+        home.write_bytes(home.read_bytes()[:100])
+    elif damage == "deleted":
+        home.unlink()
+    else:  # the previous build's file, whole and well formed: east's figures are one document short
+        home.write_bytes(earlier)
+    # An edit that keeps every title: the other folders' rows would be carried from a trusted file.
+    corpus_repo.commit({"corpus/west/b.md": "# West\n\nMore words.\n"})
+    stats = build(corpus_repo.root, out=site, config=Config()).site or {}
+    assert (stats["rows_built"], stats["folders_keyed"]) == (3, 2)
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "<!-- kept -->" not in page and "3 documents" in page and "East two" in page
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))
+
+
+def _cold_site(repo: CorpusRepo, tmp_path: Path) -> Path:
+    cold = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
+    build(repo.root, out=cold, config=Config())
+    return cold
 
 
 TEXT = st.tuples(st.text(alphabet=st.sampled_from(list("abcÉé İ\n1_-")), max_size=40), st.booleans()).map(

@@ -938,6 +938,19 @@ class IndexReader:
         )
         return {str(row[0]) for row in rows.fetchall()}
 
+    def paths_in_folder(self, folder: str, seq: int) -> list[str]:
+        """The paths directly in `folder` (not its subfolders; "." the top) that hold a version at commit
+        `seq`, in order: a range of the path index for a folder, not a walk over every path."""
+        held = "first_seq <= ? AND last_seq >= ?"
+        params: list[str | int]
+        if folder == ".":
+            sql, params = f"instr(path, '/') = 0 AND {held}", [seq, seq]
+        else:  # every path under `folder/` sorts from it to `folder0` ("0" follows "/")
+            sql, params = f"path >= ? AND path < ? AND {held}", [f"{folder}/", f"{folder}0", seq, seq]
+        rows = self.conn.execute(f"SELECT DISTINCT path FROM path_versions WHERE {sql}", params)
+        paths = (str(row[0]) for row in rows.fetchall())
+        return sorted(path for path in paths if (path.rpartition("/")[0] or ".") == folder)
+
     def paths_not_held_throughout(self, head_seq: int) -> set[str]:
         """The paths that do not hold a version at every commit from their first to `head_seq`: gone from
         it, or with a gap (their intervals' lengths add up to less than their span). One grouped query."""

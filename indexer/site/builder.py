@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,8 +63,23 @@ from indexer.site.history_pages import (
     render_changes_page,
     render_diff_page,
 )
-from indexer.site.home import HOME_FILE, FolderSections, SectionRenderer, folder_page_path, home_layout
-from indexer.site.links import BrokenLink, SiteTargets, framework_candidates, is_framework_file, link_report
+from indexer.site.home import (
+    HOME_FILE,
+    FolderRows,
+    FolderSections,
+    SectionRenderer,
+    folder_page_path,
+    folders_now,
+    home_layout,
+)
+from indexer.site.links import (
+    BrokenLink,
+    SiteTargets,
+    detect_docs_roots,
+    framework_candidates,
+    is_framework_file,
+    link_report,
+)
 from indexer.site.manifest import (
     MANIFEST,
     PREVIOUS_REUSED,
@@ -150,6 +165,12 @@ class SiteStats:
     versions_keyed: int = 0  # the version pages whose key was computed (the rest carried: `_carry_versions`)
     changes_keyed: int = 0  # the history pages whose key was computed (the rest carried: `_carry_changes`)
     folders_keyed: int = 0  # the folder sections (home page, folder pages) whose rows' key was computed
+    # The document rows built for the home and folder pages: every document's, or, where the untouched
+    # folders' figures and sections were kept (`home.FolderFacts`), the touched folders' documents' alone.
+    rows_built: int = 0
+    # The versions' texts read for the word counts (`head_texts`): every one at the built commit on a
+    # cold build, those that came or went after.
+    texts_read: int = 0
     # Whether the untouched paths' keys were carried over: "carried", or why not (indexer.site.carry).
     carry: str = "none"
     # The manifest's shard files read (every one the previous manifest names) and written (every one,
@@ -181,6 +202,8 @@ class SiteStats:
             "versions_keyed": self.versions_keyed,
             "changes_keyed": self.changes_keyed,
             "folders_keyed": self.folders_keyed,
+            "rows_built": self.rows_built,
+            "texts_read": self.texts_read,
             "carry": self.carry,
             "manifest_shards_read": self.manifest_shards_read,
             "manifest_shards_written": self.manifest_shards_written,
@@ -618,6 +641,47 @@ def _link_or_copy(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
+def _home_row(ctx: PageContext, path: str, pv: PathVersion, metas: dict[int, VersionMeta]) -> dict[str, Any]:
+    """A document's row in its folder's section (home_folder.html)."""
+    meta = metas[pv.version_id]
+    # As PurePosixPath's parent and name, without making 10,000 path objects.
+    folder, _, name = path.rpartition("/")
+    return {
+        "path": path,
+        "folder": folder or ".",
+        "name": name,
+        "meta": meta,
+        "href": doc_page_path(path) if meta.status == "ok" else None,
+        "change": ctx.commits[pv.first_seq],
+    }
+
+
+def _version_ids(metas: dict[int, VersionMeta]) -> dict[str, int]:
+    """Every version with a text by its key for the word counts (`version_key`)."""
+    return {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
+
+
+class _VersionIds(Mapping[str, int]):
+    """The ids of the versions that came or went, and every version's if another is asked for."""
+
+    def __init__(self, known: dict[str, int], every: Callable[[], dict[str, int]]) -> None:
+        self.known, self.every = known, every
+        self._all: dict[str, int] | None = None
+
+    def __getitem__(self, key: str) -> int:
+        if key in self.known:
+            return self.known[key]
+        if self._all is None:
+            self._all = self.every()
+        return self._all[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.every() if self._all is None else self._all)
+
+    def __len__(self) -> int:
+        return len(self.every() if self._all is None else self._all)
+
+
 class _SiteBuilder:
     def __init__(
         self,
@@ -662,7 +726,6 @@ class _SiteBuilder:
         self.made_bundles: set[str] = set()
         self.folder_languages: dict[str, str] = {}
         self.carry: Carry | None = None
-        self.docs_carried = False  # the untouched document pages' keys were carried over (`_documents`)
         self.history_shards: set[str] = set()  # the history shards written or kept that hold paths (`_histories`)
         self.history_digits = 2  # the hex digits naming a history shard (`render.history_digits`)
         self.previous_commits = 0  # the previous site's first-parent line's length, when it is carried
@@ -704,7 +767,7 @@ class _SiteBuilder:
                 self._histories(commits, metas, by_path)
                 self._changes(ctx, metas, by_path)
                 self.progress.stage("home and folder pages")
-                self._top_pages(ctx, heads, metas)
+                self._top_pages(ctx, heads, metas, by_path)
                 self._publish_index()
                 self._await_search(search)
             self.new.save(self.out, self.old, self.in_place)
@@ -953,8 +1016,8 @@ class _SiteBuilder:
         shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
-        self.docs_carried = self.carry is not None and shared == self.old.doc_inputs
-        todo = self._carry_documents(heads, targets) if self.docs_carried else sorted(heads)
+        carried = self.carry is not None and shared == self.old.doc_inputs
+        todo = self._carry_documents(heads, targets) if carried else sorted(heads)
         # The folder neighbours of the pages keyed here (those of a carried page are in its key, unchanged).
         keyed_folders = {path.rpartition("/")[0] for path in todo}
         ctx.neighbours = folder_neighbours(
@@ -1064,7 +1127,9 @@ class _SiteBuilder:
         files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
         titles = {p: metas[heads[p].version_id].title for p in documents}
         self.frameworks = self._frameworks(ctx, files)
-        return SiteTargets(documents, files, self.config.site_docs_roots, self.frameworks, titles)
+        # The frameworks' files under the roots are among `frameworks` already: not looked for again in every file.
+        roots = self.config.site_docs_roots or detect_docs_roots(self.frameworks, self.frameworks)
+        return SiteTargets(documents, files, roots, self.frameworks, titles)
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""
@@ -1306,7 +1371,13 @@ class _SiteBuilder:
                 (self.out / rel).write_text(json.dumps({"commits": places}, sort_keys=True), encoding="ascii")
         self.commit_files = {f"{prefix}.json" for prefix in shards}
 
-    def _top_pages(self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]) -> None:
+    def _top_pages(
+        self,
+        ctx: PageContext,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
+    ) -> None:
         head = ctx.commits[-1]
         site_json = {
             "head": head.sha,
@@ -1317,63 +1388,54 @@ class _SiteBuilder:
         }
         (self.out / "site.json").write_text(json.dumps(site_json, ensure_ascii=False), encoding="utf-8")
         self._commit_places(ctx.commits)
-        documents: list[dict[str, Any]] = []
-        for path, pv in sorted(heads.items()):
-            meta = metas[pv.version_id]
-            # As PurePosixPath's parent and name, without making 10,000 path objects.
-            folder, _, name = path.rpartition("/")
-            change = ctx.commits[pv.first_seq]
-            documents.append(
-                {
-                    "path": path,
-                    "folder": folder or ".",
-                    "name": name,
-                    "meta": meta,
-                    "href": doc_page_path(path) if meta.status == "ok" else None,
-                    "change": change,
-                }
-            )
-        folders: dict[str, list[dict[str, Any]]] = {}
-        for doc in documents:
-            folders.setdefault(doc["folder"], []).append(doc)
-        layout = home_layout({folder: len(docs) for folder, docs in folders.items()})
-        kept = FolderSections.load(self.previous / HOME_FILE, self.fp)
-        renderer = SectionRenderer(
-            self.env,
-            kept if self.stats.previous_site == PREVIOUS_REUSED else FolderSections(self.fp),
-            self._unchanged_folders(folders),
-        )
+        kept = self._kept_sections()
+        rows = FolderRows(functools.partial(self._folder_rows, ctx, heads, metas))
+        touched = self._touched_folders(kept, heads, metas)
+        every_row: dict[str, list[dict[str, Any]]] | None = None
+        if touched is None:  # every folder's rows, at once
+            every_row = self._every_folder_row(ctx, heads, metas)
+            rows.seed(every_row)
+            facts = folders_now({}, every_row, rows)
+        else:
+            facts = folders_now(kept.folders, touched, rows)
+        unchanged = frozenset() if touched is None else frozenset(facts.keys() - touched)
+        renderer = SectionRenderer(self.env, kept, rows, unchanged)
+        renderer.fresh.folders = facts
+        layout = home_layout({folder: figures.count for folder, figures in facts.items()})
         home_site = ctx.site_values("index.html")
-        sections = [renderer.section(home_site, "index.html", f, folders[f]) for f in layout.inline]
+        sections = [renderer.section(home_site, "index.html", f) for f in layout.inline]
         folder_rows = []
         if layout.listed:
-            for folder, docs in folders.items():
+            for folder, figures in facts.items():
                 rel = folder_page_path(folder)
-                folder_rows.append({"folder": folder, "href": rel, "count": len(docs)})
-                if renderer.kept_page(rel, folder, docs) and self._link_previous(rel):
+                folder_rows.append({"folder": folder, "href": rel, "count": figures.count})
+                if renderer.kept_page(rel, folder) and self._link_previous(rel):
                     continue
-                section = renderer.section(ctx.site_values(rel), rel, folder, docs, keep=False)
+                section = renderer.section(ctx.site_values(rel), rel, folder, keep=False)
                 (self.out / rel).parent.mkdir(parents=True, exist_ok=True)
-                self._page("folder.html", rel, ctx, folder=folder, count=len(docs), section=section)
-        renderer.fresh.save(self.out / HOME_FILE)
-        self.stats.folders_keyed = renderer.keyed
+                self._page("folder.html", rel, ctx, folder=folder, count=figures.count, section=section)
+        self.new.home = renderer.fresh.save(self.out / HOME_FILE)
+        self.stats.folders_keyed, self.stats.rows_built = renderer.keyed, rows.built
         self.kept_sections, self.fresh_sections = renderer.kept, renderer.fresh
-        ok_docs = [d for d in documents if d["href"]]
-        folder_counts = Counter(str(d["folder"]) for d in ok_docs)
-        class_counts = Counter(d["meta"].source_class for d in ok_docs)
+        folder_counts = {folder: figures.pages for folder, figures in facts.items() if figures.pages}
+        class_counts: Counter[str] = Counter()
+        for figures in facts.values():
+            class_counts.update(figures.classes)
+        # The whole rows only for a `template_dir`'s home page (the shipped one shows the sections alone).
+        whole = {"folders": every_row} if every_row is not None and self.config.template_dir else {}
         self._page(
             "home.html",
             "index.html",
             ctx,
             head=head,
-            folders=folders,
             folder_sections=sections,
             folder_rows=folder_rows,
             summary=self.summary,
-            documents=len(documents),
+            documents=sum(figures.count for figures in facts.values()),
             stats=self.stats,
             roots=self.config.roots,
             class_counts=sorted(class_counts.items()),
+            **whole,
         )
         # The filter choices are written into the page, so a search loads no filter index.
         self._page(
@@ -1383,33 +1445,113 @@ class _SiteBuilder:
             folder_counts=sorted(folder_counts.items()),
             class_counts=sorted(class_counts.items()),
         )
-        ok = {p: pv.version_id for p, pv in heads.items() if metas[pv.version_id].status == "ok"}
-        figures = self._head_texts(ok, metas)
+        texts = self._head_texts(ctx, heads, metas, by_path)
         # The search page's "did you mean": the words of the documents at the built commit.
-        (self.out / "words.txt").write_bytes(words_file(ranked(figures.counts)))
-        rows, problem = citations_report(ctx, set(ok))
-        self._page("citations.html", "citations.html", ctx, head=head, rows=rows, problem=problem)
+        (self.out / "words.txt").write_bytes(words_file(ranked(texts.counts)))
+        records, problem = citations_report(ctx, ctx.doc_paths)
+        self._page("citations.html", "citations.html", ctx, head=head, rows=records, problem=problem)
 
-    def _unchanged_folders(self, folders: dict[str, list[dict[str, Any]]]) -> frozenset[str]:
-        """The folders whose rows are the previous build's: none of their paths touched, while the document
-        pages' keys were carried (so no title they show changed, `carry.doc_inputs`)."""
-        if self.carry is None or not self.docs_carried:
-            return frozenset()
-        touched = {path.rpartition("/")[0] or "." for path in self.carry.touched}
-        return frozenset(folders.keys() - touched)
+    def _kept_sections(self) -> FolderSections:
+        """The previous site's home file, when its manifest is trusted and names these very bytes; else none."""
+        if self.stats.previous_site != PREVIOUS_REUSED:
+            return FolderSections(self.fp)
+        return FolderSections.load(self.previous / HOME_FILE, self.fp, self.old.home)
 
-    def _head_texts(self, ok: dict[str, int], metas: dict[int, VersionMeta]) -> HeadTexts:
-        """The words of the versions at the built commit: the previous site's, updated."""
-        version_ids = {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
-        wanted = {version_key(metas[v]) for v in ok.values()}
-        figures = head_texts(
-            HeadTexts.load(self.previous / TEXTS_FILE) if self.stats.previous_site == PREVIOUS_REUSED else None,
-            wanted,
-            version_ids,
-            self.reader.version_text,
-        )
-        figures.save(self.out / TEXTS_FILE)
+    def _touched_folders(
+        self, kept: FolderSections, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]
+    ) -> set[str] | None:
+        """The folders whose rows may differ from those `kept` holds the figures and sections of; None when
+        every folder's rows are built (nothing carried, no figures kept, or a `template_dir`'s home page,
+        which may show every row).
+
+        Along a first-parent line that only grew (`self.carry`), an untouched path's row is its version,
+        the commit that began its interval and its title, and the title is the recorded one while the
+        titles many documents share are the same (`carry.version_inputs`) and no touched path holds its
+        version (a version's fallback title names a path that holds it): the touched paths' folders, and
+        those of the paths holding a touched path's version, are the ones whose rows are built.
+        """
+        same_titles = self.new.version_inputs == self.old.version_inputs
+        if self.carry is None or not same_titles or not kept.folders or self.config.template_dir:
+            return None
+        touched = self.carry.touched
+        blobs = {metas[heads[path].version_id].blob for path in touched if path in heads}
+        sharing = self.reader.paths_holding(blobs) & heads.keys() if blobs else set()
+        return {path.rpartition("/")[0] or "." for path in touched.union(sharing)}
+
+    def _folder_rows(
+        self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta], folder: str
+    ) -> list[dict[str, Any]]:
+        """One folder's rows at the built commit, from the index's paths of that folder alone."""
+        paths = self.reader.paths_in_folder(folder, len(ctx.commits) - 1)
+        return [_home_row(ctx, path, heads[path], metas) for path in paths if path in heads]
+
+    def _every_folder_row(
+        self, ctx: PageContext, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Every folder's rows at the built commit, folders in their documents' path order."""
+        folders: dict[str, list[dict[str, Any]]] = {}
+        for path, pv in sorted(heads.items()):
+            row = _home_row(ctx, path, pv, metas)
+            folders.setdefault(row["folder"], []).append(row)
+        return folders
+
+    def _head_texts(
+        self,
+        ctx: PageContext,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
+    ) -> HeadTexts:
+        """The words of the versions at the built commit: the previous site's, updated by the versions that
+        came or went (the touched paths' alone, when carried), and the texts read counted."""
+        kept = None
+        if self.stats.previous_site == PREVIOUS_REUSED:
+            kept = HeadTexts.load(self.previous / TEXTS_FILE, self.old.texts)
+        carried = self._carried_texts(kept, heads, metas, by_path) if kept is not None else None
+        every_id = functools.partial(_version_ids, metas)
+        if carried is None:
+            version_ids: Mapping[str, int] = every_id()
+            wanted = {version_key(metas[heads[path].version_id]) for path in ctx.doc_paths}
+        else:  # every version's id only if counted afresh after all (too much came or went)
+            wanted, version_ids = carried[0], _VersionIds(carried[1], every_id)
+
+        def text_of(version_id: int) -> str:
+            self.stats.texts_read += 1
+            return self.reader.version_text(version_id)
+
+        figures = head_texts(kept, wanted, version_ids, text_of)
+        self.new.texts = figures.save(self.out / TEXTS_FILE)
         return figures
+
+    def _carried_texts(
+        self,
+        kept: HeadTexts,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
+    ) -> tuple[set[str], dict[str, int]] | None:
+        """The versions at the built commit (`version_key`), and the ids of those that may have come or
+        gone, from the touched paths alone; None when not carried (then every version is asked).
+
+        Along a first-parent line that only grew (`self.carry`) an untouched path holds the version it
+        held: only a version a touched path holds now can come, and only one it held can go, unless an
+        untouched path at the built commit still holds it (asked of the index by blob).
+        """
+        if self.carry is None:
+            return None
+        touched = self.carry.touched
+
+        def ok_keys(version_ids: Iterable[int]) -> dict[str, int]:
+            return {version_key(metas[v]): v for v in version_ids if metas[v].status == "ok"}
+
+        now = ok_keys(heads[path].version_id for path in touched if path in heads)
+        held = ok_keys(pv.version_id for path in touched for pv in by_path.get(path, ()))
+        leaving = (held.keys() & kept.versions) - now.keys()
+        if leaving:
+            blobs = {metas[held[key]].blob for key in leaving}
+            holders = (self.reader.paths_holding(blobs) & heads.keys()) - touched
+            leaving -= ok_keys(heads[path].version_id for path in holders).keys()
+        return (kept.versions - leaving) | now.keys(), held | now
 
     def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
         html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)

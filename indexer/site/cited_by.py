@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -187,7 +188,7 @@ def _documents(repo: GitRepo, head: str, previous: Scanned | None) -> list[tuple
     return committed_documents(repo, head, sorted(wanted))[0] if wanted else []
 
 
-def citing_href(path: str, line: int, head: str, pages: set[str], repo: GitRepo) -> str | None:
+def citing_href(path: str, line: int, head: str, pages: AbstractSet[str], repo: GitRepo) -> str | None:
     """Where a reader reads a citing place: its document page in this site when it has one, else GitHub."""
     if path in pages:
         return f"{url_path(doc_page_path(path))}#L{line}"

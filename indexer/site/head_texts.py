@@ -3,14 +3,17 @@
 `words.txt` (the search page's "did you mean", `vocabulary.py`) counts the words of the distinct
 versions at the built commit. Reading 10,000 texts takes seconds; a version's text never changes,
 so the word counts are kept in the site (`TEXTS_FILE`), with the versions they were made from, and
-a build reads only the texts of the versions that came or went since.
+a build reads only the texts of the versions that came or went since. The file is read only when it
+is the one the previous site's manifest names (its digest, `Manifest.texts`): counts edited, cut
+short or left by another build are counted afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,23 +38,30 @@ class HeadTexts:
     counts: Counter[str] = field(default_factory=Counter)
 
     @classmethod
-    def load(cls, file: Path) -> HeadTexts | None:
-        """The figures an earlier build kept, or None (none, unreadable, or made by other rules)."""
+    def load(cls, file: Path, digest: str | None = None) -> HeadTexts | None:
+        """The figures an earlier build kept, or None (none, unreadable, made by other rules, or, given the
+        `digest` the previous site's manifest recorded, not that file)."""
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            raw = file.read_bytes()
+            if digest is not None and hashlib.sha256(raw).hexdigest() != digest:
+                return None
+            data = json.loads(raw)
             if data["rules"] != RULES:
                 return None
             return cls(set(data["versions"]), Counter(data["counts"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def save(self, file: Path) -> None:
+    def save(self, file: Path) -> str:
+        """Write the figures; the file's digest, for the manifest to name."""
         data = {
             "rules": RULES,
             "versions": sorted(self.versions),
             "counts": dict(sorted(self.counts.items())),
         }
-        file.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        raw = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        file.write_bytes(raw)
+        return hashlib.sha256(raw).hexdigest()
 
     def add(self, key: str, text: str) -> None:
         self.versions.add(key)
@@ -68,7 +78,7 @@ class HeadTexts:
 
 
 def head_texts(
-    kept: HeadTexts | None, wanted: Iterable[str], version_ids: dict[str, int], text_of: Callable[[int], str]
+    kept: HeadTexts | None, wanted: Iterable[str], version_ids: Mapping[str, int], text_of: Callable[[int], str]
 ) -> HeadTexts:
     """The figures over the `wanted` versions: the `kept` ones updated by the versions that came or
     went, or counted afresh when nothing was kept or more changed than stays.

@@ -125,16 +125,18 @@ class SiteTargets:
         self,
         documents: Iterable[str],
         files: Mapping[str, str],
-        docs_roots: Iterable[str] = (),
+        docs_roots: Iterable[str] | None = None,
         frameworks: Mapping[str, str] = {},
         titles: Mapping[str, str] = {},
     ):
-        """`frameworks`: the docs frameworks' config files (path → text) above and under the roots;
-        `titles`: the documents' titles (an Antora page's `xref:page.adoc[]` shows its target's)."""
+        """`docs_roots`: where `/` links start (None: the ones the frameworks' files name, looked for
+        among `files` too); `frameworks`: the docs frameworks' config files (path → text) above and
+        under the roots; `titles`: the documents' titles (an Antora page's `xref:page.adoc[]` shows its
+        target's)."""
         self.documents = frozenset(documents)
         self.titles = dict(titles)
         self.files = dict(files)
-        roots = tuple(docs_roots) or detect_docs_roots(self.files, frameworks)
+        roots = tuple(docs_roots) if docs_roots is not None else detect_docs_roots(self.files, frameworks)
         # Longest first: a document belongs to the innermost docs root that holds it.
         normal = {"" if root in ("", ".") else posixpath.normpath(root) for root in roots}
         self.docs_roots = tuple(sorted(normal, key=len, reverse=True))

@@ -76,6 +76,10 @@ class Manifest:
     # The titles many documents share (`corpus_titles.shared_at_head`), as a digest: a version page of an
     # untouched path keeps its recorded key only while that set is the same (its title may turn generic).
     version_inputs: str = ""
+    # The digest of the site's home file (`home.HOME_FILE`): its kept sections and folders' figures are
+    # read only when the file is still the one this manifest was written with.
+    home: str = ""
+    texts: str = ""  # likewise the digest of its kept word counts (`head_texts.TEXTS_FILE`)
     # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
     # only while its file still is that one, not deleted or edited in the site folder since.
     stamps: dict[str, str] = field(default_factory=dict)
@@ -121,6 +125,8 @@ class Manifest:
                 index=dict(data.get("index", {})),
                 doc_inputs=str(data.get("doc_inputs", "")),
                 version_inputs=str(data.get("version_inputs", "")),
+                home=str(data.get("home", "")),
+                texts=str(data.get("texts", "")),
                 shards=_strings(data["shards"]),
             )
             for shard, digest in sorted(manifest.shards.items()):
@@ -181,6 +187,8 @@ class Manifest:
             "index": self.index,
             "doc_inputs": self.doc_inputs,
             "version_inputs": self.version_inputs,
+            "home": self.home,
+            "texts": self.texts,
             "shards": dict(sorted(digests.items())),
         }
         atomic_write(site / TOP, _with_seal(json.dumps(top, sort_keys=True).encode("utf-8")))

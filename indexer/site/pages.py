@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -337,7 +338,7 @@ def table_of_contents(headings: list[tuple[int, str, str]], line_count: int) -> 
     return entries if len(entries) >= TOC_MIN_ENTRIES else []
 
 
-def citations_report(ctx: PageContext, pages: set[str]) -> tuple[list[dict[str, Any]], str | None]:
+def citations_report(ctx: PageContext, pages: AbstractSet[str]) -> tuple[list[dict[str, Any]], str | None]:
     """The citations page's rows: the records of the build's one check (`cited_by.collect`), each with
     links to the citing place, the cited version and where the text stands now."""
     from indexer.text.citation import parse_text_form
