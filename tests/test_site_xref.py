@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import pytest
 
 from indexer.api import build
 from indexer.config import Config
-from indexer.site.places import CorpusPlaces, Scanned
-from indexer.site.rst_places import scan, shown_title
-from indexer.site.rst_view import rst_view
+from indexer.site.serve import serve_in_thread
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import _assert_same_site
 
@@ -139,64 +137,62 @@ def test_an_incremental_build_after_a_label_moves_is_the_cold_build(corpus_repo:
     for number, files in enumerate(steps):
         corpus_repo.commit(files)
         stats = build(corpus_repo.root, out=site, config=Config()).site or {}
-        assert stats["places_scanned"] == len(files)  # the changed documents alone are scanned
         cold = tmp_path / f"cold-{number}"
         build(corpus_repo.root, out=cold, config=Config())
         _assert_same_site(site, cold)
+        assert stats.get("places_scanned") == len(files)  # the changed documents alone are scanned
     links = _links(_page(site, "corpus/using.rst"))
     assert links["Retitled"] == "../../doc/corpus/guide/setup.rst.html#h-twice"
     assert links["Other"] == "../../doc/corpus/other.rst.html#h-setting-up"
     assert "Builder" not in links
 
 
-def test_a_damaged_record_is_scanned_again() -> None:
-    found = scan(GUIDE)
-    record = found.to_json("text/1")
-    assert Scanned.from_json(record, "text/1") == found
-    assert Scanned.from_json(record, "text/2") is None  # another extractor's text of the blob
-    assert Scanned.from_json(record[:-3], "text/1") is None
-    assert Scanned.from_json(record.replace('"h-twice"', "7"), "text/1") is None
-    assert Scanned.from_json(None, "text/1") is None
-
-
-def test_a_label_whose_id_another_name_takes_is_no_place() -> None:
-    """docutils gives the second of two names making one id another id: neither is taken."""
-    text = "Intro\n=====\n\n.. _intro:\n\nLater\n-----\n\n.. _a_b:\n\nA\n-\n\n.. _a-b:\n\nB\n-\n"
-    assert scan(text).labels == {}
-    # a label named as its own section is one place
-    assert scan(".. _intro:\n\nIntro\n=====\n").labels == {"intro": ("h-intro", "Intro")}
-
-
-def test_a_title_whose_markup_the_scan_cannot_read_is_not_shown() -> None:
-    assert shown_title("The :mod:`~pkg.mod` and **bold** *em* `link <https://x>`_") == "The mod and bold em link"
-    assert shown_title("With |substitution|") == ""
-
-
-LABEL_NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}([-_ ][a-z0-9]{1,4}){0,2}", fullmatch=True)
-TITLE = st.from_regex(r"[A-Z][a-z]{1,8}( [a-z]{1,6}| ``[a-z.]{1,6}``){0,3}", fullmatch=True)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.lists(LABEL_NAME, min_size=0, max_size=2), TITLE), min_size=1, max_size=5))
-def test_every_place_scanned_is_the_id_the_page_carries_on_its_heading(
-    sections: list[tuple[list[str], str]],
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_reader_following_a_ref_lands_on_the_heading_it_names(
+    corpus_repo: CorpusRepo, tmp_path: Path, browser: Any, size: tuple[int, int]
 ) -> None:
-    """The scan's places, against docutils' own page of the same text: each id stands once, on the
-    heading of the section the label stands before, whose text is the title the scan shows."""
-    text = "Top\n===\n\n" + "".join(
-        "".join(f".. _{name}:\n\n" for name in names) + f"{title}\n{'-' * len(title)}\n\nWords.\n\n"
-        for names, title in sections
+    """In chromium, each cross-document link of the page scrolls the target page to its section's
+    heading (or glossary entry), shown at the top of the window."""
+    part = "Words of the part. " * 40
+    filler = "".join(f"Part {n}\n{'-' * (5 + len(str(n)))}\n\n{part}\n\n" for n in range(12))
+    corpus_repo.commit(  # a long page before and after each place: the browser scrolls to it
+        {
+            "corpus/glossary.rst": GLOSSARY.replace(".. glossary::", filler + ".. glossary::") + "\n" + filler,
+            "corpus/guide/setup.rst": GUIDE.replace("Guide\n=====\n\n", "Guide\n=====\n\n" + filler) + filler,
+            "corpus/other.rst": OTHER,
+            "corpus/using.rst": USING,
+        }
     )
-    html = str(rst_view(text)[0])
-    for name, (anchor, title) in scan(text).labels.items():
-        assert html.count(f'id="{anchor}"') == 1, name
-        after = rf'id="{re.escape(anchor)}"[^>]*>\s*(?:</span>)?(?:<span id="[^"]+"></span>)*\s*<h\d[^>]*>(.*?)</h\d>'
-        heading = re.search(after, html)
-        assert heading is not None, name
-        assert re.sub(r"<[^>]+>", "", heading.group(1)) == title
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    server, base = serve_in_thread(site)
+    tab = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+    try:
+        tab.goto(base + "doc/corpus/using.rst.html")
+        links = tab.eval_on_selector_all(
+            "#rendered a.role-ref, #rendered a.role-term", "links => links.map(a => [a.textContent, a.href])"
+        )
+        assert len(links) == 5
+        expected = {"the setup section": "Setting up conf.py", "Builder": "builder"}
+        for text, href in links:
+            tab.goto(href)
+            heading = tab.evaluate(LANDED)
+            assert heading is not None, text
+            assert heading["text"] == expected.get(text, text)
+            assert 0 <= heading["top"] < size[1] / 4, text  # scrolled to, at the top of the window
+    finally:
+        tab.context.close()
+        server.shutdown()
+        server.server_close()
 
 
-def test_a_name_defined_in_two_documents_is_no_place() -> None:
-    table = CorpusPlaces({"a.rst": scan(GUIDE), "b.rst": scan(OTHER), "g.rst": scan(GLOSSARY)})
-    assert "twice" not in table.labels and table.labels["setting up"].document == "a.rst"
-    assert table.terms["builder"].anchor == "h-term-builder"
+# The heading the page's anchor names (itself: a glossary term; or the heading its section starts with).
+LANDED = """() => {
+    const place = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!place) return null;
+    let heading = /^(H[1-6]|DT)$/.test(place.tagName) ? place : place.querySelector('h1,h2,h3,h4,h5,h6');
+    for (let n = place.nextElementSibling; !heading && n; n = n.nextElementSibling) {
+        if (/^H[1-6]$/.test(n.tagName)) heading = n;
+    }
+    return heading && {text: heading.textContent.trim(), top: heading.getBoundingClientRect().top};
+}"""
