@@ -196,3 +196,27 @@ LANDED = """() => {
     }
     return heading && {text: heading.textContent.trim(), top: heading.getBoundingClientRect().top};
 }"""
+
+
+def test_a_retitled_section_renders_again_the_pages_that_show_its_title(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """An untitled `:ref:` shows the section's title: its page is rendered again when the title changes; a
+    titled one shows its own words and links the same place: its page stays as it is."""
+    section = ".. _place:\n\nThe place\n---------\n\nWords.\n"
+    corpus_repo.commit(
+        {
+            "corpus/a.rst": "A\n=\n\n" + section,
+            "corpus/b.rst": "B\n=\n\nSee :ref:`there <place>`.\n",
+            "corpus/c.rst": "C\n=\n\nSee :ref:`place`.\n",
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    pages = {name: site / "doc" / "corpus" / f"{name}.rst.html" for name in "abc"}
+    before = {name: page.stat().st_mtime_ns for name, page in pages.items()}
+    corpus_repo.commit({"corpus/a.rst": "A\n=\n\n" + section.replace("The place\n---------", "Renamed\n-------")})
+    build(corpus_repo.root, out=site, config=Config())
+    after = {name: page.stat().st_mtime_ns for name, page in pages.items()}
+    assert [name for name in "abc" if after[name] != before[name]] == ["a", "c"]
+    assert _links(pages["c"].read_text(encoding="utf-8")) == {"Renamed": "../../doc/corpus/a.rst.html#h-place"}

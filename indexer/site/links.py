@@ -83,8 +83,10 @@ HTML_IMAGE = "html-image"
 IMAGE_KINDS = frozenset({IMAGE, HTML_IMAGE})
 # A Sphinx label or glossary term a page names (`:ref:`, `:term:`), recorded by name: no path of the repository.
 LABEL = "label"
+# A `:ref:` without a title, which shows its section's title: that title is part of the page.
+LABEL_TITLE = "label-title"
 TERM = "term"
-PLACE_KINDS = frozenset({LABEL, TERM})
+PLACE_KINDS = frozenset({LABEL, LABEL_TITLE, TERM})
 
 
 def heading_fragment(fragment: str) -> str:
@@ -266,7 +268,7 @@ class SiteTargets:
         for url, kind in records:
             if kind in PLACE_KINDS:  # where the label or term lands, and the title a page shows for it
                 place = self.place(kind, url)
-                statuses.append(place.state() if place is not None else "none")
+                statuses.append(place.state(kind == LABEL_TITLE) if place is not None else "none")
                 continue
             target = self.locate(document, url, kind)[0]
             status = self.status(target)
@@ -280,7 +282,7 @@ class SiteTargets:
 
     def place(self, kind: str, name: str) -> Place | None:
         """Where the label or glossary term `name` (as the manifest records it) lands, if one place."""
-        return (self.places.labels if kind == LABEL else self.places.terms).get(name)
+        return (self.places.terms if kind == TERM else self.places.labels).get(name)
 
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""
@@ -535,8 +537,8 @@ class DocumentLinks:
 
     def resolve_place(self, kind: str, name: str) -> tuple[str, str] | None:
         """The href and the title of the place a Sphinx label or glossary term of another document names
-        (`kind` LABEL or TERM, `name` as `rst_places` keys it), recorded so the page is rendered again
-        when that place changes; None when it names no one place of another document."""
+        (`kind` LABEL, LABEL_TITLE or TERM, `name` as `rst_places` keys it), recorded so the page is rendered
+        again when that place changes; None when it names no one place of another document."""
         if (name, kind) not in self._recorded:
             self._recorded.add((name, kind))
             self.records.append((name, kind))

@@ -28,8 +28,9 @@ class Place:
     anchor: str
     title: str = ""  # a label's section title as shown; "" when the scan cannot say it
 
-    def state(self) -> list[str]:
-        return [self.document, self.anchor, self.title]
+    def state(self, shown_title: bool = True) -> list[str]:
+        """What a page naming this place shows of it: where it links, and the title when it shows that."""
+        return [self.document, self.anchor, self.title if shown_title else ""]
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from docutils.writers import html5_polyglot
 from markupsafe import Markup, escape
 
 from indexer.site import rst_sphinx
-from indexer.site.links import IMAGE, LABEL, LINK, TERM, DocumentLinks, heading_fragment, is_external
+from indexer.site.links import IMAGE, LABEL, LABEL_TITLE, LINK, TERM, DocumentLinks, heading_fragment, is_external
 from indexer.site.markdown import wrap_tables
 
 SAFE_SCHEMES = ("http", "https", "mailto")
@@ -222,7 +222,8 @@ def _resolve_roles(tree: nodes.document, links: DocumentLinks | None, role_urls:
         else:
             href = _role_href(tree, role, target, links, role_urls)
             if href is None and role in ("ref", "numref") and links is not None:
-                elsewhere = links.resolve_place(LABEL, nodes.fully_normalize_name(target))
+                shown = LABEL_TITLE if role == "ref" and untitled else LABEL
+                elsewhere = links.resolve_place(shown, nodes.fully_normalize_name(target))
         if elsewhere is not None:
             href, title = elsewhere
             if role == "ref" and untitled and title:  # the section's title, as Sphinx shows it
