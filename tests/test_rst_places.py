@@ -65,3 +65,8 @@ def test_a_name_defined_in_two_documents_is_no_place() -> None:
     table = CorpusPlaces({"a.rst": scan(GUIDE), "b.rst": scan(OTHER), "g.rst": scan(GLOSSARY)})
     assert "twice" not in table.labels and table.labels["setting up"].document == "a.rst"
     assert table.terms["builder"].anchor == "h-term-builder"
+
+
+def test_a_literal_in_a_title_is_shown_as_written() -> None:
+    assert shown_title("Using ``a*b*c`` and ``:ref:``") == "Using a*b*c and :ref:"
+    assert shown_title("Using ``conf.py`` *now*") == "Using conf.py now"

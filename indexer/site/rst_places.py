@@ -163,18 +163,27 @@ def _directive_content(lines: list[str], index: int) -> list[str]:
 
 def shown_title(title: str) -> str:
     """A section title's text as the page shows it, its inline markup read; "" when the scan cannot read it."""
+    parts = LITERAL.split(title)  # prose, then a literal's text, in turn: a literal is shown as written
+    prose = [_read_inline(part) for part in parts[::2]]
+    if any(shown is None for shown in prose):
+        return ""
+    return "".join(part if n % 2 else (prose[n // 2] or "") for n, part in enumerate(parts))
+
+
+def _read_inline(text: str) -> str | None:
+    """Prose of a title with its roles, emphasis and references read; None when other markup is left."""
 
     def role(found: re.Match[str]) -> str:
         name = (found.group(1) or found.group(4)).lower()
         titled, target = rst_sphinx.split_role_text(found.group(2) or found.group(3))
         return titled or rst_sphinx.shown_target(name, target)
 
-    left = title
-    for markup in (LITERAL, ROLE, STRONG, EMPHASIS, REFERENCE):
+    left = text
+    for markup in (ROLE, STRONG, EMPHASIS, REFERENCE):
         left = markup.sub("", left)
-    if UNSURE.search(left):  # markup left over that the scan does not read (a substitution, an escape)
-        return ""
-    shown = ROLE.sub(role, LITERAL.sub(r"\1", title))
+    if UNSURE.search(left):  # markup the scan does not read (a substitution, an escape)
+        return None
+    shown = ROLE.sub(role, text)
     for markup in (STRONG, EMPHASIS, REFERENCE):
         shown = markup.sub(r"\1", shown)
     return shown
