@@ -127,7 +127,7 @@ def doc_inputs(
     frameworks: Mapping[str, str],
     docs_roots: Iterable[str],
     cited: Mapping[str, str],
-    places: str = "",
+    places: str,
 ) -> str:
     """A digest of what every document page's key shares with other paths (see the module's docstring).
 
