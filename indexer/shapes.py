@@ -534,6 +534,7 @@ class SiteJson(TypedDict):
     carry: str
     manifest_shards_read: int
     manifest_shards_written: int
+    places_scanned: int
     search_bundles_indexed: int
     search_bundles_reused: int
     search_pages_indexed: int

@@ -12,7 +12,8 @@ a scratch folder and reports, per repository:
   `[!NOTE]`, `{#id}`, `:::`, `.. name::`), and apart, the same inside code shown as written (PEP 12's
   examples of roles, a regular expression's `[^.]+`), where it is the text itself;
 - titles that more than 1% (and at least two) of the documents share;
-- internal links resolved and broken (the build's warnings).
+- internal links resolved and broken (the build's warnings);
+- Sphinx cross-references (`:ref:`, `:numref:`, `:term:`) shown as their text, their place not found.
 
     python -m bench render-fidelity --synthetic peps --synthetic rfcs --synthetic vitepress --synthetic antora
     python -m bench render-fidelity --repo /tmp/real/peps --roots peps
@@ -118,6 +119,8 @@ NOT_ASCIIDOC_PROSE = (
 # The page's chrome writes attribute values without quotes where HTML allows it (`class=rendered-body`).
 RENDERED = re.compile(r'<div class="?rendered-body"?>(.*?)</div>\s*</div>\s*<div id="?source-view"?', re.DOTALL)
 WORD = re.compile(r"[A-Za-z]{3,}")
+# A Sphinx cross-reference (`:ref:`, `:numref:`, `:term:`) shown as its text: its place was not found.
+XREF_AS_TEXT = re.compile(r'<span class="?role role-(?:ref|numref|term)"?>')
 PAGER = re.compile(r'<nav class="?pager"?.*?</nav>', re.DOTALL)
 
 
@@ -229,10 +232,9 @@ def measure(
         shared = {t: n for t, n in titles.items() if n >= 2 and n > count / 100}
         broken = [w for w in summary.warnings if "broken link" in w]
         # Links a document writes: the previous/next links every page ends with are not counted.
-        hrefs = sum(
-            len(re.findall(r'href="?(?:\.\./)*doc/[^"\s>]+', PAGER.sub("", p.read_text(encoding="utf-8"))))
-            for p in site.glob("doc/**/*.html")
-        )
+        pages = [p.read_text(encoding="utf-8") for p in site.glob("doc/**/*.html")]
+        hrefs = sum(len(re.findall(r'href="?(?:\.\./)*doc/[^"\s>]+', PAGER.sub("", page))) for page in pages)
+        xrefs_as_text = sum(len(XREF_AS_TEXT.findall(page)) for page in pages)
         if detail is not None:  # every offender, to read by hand
             offenders = {"missing": missing, "raw": raw_where, "broken": broken, "titles": titles.most_common(40)}
             detail.write_text(json.dumps(offenders, indent=1, ensure_ascii=False), encoding="utf-8")
@@ -246,6 +248,7 @@ def measure(
             "titles_shared_by_over_1pct": shared,
             "internal_links_resolved": hrefs,
             "internal_links_broken": len(broken),
+            "xrefs_as_text": xrefs_as_text,
         }
 
 
@@ -370,8 +373,8 @@ def run(args: argparse.Namespace) -> Result:
             results[str(repo)] = measure(repo, tuple(args.roots.split(",")), args.history_start, args.detail)
     rows = [
         "| corpus | documents | rendered | words missing | raw markup | raw markup in code | titles shared by > 1% "
-        "| links ok / broken |",
-        "|---|---|---|---|---|---|---|---|",
+        "| links ok / broken | cross-references as text |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, found in results.items():
         shared = ", ".join(f"{t!r} × {n}" for t, n in found["titles_shared_by_over_1pct"].items()) or "none"
@@ -380,6 +383,7 @@ def run(args: argparse.Namespace) -> Result:
         rows.append(
             f"| {name} | {found['documents']} | {found['rendered']} | {found['documents_missing_words']} | {raw} | "
             f"{in_code} | "
-            f"{shared} | {found['internal_links_resolved']} / {found['internal_links_broken']} |"
+            f"{shared} | {found['internal_links_resolved']} / {found['internal_links_broken']} | "
+            f"{found['xrefs_as_text']} |"
         )
     return Result("\n".join(rows), results)

@@ -89,6 +89,8 @@ from indexer.site.manifest import (
     has_manifest,
 )
 from indexer.site.pages import PageContext, citations_report, folder_neighbours, original_file
+from indexer.site.places import CorpusPlaces
+from indexer.site.places import Scanned as PlacesScanned
 from indexer.site.pool import PageJob, render_all
 from indexer.site.render import (
     doc_page_path,
@@ -117,6 +119,7 @@ from indexer.site.search_bundles import (
 from indexer.site.vocabulary import ranked, words_file
 from indexer.state import site_work_folder
 from indexer.text.chunk import cut_key
+from indexer.text.kinds import text_format
 from indexer.text.language import folder_language
 from indexer.vcs.repo import CommitInfo, GitRepo
 
@@ -177,6 +180,9 @@ class SiteStats:
     # or, updated in place, those holding a record that changed): `indexer.site.manifest`.
     manifest_shards_read: int = 0
     manifest_shards_written: int = 0
+    # The reST documents whose labels and glossary terms were read from their text (`rst_places`): every
+    # one on a cold build, the blobs the previous site's manifest holds no record of otherwise.
+    places_scanned: int = 0
 
     def to_json(self) -> SiteJson:
         return {
@@ -207,6 +213,7 @@ class SiteStats:
             "carry": self.carry,
             "manifest_shards_read": self.manifest_shards_read,
             "manifest_shards_written": self.manifest_shards_written,
+            "places_scanned": self.places_scanned,
         }
 
 
@@ -1013,7 +1020,8 @@ class _SiteBuilder:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
         cited = {p: ctx.cited_by.key(p) for p in ctx.cited_by.cited_paths()} if ctx.cited_by else {}
-        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
+        places = targets.places.digest()
+        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited, places)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
         carried = self.carry is not None and shared == self.old.doc_inputs
@@ -1127,9 +1135,29 @@ class _SiteBuilder:
         files = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
         titles = {p: metas[heads[p].version_id].title for p in documents}
         self.frameworks = self._frameworks(ctx, files)
+        places = self._places({p: metas[heads[p].version_id] for p in documents if text_format(p) == "rst"})
         # The frameworks' files under the roots are among `frameworks` already: not looked for again in every file.
         roots = self.config.site_docs_roots or detect_docs_roots(self.frameworks, self.frameworks)
-        return SiteTargets(documents, files, roots, self.frameworks, titles)
+        return SiteTargets(documents, files, roots, self.frameworks, titles, places)
+
+    def _places(self, documents: dict[str, VersionMeta]) -> CorpusPlaces:
+        """The Sphinx labels and glossary terms of the reST documents (path → version): what each blob
+        defines as the previous site's manifest recorded it, read from the text where no record holds."""
+        scanned: dict[str, PlacesScanned] = {}
+        for path, meta in sorted(documents.items()):
+            if meta.source_class != "text":
+                continue
+            kept = self.old.places.get(meta.blob)
+            found = PlacesScanned.from_json(kept, meta.identity)
+            if found is None:
+                from indexer.site.rst_places import scan  # docutils loads only for a corpus with reST
+
+                found = scan(self.reader.version_text(meta.id))
+                self.stats.places_scanned += 1
+                kept = found.to_json(meta.identity)
+            self.new.places[meta.blob] = kept or found.to_json(meta.identity)
+            scanned[path] = found
+        return CorpusPlaces(scanned)
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""

@@ -16,7 +16,8 @@ which paths were touched and whether the rest held:
 - the inputs every document page shares (`doc_inputs`): the documents' titles as the site shows
   them (a title turned generic by another document's change), which documents there are (folder
   neighbours, link targets), the other files a link can reach, the docs frameworks' files, who
-  cites whom (whether a page links its history page is its own path's versions). A change to
+  cites whom (whether a page links its history page is its own path's versions), where Sphinx's
+  labels and glossary terms land (a `:ref:` names another document's section). A change to
   any of them means every document page's key is computed again.
 
 Fail closed: when any of it cannot be established (no record, a commit git no longer has, a
@@ -126,13 +127,15 @@ def doc_inputs(
     frameworks: Mapping[str, str],
     docs_roots: Iterable[str],
     cited: Mapping[str, str],
+    places: str,
 ) -> str:
     """A digest of what every document page's key shares with other paths (see the module's docstring).
 
     `titles`: the documents that get a page, with the titles the site shows; `files`: every file
     under the roots (path → blob) — a document's own blob is left out, as its page's key holds it
     and a link to a document names the document, not its blob; `cited`: the citing places' key of
-    each cited document.
+    each cited document; `places`: a digest of where the Sphinx labels and glossary terms of the
+    corpus land (`places.CorpusPlaces.digest`), which a page's `:ref:` shows.
     """
     other_files = sorted((path, blob) for path, blob in files.items() if path not in titles)
     shared = [
@@ -141,6 +144,7 @@ def doc_inputs(
         sorted(frameworks.items()),
         sorted(docs_roots),
         sorted(cited.items()),
+        places,
     ]
     return _digest(json.dumps(shared, ensure_ascii=False))
 

@@ -47,6 +47,7 @@ from urllib.parse import unquote
 
 from indexer.shapes import BrokenLinkJson
 from indexer.site import antora
+from indexer.site.places import CorpusPlaces, Place
 from indexer.site.render import doc_page_path, root_prefix, url_path
 
 # Raster images are published as themselves; an <img> on the site may show them.
@@ -80,6 +81,12 @@ IMAGE = "image"
 HTML_LINK = "html-link"
 HTML_IMAGE = "html-image"
 IMAGE_KINDS = frozenset({IMAGE, HTML_IMAGE})
+# A Sphinx label or glossary term a page names (`:ref:`, `:term:`), recorded by name: no path of the repository.
+LABEL = "label"
+# A `:ref:` without a title, which shows its section's title: that title is part of the page.
+LABEL_TITLE = "label-title"
+TERM = "term"
+PLACE_KINDS = frozenset({LABEL, LABEL_TITLE, TERM})
 
 
 def heading_fragment(fragment: str) -> str:
@@ -128,13 +135,15 @@ class SiteTargets:
         docs_roots: Iterable[str] | None = None,
         frameworks: Mapping[str, str] = {},
         titles: Mapping[str, str] = {},
+        places: CorpusPlaces | None = None,
     ):
         """`docs_roots`: where `/` links start (None: the ones the frameworks' files name, looked for
         among `files` too); `frameworks`: the docs frameworks' config files (path → text) above and
         under the roots; `titles`: the documents' titles (an Antora page's `xref:page.adoc[]` shows its
-        target's)."""
+        target's); `places`: the Sphinx labels and glossary terms of the reST documents."""
         self.documents = frozenset(documents)
         self.titles = dict(titles)
+        self.places = places or CorpusPlaces()
         self.files = dict(files)
         roots = tuple(docs_roots) if docs_roots is not None else detect_docs_roots(self.files, frameworks)
         # Longest first: a document belongs to the innermost docs root that holds it.
@@ -256,8 +265,12 @@ class SiteTargets:
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
         descriptor = self.descriptor(document)  # an Antora page shows its component's attributes …
-        statuses = []
+        statuses: list[str | list[str]] = []
         for url, kind in records:
+            if kind in PLACE_KINDS:  # where the label or term lands, and the title a page shows for it
+                place = self.place(kind, url)
+                statuses.append(place.state(kind == LABEL_TITLE) if place is not None else "none")
+                continue
             target = self.locate(document, url, kind)[0]
             status = self.status(target)
             if descriptor is not None and status == "doc":
@@ -267,6 +280,10 @@ class SiteTargets:
         if not statuses and descriptor is None and not mkdocs:
             return NO_LINKS_STATE
         return hashlib.sha256(json.dumps([self._where, statuses, descriptor, mkdocs]).encode()).hexdigest()[:16]
+
+    def place(self, kind: str, name: str) -> Place | None:
+        """Where the label or glossary term `name` (as the manifest records it) lands, if one place."""
+        return (self.places.terms if kind == TERM else self.places.labels).get(name)
 
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""
@@ -519,6 +536,19 @@ class DocumentLinks:
                 return self.resolve(url + fragment, LINK)
         return None
 
+    def resolve_place(self, kind: str, name: str) -> tuple[str, str] | None:
+        """The href and the title of the place a Sphinx label or glossary term of another document names
+        (`kind` LABEL, LABEL_TITLE or TERM, `name` as `rst_places` keys it), recorded so the page is rendered
+        again when that place changes; None when it names no one place of another document."""
+        if (name, kind) not in self._recorded:
+            self._recorded.add((name, kind))
+            self.records.append((name, kind))
+        place = self.targets.place(kind, name)
+        if place is None or place.document == self.document or self.targets.status(place.document) != "doc":
+            return None
+        page = url_path(doc_page_path(place.document))
+        return root_prefix(doc_page_path(self.document)) + page + "#" + place.anchor, place.title
+
     def resolve_named(self, names: Iterable[str], fragment: str = "") -> str | None:
         """The href of the first published document with one of these names (nearest folder first),
         for a role that names a document by number (`:pep:`8`` is `pep-0008.rst`)."""
@@ -543,6 +573,8 @@ def link_report(
     broken: list[BrokenLink] = []
     published: dict[str, str] = {}
     for url, kind in records:
+        if kind in PLACE_KINDS:  # a label or term nowhere is text, as Sphinx's own: no broken link
+            continue
         result = outcome(document, url, kind, targets)
         if result.href is None:
             broken.append(BrokenLink(document, unquote(url), result.reason))

@@ -49,7 +49,8 @@ PREVIOUS_REUSED = "reused"
 
 # The records kept per key, each in the shard of its key: by blob (versions), by path (docs,
 # history, links, changes, over_budget, stamps), by file of the site (files, diffs).
-TABLES = ("versions", "docs", "history", "files", "links", "changes", "diffs", "over_budget", "stamps")
+# by blob, the Sphinx labels and glossary terms a reST version defines (places).
+TABLES = ("versions", "docs", "history", "files", "links", "changes", "diffs", "over_budget", "stamps", "places")
 
 
 @dataclass
@@ -83,6 +84,8 @@ class Manifest:
     # Each document page's file as written (`_stamp`: its size and modification time): a page is kept
     # only while its file still is that one, not deleted or edited in the site folder since.
     stamps: dict[str, str] = field(default_factory=dict)
+    # What each reST blob defines of Sphinx's labels and glossary terms (`places.Scanned.to_json`).
+    places: dict[str, str] = field(default_factory=dict)
     # As read (not saved as fields): each shard's digest, and each shard's records as its file holds them.
     shards: dict[str, str] = field(default_factory=dict)
     read: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)

@@ -108,7 +108,7 @@ def _docutils_has_role(name: str) -> bool:
 # -- roles ----------------------------------------------------------------------------------
 
 
-def _split(text: str) -> tuple[str, str]:
+def split_role_text(text: str) -> tuple[str, str]:
     """(title, target) of a role's text: `title <target>`, or the target alone (title "")."""
     titled = TITLED.match(text)
     if titled and titled.group(1):
@@ -116,7 +116,7 @@ def _split(text: str) -> tuple[str, str]:
     return "", text.strip()
 
 
-def _shown_target(role: str, target: str) -> str:
+def shown_target(role: str, target: str) -> str:
     """What Sphinx shows for a target without a title: `~a.b.c` shows `c`; `!x` shows `x`; a code
     name in another project's inventory (`python:sqlite3`, intersphinx's form) shows `sqlite3`."""
     target = target.lstrip("!")
@@ -142,8 +142,8 @@ def shown_role(
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     """A role docutils does not know, as its text; a linking role as a reference to resolve later."""
     role = name.lower()
-    title, target = _split(utils.unescape(text))
-    shown = title or _shown_target(role, target)
+    title, target = split_role_text(utils.unescape(text))
+    shown = title or shown_target(role, target)
     classes = ["role", "role-" + re.sub(r"[^a-z0-9-]", "-", role)]
     if role in LINK_ROLES:
         node: nodes.Element = nodes.reference(rawtext, shown, classes=classes)
@@ -289,11 +289,11 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
                 term.line = offset + 1  # the content's offsets count the source's lines from 0
                 parsed, messages = self.state.inline_text(text, term.line)
                 term.extend(parsed)
-                anchor = "h-term-" + nodes.make_id(text)
+                anchor = term_anchor(text)
                 if anchor not in document.ids:
                     term["ids"].append(anchor)
                     document.ids[anchor] = term
-                term[GLOSSARY_TERM] = text.lower()
+                term[GLOSSARY_TERM] = term_key(text)
                 item += term
                 item.extend(messages)
             body = nodes.definition()
@@ -305,34 +305,54 @@ class Glossary(Directive):  # type: ignore[misc]  # docutils has no types
 
     def _entries(self) -> list[tuple[list[tuple[str, int]], StringList]] | None:
         """(terms with their line offsets, definition lines) of each entry, or None when the content
-        is not a glossary (a definition before any term, a term line right after a definition)."""
-        entries: list[tuple[list[tuple[str, int]], StringList]] = []
-        in_definition, was_empty, indent = True, True, 0
-        for line, (source, offset) in zip(self.content, self.content.items, strict=True):
-            if not line.strip():
-                if entries and entries[-1][1]:
-                    entries[-1][1].append("", source, offset)
-                was_empty = True
-                continue
-            if not line[0].isspace():
-                if line.startswith(".."):
-                    return None  # Sphinx would hide a comment here, with the lines under it: shown as written
-                if in_definition:
-                    if not was_empty:
-                        return None
-                    entries.append(([], StringList()))
-                entries[-1][0].append((line.strip(), offset))
-                in_definition = False
-            else:
-                if not entries:
+        is not a glossary (`glossary_entries`)."""
+        entries = glossary_entries(list(self.content))
+        if entries is None:
+            return None
+        items = self.content.items
+        found: list[tuple[list[tuple[str, int]], StringList]] = []
+        for terms, definition in entries:
+            lines = StringList()
+            for index, line in definition:
+                lines.append(line, *items[index])
+            found.append(([(self.content[index].strip(), items[index][1]) for index in terms], lines))
+        return found
+
+
+def glossary_entries(content: list[str]) -> list[tuple[list[int], list[tuple[int, str]]]] | None:
+    """The entries of a glossary's content (its lines, as docutils gives them: the common indent
+    removed): each entry's term lines (their indexes) and its definition lines (index, the line cut
+    to the definition's indent); None when the content is not a glossary (a definition before any
+    term, a term line right after a definition, a comment among the terms).
+
+    The one reading of a glossary: the directive's, and the corpus's table of terms (`rst_places`)."""
+    entries: list[tuple[list[int], list[tuple[int, str]]]] = []
+    in_definition, was_empty, indent = True, True, 0
+    for index, line in enumerate(content):
+        if not line.strip():
+            if entries and entries[-1][1]:
+                entries[-1][1].append((index, ""))
+            was_empty = True
+            continue
+        if not line[0].isspace():
+            if line.startswith(".."):
+                return None  # Sphinx would hide a comment here, with the lines under it: shown as written
+            if in_definition:
+                if not was_empty:
                     return None
-                margin = len(line) - len(line.lstrip())
-                if not in_definition:
-                    indent = margin
-                entries[-1][1].append(line[min(indent, margin) :], source, offset)
-                in_definition = True
-            was_empty = False
-        return entries or None
+                entries.append(([], []))
+            entries[-1][0].append(index)
+            in_definition = False
+        else:
+            if not entries:
+                return None
+            margin = len(line) - len(line.lstrip())
+            if not in_definition:
+                indent = margin
+            entries[-1][1].append((index, line[min(indent, margin) :]))
+            in_definition = True
+        was_empty = False
+    return entries or None
 
 
 class SphinxCodeBlock(CodeBlock):  # type: ignore[misc]  # docutils has no types
@@ -374,6 +394,16 @@ CODE_DIRECTIVES = ("code-block", "sourcecode", "code")
 for _name in CODE_DIRECTIVES:
     directives.register_directive(_name, SphinxCodeBlock)
 _known_directives.update(dict.fromkeys(("glossary", "class", *CODE_DIRECTIVES), True))
+
+
+def term_anchor(text: str) -> str:
+    """The id a glossary term's entry carries on the page (the site's `h-` prefix, Sphinx's `term-`)."""
+    return "h-term-" + str(nodes.make_id(text))
+
+
+def term_key(text: str) -> str:
+    """A term as `:term:` names it: Sphinx compares terms in lower case, spaces collapsed."""
+    return " ".join(text.split()).lower()
 
 
 def glossary_terms(tree: nodes.document) -> dict[str, str]:

@@ -36,7 +36,7 @@ from docutils.writers import html5_polyglot
 from markupsafe import Markup, escape
 
 from indexer.site import rst_sphinx
-from indexer.site.links import IMAGE, LINK, DocumentLinks, heading_fragment, is_external
+from indexer.site.links import IMAGE, LABEL, LABEL_TITLE, LINK, TERM, DocumentLinks, heading_fragment, is_external
 from indexer.site.markdown import wrap_tables
 
 SAFE_SCHEMES = ("http", "https", "mailto")
@@ -213,11 +213,21 @@ def _resolve_roles(tree: nodes.document, links: DocumentLinks | None, role_urls:
             continue
         target, untitled = ref["pincite-target"], ref.get("pincite-untitled", False)
         del ref["pincite-role"], ref["pincite-target"], ref["pincite-untitled"]
-        if role == "term":  # the document's own glossary entry, as Sphinx links it; else its text
-            found = glossary.get(" ".join(target.split()).lower())
+        elsewhere: tuple[str, str] | None = None  # a place of another document: its href and title
+        if role == "term":  # the document's own glossary entry first, as Sphinx links it
+            found = glossary.get(rst_sphinx.term_key(target))
             href = "#" + found if found else None
+            if href is None and links is not None:
+                elsewhere = links.resolve_place(TERM, rst_sphinx.term_key(target))
         else:
             href = _role_href(tree, role, target, links, role_urls)
+            if href is None and role in ("ref", "numref") and links is not None:
+                shown = LABEL_TITLE if role == "ref" and untitled else LABEL
+                elsewhere = links.resolve_place(shown, nodes.fully_normalize_name(target))
+        if elsewhere is not None:
+            href, title = elsewhere
+            if role == "ref" and untitled and title:  # the section's title, as Sphinx shows it
+                ref[:] = [nodes.Text(title)]
         if href is None:
             ref.replace_self(nodes.inline(ref.rawsource, "", *ref.children, classes=ref["classes"]))
         elif href.startswith("#"):
@@ -245,7 +255,7 @@ def _role_href(
         target, anchor = target.split("#", 1)
     if role in ("ref", "numref"):
         refid = tree.nameids.get(nodes.fully_normalize_name(target))
-        return "#" + refid if refid else None  # a label of another document: shown as text
+        return "#" + refid if refid else None  # a label of another document: `DocumentLinks.resolve_place`
     if role == "doc":
         if links is None or not target:
             return None

@@ -1,0 +1,72 @@
+"""The scan of a reST document's labels and glossary terms (indexer/site/rst_places.py) and the corpus's
+table of them (indexer/site/places.py): a place is only the id the page really carries."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.site.places import CorpusPlaces, Scanned
+from indexer.site.rst_places import scan, shown_title
+from indexer.site.rst_view import rst_view
+from tests.test_site_xref import GLOSSARY, GUIDE, OTHER
+
+
+def test_a_damaged_record_is_scanned_again() -> None:
+    found = scan(GUIDE)
+    record = found.to_json("text/1")
+    assert Scanned.from_json(record, "text/1") == found
+    assert Scanned.from_json(record, "text/2") is None  # another extractor's text of the blob
+    assert Scanned.from_json(record[:-3], "text/1") is None
+    assert Scanned.from_json(record.replace('"h-twice"', "7"), "text/1") is None
+    assert Scanned.from_json(None, "text/1") is None
+
+
+def test_a_label_whose_id_another_name_takes_is_no_place() -> None:
+    """docutils gives the second of two names making one id another id: neither is taken."""
+    text = "Intro\n=====\n\n.. _intro:\n\nLater\n-----\n\n.. _a_b:\n\nA\n-\n\n.. _a-b:\n\nB\n-\n"
+    assert scan(text).labels == {}
+    # a label named as its own section is one place
+    assert scan(".. _intro:\n\nIntro\n=====\n").labels == {"intro": ("h-intro", "Intro")}
+
+
+def test_a_title_whose_markup_the_scan_cannot_read_is_not_shown() -> None:
+    assert shown_title("The :mod:`~pkg.mod` and **bold** *em* `link <https://x>`_") == "The mod and bold em link"
+    assert shown_title("With |substitution|") == ""
+
+
+LABEL_NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}([-_ ][a-z0-9]{1,4}){0,2}", fullmatch=True)
+TITLE = st.from_regex(r"[A-Z][a-z]{1,8}( [a-z]{1,6}| ``[a-z.]{1,6}``){0,3}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(LABEL_NAME, min_size=0, max_size=2), TITLE), min_size=1, max_size=5))
+def test_every_place_scanned_is_the_id_the_page_carries_on_its_heading(
+    sections: list[tuple[list[str], str]],
+) -> None:
+    """The scan's places, against docutils' own page of the same text: each id stands once, on the
+    heading of the section the label stands before, whose text is the title the scan shows."""
+    text = "Top\n===\n\n" + "".join(
+        "".join(f".. _{name}:\n\n" for name in names) + f"{title}\n{'-' * len(title)}\n\nWords.\n\n"
+        for names, title in sections
+    )
+    html = str(rst_view(text)[0])
+    for name, (anchor, title) in scan(text).labels.items():
+        assert html.count(f'id="{anchor}"') == 1, name
+        after = rf'id="{re.escape(anchor)}"[^>]*>\s*(?:</span>)?(?:<span id="[^"]+"></span>)*\s*<h\d[^>]*>(.*?)</h\d>'
+        heading = re.search(after, html)
+        assert heading is not None, name
+        assert re.sub(r"<[^>]+>", "", heading.group(1)) == title
+
+
+def test_a_name_defined_in_two_documents_is_no_place() -> None:
+    table = CorpusPlaces({"a.rst": scan(GUIDE), "b.rst": scan(OTHER), "g.rst": scan(GLOSSARY)})
+    assert "twice" not in table.labels and table.labels["setting up"].document == "a.rst"
+    assert table.terms["builder"].anchor == "h-term-builder"
+
+
+def test_a_literal_in_a_title_is_shown_as_written() -> None:
+    assert shown_title("Using ``a*b*c`` and ``:ref:``") == "Using a*b*c and :ref:"
+    assert shown_title("Using ``conf.py`` *now*") == "Using conf.py now"
