@@ -380,13 +380,13 @@ def _add_passages(
     page_starts: tuple[int, ...],
     passages: list[SpanFields],
 ) -> None:
-    """Append the passages of lines first..last (one piece each) to `passages`."""
+    """Append the passages of lines first..last (a passage per piece) to `passages`."""
     for start, end in _pieces(text, starts, first, last, max_chars):
         passages.append(_span(starts, len(passages), start, end, heading, page_starts))
 
 
 def _span_end(text: str, starts: list[int], line: int) -> int:
-    """Just past the content of `line` (1-based, of the line `starts`), before its "\r\n" or "\n"."""
+    """Just past the content of `line` (1-based, of the line `starts`), before its "\\r\\n" or "\\n"."""
     end = starts[line] - 1 if line < len(starts) else len(text)
     if end > starts[line - 1] and text[end - 1] == "\r":
         end -= 1
