@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.text.chunk import HEADING_SEPARATOR, WORD_KEPT_WHOLE, chunk
+from indexer.text import chunk as chunk_mod
+from indexer.text.chunk import HEADING_SEPARATOR, WORD_KEPT_WHOLE, chunk, chunk_spans
 from indexer.text.kinds import TextFormat
-from indexer.text.model import LineIndex
+from indexer.text.model import LineIndex, Span
+from indexer.text.passage import SpanFields
 
 LINE_PIECES = st.sampled_from(
     [
@@ -125,6 +128,84 @@ def test_a_long_line_is_never_cut_inside_a_short_word(
 def test_passages_are_bounded_in_length(text: str, fmt: TextFormat, max_chars: int) -> None:
     for p in chunk(text, fmt=fmt, max_chars=max_chars):
         assert len(p.text) <= max_chars
+
+
+def _reference_spans(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...]) -> list[SpanFields]:
+    """What `chunk_spans` gives, the slow way: the chunker's blocks grouped a block at a time and cut
+    a character at a time, every line number asked of a `LineIndex`."""
+    lines = LineIndex(text)
+    line_texts = text.split("\n")[: lines.line_count]
+    blank = [not line.strip() for line in line_texts]
+    blocks = chunk_mod._structure_blocks(text, fmt, line_texts, blank, lines)
+    blocks = chunk_mod._split_at_pages(chunk_mod._fill_gaps(blocks, blank), lines, page_starts)
+    page_lines = {lines.line_of(offset) for offset in page_starts}
+    whole = len(text) <= max_chars and not page_starts
+
+    def content_end(line: int) -> int:  # before the line's "\n", and its "\r"
+        end = lines.line_end(line)
+        return end - 1 if end > lines.line_start(line) and text[end - 1] == "\r" else end
+
+    def pieces(start: int, end_of_all: int) -> list[tuple[int, int]]:
+        found = []
+        while start < end_of_all:
+            if end_of_all - start <= max_chars:
+                found.append((start, end_of_all))
+                break
+            newlines = [i for i in range(start + 1, start + max_chars) if text[i] == "\n"]
+            if newlines:  # whole lines, up to the last line end that fits
+                cut = newlines[-1]
+                found.append((start, max(content_end(lines.line_of(cut)), start + 1)))
+                start = cut + 1
+            else:
+                limit = start + max_chars
+                spaces = [i for i in range(start + max_chars // 2, limit) if text[i] in " \t" and i > start]
+                cut = spaces[-1] + 1 if spaces else chunk_mod._before_short_word(text, start, limit)
+                found.append((start, cut))
+                start = cut
+            while start < end_of_all and text[start] in "\r\n":
+                start += 1
+        return [(s, e) for s, e in found if text[s:e].strip()]
+
+    spans: list[SpanFields] = []
+    trail: list[tuple[int, str]] = []
+    group: list[tuple[int, int]] = []
+    for block in [*blocks, None]:  # None: the end, which closes the last group
+        heading_level = block.heading_level if block is not None else 0
+        closes = block is None or heading_level > 0
+        if block is not None and group and not whole and not closes:
+            size = content_end(block.last) - lines.line_start(group[0][0])
+            closes = size > max_chars or block.first in page_lines
+        if closes and group:
+            name = HEADING_SEPARATOR.join(t for _, t in trail)
+            for start, end in pieces(lines.line_start(group[0][0]), content_end(group[-1][1])):
+                first, last = lines.lines_of_span(Span(start, end))
+                pages = [1 + sum(1 for p in page_starts if p <= offset) for offset in (start, max(start, end - 1))]
+                page_start, page_end = (pages[0], pages[1]) if page_starts else (None, None)
+                spans.append((len(spans), start, end, first, last, name, page_start, page_end))
+            group = []
+        if block is None:
+            break
+        if heading_level:
+            trail = [(level, t) for level, t in trail if level < heading_level] + [(heading_level, block.heading_text)]
+        group.append((block.first, block.last))
+    return spans
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents(), FORMATS, st.integers(min_value=20, max_value=400), st.data())
+def test_passages_are_the_slow_references(text: str, fmt: TextFormat, max_chars: int, data: st.DataObject) -> None:
+    # The grouping and cutting run per block and per passage on long texts: its arithmetic on line
+    # starts must give what asking a LineIndex does, pages included.
+    page_starts = tuple(sorted(set(data.draw(st.lists(st.integers(0, max(len(text) - 1, 0)), max_size=3)))))
+    page_starts = page_starts if text else ()
+    assert chunk_mod._chunk(text, fmt, max_chars, page_starts, scan=False) == _reference_spans(
+        text, fmt, max_chars, page_starts
+    )
+    expected = chunk_spans(text, fmt=fmt, max_chars=max_chars, page_starts=page_starts)
+    passages = chunk(text, fmt=fmt, max_chars=max_chars, page_starts=page_starts)
+    assert [(*span[:6], text[span[1] : span[2]], *span[6:]) for span in expected] == [
+        dataclasses.astuple(p) for p in passages
+    ]
 
 
 WORDS = st.text(st.characters(categories=["L", "N", "So"]), min_size=1, max_size=12)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.text.chunk import _chunk, _plain_markdown_headings, chunk
+from indexer.text.chunk import _chunk, _plain_markdown_headings, chunk, chunk_spans
 
 BOUND = 100_000  # every generated text is within one passage
 
@@ -20,7 +20,7 @@ def both_ways(text: str, max_chars: int = BOUND) -> None:
     scanned = _chunk(text, "markdown", max_chars, (), scan=True)
     parsed = _chunk(text, "markdown", max_chars, (), scan=False)
     assert scanned == parsed
-    assert chunk(text, fmt="markdown", max_chars=max_chars) == scanned
+    assert chunk_spans(text, fmt="markdown", max_chars=max_chars) == scanned
 
 
 def scans(text: str) -> bool:

@@ -25,10 +25,10 @@ from indexer.errors import ExtractionError, ExtractionHung
 from indexer.extract import registry as extract_mod
 from indexer.extract.text import encoding_of, passage_format
 from indexer.machine import usable_cores, worker_deaths_reported
-from indexer.text.chunk import chunk
+from indexer.text.chunk import chunk_spans
 from indexer.text.kinds import is_snapshot
 from indexer.text.model import UTF8
-from indexer.text.passage import Passage, SpanFields, span_fields
+from indexer.text.passage import SpanFields
 
 POOL_MIN_VERSIONS = 64  # fewer new versions than this: starting worker processes costs more than it saves
 TASKS_PER_WORKER = 2  # tasks in flight per worker process: one at work, one waiting
@@ -58,30 +58,31 @@ T = TypeVar("T")
 
 def extract_and_chunk(
     config: Config, data: bytes, path: str, identity: str
-) -> tuple[extract_mod.ExtractedText, list[Passage]]:
-    """The version's text and passages; raises ExtractionError saying why it cannot be indexed."""
+) -> tuple[extract_mod.ExtractedText, list[SpanFields]]:
+    """The version's text and passages (their fields but their text, `SpanFields`); raises
+    ExtractionError saying why it cannot be indexed."""
     encoding = encoding_of(identity)  # None: not the text class
     extracted = extract_mod.extract(data, path, extract_mod.Limits.from_config(config), encoding or UTF8)
     if is_snapshot(path) and extracted.source_class != "snapshot":
         extracted = dataclasses.replace(extracted, source_class="snapshot")
-    passages = chunk(
+    spans = chunk_spans(
         extracted.text,
         fmt=passage_format(path, identity),
         max_chars=config.passage_max_chars,
         page_starts=extracted.page_starts,
     )
-    return extracted, passages
+    return extracted, spans
 
 
 def prepare(config: Config, data: bytes, path: str, identity: str) -> Prepared:
     """`extract_and_chunk`, with a failure given as its reason (a string crosses processes simply)."""
     try:
-        extracted, passages = extract_and_chunk(config, data, path, identity)
+        extracted, spans = extract_and_chunk(config, data, path, identity)
     except ExtractionHung as exc:
         return NotThisTime(exc.reason_for(path))
     except ExtractionError as exc:
         return exc.reason_for(path)  # stored per blob: no path
-    return extracted, [span_fields(p) for p in passages]
+    return extracted, spans
 
 
 def prepared_in_order(

@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import not_
 from typing import Any
 
 import pyromark
@@ -27,7 +28,7 @@ import pyromark
 from indexer.text import asciidoc, rst
 from indexer.text.kinds import TextFormat
 from indexer.text.model import LineIndex, line_starts
-from indexer.text.passage import Passage
+from indexer.text.passage import Passage, SpanFields
 
 HEADING_SEPARATOR = " › "
 # A cut inside a long line never splits an ASCII word shorter than this (when passages are longer).
@@ -64,12 +65,30 @@ def chunk(
 ) -> list[Passage]:
     """Passages of `text`; its structure is read by `fmt` ("plain" when not given, or
     "markdown" when only `markdown` is set)."""
+    return [
+        Passage(ordinal, start, end, first, last, heading, text[start:end], page_start, page_end)
+        for ordinal, start, end, first, last, heading, page_start, page_end in chunk_spans(
+            text, markdown=markdown, max_chars=max_chars, page_starts=page_starts, fmt=fmt
+        )
+    ]
+
+
+def chunk_spans(
+    text: str,
+    *,
+    markdown: bool = False,
+    max_chars: int,
+    page_starts: tuple[int, ...] = (),
+    fmt: TextFormat | None = None,
+) -> list[SpanFields]:
+    """`chunk`'s passages as their fields without their text, as the index's writer takes them:
+    a build's workers make no `Passage` and no copy of its text."""
     return _chunk(text, fmt or ("markdown" if markdown else "plain"), max_chars, page_starts, scan=True)
 
 
-def _chunk(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool) -> list[Passage]:
-    """`chunk`; `scan`: a plain Markdown text within one passage may be cut at headings a line scan
-    finds instead of the parse's (the same passages: tests/test_chunk_scan.py)."""
+def _chunk(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, ...], *, scan: bool) -> list[SpanFields]:
+    """`chunk_spans`; `scan`: a plain Markdown text within one passage may be cut at headings a line
+    scan finds instead of the parse's (the same passages: tests/test_chunk_scan.py)."""
     if scan and fmt == "markdown" and len(text) <= max_chars and not page_starts:
         passages = _plain_markdown_passages(text)
         if passages is not None:
@@ -77,7 +96,7 @@ def _chunk(text: str, fmt: TextFormat, max_chars: int, page_starts: tuple[int, .
     split = text.split("\n")
     lines = LineIndex(text, split)
     line_texts = split[: lines.line_count]  # each line without its "\n", as LineIndex cuts them
-    blank = [not line.strip() for line in line_texts]
+    blank = list(map(not_, map(str.strip, line_texts)))  # a blank line strips to ""
     blocks = _structure_blocks(text, fmt, line_texts, blank, lines)
     blocks = _fill_gaps(blocks, blank)
     blocks = _split_at_pages(blocks, lines, page_starts)
@@ -178,14 +197,14 @@ def _plain_markdown_headings(text: str) -> list[tuple[int, int, str]] | None:
     return headings
 
 
-def _plain_markdown_passages(text: str) -> list[Passage] | None:
+def _plain_markdown_passages(text: str) -> list[SpanFields] | None:
     """What `_group` makes of a plain Markdown text within one passage, or None (see `_LINE_START`):
     a passage from each heading (and one for what comes first) to the last non-blank line before
     the next, named by the headings it is under."""
     headings = _plain_markdown_headings(text)
     if headings is None:
         return None
-    passages: list[Passage] = []
+    passages: list[SpanFields] = []
     trail: list[tuple[int, str]] = []
     first = text[: headings[0][0] if headings else len(text)]
     if first.strip():  # what comes before the first heading: from its first non-blank line
@@ -200,7 +219,7 @@ def _plain_markdown_passages(text: str) -> list[Passage] | None:
     return passages
 
 
-def _plain_passage(text: str, ordinal: int, start: int, until: int, heading: str) -> Passage:
+def _plain_passage(text: str, ordinal: int, start: int, until: int, heading: str) -> SpanFields:
     """The passage from `start` (a non-blank line's start) to the end of the last non-blank line
     before `until`, without a final "\r"."""
     last = start + len(text[start:until].rstrip())  # just past the last non-blank character
@@ -210,7 +229,7 @@ def _plain_passage(text: str, ordinal: int, start: int, until: int, heading: str
         end -= 1
     first_line = text.count("\n", 0, start) + 1
     last_line = first_line + text.count("\n", start, max(start, end - 1))
-    return Passage(ordinal, start, end, first_line, last_line, heading, text[start:end], None, None)
+    return ordinal, start, end, first_line, last_line, heading, None, None
 
 
 def _block_end(events: Iterator[tuple[Any, Any]]) -> None:
@@ -318,47 +337,69 @@ def _split_at_pages(blocks: list[_Block], lines: LineIndex, page_starts: tuple[i
 
 def _group(
     text: str, lines: LineIndex, blocks: list[_Block], max_chars: int, page_starts: tuple[int, ...]
-) -> list[Passage]:
-    passages: list[Passage] = []
+) -> list[SpanFields]:
+    """Passages of the blocks, in order: a group of blocks ends at a heading, before a block that
+    would take it past `max_chars` or that starts a page; a group is cut into `_pieces`."""
+    starts = lines.starts
+    passages: list[SpanFields] = []
     trail: list[tuple[int, str]] = []
-    group: list[_Block] = []
+    heading = ""  # the trail's names, joined: they change at a heading only
     page_lines = {lines.line_of(offset) for offset in page_starts}
     # A text no longer than a passage, without pages, is cut at its headings alone: no group outgrows it.
     whole = len(text) <= max_chars and not page_starts
-
-    def flush() -> None:
-        if group:
-            heading = HEADING_SEPARATOR.join(t for _, t in trail)
-            for start, end in _pieces(text, lines, group[0].first, group[-1].last, max_chars):
-                passages.append(_passage(text, lines, len(passages), start, end, heading, page_starts))
-            group.clear()
+    first = last = 0  # the group's lines; 0: no group
 
     for block in blocks:
         if block.heading_level:
-            flush()
+            if first:
+                _add_passages(text, starts, first, last, max_chars, heading, page_starts, passages)
+                first = 0
             trail[:] = [(lvl, t) for lvl, t in trail if lvl < block.heading_level]
             trail.append((block.heading_level, block.heading_text))
-        elif group and not whole:
-            size = _span_end(text, lines, block.last) - lines.line_start(group[0].first)
+            heading = HEADING_SEPARATOR.join(t for _, t in trail)
+        elif first and not whole:
+            size = _span_end(text, starts, block.last) - starts[first - 1]
             if size > max_chars or block.first in page_lines:
-                flush()
-        group.append(block)
-    flush()
+                _add_passages(text, starts, first, last, max_chars, heading, page_starts, passages)
+                first = 0
+        if not first:
+            first = block.first
+        last = block.last
+    if first:
+        _add_passages(text, starts, first, last, max_chars, heading, page_starts, passages)
     return passages
 
 
-def _span_end(text: str, lines: LineIndex, line: int) -> int:
-    end = lines.line_end(line)
-    if end > lines.line_start(line) and text[end - 1] == "\r":
+def _add_passages(
+    text: str,
+    starts: list[int],
+    first: int,
+    last: int,
+    max_chars: int,
+    heading: str,
+    page_starts: tuple[int, ...],
+    passages: list[SpanFields],
+) -> None:
+    """Append the passages of lines first..last (a passage per piece) to `passages`."""
+    for start, end in _pieces(text, starts, first, last, max_chars):
+        passages.append(_span(starts, len(passages), start, end, heading, page_starts))
+
+
+def _span_end(text: str, starts: list[int], line: int) -> int:
+    """Just past the content of `line` (1-based, of the line `starts`), before its "\\r\\n" or "\\n"."""
+    end = starts[line] - 1 if line < len(starts) else len(text)
+    if end > starts[line - 1] and text[end - 1] == "\r":
         end -= 1
     return end
 
 
-def _pieces(text: str, lines: LineIndex, first: int, last: int, max_chars: int) -> list[tuple[int, int]]:
+def _pieces(text: str, starts: list[int], first: int, last: int, max_chars: int) -> list[tuple[int, int]]:
     """Spans of whole lines first..last, cut at line ends (or inside a huge line) to fit."""
+    start = starts[first - 1]
+    end_of_all = _span_end(text, starts, last)
+    if end_of_all - start <= max_chars:  # most groups: one piece
+        return [(start, end_of_all)] if text[start:end_of_all].strip() else []
     pieces: list[tuple[int, int]] = []
-    start = lines.line_start(first)
-    end_of_all = _span_end(text, lines, last)
     while start < end_of_all:
         if end_of_all - start <= max_chars:
             pieces.append((start, end_of_all))
@@ -366,7 +407,7 @@ def _pieces(text: str, lines: LineIndex, first: int, last: int, max_chars: int) 
         limit = start + max_chars
         cut = text.rfind("\n", start, limit)
         if cut > start:
-            end = _span_end(text, lines, lines.line_of(cut))
+            end = cut - 1 if text[cut - 1] == "\r" else cut  # the end of the line `cut` ends
             pieces.append((start, max(end, start + 1)))
             start = cut + 1
         else:
@@ -374,7 +415,7 @@ def _pieces(text: str, lines: LineIndex, first: int, last: int, max_chars: int) 
             cut = space + 1 if space > start else _before_short_word(text, start, limit)
             pieces.append((start, cut))
             start = cut
-        while start < end_of_all and text[start] in "\r\n" and _blank_from(text, start):
+        while start < end_of_all and text[start] in "\r\n":  # blank lines start no piece
             start += 1
     return [(s, e) for s, e in pieces if text[s:e].strip()]
 
@@ -396,23 +437,12 @@ def _ascii_word_char(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
-def _blank_from(text: str, start: int) -> bool:
-    return text[start] in "\r\n"
-
-
-def _passage(
-    text: str, lines: LineIndex, ordinal: int, start: int, end: int, heading: str, page_starts: tuple[int, ...]
-) -> Passage:
-    first_line, last_line = lines.line_of(start), lines.line_of(max(start, end - 1))
-    pages = (bisect_right(page_starts, start) + 1, bisect_right(page_starts, max(start, end - 1)) + 1)
-    return Passage(
-        ordinal,
-        start,
-        end,
-        first_line,
-        last_line,
-        heading,
-        text[start:end],
-        pages[0] if page_starts else None,
-        pages[1] if page_starts else None,
-    )
+def _span(
+    starts: list[int], ordinal: int, start: int, end: int, heading: str, page_starts: tuple[int, ...]
+) -> SpanFields:
+    """The passage [start, end) with its lines (and pages), but its text."""
+    first_line, last_line = bisect_right(starts, start), bisect_right(starts, max(start, end - 1))
+    if not page_starts:
+        return ordinal, start, end, first_line, last_line, heading, None, None
+    first_page, last_page = bisect_right(page_starts, start) + 1, bisect_right(page_starts, max(start, end - 1)) + 1
+    return ordinal, start, end, first_line, last_line, heading, first_page, last_page
