@@ -957,7 +957,8 @@ class _SiteBuilder:
         same_fp = self.old.fingerprint == self.fp
         targets = self._targets(ctx, heads, metas)
         cited = {p: ctx.cited_by.key(p) for p in ctx.cited_by.cited_paths()} if ctx.cited_by else {}
-        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited)
+        routes = targets.docusaurus.routes if targets.docusaurus is not None else {}
+        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited, routes)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
         self.docs_carried = self.carry is not None and shared == self.old.doc_inputs

@@ -15,7 +15,8 @@ which paths were touched and whether the rest held:
   `history_start`, no rewritten branch), and its extractor identities are the same set;
 - the inputs every document page shares (`doc_inputs`): the documents' titles as the site shows
   them (a title turned generic by another document's change), which documents there are (folder
-  neighbours, link targets), the other files a link can reach, the docs frameworks' files, who
+  neighbours, link targets), the other files a link can reach, the docs frameworks' files, the
+  URLs a Docusaurus site serves its documents at (a front matter's `id:` names one), who
   cites whom (whether a page links its history page is its own path's versions). A change to
   any of them means every document page's key is computed again.
 
@@ -126,13 +127,15 @@ def doc_inputs(
     frameworks: Mapping[str, str],
     docs_roots: Iterable[str],
     cited: Mapping[str, str],
+    routes: Mapping[str, str] = {},
 ) -> str:
     """A digest of what every document page's key shares with other paths (see the module's docstring).
 
     `titles`: the documents that get a page, with the titles the site shows; `files`: every file
     under the roots (path → blob) — a document's own blob is left out, as its page's key holds it
     and a link to a document names the document, not its blob; `cited`: the citing places' key of
-    each cited document.
+    each cited document; `routes`: the URL each document of a Docusaurus docs folder is served at
+    (its front matter's `id:` or `slug:`, which a link of another page names).
     """
     other_files = sorted((path, blob) for path, blob in files.items() if path not in titles)
     shared = [
@@ -142,6 +145,8 @@ def doc_inputs(
         sorted(docs_roots),
         sorted(cited.items()),
     ]
+    if routes:  # only a Docusaurus site has them: every other site's digest is as before
+        shared.append(sorted(routes.items()))
     return _digest(json.dumps(shared, ensure_ascii=False))
 
 

@@ -36,7 +36,7 @@ import nh3
 import pyromark
 from markupsafe import Markup, escape
 
-from indexer.site import markdown_gfm
+from indexer.site import markdown_gfm, mdx
 from indexer.site.links import HTML_IMAGE, HTML_LINK, IMAGE, LINK, DocumentLinks, heading_fragment, is_external
 from indexer.text.chunk import byte_line_starts
 
@@ -229,8 +229,11 @@ class _Renderer:
         marker: str,
         links: DocumentLinks | None,
         containers: dict[int, markdown_gfm.Container] | None = None,
+        jsx: mdx.Marked | None = None,
     ):
         self.source = source
+        self.jsx = jsx  # an MDX document's components, marked before the parse
+        self.show = markdown_gfm.show_tags if jsx is None else mdx.show_components
         self.containers = containers or {}  # VitePress containers and MkDocs blocks, by number
         self.footnotes: dict[str, int] = {}  # footnote name → its number, in order of first mention
         self.footnote_refs: dict[str, int] = {}  # how often each footnote was referred to so far
@@ -440,7 +443,7 @@ class _Renderer:
         html = "".join(self.out[element.at :])
         del self.out[element.at :]
         self.raw_open = {}
-        html = markdown_gfm.show_tags(html, self.marker, element.first)
+        html = self.show(html, self.marker, element.first)
         _left_open(html, self.raw_open)
         self.out.append(html)
         self.close_raw()
@@ -481,10 +484,12 @@ class _Renderer:
             repeat = self.footnote_refs.get(value, 0)
             self.footnote_refs[value] = repeat + 1
             self.out.append(markdown_gfm.footnote_reference(self.marker, value, number, repeat))
+        elif kind == "Html" and self.jsx is not None and mdx.is_mark(value, self.marker):
+            self.component(value, where)
         elif kind == "Html" and value.startswith("<!--" + self.marker):
             self.container_fence(value, where)
         elif kind == "Html" or kind == "InlineHtml":
-            self.raw_html(markdown_gfm.show_tags(value, self.marker) if kind == "InlineHtml" else value)
+            self.raw_html(self.show(value, self.marker) if kind == "InlineHtml" else value)
         else:
             self.out.append(str(escape(value)))
 
@@ -503,6 +508,17 @@ class _Renderer:
         first, _last = self.span(where)
         lines = self.attributes(first, first)
         self.out.append(markdown_gfm.container_start(self.marker, container.kind, container.title, lines))
+
+    def component(self, comment: str, where: dict[str, int]) -> None:
+        """An MDX component's marked line: a tab's or a component's block opens or closes, or its mark."""
+        assert self.jsx is not None
+        number = int(comment[4 + len(self.marker) + len("jsx-") :].split("--", 1)[0])
+        jsx = self.jsx.jsx[number]
+        first, _last = self.span(where)
+        href = None
+        if jsx.kind == "partial" and self.links is not None:
+            href = self.links.resolve(_normal_url(jsx.url), LINK)
+        self.out.append(mdx.shown(jsx, self.marker, self.attributes(first, first), href))
 
     def raw_html(self, html: str) -> None:
         # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
@@ -683,27 +699,35 @@ def _closing(counts: dict[str, int]) -> str:
     return "".join(f"</{name}>" * count for name, count in counts.items() if count > 0)
 
 
-def markdown_view(text: str, links: DocumentLinks | None = None) -> tuple[Markup, list[tuple[int, str, str]]]:
+def markdown_view(
+    text: str, links: DocumentLinks | None = None, is_mdx: bool = False
+) -> tuple[Markup, list[tuple[int, str, str]]]:
     """Rendered Markdown with source lines on blocks; and the (level, id, title) headings.
 
     `links` resolves relative links and images onto the site (and records them); without it
-    they are left as written and images are links.
+    they are left as written and images are links. `is_mdx`: the text is MDX (`indexer.site.mdx`).
     """
     marker = "m" + secrets.token_hex(8) + "~"
     shown_as_code = re.compile("&lt;!--" + re.escape(marker) + r"open-(\d+)--&gt;")
     skip: frozenset[int] = frozenset()
+    jsx_skip: frozenset[int] = frozenset()
     for _attempt in range(MARKING_ATTEMPTS):
-        parsed, containers = markdown_gfm.mark_containers(text, marker, skip)
-        clean, headings = _render(parsed, marker, links, containers)
+        jsx = mdx.mark(text, marker, jsx_skip) if is_mdx else None
+        parsed, containers = markdown_gfm.mark_containers(jsx.text if jsx else text, marker, skip)
+        clean, headings = _render(parsed, marker, links, containers, jsx)
         # A container the parse took for code (an MkDocs block indented under a paragraph) would show
         # its marked comment as text: it is left as written, and the document rendered again.
         leaked = {containers[int(number)].line for number in shown_as_code.findall(clean)}
-        if not leaked:
+        jsx_leaked = jsx.leaked(clean, marker) if jsx else set()
+        if not leaked and not jsx_leaked:
             return Markup(wrap_tables(clean)), headings
         skip |= leaked
+        jsx_skip |= jsx_leaked
         if links is not None:
             links.forget()
-    clean, headings = _render(text, marker, links, {})
+    every_line = frozenset(range(text.count("\n") + 1))
+    jsx = mdx.mark(text, marker, every_line) if is_mdx else None  # ESM and comments still left out
+    clean, headings = _render(jsx.text if jsx else text, marker, links, {}, jsx)
     return Markup(wrap_tables(clean)), headings
 
 
@@ -712,9 +736,13 @@ MARKING_ATTEMPTS = 3
 
 
 def _render(
-    parsed: str, marker: str, links: DocumentLinks | None, containers: dict[int, markdown_gfm.Container]
+    parsed: str,
+    marker: str,
+    links: DocumentLinks | None,
+    containers: dict[int, markdown_gfm.Container],
+    jsx: mdx.Marked | None = None,
 ) -> tuple[str, list[tuple[int, str, str]]]:
-    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers)
+    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers, jsx)
     events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed))
     html = renderer.render(events)
     ids = frozenset(anchor for _level, anchor, _title in renderer.headings)

@@ -280,7 +280,7 @@ def _rendered_view(
     fmt = text_format(path)
     render: Callable[[], View]
     if fmt == "markdown" and meta.is_markdown:
-        render = partial(markdown_view, text, links)
+        render = partial(markdown_view, text, links, links is not None and links.targets.is_mdx(path))
     elif fmt == "rst":
         from indexer.config import role_urls
         from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view  # docutils loads only for a corpus with reST
