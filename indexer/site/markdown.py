@@ -512,8 +512,7 @@ class _Renderer:
     def component(self, comment: str, where: dict[str, int]) -> None:
         """An MDX component's marked line: a tab's or a component's block opens or closes, or its mark."""
         assert self.jsx is not None
-        number = int(comment[4 + len(self.marker) + len("jsx-") :].split("--", 1)[0])
-        jsx = self.jsx.jsx[number]
+        jsx = self.jsx.jsx[mdx.mark_number(comment, self.marker)]
         first, _last = self.span(where)
         href = None
         if jsx.kind == "partial" and self.links is not None:

@@ -11,9 +11,10 @@ no script of the corpus, so before the parse, line for line (every block keeps i
   marker, which the renderer turns into what a reader can read: a `<TabItem>` opens a block
   labelled with its tab's name (as MkDocs' content tabs are shown), `<Tabs>` itself shows
   nothing, another component with content opens a block labelled with its name; one without
-  content is a small mark with its name, or, when it is a Markdown partial the document imports
-  (`import RemoveGlobalCLI from './_remove-global-cli.md'`), a link to that partial's page: its
-  text is another document, whose lines are not this one's to cite;
+  content is a small mark with its name and the attributes written as strings, as text (a table
+  of `<TableRow name=… code=… />` says all it says in them), or, when it is a Markdown partial
+  the document imports (`import RemoveGlobalCLI from './_remove-global-cli.md'`), a link to that
+  partial's page: its text is another document, whose lines are not this one's to cite;
 - a component's tag anywhere else (in a paragraph, in raw HTML) is shown by its name only, as a
   label the stylesheet draws (no text of the page: its words stay the source's).
 
@@ -35,6 +36,7 @@ _IMPORT = re.compile(r"""\bimport\s+([A-Z][\w$]*)\s+from\s+(['"])((?:\\.|(?!\2).
 _COMPONENT = re.compile(r"^([ \t]*)<(/?)([A-Z][\w$]*(?:\.[\w$]+)*)(?=[\s/>]|$)")
 _ATTRIBUTE = re.compile(r"""\b(label|value)\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)')""")
 _ESCAPE = re.compile(r"\\(.)")
+_STRING_ATTRIBUTE = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*("([^"]*)"|'([^']*)')""")
 COMMENT_OPEN, COMMENT_CLOSE = "{/*", "*/}"
 # The components that only wrap the blocks a reader reads: shown as nothing of their own.
 WRAPPERS = frozenset({"Tabs"})
@@ -51,6 +53,7 @@ class Jsx:
     name: str
     title: str = ""  # an open block's label (a tab's name)
     url: str = ""  # a partial's path, as the import names it
+    texts: tuple[tuple[str, str], ...] = ()  # a mark's attributes written as strings: words of the source
 
 
 @dataclass
@@ -72,7 +75,12 @@ def comment(marker: str, number: int) -> str:
 
 
 def is_mark(html: str, marker: str) -> bool:
-    return html.startswith(f"<!--{marker}jsx-")
+    """Whether an HTML event is a mark (indented as its tag was: in raw HTML, `  <TableRow … />`)."""
+    return html.lstrip(" \t").startswith(f"<!--{marker}jsx-")
+
+
+def mark_number(html: str, marker: str) -> int:
+    return int(html.lstrip(" \t")[len(f"<!--{marker}jsx-") :].split("--", 1)[0])
 
 
 def mark(text: str, marker: str, skip: frozenset[int] = frozenset()) -> Marked:
@@ -207,7 +215,11 @@ def _mark_tag(
             opened.pop()
             jsx = Jsx("close", name)
     elif self_closing:
-        jsx = Jsx("partial", name, url=partials[name]) if name in partials else Jsx("mark", name)
+        jsx = (
+            Jsx("partial", name, url=partials[name])
+            if name in partials
+            else Jsx("mark", name, texts=_texts(attributes))
+        )
     else:
         jsx = Jsx("open", name, _tab_name(attributes) if name == TAB else "")
     for line in range(first, last + 1):
@@ -219,6 +231,28 @@ def _mark_tag(
         lines[first] = indent + comment(marker, number)
         if jsx.kind == "open":
             opened.append((number, name))
+
+
+def _texts(attributes: str) -> tuple[tuple[str, str], ...]:
+    """The attributes of a tag written as string literals (`name="Arrow functions"`), in order; not those
+    in `{…}` (JavaScript). A table made of `<TableRow name=… code=… url=… />` says all it says in them."""
+    found, depth, at = [], 0, 0
+    while at < len(attributes):
+        char = attributes[at]
+        if char in "{}":
+            depth += 1 if char == "{" else -1
+        elif depth <= 0:
+            written = _STRING_ATTRIBUTE.match(attributes, at)
+            if written and (at == 0 or attributes[at - 1].isspace()):
+                found.append((written.group(1), written.group(3) if written.group(3) is not None else written.group(4)))
+                at = written.end()
+                continue
+            if char in "\"'":  # a value of an attribute not matched above: skipped whole
+                end = attributes.find(char, at + 1)
+                at = end + 1 if end > 0 else len(attributes)
+                continue
+        at += 1
+    return tuple(found)
 
 
 def _tab_name(attributes: str) -> str:
@@ -239,7 +273,8 @@ def shown(jsx: Jsx, marker: str, lines: str, href: str | None) -> str:
         text = escape(jsx.url)
         what = f'<a href="{escape(marker + href)}">{text}</a>' if href is not None else f"{text} (not found)"
         return f'<p class="{marker}directive-label"{lines}>{label} {what}</p>\n'
-    return f'<p class="{marker}directive-label"{lines}>{label} {escape(jsx.name)}</p>\n'
+    texts = "".join(f" {escape(name)} <code>{escape(value)}</code>" for name, value in jsx.texts)
+    return f'<p class="{marker}directive-label"{lines}>{label} {escape(jsx.name)}{texts}</p>\n'
 
 
 def show_components(html: str, marker: str, first_line: int | None = None) -> str:
@@ -252,7 +287,14 @@ def show_components(html: str, marker: str, first_line: int | None = None) -> st
         name = found.group(2)
         if not name[:1].isupper():
             return found.group(0)
+        if found.group(1):
+            return ""
+        texts = _texts(found.group(3))
+        if first_line is not None and found.group(4):  # in an HTML block, on a line of its own: a block's mark
+            line = first_line + html.count("\n", 0, found.start())
+            return shown(Jsx("mark", name, texts=texts), marker, f' data-line-start="{marker}{line}"', None)
         # The name as a label the stylesheet draws (from `title`), not as text: the words around it stay apart.
-        return "" if found.group(1) else f'<span class="{marker}component" title="{marker}{escape(name)}"></span>'
+        words = "".join(f" <code>{escape(value)}</code>" for _name, value in texts)
+        return f'<span class="{marker}component" title="{marker}{escape(name)}"></span>{words}'
 
     return markdown_gfm.show_tags(markdown_gfm._TAG.sub(name_only, html), marker, first_line)
