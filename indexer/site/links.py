@@ -25,7 +25,9 @@ page's own folder URL — MkDocs publishes `setup/x.md` at `setup/x/`, and raw H
 names a page the way these frameworks do — without its suffix (`./built-in-components`), with
 `.html` for `.md`, or a folder for its `index.md` — lands on that page, and an image written
 `name.*` (Sphinx's "any format") is the file of that name in the first format the HTML builder
-takes.
+takes. A page of a Docusaurus docs folder (whose config may stand beside the roots: `website/`
+with `path: '../docs'`) links by URL, as `indexer.site.docusaurus` resolves it: `/docs/next/x`, a
+front matter's `id:`, a file of the static folders served at the site's root.
 
 Nothing here makes a URL with a scheme: an external link is passed through as written (the
 sanitizer has already refused `javascript:` and the like), and a corpus file is either a
