@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -237,3 +238,28 @@ def test_mdx_marking_keeps_every_line_where_it_was(lines: list[str]) -> None:
         assert marked.text.split("\n")[line].strip() == mdx.comment("M~", number)
     view, _headings = markdown_view(text, None, is_mdx=True)
     assert "&lt;!--" not in view and "M~" not in view
+
+
+def test_a_reader_sees_the_mdx_page_and_cites_its_words(corpus_repo: CorpusRepo, tmp_path: Path, browser: Any) -> None:
+    from indexer.site.serve import serve_in_thread
+    from tests.browser import cited_source_of_selection
+
+    _docusaurus_repo(corpus_repo)
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config(roots=("docs",)))
+    server, base = serve_in_thread(site)
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            tab = browser.new_page(viewport={"width": width, "height": height})
+            tab.goto(base + "doc/docs/native-modules.md.html")
+            tabs = tab.locator("#rendered .container-tab .directive-label")
+            assert tabs.all_inner_texts() == ["tab npm", "tab Yarn Classic"]
+            badge = "e => getComputedStyle(e, '::before').content"
+            assert tab.locator("#rendered span.component").evaluate(badge) == '"Badge"'  # drawn, not text
+            assert tab.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+            cited = cited_source_of_selection(tab, corpus_repo.root, "with your package manager")
+            assert cited == "with your package manager"
+            tab.close()
+    finally:
+        server.shutdown()
+        server.server_close()
