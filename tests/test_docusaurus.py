@@ -263,3 +263,14 @@ def test_a_reader_sees_the_mdx_page_and_cites_its_words(corpus_repo: CorpusRepo,
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_tab_is_named_by_the_label_its_tabs_give_its_value() -> None:
+    text = (
+        "<Tabs values={[ {label: 'Android (Java & Kotlin)', value: 'kotlin'}, {value: 'swift', label: 'iOS'} ]}>\n"
+        '<TabItem value="kotlin">\n\nKotlin.\n\n</TabItem>\n<TabItem value="swift">\n\nSwift.\n\n</TabItem>\n'
+        '<TabItem value="objc" label="Objective-C">\n\nObjC.\n\n</TabItem>\n</Tabs>\n'
+    )
+    view = str(markdown_view(text, None, is_mdx=True)[0])
+    labels = re.findall(r'<span class="directive-name">tab</span> ([^<]*)</p>', view)
+    assert labels == ["Android (Java &amp; Kotlin)", "iOS", "Objective-C"], view

@@ -36,6 +36,8 @@ _IMPORT = re.compile(r"""\bimport\s+([A-Z][\w$]*)\s+from\s+(['"])((?:\\.|(?!\2).
 _COMPONENT = re.compile(r"^([ \t]*)<(/?)([A-Z][\w$]*(?:\.[\w$]+)*)(?=[\s/>]|$)")
 _ATTRIBUTE = re.compile(r"""\b(label|value)\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)')""")
 _ESCAPE = re.compile(r"\\(.)")
+_TAB_ENTRY = re.compile(r"\{[^{}]*\}")
+_ENTRY_FIELD = re.compile(r"""\b(label|value)\s*:\s*(['"`])((?:(?!\2).)*)\2""")
 _STRING_ATTRIBUTE = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*("([^"]*)"|'([^']*)')""")
 COMMENT_OPEN, COMMENT_CLOSE = "{/*", "*/}"
 # The components that only wrap the blocks a reader reads: shown as nothing of their own.
@@ -63,6 +65,7 @@ class Marked:
     text: str
     jsx: dict[int, Jsx] = field(default_factory=dict)
     lines: dict[int, int] = field(default_factory=dict)  # a mark's number → its line (0-based)
+    tab_labels: dict[str, str] = field(default_factory=dict)  # the open `<Tabs values={[…]}>`' value → label
 
     def leaked(self, html: str, marker: str) -> set[int]:
         """The lines of the marks the parse took for code (shown as their comment's text)."""
@@ -208,6 +211,8 @@ def _mark_tag(
     jsx: Jsx | None
     if name in WRAPPERS:
         jsx = None
+        if not closing:
+            marked.tab_labels = _tab_labels(attributes)
     elif closing:
         if not opened or opened[-1][1] != name:
             jsx = None  # a close with no open (or a wrapper's): nothing to show
@@ -221,7 +226,7 @@ def _mark_tag(
             else Jsx("mark", name, texts=_texts(attributes))
         )
     else:
-        jsx = Jsx("open", name, _tab_name(attributes) if name == TAB else "")
+        jsx = Jsx("open", name, _tab_name(attributes, marked.tab_labels) if name == TAB else "")
     for line in range(first, last + 1):
         lines[line] = indent if line == first else ""
     if jsx is not None:
@@ -255,10 +260,22 @@ def _texts(attributes: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _tab_name(attributes: str) -> str:
-    """A `<TabItem>`'s name: its `label`, else its `value` (Docusaurus shows the label of a `values` list)."""
+def _tab_name(attributes: str, labels: dict[str, str]) -> str:
+    """A `<TabItem>`'s name: its `label`, else the label its `<Tabs values={[…]}>` gives its `value`, else that."""
     found = {m.group(1): m.group(2) if m.group(2) is not None else m.group(3) for m in _ATTRIBUTE.finditer(attributes)}
-    return found.get("label") or found.get("value") or ""
+    value = found.get("value") or ""
+    return found.get("label") or labels.get(value) or value
+
+
+def _tab_labels(attributes: str) -> dict[str, str]:
+    """The labels a `<Tabs>` gives its values when its `values` is written as a literal list of
+    `{label: '…', value: '…'}` (a list named by a variable, `constants.packageManagers`, is not read)."""
+    labels = {}
+    for entry in _TAB_ENTRY.finditer(attributes):
+        fields = {m.group(1): m.group(3) for m in _ENTRY_FIELD.finditer(entry.group(0))}
+        if "label" in fields and "value" in fields:
+            labels[fields["value"]] = fields["label"]
+    return labels
 
 
 def shown(jsx: Jsx, marker: str, lines: str, href: str | None) -> str:
