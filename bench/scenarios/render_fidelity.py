@@ -43,6 +43,10 @@ RAW_MARKUP = {
     "container": re.compile(r"^:::", re.MULTILINE),
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
     "mkdocs block": re.compile(r"^\s*(?:!!!|\?\?\?\+?|===[!+]?) ", re.MULTILINE),  # admonition, details, tab
+    # MDX (a Docusaurus site's docs): ESM, a component's tag, a comment shown as text
+    "mdx esm": re.compile(r"^\s*(?:import [\w{*].* from ['\"]|export (?:const|default|function) )", re.MULTILINE),
+    "jsx": re.compile(r"</?[A-Z][\w.]*(?=[\s/>])"),
+    "mdx comment": re.compile(r"\{/\*"),
 }
 # AsciiDoc's (a macro, an include or an attribute reference shown as written), counted in AsciiDoc
 # documents only: `{channel}` is prose in Markdown.
@@ -124,6 +128,35 @@ XREF_AS_TEXT = re.compile(r'<span class="?role role-(?:ref|numref|term)"?>')
 PAGER = re.compile(r'<nav class="?pager"?.*?</nav>', re.DOTALL)
 
 
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_ESM = re.compile(r"^(?:import|export)[\s{*]")
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+
+
+def without_mdx(source: str) -> str:
+    """An MDX document without what no reader of its site sees: its ESM blocks (an `import`/`export` line
+    starting a block, to the next blank line) and its `{/* comments */}`, outside fenced code."""
+    written = source.split("\n")
+    lines = list(written)
+    fence = ""
+    n = 0
+    while n < len(lines):
+        found = _FENCE.match(lines[n])
+        if fence or found:
+            closes = bool(fence and found and found.group(1)[0] == fence[0] and len(found.group(1)) >= len(fence))
+            fence = "" if closes else (fence or (found.group(1) if found else ""))
+        elif _ESM.match(lines[n]) and (n == 0 or written[n - 1].strip() in ("", "---")):
+            while n < len(lines) and lines[n].strip():
+                lines[n] = ""
+                n += 1
+            continue
+        else:
+            lines[n] = "\0" + lines[n]  # prose: where comments are looked for
+        n += 1
+    prose = "\n".join(lines)
+    return re.sub(r"\0[^\n]*(?:\n\0[^\n]*)*", lambda m: _MDX_COMMENT.sub(" ", m.group(0)), prose).replace("\0", "")
+
+
 _COMMENT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(?![\w:+.-]+[ \t]?::|_|\[|\|)|[ \t]*$)")
 
 
@@ -150,9 +183,11 @@ def without_comments(source: str) -> str:
     return "\n".join(lines)
 
 
-def prose_words(source: str, path: str = "") -> set[str]:
-    """The words of a document's prose: what its rendered view must show."""
+def prose_words(source: str, path: str = "", mdx: bool = False) -> set[str]:
+    """The words of a document's prose: what its rendered view must show (`mdx`: a Docusaurus site's)."""
     suffix = Path(path).suffix.lower()
+    if mdx or suffix == ".mdx":
+        source = without_mdx(source)
     if suffix in (".adoc", ".asciidoc", ".asc"):
         patterns = NOT_ASCIIDOC_PROSE + NOT_PROSE
     else:
@@ -192,6 +227,9 @@ def measure(
     from indexer.config import Config
     from indexer.site.search_bundles import record_metadata
 
+    # A Docusaurus site's docs are MDX: its config anywhere in the repository (beside the docs, above them).
+    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD"], cwd=repo, capture_output=True, text=True)
+    mdx = any(name.rpartition("/")[2].startswith("docusaurus.config.") for name in names.stdout.split("\n"))
     with tempfile.TemporaryDirectory(prefix="fidelity-") as scratch:
         site = Path(scratch) / "site"
         index = Path(scratch) / "index.sqlite"
@@ -216,7 +254,8 @@ def measure(
                 shown += " " + html.unescape(title.group(1))
             rendered_pages += 1
             source = (repo / path).read_text(encoding="utf-8", errors="replace")
-            lost = sorted({w.lower() for w in prose_words(source, path)} - {w.lower() for w in WORD.findall(shown)})
+            written = prose_words(source, path, mdx)
+            lost = sorted({w.lower() for w in written} - {w.lower() for w in WORD.findall(shown)})
             if lost:
                 missing[path] = lost
             prose = rendered_text(text, code=False) or ""

@@ -47,7 +47,7 @@ from indexer.locks import exclusive_lock
 from indexer.machine import pid_alive, terminated_as_exit
 from indexer.progress import SILENT, Progress
 from indexer.shapes import SiteJson
-from indexer.site import pdf_pages
+from indexer.site import docusaurus, pdf_pages
 from indexer.site.asciidoc_view import available as asciidoc_available
 from indexer.site.banner_data import BannerDataBuilder
 from indexer.site.carry import Carry, IndexState, carry_over, doc_inputs, index_state, version_inputs
@@ -75,6 +75,7 @@ from indexer.site.home import (
 from indexer.site.links import (
     BrokenLink,
     SiteTargets,
+    above_roots,
     detect_docs_roots,
     framework_candidates,
     is_framework_file,
@@ -1021,7 +1022,8 @@ class _SiteBuilder:
         targets = self._targets(ctx, heads, metas)
         cited = {p: ctx.cited_by.key(p) for p in ctx.cited_by.cited_paths()} if ctx.cited_by else {}
         places = targets.places.digest()
-        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited, places)
+        routes = targets.docusaurus.routes if targets.docusaurus is not None else {}
+        shared = doc_inputs(targets.titles, targets.files, self.frameworks, targets.docs_roots, cited, places, routes)
         self.new.doc_inputs = shared
         self.progress.stage("document pages", len(heads))
         carried = self.carry is not None and shared == self.old.doc_inputs
@@ -1138,7 +1140,9 @@ class _SiteBuilder:
         places = self._places({p: metas[heads[p].version_id] for p in documents if text_format(p) == "rst"})
         # The frameworks' files under the roots are among `frameworks` already: not looked for again in every file.
         roots = self.config.site_docs_roots or detect_docs_roots(self.frameworks, self.frameworks)
-        return SiteTargets(documents, files, roots, self.frameworks, titles, places)
+        files.update(self._static_files(ctx, files))
+        front_matter = self._docusaurus_front_matter(documents, files)
+        return SiteTargets(documents, files, roots, self.frameworks, titles, places=places, front_matter=front_matter)
 
     def _places(self, documents: dict[str, VersionMeta]) -> CorpusPlaces:
         """The Sphinx labels and glossary terms of the reST documents (path → version): what each blob
@@ -1159,9 +1163,32 @@ class _SiteBuilder:
             scanned[path] = found
         return CorpusPlaces(scanned)
 
+    def _static_files(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
+        """The files of Docusaurus' static folders outside the roots (path → blob): a page's `/docs/assets/x.png`
+        is one of them, served at the site's root. Only these folders: no other path outside the roots."""
+        folders = tuple(folder for folder in docusaurus.static_folders(self.frameworks) if folder)
+        if not folders:
+            return {}
+        entries = self.repo.tree_entries(ctx.commits[-1].sha, folders, literal=True)
+        found = {e.path: e.sha for e in entries if e.mode in ("100644", "100755") and e.path not in files}
+        held = self.repo.held_objects(sorted(set(found.values())))  # a file the clone lacks is no target
+        return {path: blob for path, blob in found.items() if blob in held}
+
+    def _docusaurus_front_matter(self, documents: list[str], files: dict[str, str]) -> dict[str, dict[str, str]]:
+        """The `id:` and `slug:` of each document of a Docusaurus docs folder: they name its URL."""
+        folders = docusaurus.content_folders(self.frameworks)
+        inside = sorted(p for p in documents if any(not f or p.startswith(f + "/") for f in folders) and p in files)
+        found = {}
+        for path, (_sha, _size, data) in zip(inside, self.repo.iter_blobs([files[p] for p in inside]), strict=True):
+            fields = docusaurus.front_matter_fields((data or b"").decode("utf-8", "replace"))
+            if fields:
+                found[path] = fields
+        return found
+
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
         """The docs frameworks' config files at the built commit, under the roots or above them (path → text)."""
         above = framework_candidates(self.config.roots)
+        above += docusaurus.beside_candidates(self.repo.subfolders(ctx.commits[-1].sha, above_roots(self.config.roots)))
         entries = self.repo.tree_entries(ctx.commits[-1].sha, tuple(above), literal=True)
         found = {e.path: e.sha for e in entries if e.mode in ("100644", "100755")}
         found.update({path: sha for path, sha in files.items() if is_framework_file(path)})

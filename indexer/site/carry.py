@@ -15,7 +15,8 @@ which paths were touched and whether the rest held:
   `history_start`, no rewritten branch), and its extractor identities are the same set;
 - the inputs every document page shares (`doc_inputs`): the documents' titles as the site shows
   them (a title turned generic by another document's change), which documents there are (folder
-  neighbours, link targets), the other files a link can reach, the docs frameworks' files, who
+  neighbours, link targets), the other files a link can reach, the docs frameworks' files, the
+  URLs a Docusaurus site serves its documents at (a front matter's `id:` names one), who
   cites whom (whether a page links its history page is its own path's versions), where Sphinx's
   labels and glossary terms land (a `:ref:` names another document's section). A change to
   any of them means every document page's key is computed again.
@@ -128,6 +129,7 @@ def doc_inputs(
     docs_roots: Iterable[str],
     cited: Mapping[str, str],
     places: str,
+    routes: Mapping[str, str] = {},
 ) -> str:
     """A digest of what every document page's key shares with other paths (see the module's docstring).
 
@@ -135,7 +137,9 @@ def doc_inputs(
     under the roots (path → blob) — a document's own blob is left out, as its page's key holds it
     and a link to a document names the document, not its blob; `cited`: the citing places' key of
     each cited document; `places`: a digest of where the Sphinx labels and glossary terms of the
-    corpus land (`places.CorpusPlaces.digest`), which a page's `:ref:` shows.
+    corpus land (`places.CorpusPlaces.digest`), which a page's `:ref:` shows; `routes`: the URL each
+    document of a Docusaurus docs folder is served at (its front matter's `id:` or `slug:`, which a
+    link of another page names).
     """
     other_files = sorted((path, blob) for path, blob in files.items() if path not in titles)
     shared = [
@@ -146,6 +150,8 @@ def doc_inputs(
         sorted(cited.items()),
         places,
     ]
+    if routes:  # only a Docusaurus site has them: every other site's digest is as before
+        shared.append(sorted(routes.items()))
     return _digest(json.dumps(shared, ensure_ascii=False))
 
 

@@ -25,7 +25,9 @@ page's own folder URL — MkDocs publishes `setup/x.md` at `setup/x/`, and raw H
 names a page the way these frameworks do — without its suffix (`./built-in-components`), with
 `.html` for `.md`, or a folder for its `index.md` — lands on that page, and an image written
 `name.*` (Sphinx's "any format") is the file of that name in the first format the HTML builder
-takes.
+takes. A page of a Docusaurus docs folder (whose config may stand beside the roots: `website/`
+with `path: '../docs'`) links by URL, as `indexer.site.docusaurus` resolves it: `/docs/next/x`, a
+front matter's `id:`, a file of the static folders served at the site's root.
 
 Nothing here makes a URL with a scheme: an external link is passed through as written (the
 sanitizer has already refused `javascript:` and the like), and a corpus file is either a
@@ -46,7 +48,7 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote
 
 from indexer.shapes import BrokenLinkJson
-from indexer.site import antora
+from indexer.site import antora, docusaurus
 from indexer.site.places import CorpusPlaces, Place
 from indexer.site.render import doc_page_path, root_prefix, url_path
 
@@ -70,6 +72,7 @@ SPHINX_SETTING = re.compile(r"^(?:extensions|html_theme|master_doc|root_doc|proj
 SPHINX_IMAGE_FORMATS = (".svg", ".png", ".gif", ".jpg", ".jpeg", ".webp")
 # The folders of a docs root whose files the site serves at its root: VitePress' and Docusaurus'.
 PUBLIC_FOLDERS = ("public", "static")
+
 # The selectors a document page answers itself (`#L12`, `#c3-9`, `#L2C1-L3C4`): never headings.
 SELECTOR = re.compile(r"L\d+(?:-L\d+)?|c\d+-\d+|L\d+C\d+-L\d+C\d+|p\d+|page-\d+")
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -136,11 +139,13 @@ class SiteTargets:
         frameworks: Mapping[str, str] = {},
         titles: Mapping[str, str] = {},
         places: CorpusPlaces | None = None,
+        front_matter: Mapping[str, Mapping[str, str]] = {},
     ):
         """`docs_roots`: where `/` links start (None: the ones the frameworks' files name, looked for
         among `files` too); `frameworks`: the docs frameworks' config files (path → text) above and
         under the roots; `titles`: the documents' titles (an Antora page's `xref:page.adoc[]` shows its
-        target's); `places`: the Sphinx labels and glossary terms of the reST documents."""
+        target's); `places`: the Sphinx labels and glossary terms of the reST documents; `front_matter`:
+        the `id:` and `slug:` of the documents of Docusaurus' docs folders."""
         self.documents = frozenset(documents)
         self.titles = dict(titles)
         self.places = places or CorpusPlaces()
@@ -166,6 +171,17 @@ class SiteTargets:
         # Antora components (antora.yml → the component's name): their pages name files by resource ID.
         self.descriptors = {path: text for path, text in frameworks.items() if antora.is_descriptor(path)}
         self.antora = {path: antora_name(text) for path, text in self.descriptors.items()}
+        # Docusaurus sites: their pages link each other by URL (`/docs/next/x`, a front matter's `id:`).
+        has_site = any(docusaurus.is_config(path) for path in frameworks)
+        self.docusaurus = docusaurus.Docusaurus(frameworks, self.documents, front_matter) if has_site else None
+
+    def is_mdx(self, document: str) -> bool:
+        """Whether the site reads `document` as MDX, as Docusaurus does (its ESM, JSX and comments)."""
+        return document.endswith(".mdx") or (self.docusaurus is not None and self.docusaurus.is_mdx(document))
+
+    def why_missing(self, document: str, url: str) -> str | None:
+        """What a link to nothing names on its framework's site, when that says more than the path."""
+        return self.docusaurus.why_missing(document, url) if self.docusaurus is not None else None
 
     def named(self, name: str) -> list[str]:
         """The documents whose path ends with `/name` (or is `name`), in path order."""
@@ -224,6 +240,10 @@ class SiteTargets:
             path = self._named_as_frameworks_do(path, image) or path
             if self.status(path) != "missing" or antora.is_resource_id(url):
                 return path, "", fragment
+        if self.docusaurus is not None and self.docusaurus.holds(document):
+            resolved = self._as_docusaurus_resolves(document, url)
+            if resolved is not None:
+                return resolved
         root = self.docs_root(document)
         from_root = root is not None and url.startswith("/") and not url.startswith("//")
         if root and from_root:
@@ -246,6 +266,23 @@ class SiteTargets:
                     return public, query, fragment
         return target, query, fragment
 
+    def _as_docusaurus_resolves(self, document: str, url: str) -> tuple[str, str, str] | None:
+        """The path a link of a Docusaurus docs page names: a file beside the page as written, else a page
+        by its URL or file path, or a file of the static folders (see `indexer.site.docusaurus`)."""
+        assert self.docusaurus is not None
+        rest, _, fragment = url.partition("#")
+        path, _, query = rest.partition("?")
+        if not path:
+            return None
+        if not path.startswith("/") and not path.endswith(docusaurus.PAGE_SUFFIXES):
+            beside = target_of(document, url)
+            if beside[0] and self.status(beside[0]) != "missing":
+                return beside  # an image or an attachment next to the page
+        target = self.docusaurus.locate(document, path, lambda candidate: self.status(candidate) != "missing")
+        if target is None:
+            return None
+        return target, ("?" + query if query else ""), ("#" + fragment if fragment else "")
+
     def _named_as_frameworks_do(self, target: str, image: bool) -> str | None:
         """The file a link `target` names the way docs frameworks write links, if one stands there."""
         if self.status(target) != "missing":
@@ -265,6 +302,8 @@ class SiteTargets:
     def state(self, document: str, records: Iterable[tuple[str, str]]) -> str:
         """A digest of the statuses of a page's link targets: the page is redone when it changes."""
         descriptor = self.descriptor(document)  # an Antora page shows its component's attributes …
+        # A Docusaurus page names its targets by URL: an `id:` or `slug:` moved elsewhere is another target.
+        by_url = self.docusaurus is not None and self.docusaurus.holds(document)
         statuses: list[str | list[str]] = []
         for url, kind in records:
             if kind in PLACE_KINDS:  # where the label or term lands, and the title a page shows for it
@@ -272,7 +311,7 @@ class SiteTargets:
                 statuses.append(place.state(kind == LABEL_TITLE) if place is not None else "none")
                 continue
             target = self.locate(document, url, kind)[0]
-            status = self.status(target)
+            status = self.status(target) + (":" + target if by_url else "")
             if descriptor is not None and status == "doc":
                 status += ":" + self.titles.get(target, "")  # … and the titles of the pages it links to
             statuses.append(status)
@@ -336,8 +375,8 @@ def antora_name(text: str, field: re.Pattern[str] = ANTORA_NAME) -> str:
     return found.group(2).strip() if found else ""
 
 
-def framework_candidates(roots: Iterable[str]) -> list[str]:
-    """The paths a docs framework's config file may have above each root (its folder and every parent)."""
+def above_roots(roots: Iterable[str]) -> tuple[str, ...]:
+    """Each root's folder and every parent of it ("" is the repository's root)."""
     folders: set[str] = set()
     for root in roots:
         folder = "" if root in ("", ".") else posixpath.normpath(root)
@@ -346,11 +385,18 @@ def framework_candidates(roots: Iterable[str]) -> list[str]:
             if not folder:
                 break
             folder = posixpath.dirname(folder)
+    return tuple(sorted(folders))
+
+
+def framework_candidates(roots: Iterable[str]) -> list[str]:
+    """The paths a docs framework's config file may have above each root (its folder and every parent)."""
+    folders = above_roots(roots)
     names = [f".vitepress/config.{ext}" for ext in ("js", "ts", "mjs", "mts", "cjs", "cts")]
-    names += sorted(MKDOCS_FILES) + [f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs")]
+    names += sorted(MKDOCS_FILES) + list(docusaurus.CONFIG_NAMES)
     names.append(SPHINX_CONF)
     names.append(antora.DESCRIPTOR)
-    return [posixpath.join(folder, name) for folder in sorted(folders) for name in names]
+    names.append(docusaurus.VERSIONS_FILE)  # beside a Docusaurus config: its released versions
+    return [posixpath.join(folder, name) for folder in folders for name in names]
 
 
 def detect_docs_roots(files: Iterable[str], frameworks: Mapping[str, str] = {}) -> tuple[str, ...]:
@@ -461,7 +507,8 @@ def outcome(document: str, url: str, kind: str, targets: SiteTargets) -> Outcome
     if status == "outside":
         return Outcome(None, "it points outside the repository")
     if status == "missing":
-        return Outcome(None, f"{target!r} is not a document or a file of the corpus")
+        why = targets.why_missing(document, url)
+        return Outcome(None, why or f"{target!r} is not a document or a file of the corpus")
     suffix = PurePosixPath(target).suffix.lower()
     if kind in IMAGE_KINDS:
         # An SVG is text, so it is also a document; as an image it is still the committed file.

@@ -36,7 +36,7 @@ import nh3
 import pyromark
 from markupsafe import Markup, escape
 
-from indexer.site import markdown_gfm, markdown_mkdocs
+from indexer.site import markdown_gfm, markdown_mkdocs, mdx
 from indexer.site.links import HTML_IMAGE, HTML_LINK, IMAGE, LINK, DocumentLinks, heading_fragment, is_external
 from indexer.text.chunk import byte_line_starts
 
@@ -234,8 +234,11 @@ class _Renderer:
         links: DocumentLinks | None,
         containers: dict[int, markdown_gfm.Container] | None = None,
         mkdocs: bool = False,
+        jsx: mdx.Marked | None = None,
     ):
         self.source = source
+        self.jsx = jsx  # an MDX document's components, marked before the parse
+        self.show = markdown_gfm.show_tags if jsx is None else mdx.show_components
         self.mkdocs = mkdocs  # an MkDocs page: its text runs hold MkDocs' inline syntax (icons, keys…)
         self.term = markdown_mkdocs.term_placeholder(marker)
         # The inline element that ended last: where its start tag is in the output, and the output's length
@@ -460,7 +463,7 @@ class _Renderer:
         html = "".join(self.out[element.at :])
         del self.out[element.at :]
         self.raw_open = {}
-        html = markdown_gfm.show_tags(html, self.marker, element.first)
+        html = self.show(html, self.marker, element.first)
         _left_open(html, self.raw_open)
         self.out.append(html)
         self.close_raw()
@@ -507,10 +510,12 @@ class _Renderer:
             repeat = self.footnote_refs.get(value, 0)
             self.footnote_refs[value] = repeat + 1
             self.out.append(markdown_gfm.footnote_reference(self.marker, value, number, repeat))
+        elif kind == "Html" and self.jsx is not None and mdx.is_mark(value, self.marker):
+            self.component(value, where)
         elif kind == "Html" and value.startswith("<!--" + self.marker):
             self.container_fence(value, where)
         elif kind == "Html" or kind == "InlineHtml":
-            self.raw_html(markdown_gfm.show_tags(value, self.marker) if kind == "InlineHtml" else value)
+            self.raw_html(self.show(value, self.marker) if kind == "InlineHtml" else value)
         else:
             self.out.append(str(escape(value)))
 
@@ -547,6 +552,16 @@ class _Renderer:
         lines = self.attributes(first, first)
         title = markdown_mkdocs.inline_html(container.title, self.marker) if self.mkdocs else None
         self.out.append(markdown_gfm.container_start(self.marker, container.kind, container.title, lines, title))
+
+    def component(self, comment: str, where: dict[str, int]) -> None:
+        """An MDX component's marked line: a tab's or a component's block opens or closes, or its mark."""
+        assert self.jsx is not None
+        jsx = self.jsx.jsx[mdx.mark_number(comment, self.marker)]
+        first, _last = self.span(where)
+        href = None
+        if jsx.kind == "partial" and self.links is not None:
+            href = self.links.resolve(_normal_url(jsx.url), LINK)
+        self.out.append(mdx.shown(jsx, self.marker, self.attributes(first, first), href))
 
     def raw_html(self, html: str) -> None:
         # A `<script>`, `<iframe>`… left open would take the rest of the page with it: it is
@@ -747,31 +762,38 @@ def _closing(counts: dict[str, int]) -> str:
 
 
 def markdown_view(
-    text: str, links: DocumentLinks | None = None, mkdocs: bool | None = None
+    text: str, links: DocumentLinks | None = None, mkdocs: bool | None = None, is_mdx: bool = False
 ) -> tuple[Markup, list[tuple[int, str, str]]]:
     """Rendered Markdown with source lines on blocks; and the (level, id, title) headings.
 
     `links` resolves relative links and images onto the site (and records them); without it
     they are left as written and images are links. `mkdocs`: read MkDocs' extensions too (by
-    default, when `links` is a page an mkdocs.yml publishes).
+    default, when `links` is a page an mkdocs.yml publishes). `is_mdx`: the text is
+    MDX (`indexer.site.mdx`).
     """
     if mkdocs is None:
         mkdocs = links is not None and links.mkdocs
     marker = "m" + secrets.token_hex(8) + "~"
     shown_as_code = re.compile("&lt;!--" + re.escape(marker) + r"open-(\d+)--&gt;")
     skip: frozenset[int] = frozenset()
+    jsx_skip: frozenset[int] = frozenset()
     for _attempt in range(MARKING_ATTEMPTS):
-        parsed, containers = markdown_gfm.mark_containers(text, marker, skip, definitions=mkdocs)
-        clean, headings = _render(parsed, marker, links, containers, mkdocs)
+        jsx = mdx.mark(text, marker, jsx_skip) if is_mdx else None
+        parsed, containers = markdown_gfm.mark_containers(jsx.text if jsx else text, marker, skip, definitions=mkdocs)
+        clean, headings = _render(parsed, marker, links, containers, mkdocs, jsx)
         # A container the parse took for code (an MkDocs block indented under a paragraph) would show
         # its marked comment as text: it is left as written, and the document rendered again.
         leaked = {containers[int(number)].line for number in shown_as_code.findall(clean)}
-        if not leaked:
+        jsx_leaked = jsx.leaked(clean, marker) if jsx else set()
+        if not leaked and not jsx_leaked:
             return Markup(wrap_tables(clean)), headings
         skip |= leaked
+        jsx_skip |= jsx_leaked
         if links is not None:
             links.forget()
-    clean, headings = _render(text, marker, links, {}, mkdocs)
+    every_line = frozenset(range(text.count("\n") + 1))
+    jsx = mdx.mark(text, marker, every_line) if is_mdx else None  # ESM and comments still left out
+    clean, headings = _render(jsx.text if jsx else text, marker, links, {}, mkdocs, jsx)
     return Markup(wrap_tables(clean)), headings
 
 
@@ -785,10 +807,11 @@ def _render(
     links: DocumentLinks | None,
     containers: dict[int, markdown_gfm.Container],
     mkdocs: bool = False,
+    jsx: mdx.Marked | None = None,
 ) -> tuple[str, list[tuple[int, str, str]]]:
     if mkdocs:
         parsed = markdown_mkdocs.mark_comment_terms(parsed, marker)
-    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers, mkdocs)
+    renderer = _Renderer(parsed.encode("utf-8"), marker, links, containers, mkdocs, jsx)
     events: Iterable[tuple[Any, Any]] = pyromark.events_with_range(parsed, options=view_options(parsed, mkdocs))
     html = renderer.render(events)
     ids = frozenset(anchor for _level, anchor, _title in renderer.headings)

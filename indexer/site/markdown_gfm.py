@@ -115,7 +115,13 @@ def code_fence(fence: str, line: str) -> tuple[str, bool]:
     found = _FENCE.match(line)
     if not fence:
         return (found.group(1), True) if found else ("", False)
-    closes = found is not None and found.group(1)[0] == fence[0] and len(found.group(1)) >= len(fence)
+    # A closing fence holds nothing after its signs (CommonMark): "```js" inside a ``` fence is code.
+    closes = (
+        found is not None
+        and found.group(1)[0] == fence[0]
+        and len(found.group(1)) >= len(fence)
+        and not line[found.end() :].strip()
+    )
     return ("" if closes else fence), True
 
 

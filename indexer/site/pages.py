@@ -281,7 +281,10 @@ def _rendered_view(
     fmt = text_format(path)
     render: Callable[[], View]
     if fmt == "markdown" and meta.is_markdown:
-        render = partial(markdown_view, text, links)
+        if links is not None and links.targets.is_mdx(path):  # a Docusaurus site's page
+            render = partial(markdown_view, text, links, is_mdx=True)
+        else:
+            render = partial(markdown_view, text, links)
     elif fmt == "rst":
         from indexer.config import role_urls
         from indexer.site.rst_view import DEFAULT_ROLE_URLS, rst_view  # docutils loads only for a corpus with reST

@@ -466,6 +466,26 @@ class GitRepo:
             entries.append(TreeEntry(_tree_path(path, commit), mode, sha))
         return entries
 
+    def subfolders(self, commit: str, folders: tuple[str, ...]) -> list[str]:
+        """The folders standing straight in each of `folders` at `commit` ("" is the repository's root)."""
+        paths = [folder + "/" if folder else "." for folder in folders]
+        out = self.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths)
+        found = []
+        for record in out.split(b"\0"):
+            if record:
+                meta, path = record.split(b"\t", 1)
+                if meta.split()[1] == b"tree":
+                    found.append(_tree_path(path, commit))
+        return found
+
+    def held_objects(self, shas: Iterable[str]) -> set[str]:
+        """The objects among `shas` the object store holds (a partial clone may lack some), in one git process."""
+        listing = "".join(f"{sha}\n" for sha in shas).encode()
+        if not listing:
+            return set()
+        out = self.run("cat-file", "--batch-check=%(objectname)", input_bytes=listing)
+        return {line for line in out.decode().split("\n") if line and not line.endswith(" missing")}
+
     def entry_runs(
         self, commits: list[CommitInfo], roots: tuple[str, ...], *, literal: bool = False
     ) -> list[tuple[TreeEntry, int, int]]:
