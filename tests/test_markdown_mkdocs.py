@@ -91,7 +91,7 @@ def test_icons_and_emoji_are_named_marks_in_prose_titles_and_tabs() -> None:
 def test_keys_marks_insertions_and_sub_and_superscripts() -> None:
     html, _ = mkdocs_view("Press ++ctrl+alt+del++, ==mark this==, ^^insert this^^, H~2~O, x^2^ and ~~gone~~.\n")
     assert '<kbd class="keys"><kbd>ctrl</kbd>+<kbd>alt</kbd>+<kbd>del</kbd></kbd>' in html, html
-    assert "<mark>mark this</mark>" in html and "<ins>insert this</ins>" in html, html
+    assert '<mark class="highlight">mark this</mark>' in html and "<ins>insert this</ins>" in html, html
     assert "x<sup>2</sup>" in html and "<s>gone</s>" in html, html
     assert "H~2~O" in html or "<sub>2</sub>" in html, html  # pymdownx' `~sub~` needs no word next to it either
     assert not re.search(r"\+\+|==|\^\^", prose(html)), html
@@ -129,7 +129,7 @@ def test_a_rule_right_under_a_blocks_body_ends_it() -> None:
 def test_text_in_the_syntax_stays_escaped_and_a_tooltip_stays_an_attribute() -> None:
     source = '==a "q" &amp; b== [a](#){ title=\'say "hi" &amp; &lt;bye&gt;\' } :smile:{ title="x&lt;y" }\n'
     html, _ = mkdocs_view(source)
-    assert '<mark>a "q" &amp; b</mark>' in html, html
+    assert '<mark class="highlight">a "q" &amp; b</mark>' in html, html
     assert '<a title="say &quot;hi&quot; &amp; &lt;bye&gt;" href="#"' in html, html
     assert '<span title="x&lt;y" class="icon icon-emoji">smile</span>' in html, html
 

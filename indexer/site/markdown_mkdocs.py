@@ -106,7 +106,9 @@ def _element(found: re.Match[str], marker: str) -> str:
     if kind == "keys":
         keys = "+".join(f"<kbd>{escape(key)}</kbd>" for key in value.split("+"))
         return f'<kbd class="{marker}keys">{keys}</kbd>'
-    tag = {"mark": "mark", "insert": "ins", "sup": "sup"}[kind or ""]
+    if kind == "mark":  # its own class: the `mark.term` highlights of a search (`?hl=`) keep their look
+        return f'<mark class="{marker}highlight">{escape(value)}</mark>'
+    tag = {"insert": "ins", "sup": "sup"}[kind or ""]
     return f"<{tag}>{escape(value)}</{tag}>"
 
 
