@@ -32,13 +32,25 @@ def test_a_label_whose_id_another_name_takes_is_no_place() -> None:
     assert scan(".. _intro:\n\nIntro\n=====\n").labels == {"intro": ("h-intro", "Intro")}
 
 
+def test_a_label_whose_id_docutils_may_number_another_node_into_is_no_place() -> None:
+    """A second `Intro` takes `h-intro-1`, a footnote `h-footnote-1`: a label of either name gets another id."""
+    text = "Intro\n=====\n\nIntro\n=====\n\n.. _intro-1:\n\nLater\n-----\n\n"
+    text += ".. _footnote-1:\n\nNotes\n-----\n\nText [#]_.\n\n.. [#] a note\n"
+    assert 'id="h-intro-1"' in str(rst_view(text)[0])
+    assert scan(text).labels == {}
+
+
 def test_a_title_whose_markup_the_scan_cannot_read_is_not_shown() -> None:
     assert shown_title("The :mod:`~pkg.mod` and **bold** *em* `link <https://x>`_") == "The mod and bold em link"
     assert shown_title("With |substitution|") == ""
 
 
-LABEL_NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}([-_ ][a-z0-9]{1,4}){0,2}", fullmatch=True)
-TITLE = st.from_regex(r"[A-Z][a-z]{1,8}( [a-z]{1,6}| ``[a-z.]{1,6}``){0,3}", fullmatch=True)
+# A name may start with a digit (`2to3`) and end as docutils numbers a taken name (`intro-1`).
+LABEL_NAME = st.from_regex(r"[a-z0-9][a-z0-9]{0,6}([-_ ][a-z0-9]{1,4}){0,2}", fullmatch=True)
+# Titles taken twice, and one making the id docutils numbers the second of them into.
+TITLE = st.from_regex(r"[A-Z][a-z]{1,8}( [a-z]{1,6}| ``[a-z.]{1,6}``){0,3}", fullmatch=True) | st.sampled_from(
+    ["Intro", "Intro 1", "2to3"]
+)
 
 
 @settings(max_examples=60, deadline=None)

@@ -13,9 +13,10 @@ Fail closed: a place is only taken where the scan is sure the target page carrie
 that is not one place stays text (never a link to the wrong place):
 
 - a label at the margin, followed (past blank lines and the other labels of its stack) by a
-  section title at the margin; its id is docutils' (`h-` + `make_id(name)`) when no other name of
+  section title at the margin; its id is docutils' (`rst_sphinx.name_anchor`) when no other name of
   the document makes the same id (a second label or target, a section title, a glossary term, a
-  `:name:`), where docutils would give one of them another id; a label that stands before anything
+  `:name:`), where docutils would give one of them another id, and no id docutils numbers
+  (`h-intro-1` for a second `Intro`, `h-footnote-1`) can be the same; a label that stands before anything
   else (a comment, a directive, a paragraph) is no place here;
 - a term of a glossary at the margin whose content reads as one (`rst_sphinx.glossary_entries`),
   with the id the glossary gives it (`rst_sphinx.term_anchor`), by the same rule;
@@ -31,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from docutils.nodes import fully_normalize_name, make_id
+from docutils.nodes import fully_normalize_name, make_id, node_class_names
 
 from indexer.site import rst_sphinx
 from indexer.site.places import Scanned
@@ -50,6 +51,9 @@ STRONG = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
 EMPHASIS = re.compile(r"\*(\S(?:.*?\S)?)\*")
 REFERENCE = re.compile(r"`([^`<]+?)(?:\s*<[^<>]+>)?`__?")
 UNSURE = re.compile(r"[`|*]|\\|_\b")
+NUMBERED = re.compile(r"(.+)-\d+")
+# The stems of the ids docutils numbers for nodes without a name of their own (`h-footnote-1`).
+GENERATED_STEMS = frozenset(rst_sphinx.ID_PREFIX + str(make_id(kind)) for kind in node_class_names)
 
 
 def scan(text: str) -> Scanned:
@@ -58,21 +62,33 @@ def scan(text: str) -> Scanned:
     titles = _titles(lines)
     labels = _labels(lines, titles)
     terms = _terms(lines)
-    ids = Counter(make_id(name) for name in _target_names(text))
-    ids.update(make_id(shown_title(title) or title) for title in titles.values())
-    ids.update(anchor[len("h-") :] for _key, anchor in terms)
+    ids = Counter(rst_sphinx.name_anchor(name) for name in _target_names(text))
+    ids.update(rst_sphinx.name_anchor(shown_title(title) or title) for title in titles.values())
+    ids.update(anchor for _key, anchor in terms)
     label_names = Counter(name for name, _line in labels)
     places: dict[str, tuple[str, str]] = {}
     for name, line in labels:
         title = titles[line]
-        own = make_id(name)
+        own = rst_sphinx.name_anchor(name)
         # Its id and its own section's (when the two names make the same id) are one place.
-        if label_names[name] == 1 and ids[own] == 1 + (make_id(shown_title(title) or title) == own):
-            places[name] = ("h-" + own, shown_title(title))
+        alone = ids[own] == 1 + (rst_sphinx.name_anchor(shown_title(title) or title) == own)
+        if label_names[name] == 1 and alone and not _may_be_numbered(own, ids):
+            places[name] = (own, shown_title(title))
     term_names = Counter(key for key, _anchor in terms)
-    found = {key: anchor for key, anchor in terms if term_names[key] == 1 and ids[anchor[len("h-") :]] == 1}
+    found = {
+        key: anchor
+        for key, anchor in terms
+        if term_names[key] == 1 and ids[anchor] == 1 and not _may_be_numbered(anchor, ids)
+    }
     every_label = {fully_normalize_name(_unquoted(m.group(1))) for m in TARGET.finditer(text)}
     return Scanned(places, found, frozenset(every_label), frozenset(term_names))
+
+
+def _may_be_numbered(anchor: str, ids: Counter[str]) -> bool:
+    """Whether docutils may number another node into `anchor` first: a name taken twice gets its id
+    with `-1`, `-2`… (`h-intro` → `h-intro-1`), a node without a name `h-<its kind>-1` (`h-footnote-1`)."""
+    numbered = NUMBERED.fullmatch(anchor)
+    return numbered is not None and (numbered.group(1) in ids or numbered.group(1) in GENERATED_STEMS)
 
 
 def _unquoted(name: str) -> str:
@@ -122,7 +138,7 @@ def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
         )
         under = index + 2 if overline else index + 1
         if under in titles and not lines[under][:1].isspace() and (overline or not line[:1].isspace()):
-            found.extend((name, under) for name in stack if make_id(name))
+            found.extend((name, under) for name in stack if rst_sphinx.name_anchor(name))
         stack = []
     return found
 
