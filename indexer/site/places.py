@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 # Scanned records of an older shape are not read (the blob is scanned again).
-SCAN_FORM = 1
+# 2: a label's id as docutils gives it under the `h-` prefix (`2to3` → `h-2to3`, not `h-to3`).
+SCAN_FORM = 2
 
 
 @dataclass(frozen=True)
