@@ -43,6 +43,7 @@ INLINE_TARGET = re.compile(r"(?<![\w`])_`([^`]+)`")
 NOTE = re.compile(r"^[ \t]*\.\. \[([^\]#*\s][^\]\s]*)\]", re.MULTILINE)  # a footnote or citation's label
 NAME_OPTION = re.compile(r"^[ \t]+:name:[ \t]+(\S.*?)[ \t]*$", re.MULTILINE)
 GLOSSARY = re.compile(r"\.\.[ \t]+glossary::[ \t]*")
+RUBRIC = re.compile(r"\.\.[ \t]+rubric::[ \t]+\S.*")
 ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*[ \t]*")
 # Inline markup a title may hold, read as docutils shows it; anything else of markup leaves the title unsure.
 ROLE = re.compile(r":([\w.+:-]+):`((?:[^`\\]|\\.)+)`|`((?:[^`\\]|\\.)+)`:([\w.+:-]+):")
@@ -60,7 +61,7 @@ def scan(text: str) -> Scanned:
     """The labels and glossary terms `text` (a reST document) defines, with the ids its page gives them."""
     lines = text.split("\n")
     titles = _titles(lines)
-    labels = _labels(lines, titles)
+    labels, block_labels = _labels(lines, titles)
     terms = _terms(lines)
     ids = Counter(rst_sphinx.name_anchor(name) for name in _target_names(text))
     ids.update(rst_sphinx.name_anchor(shown_title(title) or title) for title in titles.values())
@@ -80,8 +81,13 @@ def scan(text: str) -> Scanned:
         for key, anchor in terms
         if term_names[key] == 1 and ids[anchor] == 1 and not _may_be_numbered(anchor, ids)
     }
+    blocks = {
+        name: own
+        for name, own in ((name, rst_sphinx.name_anchor(name)) for name in block_labels)
+        if label_names[name] + block_labels.count(name) == 1 and ids[own] == 1 and not _may_be_numbered(own, ids)
+    }
     every_label = {fully_normalize_name(_unquoted(m.group(1))) for m in TARGET.finditer(text)}
-    return Scanned(places, found, frozenset(every_label), frozenset(term_names))
+    return Scanned(places, found, frozenset(every_label), frozenset(term_names), blocks)
 
 
 def _may_be_numbered(anchor: str, ids: Counter[str]) -> bool:
@@ -118,10 +124,14 @@ def _titles(lines: list[str]) -> dict[int, str]:
     return titles
 
 
-def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
-    """The labels at the margin that stand before a section title at the margin, with its underline's index."""
+def _labels(lines: list[str], titles: dict[int, str]) -> tuple[list[tuple[str, int]], list[str]]:
+    """The labels at the margin that stand before a section title at the margin, with its underline's
+    index; and those that stand, after a blank line, before another block at the margin that docutils
+    gives their ids (`_takes_ids`)."""
     found: list[tuple[str, int]] = []
+    blocks: list[str] = []
     stack: list[str] = []
+    apart = True  # the stack follows a blank line (or starts the text): its labels are markup, not a paragraph's words
     for index, line in enumerate(lines):
         label = LABEL.fullmatch(line)
         if label:
@@ -129,6 +139,8 @@ def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
             if following[:1].isspace() and following.strip():  # `.. _x:` with its URL on the next line
                 stack = []
                 continue
+            if not stack:
+                apart = index == 0 or not lines[index - 1].strip()
             stack.append(fully_normalize_name(_unquoted(label.group(1))))
             continue
         if not stack or not line.strip():
@@ -137,10 +149,22 @@ def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
             bool(ADORNMENT.fullmatch(line)) and index + 2 < len(lines) and lines[index + 2].strip() == line.strip()
         )
         under = index + 2 if overline else index + 1
+        named = [name for name in stack if rst_sphinx.name_anchor(name)]
         if under in titles and not lines[under][:1].isspace() and (overline or not line[:1].isspace()):
-            found.extend((name, under) for name in stack if rst_sphinx.name_anchor(name))
+            found.extend((name, under) for name in named)
+        elif apart and under not in titles and _takes_ids(line):
+            blocks.extend(named)
         stack = []
-    return found
+    return found, blocks
+
+
+def _takes_ids(line: str) -> bool:
+    """Whether the block starting at `line` is one docutils moves a label's ids onto: a paragraph, a list,
+    a table, a rubric… at the margin; not a directive or a comment (it may make no element, or one the
+    view reshapes), a footnote, a substitution or a transition."""
+    if line[:1].isspace() or ADORNMENT.fullmatch(line.strip()):
+        return False
+    return not line.startswith("..") or RUBRIC.fullmatch(line) is not None
 
 
 def _terms(lines: list[str]) -> list[tuple[str, str]]:

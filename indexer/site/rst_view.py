@@ -251,7 +251,7 @@ def _resolve_roles(tree: nodes.document, links: DocumentLinks | None, role_urls:
         else:
             href = _role_href(tree, role, target, links, role_urls)
             if href is None and role in ("ref", "numref") and links is not None:
-                shown = LABEL_TITLE if role == "ref" and untitled else LABEL
+                shown = LABEL_TITLE if untitled else LABEL  # an untitled one shows a section's title
                 elsewhere = links.resolve_place(shown, nodes.fully_normalize_name(target))
         if elsewhere is not None:
             href, title = elsewhere
