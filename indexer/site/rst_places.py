@@ -16,8 +16,11 @@ that is not one place stays text (never a link to the wrong place):
   section title at the margin; its id is docutils' (`rst_sphinx.name_anchor`) when no other name of
   the document makes the same id (a second label or target, a section title, a glossary term, a
   `:name:`), where docutils would give one of them another id, and no id docutils numbers
-  (`h-intro-1` for a second `Intro`, `h-footnote-1`) can be the same; a label that stands before anything
-  else (a comment, a directive, a paragraph) is no place here;
+  (`h-intro-1` for a second `Intro`, `h-footnote-1`) can be the same;
+- a label at the margin after a blank line, before a block at the margin that docutils moves its id
+  onto (a paragraph, a list, a table, a rubric: `_takes_ids`), by the same rules; it has no section
+  title, so only a titled `:ref:` links to it (`Scanned.blocks`). A label before a directive or a
+  comment is no place;
 - a term of a glossary at the margin whose content reads as one (`rst_sphinx.glossary_entries`),
   with the id the glossary gives it (`rst_sphinx.term_anchor`), by the same rule;
 - a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one).
