@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from docutils.nodes import fully_normalize_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,13 +33,25 @@ def test_a_label_whose_id_another_name_takes_is_no_place() -> None:
     assert scan(".. _intro:\n\nIntro\n=====\n").labels == {"intro": ("h-intro", "Intro")}
 
 
+def test_a_label_whose_id_docutils_may_number_another_node_into_is_no_place() -> None:
+    """A second `Intro` takes `h-intro-1`, a footnote `h-footnote-1`: a label of either name gets another id."""
+    text = "Intro\n=====\n\nIntro\n=====\n\n.. _intro-1:\n\nLater\n-----\n\n"
+    text += ".. _footnote-1:\n\nNotes\n-----\n\nText [#]_.\n\n.. [#] a note\n"
+    assert 'id="h-intro-1"' in str(rst_view(text)[0])
+    assert scan(text).labels == {}
+
+
 def test_a_title_whose_markup_the_scan_cannot_read_is_not_shown() -> None:
     assert shown_title("The :mod:`~pkg.mod` and **bold** *em* `link <https://x>`_") == "The mod and bold em link"
     assert shown_title("With |substitution|") == ""
 
 
-LABEL_NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}([-_ ][a-z0-9]{1,4}){0,2}", fullmatch=True)
-TITLE = st.from_regex(r"[A-Z][a-z]{1,8}( [a-z]{1,6}| ``[a-z.]{1,6}``){0,3}", fullmatch=True)
+# A name may start with a digit (`2to3`) and end as docutils numbers a taken name (`intro-1`).
+LABEL_NAME = st.from_regex(r"[a-z0-9][a-z0-9]{0,6}([-_ ][a-z0-9]{1,4}){0,2}", fullmatch=True)
+# Titles taken twice, and one making the id docutils numbers the second of them into.
+TITLE = st.from_regex(r"[A-Z][a-z]{1,8}( [a-z]{1,6}| ``[a-z.]{1,6}``){0,3}", fullmatch=True) | st.sampled_from(
+    ["Intro", "Intro 1", "2to3"]
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -59,6 +72,41 @@ def test_every_place_scanned_is_the_id_the_page_carries_on_its_heading(
         heading = re.search(after, html)
         assert heading is not None, name
         assert re.sub(r"<[^>]+>", "", heading.group(1)) == title
+
+
+# Blocks a label may stand before, each with a word of its own: the id docutils moves onto each is on the page.
+BLOCK = st.sampled_from(
+    [
+        "Words of a paragraph.\n",
+        "* words of a bulleted list\n* and more\n",
+        "1. words of a numbered list\n",
+        "term words\n   its definition\n",
+        ":field: words of a field\n",
+        "| words of a line block\n",
+        ".. rubric:: words of a rubric\n",
+        ".. note:: words of a note\n",
+        ".. a comment of words\n",
+    ]
+)
+OWN_WORD = re.compile(r"paragraph|bulleted|numbered|definition|field|line|rubric|note|comment")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(LABEL_NAME, min_size=1, max_size=2), BLOCK), min_size=1, max_size=5))
+def test_every_block_place_scanned_is_an_id_the_page_carries_on_that_block(blocks: list[tuple[list[str], str]]) -> None:
+    """A label before a paragraph, a list, a rubric…: the scan's id stands once on the page, on the
+    element of the block the label stands before."""
+    text = "Top\n===\n\n" + "".join(
+        "".join(f".. _{name}:\n\n" for name in names) + f"{block}\n" for names, block in blocks
+    )
+    html = str(rst_view(text)[0])
+    for name, anchor in scan(text).blocks.items():
+        assert html.count(f'id="{anchor}"') == 1, name
+        block = next(block for names, block in blocks if name in {fully_normalize_name(n) for n in names})
+        element = re.search(rf' id="{re.escape(anchor)}"[^>]*>(.*)', html, re.DOTALL)
+        assert element is not None, name
+        shown = OWN_WORD.search(re.sub(r"<[^>]+>", " ", element.group(1)))
+        assert shown is not None and shown.group(0) == OWN_WORD.search(block).group(0), name  # type: ignore[union-attr]
 
 
 def test_a_name_defined_in_two_documents_is_no_place() -> None:

@@ -392,8 +392,8 @@ def test_links_docutils_refuses_or_reads_as_files_land_where_the_writer_meant() 
     text = " ".join(_read(html).parts)
     assert "`" not in text and "[11]_" not in text and "[#etw]_" not in text
     assert "x[99]_" in text  # no note of that label: the text stays as written
-    assert re.search(r'<a class="reference internal" href="#motivation-1"[^>]*>motivation</a>', html)
-    assert re.search(r'<a class="reference internal" href="#extras-1"[^>]*>Extras</a>', html)
+    assert re.search(r'<a class="reference internal" href="#h-motivation-1"[^>]*>motivation</a>', html)
+    assert re.search(r'<a class="reference internal" href="#h-extras-1"[^>]*>Extras</a>', html)
     assert re.search(r'<a class="reference internal" href="#h-runtime-behavior">the runtime</a>', html)
     assert re.search(r'href="https://pip.pypa.io/en/stable/cli/pip_install/">pip install -e</a>', html)
     assert re.search(r'syslog\.<a class="brackets" href="#h-11"', html)

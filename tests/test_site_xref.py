@@ -220,3 +220,51 @@ def test_a_retitled_section_renders_again_the_pages_that_show_its_title(
     after = {name: page.stat().st_mtime_ns for name, page in pages.items()}
     assert [name for name in "abc" if after[name] != before[name]] == ["a", "c"]
     assert _links(pages["c"].read_text(encoding="utf-8")) == {"Renamed": "../../doc/corpus/a.rst.html#h-place"}
+
+
+BLOCKS = """\
+Options
+=======
+
+.. _xref-modifiers:
+
+The behavior can be modified in the following ways.
+
+.. _flags:
+
+* ``-v``: more words
+* ``-q``: fewer
+
+.. _make-options:
+
+.. rubric:: Makefile options
+
+.. _a-note:
+
+.. note:: A directive: the label is no place here.
+"""
+NAMING_BLOCKS = """\
+Naming
+======
+
+See :ref:`the modifiers <xref-modifiers>`, :ref:`the flags <flags>`, :ref:`the options <make-options>`,
+:ref:`xref-modifiers` and :ref:`the note <a-note>`.
+"""
+
+
+def test_a_titled_ref_to_a_label_before_a_paragraph_list_or_rubric_links_to_it(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    corpus_repo.commit({"corpus/options.rst": BLOCKS, "corpus/naming.rst": NAMING_BLOCKS})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    links = _links(_page(site, "corpus/naming.rst"))
+    assert links["the modifiers"] == "../../doc/corpus/options.rst.html#h-xref-modifiers"
+    assert links["the flags"] == "../../doc/corpus/options.rst.html#h-flags"
+    assert links["the options"] == "../../doc/corpus/options.rst.html#h-make-options"
+    # untitled: no section title to show, so text as Sphinx leaves it; before a directive: no place
+    assert _spans(_page(site, "corpus/naming.rst")) == ["xref-modifiers", "the note"]
+    options = _page(site, "corpus/options.rst")
+    assert re.search(r'<p [^>]*id="h-xref-modifiers"[^>]*>The behavior', options)
+    assert re.search(r'<ul [^>]*id="h-flags"', options)
+    assert re.search(r'<p class="rubric"[^>]*id="h-make-options"[^>]*>Makefile options', options)

@@ -286,7 +286,8 @@ def _resource_ids(html: str, marker: str, links: DocumentLinks | None, descripto
 
 
 def _ids(html: str) -> frozenset[str]:
-    return frozenset("h-" + found for found in re.findall(r'<h[2-6] id="([^"]+)">', html))
+    """The ids the page gives the document's own places (headings, anchors, notes), as sanitized."""
+    return frozenset("h-" + found for found in re.findall(r'<[a-z][a-z0-9]*\b[^>]*?\sid="([^"]+)"', html))
 
 
 def _lines(html: str, role: str, marker: str, source: list[str]) -> str:

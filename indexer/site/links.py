@@ -322,7 +322,12 @@ class SiteTargets:
 
     def place(self, kind: str, name: str) -> Place | None:
         """Where the label or glossary term `name` (as the manifest records it) lands, if one place."""
-        return (self.places.terms if kind == TERM else self.places.labels).get(name)
+        if kind == TERM:
+            return self.places.terms.get(name)
+        found = self.places.labels.get(name)
+        if found is None and kind == LABEL:  # a label before a paragraph or a list: only a titled `:ref:`
+            found = self.places.blocks.get(name)  # links there, having no section title to show
+        return found
 
     def title_of(self, document: str, url: str) -> str:
         """The title of the document `url` (as written in `document`) names; "" for none."""

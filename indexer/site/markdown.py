@@ -661,7 +661,7 @@ class _Filter:
     ):
         self.marker = marker
         self.links = links
-        self.ids = ids  # the page's heading ids: `#Some-Title` finds `h-some-title`, as on GitHub
+        self.ids = ids  # the page's ids: `#Some-Title` finds `h-some-title`, as on GitHub; `#L12` an `h-L12`
         self.markdown_links = markdown_links
 
     def __call__(self, tag: str, attr: str, value: str) -> str | None:
@@ -693,7 +693,9 @@ class _Filter:
             return None  # no request leaves the site: the alt text stands in for it
         if url.startswith("#"):
             fragment = heading_fragment(url[1:])
-            if fragment not in self.ids and fragment.lower() in self.ids:
+            if "h-" + url[1:] in self.ids:  # `<<L12>>` names the document's own `[#L12]`, not line 12
+                fragment = "h-" + url[1:]
+            elif fragment not in self.ids and fragment.lower() in self.ids:
                 fragment = fragment.lower()
             return "#" + fragment
         if is_external(url):

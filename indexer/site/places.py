@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 # Scanned records of an older shape are not read (the blob is scanned again).
-SCAN_FORM = 1
+# 2: a label's id as docutils gives it under the `h-` prefix (`2to3` → `h-2to3`, not `h-to3`); the labels
+# before a block other than a section (`blocks`).
+SCAN_FORM = 2
 
 
 @dataclass(frozen=True)
@@ -36,12 +38,14 @@ class Place:
 @dataclass(frozen=True)
 class Scanned:
     """What one document's text defines: its places (label → (id, title), term → id), and every label
-    and term it defines, places or not (a name defined twice in the corpus is no place)."""
+    and term it defines, places or not (a name defined twice in the corpus is no place). `blocks`: the
+    labels that stand before a paragraph, a list, a rubric… (label → id), with no section title to show."""
 
     labels: dict[str, tuple[str, str]] = field(default_factory=dict)
     terms: dict[str, str] = field(default_factory=dict)
     label_names: frozenset[str] = frozenset()
     term_names: frozenset[str] = frozenset()
+    blocks: dict[str, str] = field(default_factory=dict)
 
     def to_json(self, identity: str) -> str:
         """The record the manifest keeps under the blob scanned; `identity` is its text's extractor's."""
@@ -51,6 +55,7 @@ class Scanned:
                 "identity": identity,
                 "labels": {name: list(place) for name, place in sorted(self.labels.items())},
                 "terms": dict(sorted(self.terms.items())),
+                "blocks": dict(sorted(self.blocks.items())),
                 "label_names": sorted(self.label_names),
                 "term_names": sorted(self.term_names),
             },
@@ -68,13 +73,13 @@ class Scanned:
             return None
         if not isinstance(data, dict) or data.get("form") != SCAN_FORM or data.get("identity") != identity:
             return None
-        labels, terms = data.get("labels"), data.get("terms")
+        labels, terms, blocks = data.get("labels"), data.get("terms"), data.get("blocks")
         label_names, term_names = data.get("label_names"), data.get("term_names")
-        if not (isinstance(labels, dict) and isinstance(terms, dict)):
+        if not (isinstance(labels, dict) and isinstance(terms, dict) and isinstance(blocks, dict)):
             return None
         if not (isinstance(label_names, list) and isinstance(term_names, list)):
             return None
-        if not (_texts(label_names) and _texts(term_names) and _texts(list(terms.values()))):
+        if not (_texts(label_names) and _texts(term_names) and _texts([*terms.values(), *blocks.values()])):
             return None
         if not all(_texts(place) and len(place) == 2 for place in labels.values()):
             return None
@@ -83,6 +88,7 @@ class Scanned:
             {str(k): str(v) for k, v in terms.items()},
             frozenset(label_names),
             frozenset(term_names),
+            {str(k): str(v) for k, v in blocks.items()},
         )
 
 
@@ -109,11 +115,18 @@ class CorpusPlaces:
             for key, anchor in found.terms.items()
             if term_count[key] == 1
         }
+        self.blocks = {
+            name: Place(path, anchor)
+            for path, found in scanned.items()
+            for name, anchor in found.blocks.items()
+            if label_count[name] == 1
+        }
 
     def digest(self) -> str:
         """What every page using a label or a term shares: a page carried over is keyed again when it changes."""
         places = [
             sorted((n, p.state()) for n, p in self.labels.items()),
             sorted((k, p.state()) for k, p in self.terms.items()),
+            sorted((n, p.state()) for n, p in self.blocks.items()),
         ]
         return hashlib.sha256(json.dumps(places, ensure_ascii=False).encode("utf-8", "surrogateescape")).hexdigest()

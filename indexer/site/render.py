@@ -36,10 +36,11 @@ from indexer.index.store import PassageAnchor
 from indexer.text.citation import identity_token
 
 # Bump when the HTML of a version or document page changes shape, so reused pages are redone.
+# 9: every id of a reST page under `h-` (a duplicate name's too), AsciiDoc xrefs to `[#L12]`-like anchors;
 # 8: an MkDocs page's definition lists, icons, keys, marks, task lists and attribute lists;
 # 7: Markdown components shown as their source, reST columns without inline styles, literalinclude links;
 # 6: AsciiDoc's kbd, btn and menu macros; 5: admonitions as blocks of prose, not tables
-RENDER_VERSION = 8
+RENDER_VERSION = 9
 
 
 def shipped_templates() -> Path:

@@ -13,10 +13,14 @@ Fail closed: a place is only taken where the scan is sure the target page carrie
 that is not one place stays text (never a link to the wrong place):
 
 - a label at the margin, followed (past blank lines and the other labels of its stack) by a
-  section title at the margin; its id is docutils' (`h-` + `make_id(name)`) when no other name of
+  section title at the margin; its id is docutils' (`rst_sphinx.name_anchor`) when no other name of
   the document makes the same id (a second label or target, a section title, a glossary term, a
-  `:name:`), where docutils would give one of them another id; a label that stands before anything
-  else (a comment, a directive, a paragraph) is no place here;
+  `:name:`), where docutils would give one of them another id, and no id docutils numbers
+  (`h-intro-1` for a second `Intro`, `h-footnote-1`) can be the same;
+- a label at the margin after a blank line, before a block at the margin that docutils moves its id
+  onto (a paragraph, a list, a table, a rubric: `_takes_ids`), by the same rules; it has no section
+  title, so only a titled `:ref:` links to it (`Scanned.blocks`). A label before a directive or a
+  comment is no place;
 - a term of a glossary at the margin whose content reads as one (`rst_sphinx.glossary_entries`),
   with the id the glossary gives it (`rst_sphinx.term_anchor`), by the same rule;
 - a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one).
@@ -31,7 +35,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from docutils.nodes import fully_normalize_name, make_id
+from docutils.nodes import fully_normalize_name, make_id, node_class_names
 
 from indexer.site import rst_sphinx
 from indexer.site.places import Scanned
@@ -42,6 +46,7 @@ INLINE_TARGET = re.compile(r"(?<![\w`])_`([^`]+)`")
 NOTE = re.compile(r"^[ \t]*\.\. \[([^\]#*\s][^\]\s]*)\]", re.MULTILINE)  # a footnote or citation's label
 NAME_OPTION = re.compile(r"^[ \t]+:name:[ \t]+(\S.*?)[ \t]*$", re.MULTILINE)
 GLOSSARY = re.compile(r"\.\.[ \t]+glossary::[ \t]*")
+RUBRIC = re.compile(r"\.\.[ \t]+rubric::[ \t]+\S.*")
 ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*[ \t]*")
 # Inline markup a title may hold, read as docutils shows it; anything else of markup leaves the title unsure.
 ROLE = re.compile(r":([\w.+:-]+):`((?:[^`\\]|\\.)+)`|`((?:[^`\\]|\\.)+)`:([\w.+:-]+):")
@@ -50,29 +55,49 @@ STRONG = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
 EMPHASIS = re.compile(r"\*(\S(?:.*?\S)?)\*")
 REFERENCE = re.compile(r"`([^`<]+?)(?:\s*<[^<>]+>)?`__?")
 UNSURE = re.compile(r"[`|*]|\\|_\b")
+NUMBERED = re.compile(r"(.+)-\d+")
+# The stems of the ids docutils numbers for nodes without a name of their own (`h-footnote-1`).
+GENERATED_STEMS = frozenset(rst_sphinx.ID_PREFIX + str(make_id(kind)) for kind in node_class_names)
 
 
 def scan(text: str) -> Scanned:
     """The labels and glossary terms `text` (a reST document) defines, with the ids its page gives them."""
     lines = text.split("\n")
     titles = _titles(lines)
-    labels = _labels(lines, titles)
+    labels, block_labels = _labels(lines, titles)
     terms = _terms(lines)
-    ids = Counter(make_id(name) for name in _target_names(text))
-    ids.update(make_id(shown_title(title) or title) for title in titles.values())
-    ids.update(anchor[len("h-") :] for _key, anchor in terms)
+    ids = Counter(rst_sphinx.name_anchor(name) for name in _target_names(text))
+    ids.update(rst_sphinx.name_anchor(shown_title(title) or title) for title in titles.values())
+    ids.update(anchor for _key, anchor in terms)
     label_names = Counter(name for name, _line in labels)
     places: dict[str, tuple[str, str]] = {}
     for name, line in labels:
         title = titles[line]
-        own = make_id(name)
+        own = rst_sphinx.name_anchor(name)
         # Its id and its own section's (when the two names make the same id) are one place.
-        if label_names[name] == 1 and ids[own] == 1 + (make_id(shown_title(title) or title) == own):
-            places[name] = ("h-" + own, shown_title(title))
+        alone = ids[own] == 1 + (rst_sphinx.name_anchor(shown_title(title) or title) == own)
+        if label_names[name] == 1 and alone and not _may_be_numbered(own, ids):
+            places[name] = (own, shown_title(title))
     term_names = Counter(key for key, _anchor in terms)
-    found = {key: anchor for key, anchor in terms if term_names[key] == 1 and ids[anchor[len("h-") :]] == 1}
+    found = {
+        key: anchor
+        for key, anchor in terms
+        if term_names[key] == 1 and ids[anchor] == 1 and not _may_be_numbered(anchor, ids)
+    }
+    blocks = {
+        name: own
+        for name, own in ((name, rst_sphinx.name_anchor(name)) for name in block_labels)
+        if label_names[name] + block_labels.count(name) == 1 and ids[own] == 1 and not _may_be_numbered(own, ids)
+    }
     every_label = {fully_normalize_name(_unquoted(m.group(1))) for m in TARGET.finditer(text)}
-    return Scanned(places, found, frozenset(every_label), frozenset(term_names))
+    return Scanned(places, found, frozenset(every_label), frozenset(term_names), blocks)
+
+
+def _may_be_numbered(anchor: str, ids: Counter[str]) -> bool:
+    """Whether docutils may number another node into `anchor` first: a name taken twice gets its id
+    with `-1`, `-2`… (`h-intro` → `h-intro-1`), a node without a name `h-<its kind>-1` (`h-footnote-1`)."""
+    numbered = NUMBERED.fullmatch(anchor)
+    return numbered is not None and (numbered.group(1) in ids or numbered.group(1) in GENERATED_STEMS)
 
 
 def _unquoted(name: str) -> str:
@@ -102,10 +127,14 @@ def _titles(lines: list[str]) -> dict[int, str]:
     return titles
 
 
-def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
-    """The labels at the margin that stand before a section title at the margin, with its underline's index."""
+def _labels(lines: list[str], titles: dict[int, str]) -> tuple[list[tuple[str, int]], list[str]]:
+    """The labels at the margin that stand before a section title at the margin, with its underline's
+    index; and those that stand, after a blank line, before another block at the margin that docutils
+    gives their ids (`_takes_ids`)."""
     found: list[tuple[str, int]] = []
+    blocks: list[str] = []
     stack: list[str] = []
+    apart = True  # the stack follows a blank line (or starts the text): its labels are markup, not a paragraph's words
     for index, line in enumerate(lines):
         label = LABEL.fullmatch(line)
         if label:
@@ -113,6 +142,8 @@ def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
             if following[:1].isspace() and following.strip():  # `.. _x:` with its URL on the next line
                 stack = []
                 continue
+            if not stack:
+                apart = index == 0 or not lines[index - 1].strip()
             stack.append(fully_normalize_name(_unquoted(label.group(1))))
             continue
         if not stack or not line.strip():
@@ -121,10 +152,22 @@ def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
             bool(ADORNMENT.fullmatch(line)) and index + 2 < len(lines) and lines[index + 2].strip() == line.strip()
         )
         under = index + 2 if overline else index + 1
+        named = [name for name in stack if rst_sphinx.name_anchor(name)]
         if under in titles and not lines[under][:1].isspace() and (overline or not line[:1].isspace()):
-            found.extend((name, under) for name in stack if make_id(name))
+            found.extend((name, under) for name in named)
+        elif apart and under not in titles and _takes_ids(line):
+            blocks.extend(named)
         stack = []
-    return found
+    return found, blocks
+
+
+def _takes_ids(line: str) -> bool:
+    """Whether the block starting at `line` is one docutils moves a label's ids onto: a paragraph, a list,
+    a table, a rubric… at the margin; not a directive or a comment (it may make no element, or one the
+    view reshapes), a footnote, a substitution or a transition."""
+    if line[:1].isspace() or ADORNMENT.fullmatch(line.strip()):
+        return False
+    return not line.startswith("..") or RUBRIC.fullmatch(line) is not None
 
 
 def _terms(lines: list[str]) -> list[tuple[str, str]]:

@@ -396,9 +396,21 @@ for _name in CODE_DIRECTIVES:
 _known_directives.update(dict.fromkeys(("glossary", "class", *CODE_DIRECTIVES), True))
 
 
+# Every id the reST view gives starts with it: the site's rule (`indexer.site.links.heading_fragment`).
+ID_PREFIX = "h-"
+
+
 def term_anchor(text: str) -> str:
     """The id a glossary term's entry carries on the page (the site's `h-` prefix, Sphinx's `term-`)."""
-    return "h-term-" + str(nodes.make_id(text))
+    return ID_PREFIX + "term-" + str(nodes.make_id(text))
+
+
+def name_anchor(name: str) -> str:
+    """The id docutils gives a name (a label, a section title) under the view's `id_prefix`: with a
+    prefix it keeps a leading digit or hyphen (`2to3` → `h-2to3`, where `make_id` alone says `to3`);
+    "" for a name that makes no id."""
+    base = str(nodes.make_id("x" + name))[1:]
+    return ID_PREFIX + base if base else ""
 
 
 def term_key(text: str) -> str:

@@ -24,6 +24,7 @@ select-to-cite works from this view as from the Markdown one.
 
 from __future__ import annotations
 
+import functools
 import io
 import posixpath
 import re
@@ -32,6 +33,7 @@ from typing import Any
 from docutils import nodes
 from docutils.core import publish_doctree, publish_from_doctree
 from docutils.parsers.rst import Parser
+from docutils.readers import standalone
 from docutils.writers import html5_polyglot
 from markupsafe import Markup, escape
 
@@ -59,7 +61,7 @@ SETTINGS: dict[str, Any] = {
     "output_encoding": "unicode",
     "doctitle_xform": False,  # the title stays a heading of the page, not the HTML <title>
     "docinfo_xform": False,  # a leading field list stays as written (names not translated, lines kept)
-    "id_prefix": "h-",
+    "id_prefix": rst_sphinx.ID_PREFIX,
     "auto_id_prefix": "%",
     "smart_quotes": False,
 }
@@ -106,7 +108,7 @@ def rst_view(
     settings = {**SETTINGS, "warning_stream": io.StringIO()}
     rst_sphinx.prepare(text)
     parser = Parser(rfc2822=bool(MAIL_HEADER.match(text)))
-    tree = publish_doctree(text, parser=parser, settings_overrides=settings)
+    tree = publish_doctree(text, reader=_Reader(), parser=parser, settings_overrides=settings)
     _show_refused(tree)
     _glued_notes(tree)
     _clean(tree, links)  # before the roles' references get their (already resolved) targets
@@ -120,6 +122,33 @@ def rst_view(
         '<a class="reference external" ', f'<a class="reference external" rel="{REL}" '
     )
     return Markup(wrap_tables(body)), headings
+
+
+class _Reader(standalone.Reader):  # type: ignore[misc]  # docutils has no types
+    """docutils' standalone reader, whose tree gives a duplicate name's id the `id_prefix` too.
+
+    docutils makes the id of a section or target whose name is taken twice (`Intro`, `Intro`) from
+    the name alone, without the prefix (`intro-1`): such an id could be one the page's own chrome
+    uses (`src-1`, `banner-1`), and the site's rule is that every id of a document starts with `h-`.
+    (Set on the tree, not by a subclass of it: docutils' visitors dispatch on the node's class name.)
+    """
+
+    def new_document(self) -> nodes.document:
+        document = super().new_document()
+        document.create_id = functools.partial(_prefixed_id, document)
+        return document
+
+
+def _prefixed_id(document: nodes.document, node: nodes.Element, suggested_prefix: str = "") -> str:
+    made = str(nodes.document.create_id(document, node, suggested_prefix))
+    prefix = str(document.settings.id_prefix)
+    if made.startswith(prefix):
+        return made
+    candidate, count = prefix + made, 0
+    while candidate in document.ids:
+        count += 1
+        candidate = f"{prefix}{made}-{count}"
+    return candidate
 
 
 class _Translator(html5_polyglot.HTMLTranslator):  # type: ignore[misc]  # docutils has no types
@@ -222,7 +251,7 @@ def _resolve_roles(tree: nodes.document, links: DocumentLinks | None, role_urls:
         else:
             href = _role_href(tree, role, target, links, role_urls)
             if href is None and role in ("ref", "numref") and links is not None:
-                shown = LABEL_TITLE if role == "ref" and untitled else LABEL
+                shown = LABEL_TITLE if untitled else LABEL  # an untitled one shows a section's title
                 elsewhere = links.resolve_place(shown, nodes.fully_normalize_name(target))
         if elsewhere is not None:
             href, title = elsewhere
