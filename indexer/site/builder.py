@@ -1151,12 +1151,16 @@ class _SiteBuilder:
 
     def _places(self, documents: dict[str, VersionMeta]) -> CorpusPlaces:
         """The Sphinx labels and glossary terms of the reST documents (path → version): what each blob
-        defines as the previous site's manifest recorded it, read from the text where no record holds."""
+        defines as this build or the previous site's manifest recorded it, read from the text where no
+        record holds. The previous site's records are read only under this build's fingerprint (another
+        pincite's scan may read other names or titles from the same text); a blob two paths hold is
+        scanned once."""
+        previous = self.old.places if self.old.fingerprint == self.fp else {}
         scanned: dict[str, PlacesScanned] = {}
         for path, meta in sorted(documents.items()):
             if meta.source_class != "text":
                 continue
-            kept = self.old.places.get(meta.blob)
+            kept = self.new.places.get(meta.blob) or previous.get(meta.blob)
             found = PlacesScanned.from_json(kept, meta.identity)
             if found is None:
                 from indexer.site.rst_places import scan  # docutils loads only for a corpus with reST

@@ -16,8 +16,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-# Scanned records of an older shape are not read (the blob is scanned again).
-SCAN_FORM = 1
+# Scanned records of an older shape, or made by older rules of the scan, are not read (the blob is
+# scanned again): raised whenever `rst_places.scan` reads other names or titles from the same text.
+SCAN_FORM = 2
 
 
 @dataclass(frozen=True)
