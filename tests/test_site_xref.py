@@ -61,6 +61,26 @@ Second twice
 
 Words.
 """
+INDENTED_GLOSSARY = """\
+Extra
+=====
+
+.. only:: html
+
+   .. glossary::
+
+      builder
+         Another builder, for HTML alone.
+"""
+NAMED = """\
+Figures
+=======
+
+.. figure:: setup.png
+   :name: Setting  Up
+
+   The setup.
+"""
 USING = """\
 Using
 =====
@@ -146,6 +166,28 @@ def test_an_incremental_build_after_a_label_moves_is_the_cold_build(corpus_repo:
     assert links["Retitled"] == "../../doc/corpus/guide/setup.rst.html#h-twice"
     assert links["Other"] == "../../doc/corpus/other.rst.html#h-setting-up"
     assert "Builder" not in links
+
+
+def test_a_term_or_label_also_defined_inside_a_directive_or_by_a_name_option_stays_text(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """Sphinx reads the other definition too and keeps one of the two: the page links to neither."""
+    corpus_repo.commit(
+        {
+            "corpus/glossary.rst": GLOSSARY,
+            "corpus/guide/setup.rst": GUIDE,
+            "corpus/extra.rst": INDENTED_GLOSSARY,
+            "corpus/figures.rst": NAMED,
+            "corpus/using.rst": USING,
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    page = _page(site, "corpus/using.rst")
+    links = _links(page)
+    assert "Builder" not in links and "Setting up conf.py" not in links and "the setup section" not in links
+    assert links["source directory"] == "../../doc/corpus/glossary.rst.html#h-term-source-directory"
+    assert {"Builder", "setting up", "the setup section"} <= set(_spans(page))
 
 
 def test_a_blob_two_paths_hold_is_scanned_once(corpus_repo: CorpusRepo, tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ that is not one place stays text (never a link to the wrong place):
   else (a comment, a directive, a paragraph) is no place here;
 - a term of a glossary at the margin whose content reads as one (`rst_sphinx.glossary_entries`),
   with the id the glossary gives it (`rst_sphinx.term_anchor`), by the same rule;
-- a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one).
+- a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one):
+  every name Sphinx reads counts, a place or not, so the terms of a glossary inside a directive
+  (`.. only:: html`) and the labels a `:name:` option gives are names but never places.
 
 The section title a label stands before is what an untitled `:ref:` shows, as Sphinx shows it: its
 text with the inline markup read (`Using ``conf.py``` shows `Using conf.py`); a title whose markup
@@ -41,7 +43,7 @@ TARGET = re.compile(r"^[ \t]*\.\. _(?!_)(`[^`]+`|[^`:\\][^:\\]*?):(?=[ \t]|$)", 
 INLINE_TARGET = re.compile(r"(?<![\w`])_`([^`]+)`")
 NOTE = re.compile(r"^[ \t]*\.\. \[([^\]#*\s][^\]\s]*)\]", re.MULTILINE)  # a footnote or citation's label
 NAME_OPTION = re.compile(r"^[ \t]+:name:[ \t]+(\S.*?)[ \t]*$", re.MULTILINE)
-GLOSSARY = re.compile(r"\.\.[ \t]+glossary::[ \t]*")
+GLOSSARY = re.compile(r"[ \t]*\.\.[ \t]+glossary::[ \t]*")  # at any indent: a directive's content may hold one
 ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*[ \t]*")
 # Inline markup a title may hold, read as docutils shows it; anything else of markup leaves the title unsure.
 ROLE = re.compile(r":([\w.+:-]+):`((?:[^`\\]|\\.)+)`|`((?:[^`\\]|\\.)+)`:([\w.+:-]+):")
@@ -57,10 +59,11 @@ def scan(text: str) -> Scanned:
     lines = text.split("\n")
     titles = _titles(lines)
     labels = _labels(lines, titles)
-    terms = _terms(lines)
+    every_term = _terms(lines)
+    terms = [(key, anchor) for key, anchor, at_margin in every_term if at_margin]
     ids = Counter(make_id(name) for name in _target_names(text))
     ids.update(make_id(shown_title(title) or title) for title in titles.values())
-    ids.update(anchor[len("h-") :] for _key, anchor in terms)
+    ids.update(anchor[len("h-") :] for _key, anchor, _at_margin in every_term)
     label_names = Counter(name for name, _line in labels)
     places: dict[str, tuple[str, str]] = {}
     for name, line in labels:
@@ -69,9 +72,10 @@ def scan(text: str) -> Scanned:
         # Its id and its own section's (when the two names make the same id) are one place.
         if label_names[name] == 1 and ids[own] == 1 + (make_id(shown_title(title) or title) == own):
             places[name] = ("h-" + own, shown_title(title))
-    term_names = Counter(key for key, _anchor in terms)
+    term_names = Counter(key for key, _anchor, _at_margin in every_term)
     found = {key: anchor for key, anchor in terms if term_names[key] == 1 and ids[anchor[len("h-") :]] == 1}
     every_label = {fully_normalize_name(_unquoted(m.group(1))) for m in TARGET.finditer(text)}
+    every_label.update(fully_normalize_name(m.group(1)) for m in NAME_OPTION.finditer(text))
     return Scanned(places, found, frozenset(every_label), frozenset(term_names))
 
 
@@ -127,9 +131,10 @@ def _labels(lines: list[str], titles: dict[int, str]) -> list[tuple[str, int]]:
     return found
 
 
-def _terms(lines: list[str]) -> list[tuple[str, str]]:
-    """The terms (as `:term:` names them) of each glossary at the margin, with the id each gets."""
-    found: list[tuple[str, str]] = []
+def _terms(lines: list[str]) -> list[tuple[str, str, bool]]:
+    """The terms (as `:term:` names them) of each glossary, with the id each gets and whether its
+    glossary stands at the margin (the scan is sure only of those that the page carries)."""
+    found: list[tuple[str, str, bool]] = []
     for index, line in enumerate(lines):
         if not GLOSSARY.fullmatch(line):
             continue
@@ -137,16 +142,17 @@ def _terms(lines: list[str]) -> list[tuple[str, str]]:
         for terms, _definition in rst_sphinx.glossary_entries(content) or ():
             for term in terms:
                 text = content[term].strip()
-                found.append((rst_sphinx.term_key(text), rst_sphinx.term_anchor(text)))
+                found.append((rst_sphinx.term_key(text), rst_sphinx.term_anchor(text), not line[:1].isspace()))
     return found
 
 
 def _directive_content(lines: list[str], index: int) -> list[str]:
-    """A directive's content as docutils gives it: the indented block under it, its options (the
+    """A directive's content as docutils gives it: the block indented further than it, its options (the
     `:name: value` lines first) left out, the common indent removed."""
+    indent = len(lines[index]) - len(lines[index].lstrip())
     block: list[str] = []
     for line in lines[index + 1 :]:
-        if line.strip() and not line[:1].isspace():
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
             break
         block.append(line.rstrip())
     while block and not block[-1]:
