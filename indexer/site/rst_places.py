@@ -21,7 +21,8 @@ that is not one place stays text (never a link to the wrong place):
   with the id the glossary gives it (`rst_sphinx.term_anchor`), by the same rule;
 - a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one):
   every name Sphinx reads counts, a place or not, so the terms of a glossary inside a directive
-  (`.. only:: html`) and the labels a `:name:` option gives are names but never places.
+  (`.. only:: html`) and the labels a `:name:` option gives are names but never places (a glossary
+  in a literal block or a code directive is an example, not read).
 
 The section title a label stands before is what an untitled `:ref:` shows, as Sphinx shows it: its
 text with the inline markup read (`Using ``conf.py``` shows `Using conf.py`); a title whose markup
@@ -52,6 +53,7 @@ STRONG = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
 EMPHASIS = re.compile(r"\*(\S(?:.*?\S)?)\*")
 REFERENCE = re.compile(r"`([^`<]+?)(?:\s*<[^<>]+>)?`__?")
 UNSURE = re.compile(r"[`|*]|\\|_\b")
+EXAMPLE_DIRECTIVES = rst_sphinx.LITERAL_DIRECTIVES | set(rst_sphinx.CODE_DIRECTIVES) | {"parsed-literal"}
 
 
 def scan(text: str) -> Scanned:
@@ -136,7 +138,7 @@ def _terms(lines: list[str]) -> list[tuple[str, str, bool]]:
     glossary stands at the margin (the scan is sure only of those that the page carries)."""
     found: list[tuple[str, str, bool]] = []
     for index, line in enumerate(lines):
-        if not GLOSSARY.fullmatch(line):
+        if not GLOSSARY.fullmatch(line) or _in_example(lines, index):
             continue
         content = _directive_content(lines, index)
         for terms, _definition in rst_sphinx.glossary_entries(content) or ():
@@ -146,13 +148,35 @@ def _terms(lines: list[str]) -> list[tuple[str, str, bool]]:
     return found
 
 
+def _in_example(lines: list[str], index: int) -> bool:
+    """Whether the line stands in a literal block (after a paragraph's `::`) or a code directive's
+    content, at any depth: an example of markup, which Sphinx shows and does not read."""
+    indent = _indent(lines[index])
+    for line in reversed(lines[:index]):
+        if not line.strip() or _indent(line) >= indent:
+            continue
+        directive = rst_sphinx.DIRECTIVE_NAME.match(line)
+        if directive is None and line.rstrip().endswith("::"):
+            return True
+        if directive is not None and directive.group(1).lower() in EXAMPLE_DIRECTIVES:
+            return True
+        indent = _indent(line)
+        if indent == 0:
+            return False
+    return False
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def _directive_content(lines: list[str], index: int) -> list[str]:
     """A directive's content as docutils gives it: the block indented further than it, its options (the
     `:name: value` lines first) left out, the common indent removed."""
-    indent = len(lines[index]) - len(lines[index].lstrip())
+    indent = _indent(lines[index])
     block: list[str] = []
     for line in lines[index + 1 :]:
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+        if line.strip() and _indent(line) <= indent:
             break
         block.append(line.rstrip())
     while block and not block[-1]:
