@@ -84,14 +84,16 @@ def test_a_term_or_label_another_document_defines_inside_a_directive_is_no_place
     assert "setting up" not in table.labels
 
 
-def test_a_glossary_shown_as_an_example_defines_no_term() -> None:
-    """A glossary in a literal block or a code directive's content is shown, not read (as in Sphinx's
-    own documentation of `.. glossary::`)."""
+def test_a_glossary_or_name_shown_as_an_example_defines_nothing() -> None:
+    """A glossary or a `:name:` in a literal block or a code directive's content is shown, not read (as
+    in Sphinx's own documentation of `.. glossary::`)."""
     example = "   " + "\n   ".join(INDENTED_GLOSSARY.split("\n")[4:])
     for text in (
         f"Using\n=====\n\nAn example::\n\n{example}\n",
         f".. note::\n\n   .. code-block:: rst\n\n   {example}\n",
     ):
         assert scan(text).term_names == frozenset(), text
+    named = "   " + "\n   ".join(NAMED.split("\n")[3:])
+    assert scan(f"Using\n=====\n\nAn example::\n\n{named}\n").label_names == frozenset()
     table = CorpusPlaces({"g.rst": scan(GLOSSARY), "x.rst": scan(f"Using\n=====\n\nAn example::\n\n{example}\n")})
     assert table.terms["builder"].document == "g.rst"

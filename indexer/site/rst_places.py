@@ -77,12 +77,19 @@ def scan(text: str) -> Scanned:
     term_names = Counter(key for key, _anchor, _at_margin in every_term)
     found = {key: anchor for key, anchor in terms if term_names[key] == 1 and ids[anchor[len("h-") :]] == 1}
     every_label = {fully_normalize_name(_unquoted(m.group(1))) for m in TARGET.finditer(text)}
-    every_label.update(fully_normalize_name(m.group(1)) for m in NAME_OPTION.finditer(text))
+    every_label.update(_named(text, lines))
     return Scanned(places, found, frozenset(every_label), frozenset(term_names))
 
 
 def _unquoted(name: str) -> str:
     return name[1:-1] if name.startswith("`") and name.endswith("`") else name
+
+
+def _named(text: str, lines: list[str]) -> set[str]:
+    """The labels `:name:` options give (not those of a literal block's or code directive's example)."""
+    options = NAME_OPTION.finditer(text)
+    found = (m for m in options if not _in_example(lines, text.count("\n", 0, m.start())))
+    return {fully_normalize_name(m.group(1)) for m in found}
 
 
 def _target_names(text: str) -> list[str]:
