@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from indexer.site.places import CorpusPlaces, Scanned
 from indexer.site.rst_places import scan, shown_title
 from indexer.site.rst_view import rst_view
-from tests.test_site_xref import GLOSSARY, GUIDE, OTHER
+from tests.test_site_xref import GLOSSARY, GUIDE, INDENTED_GLOSSARY, NAMED, OTHER
 
 
 def test_a_damaged_record_is_scanned_again() -> None:
@@ -118,3 +118,30 @@ def test_a_name_defined_in_two_documents_is_no_place() -> None:
 def test_a_literal_in_a_title_is_shown_as_written() -> None:
     assert shown_title("Using ``a*b*c`` and ``:ref:``") == "Using a*b*c and :ref:"
     assert shown_title("Using ``conf.py`` *now*") == "Using conf.py now"
+
+
+def test_a_term_or_label_another_document_defines_inside_a_directive_is_no_place() -> None:
+    """Sphinx reads a glossary inside a directive and a `:name:` as a term and a label too: defined
+    twice, it warns and keeps the later, so neither place is taken (the scan takes a place only from a
+    glossary at the margin, and no place from a `:name:`)."""
+    inside, named = scan(INDENTED_GLOSSARY), scan(NAMED)
+    assert "builder" in inside.term_names and inside.terms == {}
+    assert "setting up" in named.label_names and named.labels == {}
+    table = CorpusPlaces({"a.rst": scan(GUIDE), "g.rst": scan(GLOSSARY), "x.rst": inside, "f.rst": named})
+    assert "builder" not in table.terms and table.terms["source directory"].document == "g.rst"
+    assert "setting up" not in table.labels
+
+
+def test_a_glossary_or_name_shown_as_an_example_defines_nothing() -> None:
+    """A glossary or a `:name:` in a literal block or a code directive's content is shown, not read (as
+    in Sphinx's own documentation of `.. glossary::`)."""
+    example = "   " + "\n   ".join(INDENTED_GLOSSARY.split("\n")[4:])
+    for text in (
+        f"Using\n=====\n\nAn example::\n\n{example}\n",
+        f".. note::\n\n   .. code-block:: rst\n\n   {example}\n",
+    ):
+        assert scan(text).term_names == frozenset(), text
+    named = "   " + "\n   ".join(NAMED.split("\n")[3:])
+    assert scan(f"Using\n=====\n\nAn example::\n\n{named}\n").label_names == frozenset()
+    table = CorpusPlaces({"g.rst": scan(GLOSSARY), "x.rst": scan(f"Using\n=====\n\nAn example::\n\n{example}\n")})
+    assert table.terms["builder"].document == "g.rst"

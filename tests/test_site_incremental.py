@@ -268,3 +268,24 @@ def test_a_one_file_build_reads_for_citations_only_the_citing_and_the_changed_do
     assert moved["citation_documents_read"] == 1  # the citation moved: the new citing document alone
     cited = json.loads((site / "citations.json").read_text(encoding="utf-8"))["citations"]
     assert [place["file"] for place in cited] == ["corpus/doc-08.md"]
+
+
+def test_a_title_named_after_a_path_that_once_held_the_version_is_the_cold_sites(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """A shared title gives way to the name of a path that held the version at any commit: corpus/a/q.md's
+    row is titled after corpus/z/p.md, which held the same text, even once it holds another."""
+    text = "# Summary\n\nThe same words in two places.\n"
+    corpus_repo.commit(
+        {
+            "corpus/a/q.md": text,
+            "corpus/a/r.md": "# Summary\n\nOther words.\n",
+            "corpus/b/s.md": "# Summary\n\nMore words.\n",
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    corpus_repo.commit({"corpus/z/p.md": text})  # built with the next commit: z/p.md holds the text no more
+    corpus_repo.commit({"corpus/z/p.md": "# Summary\n\nThe words changed.\n"})
+    build(corpus_repo.root, out=site, config=Config())
+    _assert_same_site(site, _cold_site(corpus_repo, tmp_path))

@@ -13,6 +13,7 @@ import pytest
 
 from indexer.api import build
 from indexer.config import Config
+from indexer.site import places
 from indexer.site.serve import serve_in_thread
 from tests.conftest import CorpusRepo
 from tests.test_site_incremental import _assert_same_site
@@ -59,6 +60,26 @@ Second twice
 ------------
 
 Words.
+"""
+INDENTED_GLOSSARY = """\
+Extra
+=====
+
+.. only:: html
+
+   .. glossary::
+
+      builder
+         Another builder, for HTML alone.
+"""
+NAMED = """\
+Figures
+=======
+
+.. figure:: setup.png
+   :name: Setting  Up
+
+   The setup.
 """
 USING = """\
 Using
@@ -145,6 +166,53 @@ def test_an_incremental_build_after_a_label_moves_is_the_cold_build(corpus_repo:
     assert links["Retitled"] == "../../doc/corpus/guide/setup.rst.html#h-twice"
     assert links["Other"] == "../../doc/corpus/other.rst.html#h-setting-up"
     assert "Builder" not in links
+
+
+def test_a_term_or_label_also_defined_inside_a_directive_or_by_a_name_option_stays_text(
+    corpus_repo: CorpusRepo, tmp_path: Path
+) -> None:
+    """Sphinx reads the other definition too and keeps one of the two: the page links to neither."""
+    corpus_repo.commit(
+        {
+            "corpus/glossary.rst": GLOSSARY,
+            "corpus/guide/setup.rst": GUIDE,
+            "corpus/extra.rst": INDENTED_GLOSSARY,
+            "corpus/figures.rst": NAMED,
+            "corpus/using.rst": USING,
+        }
+    )
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    page = _page(site, "corpus/using.rst")
+    links = _links(page)
+    assert "Builder" not in links and "Setting up conf.py" not in links and "the setup section" not in links
+    assert links["source directory"] == "../../doc/corpus/glossary.rst.html#h-term-source-directory"
+    assert {"Builder", "setting up", "the setup section"} <= set(_spans(page))
+
+
+def test_a_blob_two_paths_hold_is_scanned_once(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    corpus_repo.commit({"corpus/guide/setup.rst": GUIDE, "corpus/copy/setup.rst": GUIDE, "corpus/using.rst": USING})
+    stats = build(corpus_repo.root, out=tmp_path / "site", config=Config()).site or {}
+    assert stats["places_scanned"] == 2
+
+
+@pytest.mark.parametrize("made_by", ["another form", "another fingerprint"])
+def test_a_scan_record_of_other_rules_is_not_carried(
+    corpus_repo: CorpusRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_by: str
+) -> None:
+    """A record is the previous scan's reading of the blob: a scan of another form, or a site made by
+    another pincite or other settings (its fingerprint), may have read other names or titles."""
+    corpus_repo.commit({"corpus/glossary.rst": GLOSSARY, "corpus/using.rst": USING})
+    site = tmp_path / "site"
+    build(corpus_repo.root, out=site, config=Config())
+    config = Config()
+    if made_by == "another form":
+        monkeypatch.setattr(places, "SCAN_FORM", places.SCAN_FORM + 1)
+    else:
+        config = Config(site_title="Another title")
+    stats = build(corpus_repo.root, out=site, config=config).site or {}
+    assert stats["places_scanned"] == 2
+    assert _links(_page(site, "corpus/using.rst"))["Builder"] == "../../doc/corpus/glossary.rst.html#h-term-builder"
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -664,6 +664,11 @@ def _home_row(ctx: PageContext, path: str, pv: PathVersion, metas: dict[int, Ver
     }
 
 
+def _blobs_held(paths: Iterable[str], by_path: dict[str, list[PathVersion]], metas: dict[int, VersionMeta]) -> set[str]:
+    """The blobs of every version these paths held, at any commit of the history (not only the built one)."""
+    return {metas[pv.version_id].blob for path in paths for pv in by_path.get(path, ())}
+
+
 def _version_ids(metas: dict[int, VersionMeta]) -> dict[str, int]:
     """Every version with a text by its key for the word counts (`version_key`)."""
     return {version_key(meta): vid for vid, meta in metas.items() if meta.status == "ok"}
@@ -966,7 +971,7 @@ class _SiteBuilder:
         """
         if self.carry is None or self.adopt_versions is None or self.new.version_inputs != self.old.version_inputs:
             return None
-        blobs = {metas[pv.version_id].blob for path in self.carry.touched for pv in by_path.get(path, ())}
+        blobs = _blobs_held(self.carry.touched, by_path, metas)
         blobs.update(rel[6:-4] for rel in self.old.files if rel.startswith("files/") and rel.endswith((".pdf", ".txt")))
         kept = dict(self.old.versions)
         for blob in blobs:
@@ -976,7 +981,7 @@ class _SiteBuilder:
         for name in missing:
             blobs.add(name[:-5])
             del kept[name[:-5]]
-        holders = self.reader.paths_holding(blobs) & by_path.keys()
+        holders = self._holding(blobs, by_path.keys())
         chosen = _chosen_versions(sorted(holders), by_path, metas, commits, blobs)
         return chosen, kept
 
@@ -1146,12 +1151,16 @@ class _SiteBuilder:
 
     def _places(self, documents: dict[str, VersionMeta]) -> CorpusPlaces:
         """The Sphinx labels and glossary terms of the reST documents (path → version): what each blob
-        defines as the previous site's manifest recorded it, read from the text where no record holds."""
+        defines as this build or the previous site's manifest recorded it, read from the text where no
+        record holds. The previous site's records are read only under this build's fingerprint (another
+        pincite's scan may read other names or titles from the same text); a blob two paths hold is
+        scanned once."""
+        previous = self.old.places if self.old.fingerprint == self.fp else {}
         scanned: dict[str, PlacesScanned] = {}
         for path, meta in sorted(documents.items()):
             if meta.source_class != "text":
                 continue
-            kept = self.old.places.get(meta.blob)
+            kept = self.new.places.get(meta.blob) or previous.get(meta.blob)
             found = PlacesScanned.from_json(kept, meta.identity)
             if found is None:
                 from indexer.site.rst_places import scan  # docutils loads only for a corpus with reST
@@ -1445,7 +1454,7 @@ class _SiteBuilder:
         self._commit_places(ctx.commits)
         kept = self._kept_sections()
         rows = FolderRows(functools.partial(self._folder_rows, ctx, heads, metas))
-        touched = self._touched_folders(kept, heads, metas)
+        touched = self._touched_folders(kept, heads, metas, by_path)
         every_row: dict[str, list[dict[str, Any]]] | None = None
         if touched is None:  # every folder's rows, at once
             every_row = self._every_folder_row(ctx, heads, metas)
@@ -1513,7 +1522,11 @@ class _SiteBuilder:
         return FolderSections.load(self.previous / HOME_FILE, self.fp, self.old.home)
 
     def _touched_folders(
-        self, kept: FolderSections, heads: dict[str, PathVersion], metas: dict[int, VersionMeta]
+        self,
+        kept: FolderSections,
+        heads: dict[str, PathVersion],
+        metas: dict[int, VersionMeta],
+        by_path: dict[str, list[PathVersion]],
     ) -> set[str] | None:
         """The folders whose rows may differ from those `kept` holds the figures and sections of; None when
         every folder's rows are built (nothing carried, no figures kept, or a `template_dir`'s home page,
@@ -1521,16 +1534,16 @@ class _SiteBuilder:
 
         Along a first-parent line that only grew (`self.carry`), an untouched path's row is its version,
         the commit that began its interval and its title, and the title is the recorded one while the
-        titles many documents share are the same (`carry.version_inputs`) and no touched path holds its
-        version (a version's fallback title names a path that holds it): the touched paths' folders, and
-        those of the paths holding a touched path's version, are the ones whose rows are built.
+        titles many documents share are the same (`carry.version_inputs`) and no touched path holds or held
+        its version (a version's fallback title names a path that held it at any commit): the touched
+        paths' folders, and those of the paths holding a version a touched path holds or held, are the
+        ones whose rows are built.
         """
         same_titles = self.new.version_inputs == self.old.version_inputs
         if self.carry is None or not same_titles or not kept.folders or self.config.template_dir:
             return None
         touched = self.carry.touched
-        blobs = {metas[heads[path].version_id].blob for path in touched if path in heads}
-        sharing = self.reader.paths_holding(blobs) & heads.keys() if blobs else set()
+        sharing = self._holding(_blobs_held(touched, by_path, metas), heads.keys())
         return {path.rpartition("/")[0] or "." for path in touched.union(sharing)}
 
     def _folder_rows(
@@ -1604,9 +1617,15 @@ class _SiteBuilder:
         leaving = (held.keys() & kept.versions) - now.keys()
         if leaving:
             blobs = {metas[held[key]].blob for key in leaving}
-            holders = (self.reader.paths_holding(blobs) & heads.keys()) - touched
+            holders = self._holding(blobs, heads.keys()) - touched
             leaving -= ok_keys(heads[path].version_id for path in holders).keys()
         return (kept.versions - leaving) | now.keys(), held | now
+
+    def _holding(self, blobs: set[str], paths: KeysView[str]) -> set[str]:
+        """The ones of `paths` that held any of `blobs` at some commit, asked of the index by blob: the
+        paths whose rows and pages may show a version a touched path holds or held (a version's page and
+        its fallback title each name a path that held it)."""
+        return self.reader.paths_holding(blobs) & paths if blobs else set()
 
     def _page(self, template: str, rel: str, ctx: PageContext, **values: Any) -> None:
         html = self.env.get_template(template).render(site=ctx.site_values(rel), **values)

@@ -16,10 +16,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-# Scanned records of an older shape are not read (the blob is scanned again).
-# 2: a label's id as docutils gives it under the `h-` prefix (`2to3` → `h-2to3`, not `h-to3`); the labels
-# before a block other than a section (`blocks`).
-SCAN_FORM = 2
+# Scanned records of an older shape, or made by older rules of the scan, are not read (the blob is
+# scanned again): raised whenever `rst_places.scan` reads other names or titles from the same text.
+# 3: a label's id as docutils gives it under the `h-` prefix (`2to3` → `h-2to3`, not `h-to3`); the labels
+# before a block other than a section (`blocks`); terms and `:name:`s inside directives count as names.
+SCAN_FORM = 3
 
 
 @dataclass(frozen=True)

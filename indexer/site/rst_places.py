@@ -23,7 +23,10 @@ that is not one place stays text (never a link to the wrong place):
   comment is no place;
 - a term of a glossary at the margin whose content reads as one (`rst_sphinx.glossary_entries`),
   with the id the glossary gives it (`rst_sphinx.term_anchor`), by the same rule;
-- a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one).
+- a label or term defined twice, in one document or in two, is no place (Sphinx warns and picks one):
+  every name Sphinx reads counts, a place or not, so the terms of a glossary inside a directive
+  (`.. only:: html`) and the labels a `:name:` option gives are names but never places (a glossary
+  in a literal block or a code directive is an example, not read).
 
 The section title a label stands before is what an untitled `:ref:` shows, as Sphinx shows it: its
 text with the inline markup read (`Using ``conf.py``` shows `Using conf.py`); a title whose markup
@@ -45,7 +48,7 @@ TARGET = re.compile(r"^[ \t]*\.\. _(?!_)(`[^`]+`|[^`:\\][^:\\]*?):(?=[ \t]|$)", 
 INLINE_TARGET = re.compile(r"(?<![\w`])_`([^`]+)`")
 NOTE = re.compile(r"^[ \t]*\.\. \[([^\]#*\s][^\]\s]*)\]", re.MULTILINE)  # a footnote or citation's label
 NAME_OPTION = re.compile(r"^[ \t]+:name:[ \t]+(\S.*?)[ \t]*$", re.MULTILINE)
-GLOSSARY = re.compile(r"\.\.[ \t]+glossary::[ \t]*")
+GLOSSARY = re.compile(r"[ \t]*\.\.[ \t]+glossary::[ \t]*")  # at any indent: a directive's content may hold one
 RUBRIC = re.compile(r"\.\.[ \t]+rubric::[ \t]+\S.*")
 ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*[ \t]*")
 # Inline markup a title may hold, read as docutils shows it; anything else of markup leaves the title unsure.
@@ -58,6 +61,7 @@ UNSURE = re.compile(r"[`|*]|\\|_\b")
 NUMBERED = re.compile(r"(.+)-\d+")
 # The stems of the ids docutils numbers for nodes without a name of their own (`h-footnote-1`).
 GENERATED_STEMS = frozenset(rst_sphinx.ID_PREFIX + str(make_id(kind)) for kind in node_class_names)
+EXAMPLE_DIRECTIVES = rst_sphinx.LITERAL_DIRECTIVES | set(rst_sphinx.CODE_DIRECTIVES) | {"parsed-literal"}
 
 
 def scan(text: str) -> Scanned:
@@ -65,10 +69,11 @@ def scan(text: str) -> Scanned:
     lines = text.split("\n")
     titles = _titles(lines)
     labels, block_labels = _labels(lines, titles)
-    terms = _terms(lines)
+    every_term = _terms(lines)
+    terms = [(key, anchor) for key, anchor, at_margin in every_term if at_margin]
     ids = Counter(rst_sphinx.name_anchor(name) for name in _target_names(text))
     ids.update(rst_sphinx.name_anchor(shown_title(title) or title) for title in titles.values())
-    ids.update(anchor for _key, anchor in terms)
+    ids.update(anchor for _key, anchor, _at_margin in every_term)
     label_names = Counter(name for name, _line in labels)
     places: dict[str, tuple[str, str]] = {}
     for name, line in labels:
@@ -78,7 +83,7 @@ def scan(text: str) -> Scanned:
         alone = ids[own] == 1 + (rst_sphinx.name_anchor(shown_title(title) or title) == own)
         if label_names[name] == 1 and alone and not _may_be_numbered(own, ids):
             places[name] = (own, shown_title(title))
-    term_names = Counter(key for key, _anchor in terms)
+    term_names = Counter(key for key, _anchor, _at_margin in every_term)
     found = {
         key: anchor
         for key, anchor in terms
@@ -90,6 +95,7 @@ def scan(text: str) -> Scanned:
         if label_names[name] + block_labels.count(name) == 1 and ids[own] == 1 and not _may_be_numbered(own, ids)
     }
     every_label = {fully_normalize_name(_unquoted(m.group(1))) for m in TARGET.finditer(text)}
+    every_label.update(_named(text, lines))
     return Scanned(places, found, frozenset(every_label), frozenset(term_names), blocks)
 
 
@@ -102,6 +108,13 @@ def _may_be_numbered(anchor: str, ids: Counter[str]) -> bool:
 
 def _unquoted(name: str) -> str:
     return name[1:-1] if name.startswith("`") and name.endswith("`") else name
+
+
+def _named(text: str, lines: list[str]) -> set[str]:
+    """The labels `:name:` options give (not those of a literal block's or code directive's example)."""
+    options = NAME_OPTION.finditer(text)
+    found = (m for m in options if not _in_example(lines, text.count("\n", 0, m.start())))
+    return {fully_normalize_name(m.group(1)) for m in found}
 
 
 def _target_names(text: str) -> list[str]:
@@ -170,26 +183,50 @@ def _takes_ids(line: str) -> bool:
     return not line.startswith("..") or RUBRIC.fullmatch(line) is not None
 
 
-def _terms(lines: list[str]) -> list[tuple[str, str]]:
-    """The terms (as `:term:` names them) of each glossary at the margin, with the id each gets."""
-    found: list[tuple[str, str]] = []
+def _terms(lines: list[str]) -> list[tuple[str, str, bool]]:
+    """The terms (as `:term:` names them) of each glossary, with the id each gets and whether its
+    glossary stands at the margin (the scan is sure only of those that the page carries)."""
+    found: list[tuple[str, str, bool]] = []
     for index, line in enumerate(lines):
-        if not GLOSSARY.fullmatch(line):
+        if not GLOSSARY.fullmatch(line) or _in_example(lines, index):
             continue
         content = _directive_content(lines, index)
         for terms, _definition in rst_sphinx.glossary_entries(content) or ():
             for term in terms:
                 text = content[term].strip()
-                found.append((rst_sphinx.term_key(text), rst_sphinx.term_anchor(text)))
+                found.append((rst_sphinx.term_key(text), rst_sphinx.term_anchor(text), not line[:1].isspace()))
     return found
 
 
+def _in_example(lines: list[str], index: int) -> bool:
+    """Whether the line stands in a literal block (after a paragraph's `::`) or a code directive's
+    content, at any depth: an example of markup, which Sphinx shows and does not read."""
+    indent = _indent(lines[index])
+    for line in reversed(lines[:index]):
+        if not line.strip() or _indent(line) >= indent:
+            continue
+        directive = rst_sphinx.DIRECTIVE_NAME.match(line)
+        if directive is None and line.rstrip().endswith("::"):
+            return True
+        if directive is not None and directive.group(1).lower() in EXAMPLE_DIRECTIVES:
+            return True
+        indent = _indent(line)
+        if indent == 0:
+            return False
+    return False
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def _directive_content(lines: list[str], index: int) -> list[str]:
-    """A directive's content as docutils gives it: the indented block under it, its options (the
+    """A directive's content as docutils gives it: the block indented further than it, its options (the
     `:name: value` lines first) left out, the common indent removed."""
+    indent = _indent(lines[index])
     block: list[str] = []
     for line in lines[index + 1 :]:
-        if line.strip() and not line[:1].isspace():
+        if line.strip() and _indent(line) <= indent:
             break
         block.append(line.rstrip())
     while block and not block[-1]:
