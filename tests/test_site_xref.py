@@ -107,7 +107,8 @@ def _spans(page: str) -> list[str]:
     return re.findall(r'<span class="role role-(?:ref|term)">(.*?)</span>', page)
 
 
-def test_refs_and_terms_of_another_document_link_to_its_page(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+def _commit_documents(corpus_repo: CorpusRepo) -> None:
+    """The four reST documents: a glossary, a guide with labels, another document, one using them."""
     corpus_repo.commit(
         {
             "corpus/glossary.rst": GLOSSARY,
@@ -116,6 +117,10 @@ def test_refs_and_terms_of_another_document_link_to_its_page(corpus_repo: Corpus
             "corpus/using.rst": USING,
         }
     )
+
+
+def test_refs_and_terms_of_another_document_link_to_its_page(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
+    _commit_documents(corpus_repo)
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config())
     page = _page(site, "corpus/using.rst")
@@ -137,14 +142,7 @@ def test_refs_and_terms_of_another_document_link_to_its_page(corpus_repo: Corpus
 
 
 def test_an_incremental_build_after_a_label_moves_is_the_cold_build(corpus_repo: CorpusRepo, tmp_path: Path) -> None:
-    corpus_repo.commit(
-        {
-            "corpus/glossary.rst": GLOSSARY,
-            "corpus/guide/setup.rst": GUIDE,
-            "corpus/other.rst": OTHER,
-            "corpus/using.rst": USING,
-        }
-    )
+    _commit_documents(corpus_repo)
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config())
     moved, there = GUIDE.replace(".. _Setting Up:\n\n", ""), ".. _setting up:\n\n" + OTHER
