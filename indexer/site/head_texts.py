@@ -10,14 +10,13 @@ short or left by another build are counted afresh.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.index.store import VersionMeta
+from indexer.site.manifest import read_named_json, write_named_json
 from indexer.site.vocabulary import WORD, word_counts
 
 TEXTS_FILE = ".pincite-texts.json"
@@ -42,10 +41,7 @@ class HeadTexts:
         """The figures an earlier build kept, or None (none, unreadable, made by other rules, or, given the
         `digest` the previous site's manifest recorded, not that file)."""
         try:
-            raw = file.read_bytes()
-            if digest is not None and hashlib.sha256(raw).hexdigest() != digest:
-                return None
-            data = json.loads(raw)
+            data = read_named_json(file, digest)
             if data["rules"] != RULES:
                 return None
             return cls(set(data["versions"]), Counter(data["counts"]))
@@ -59,9 +55,7 @@ class HeadTexts:
             "versions": sorted(self.versions),
             "counts": dict(sorted(self.counts.items())),
         }
-        raw = json.dumps(data, ensure_ascii=False).encode("utf-8")
-        file.write_bytes(raw)
-        return hashlib.sha256(raw).hexdigest()
+        return write_named_json(file, data)
 
     def add(self, key: str, text: str) -> None:
         self.versions.add(key)

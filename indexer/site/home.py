@@ -24,7 +24,6 @@ figure is made again from the rows.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
+from indexer.site.manifest import read_named_json, write_named_json
 from indexer.site.render import root_prefix, site_page
 
 HOME_FILE = ".pincite-home.json"
@@ -125,10 +125,7 @@ class FolderSections:
         """The sections an earlier build kept under the same templates, or none: none unless the file's
         bytes have the `digest` the previous site's manifest recorded (not edited, cut short or swapped)."""
         try:
-            raw = file.read_bytes()
-            if not digest or hashlib.sha256(raw).hexdigest() != digest:
-                return cls(fingerprint)
-            data = json.loads(raw)
+            data = read_named_json(file, digest)  # "" (none recorded) is no file's digest
             if data["fingerprint"] == fingerprint:
                 sections = {str(f): (str(k), str(h)) for f, (k, h) in data["sections"].items()}
                 folders = {str(f): FolderFacts.from_json(v) for f, v in data.get("folders", {}).items()}
@@ -144,9 +141,7 @@ class FolderSections:
             "sections": {f: list(kh) for f, kh in self.sections.items()},
             "folders": {f: facts.to_json() for f, facts in self.folders.items()},
         }
-        raw = json.dumps(data, ensure_ascii=False).encode("utf-8")
-        file.write_bytes(raw)
-        return hashlib.sha256(raw).hexdigest()
+        return write_named_json(file, data)
 
 
 def rows_key(docs: list[dict[str, Any]]) -> str:

@@ -321,3 +321,19 @@ def _folders(recorded: object) -> list[str]:
     if isinstance(recorded, str):
         return [recorded] if recorded else []
     return [str(folder) for folder in recorded] if isinstance(recorded, list) else []
+
+
+def write_named_json(file: Path, data: object) -> str:
+    """Write a work file the manifest names by digest (the home page's sections, the word counts); its digest."""
+    raw = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    file.write_bytes(raw)
+    return hashlib.sha256(raw).hexdigest()
+
+
+def read_named_json(file: Path, digest: str | None) -> Any:
+    """The JSON of a work file the manifest names, if its bytes have `digest` (None: not asked); raises
+    ValueError for another file (edited, cut short, another build's), OSError for none."""
+    raw = file.read_bytes()
+    if digest is not None and hashlib.sha256(raw).hexdigest() != digest:
+        raise ValueError(f"{file.name} is not the file the manifest names")
+    return json.loads(raw)
