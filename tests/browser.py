@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,23 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+# A desktop's window and a phone's, the widths a reader's pages are checked at.
+READER_VIEWPORTS = ((1280, 800), (390, 844))
+
+
+@contextmanager
+def served(site: Path) -> Iterator[str]:
+    """The built `site` served on 127.0.0.1 for the block's duration: its base URL."""
+    from indexer.site.serve import serve_in_thread
+
+    server, base = serve_in_thread(site)
+    try:
+        yield base
+    finally:
+        server.shutdown()
+        server.server_close()
+
 
 # Select the first occurrence of `needle` in the first element matching `selector` that holds it,
 # as a reader would by dragging over it; false when no such element holds it.

@@ -242,15 +242,13 @@ def test_mdx_marking_keeps_every_line_where_it_was(lines: list[str]) -> None:
 
 
 def test_a_reader_sees_the_mdx_page_and_cites_its_words(corpus_repo: CorpusRepo, tmp_path: Path, browser: Any) -> None:
-    from indexer.site.serve import serve_in_thread
-    from tests.browser import cited_source_of_selection
+    from tests.browser import READER_VIEWPORTS, cited_source_of_selection, served
 
     _docusaurus_repo(corpus_repo)
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config(roots=("docs",)))
-    server, base = serve_in_thread(site)
-    try:
-        for width, height in ((1280, 800), (390, 844)):
+    with served(site) as base:
+        for width, height in READER_VIEWPORTS:
             tab = browser.new_page(viewport={"width": width, "height": height})
             tab.goto(base + "doc/docs/native-modules.md.html")
             tabs = tab.locator("#rendered .container-tab .directive-label")
@@ -261,9 +259,6 @@ def test_a_reader_sees_the_mdx_page_and_cites_its_words(corpus_repo: CorpusRepo,
             cited = cited_source_of_selection(tab, corpus_repo.root, "with your package manager")
             assert cited == "with your package manager"
             tab.close()
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_a_tab_is_named_by_the_label_its_tabs_give_its_value() -> None:

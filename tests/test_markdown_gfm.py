@@ -419,15 +419,13 @@ def test_a_themes_preference_classes_become_the_sites_labelled_ones() -> None:
 def test_preference_labels_are_shown_and_a_selection_still_cites_the_source(
     corpus_repo: CorpusRepo, tmp_path: Path, browser: Any
 ) -> None:
-    from indexer.site.serve import serve_in_thread
-    from tests.browser import cited_source_of_selection
+    from tests.browser import READER_VIEWPORTS, cited_source_of_selection, served
 
     corpus_repo.commit({"corpus/guide/emits.md": PREFERENCE})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site)
-    server, base = serve_in_thread(site)
-    try:
-        for width, height in ((1280, 800), (390, 844)):
+    with served(site) as base:
+        for width, height in READER_VIEWPORTS:
             tab = browser.new_page(viewport={"width": width, "height": height})
             tab.goto(base + "doc/corpus/guide/emits.md.html")
             labels = tab.evaluate(
@@ -445,6 +443,3 @@ def test_preference_labels_are_shown_and_a_selection_still_cites_the_source(
             # The label is the stylesheet's, not text of the page: a selection cites the source's words.
             assert cited_source_of_selection(tab, corpus_repo.root, "is the event name") == "is the event name"
             tab.close()
-    finally:
-        server.shutdown()
-        server.server_close()

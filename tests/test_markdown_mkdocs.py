@@ -248,8 +248,7 @@ def test_no_word_is_lost_moved_or_left_as_markup(source: str) -> None:
 
 
 def test_an_mkdocs_page_in_chromium(corpus_repo: CorpusRepo, tmp_path: Path, browser: Any) -> None:
-    from indexer.site.serve import serve_in_thread
-    from tests.browser import cited_source_of_selection
+    from tests.browser import READER_VIEWPORTS, cited_source_of_selection, served
 
     page = OPTIONS + (
         "\n[Subscribe to our newsletter](#){ .md-button .md-button--primary }\n\n"
@@ -259,9 +258,8 @@ def test_an_mkdocs_page_in_chromium(corpus_repo: CorpusRepo, tmp_path: Path, bro
     corpus_repo.commit({"mkdocs.yml": "site_name: Book\n", "docs/setup/search.md": page})
     site = tmp_path / "site"
     build(corpus_repo.root, out=site, config=Config(roots=("docs",)))
-    server, base = serve_in_thread(site)
-    try:
-        for width, height in ((1280, 800), (390, 844)):
+    with served(site) as base:
+        for width, height in READER_VIEWPORTS:
             tab = browser.new_page(viewport={"width": width, "height": height})
             tab.goto(base + "doc/docs/setup/search.md.html")
             shown = tab.evaluate(
@@ -284,6 +282,3 @@ def test_an_mkdocs_page_in_chromium(corpus_repo: CorpusRepo, tmp_path: Path, bro
             cited = cited_source_of_selection(tab, corpus_repo.root, "ctrl+alt+del to smile restart")
             assert cited == "ctrl+alt+del++ to :smile: restart", cited
             tab.close()
-    finally:
-        server.shutdown()
-        server.server_close()
