@@ -1146,7 +1146,7 @@ class _SiteBuilder:
         # The frameworks' files under the roots are among `frameworks` already: not looked for again in every file.
         roots = self.config.site_docs_roots or detect_docs_roots(self.frameworks, self.frameworks)
         files.update(self._static_files(ctx, files))
-        front_matter = self._docusaurus_front_matter(documents, files)
+        front_matter = self._docusaurus_front_matter({p: heads[p].version_id for p in documents})
         return SiteTargets(documents, files, roots, self.frameworks, titles, places=places, front_matter=front_matter)
 
     def _places(self, documents: dict[str, VersionMeta]) -> CorpusPlaces:
@@ -1183,15 +1183,16 @@ class _SiteBuilder:
         held = self.repo.held_objects(sorted(set(found.values())))  # a file the clone lacks is no target
         return {path: blob for path, blob in found.items() if blob in held}
 
-    def _docusaurus_front_matter(self, documents: list[str], files: dict[str, str]) -> dict[str, dict[str, str]]:
-        """The `id:` and `slug:` of each document of a Docusaurus docs folder: they name its URL."""
+    def _docusaurus_front_matter(self, documents: dict[str, int]) -> dict[str, dict[str, str]]:
+        """The `id:` and `slug:` of each document (path → version id) of a Docusaurus docs folder: they
+        name its URL. Read from the index's texts, as the pages are: no blob is read from git again."""
         folders = docusaurus.content_folders(self.frameworks)
-        inside = sorted(p for p in documents if any(not f or p.startswith(f + "/") for f in folders) and p in files)
         found = {}
-        for path, (_sha, _size, data) in zip(inside, self.repo.iter_blobs([files[p] for p in inside]), strict=True):
-            fields = docusaurus.front_matter_fields((data or b"").decode("utf-8", "replace"))
-            if fields:
-                found[path] = fields
+        for path, version_id in sorted(documents.items()):
+            if any(not f or path.startswith(f + "/") for f in folders):
+                fields = docusaurus.front_matter_fields(self.reader.version_text(version_id))
+                if fields:
+                    found[path] = fields
         return found
 
     def _frameworks(self, ctx: PageContext, files: dict[str, str]) -> dict[str, str]:
