@@ -43,7 +43,10 @@ RAW_MARKUP = {
     "container": re.compile(r"^:::", re.MULTILINE),
     "directive": re.compile(r"^\.\. [\w:-]+::", re.MULTILINE),
     "mkdocs block": re.compile(r"^\s*(?:!!!|\?\?\?\+?|===[!+]?) ", re.MULTILINE),  # admonition, details, tab
-    # MDX (a Docusaurus site's docs): ESM, a component's tag, a comment shown as text
+}
+# MDX's (a Docusaurus site's docs): ESM, a component's tag, a comment shown as text; counted in Markdown
+# documents only: `<Project>` is a placeholder in reST's prose.
+RAW_MDX = {
     "mdx esm": re.compile(r"^\s*(?:import [\w{*].* from ['\"]|export (?:const|default|function) )", re.MULTILINE),
     "jsx": re.compile(r"</?[A-Z][\w.]*(?=[\s/>])"),
     "mdx comment": re.compile(r"\{/\*"),
@@ -261,7 +264,7 @@ def measure(
             prose = rendered_text(text, code=False) or ""
             asciidoc = Path(path).suffix.lower() in (".adoc", ".asciidoc", ".asc")
             markdown = Path(path).suffix.lower() in (".md", ".markdown")
-            patterns = RAW_MARKUP | (RAW_ASCIIDOC if asciidoc else RAW_MKDOCS if markdown else {})
+            patterns = RAW_MARKUP | (RAW_ASCIIDOC if asciidoc else RAW_MKDOCS | RAW_MDX if markdown else {})
             for name, pattern in patterns.items():
                 raw_in_code[name] += len(pattern.findall(shown)) - len(pattern.findall(prose))
                 for found in pattern.finditer(prose):
