@@ -35,11 +35,10 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 class HttpServer:
     """`pincite mcp --http --port 0` in its own process; `url` is the endpoint it printed."""
 
-    def __init__(self, repo: Path, *extra: str) -> None:
+    def __init__(self, repo: Path, *extra: str, temp: Path | None = None) -> None:
         command = [sys.executable, "-m", "indexer.cli.main", "mcp", "--http", "--port", "0", "--repo", str(repo)]
-        self.process = subprocess.Popen(
-            [*command, *extra], cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, stderr=subprocess.PIPE
-        )
+        env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **({"TMPDIR": str(temp)} if temp else {})}
+        self.process = subprocess.Popen([*command, *extra], cwd=ROOT, env=env, stderr=subprocess.PIPE)
         self.url = self._announced()
 
     def _announced(self) -> str:
@@ -94,6 +93,18 @@ def test_the_official_client_cites_over_http(server: HttpServer, corpus: CorpusR
         assert checked is not None and checked["ok"] is True
         [resource] = session.list_resources().resources
         assert str(resource.uri).endswith("/corpus/policy.md")
+
+
+def test_a_server_stopped_by_sigterm_removes_its_scratch_objects(corpus: CorpusRepo, tmp_path: Path) -> None:
+    # `docker stop`, systemd and CI stop a server with SIGTERM: a read-only repository's folder for
+    # the objects it writes (under TMPDIR) must go with it, as it does when the client hangs up.
+    running = HttpServer(corpus.root, temp=tmp_path)
+    with McpSession.at(running.url) as session:
+        assert session.call("search", {"query": "logs"}).structured_content is not None
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pincite-objects-")]  # made while it ran
+    running.close()
+    assert running.process.returncode in (0, 128 + 15)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pincite-objects-")] == []
 
 
 def test_the_same_server_writes_nothing(server: HttpServer, corpus: CorpusRepo) -> None:

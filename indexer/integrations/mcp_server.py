@@ -76,6 +76,7 @@ from indexer import __version__
 from indexer.errors import PinciteError, UsageError
 from indexer.extract.registry import extractor_for
 from indexer.integrations.agent_tools import AgentTools
+from indexer.machine import terminated_as_exit
 
 SCHEME = "pincite"
 DOCUMENT_TEMPLATE = SCHEME + "://{commit}/{+path}{?lines,chars}"
@@ -231,18 +232,20 @@ def serve(
     listening = listen(http) if http is not None else None  # a refused address fails before anything is opened
     tools = AgentTools(repo, index_path=index_path, allow_build=allow_build)
     server = create_server(tools)
-    try:
-        if http is None or listening is None:
-            server.run("stdio")
-        else:
-            url = endpoint(listening)
-            print(f"pincite MCP server (Streamable HTTP) at {url}; Ctrl-C stops it", file=sys.stderr, flush=True)
-            anyio.run(server.run_http_async, listening, transport_security(http, listening))
-    finally:
-        server.worker.submit(tools.close).result()
-        server.worker.shutdown()
-        if listening is not None:
-            listening.close()
+    # A server stopped by SIGTERM (`docker stop`, systemd, CI) still closes its repository's scratch folder.
+    with terminated_as_exit():
+        try:
+            if http is None or listening is None:
+                server.run("stdio")
+            else:
+                url = endpoint(listening)
+                print(f"pincite MCP server (Streamable HTTP) at {url}; Ctrl-C stops it", file=sys.stderr, flush=True)
+                anyio.run(server.run_http_async, listening, transport_security(http, listening))
+        finally:
+            server.worker.submit(tools.close).result()
+            server.worker.shutdown()
+            if listening is not None:
+                listening.close()
 
 
 def listen(http: Http) -> socket.socket:
