@@ -1,11 +1,11 @@
 // Unit tests of static/search-index.js, with a stand-in for Pagefind's module on disk and the
 // site's search-bundles.json served by a stub fetch (the real bundles: tests/test_search_bundles.py).
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { chooseLanguage, load } from "../../site_templates/static/search-index.js";
 
 const FAKE_PAGEFIND = `
@@ -16,8 +16,12 @@ export async function mergeIndex(url, o) { calls.push(["merge", url]); }
 export async function search(term) { return { results: [{ id: "keep" }, { id: "old" }], term }; }
 `;
 
+const made = [];
+after(() => made.forEach((root) => rmSync(root, { recursive: true, force: true })));
+
 function site(listing) {
   const root = mkdtempSync(join(tmpdir(), "pincite-site-"));
+  made.push(root);
   mkdirSync(join(root, "pagefind", "base-1"), { recursive: true });
   writeFileSync(join(root, "pagefind", "base-1", "pagefind.js"), FAKE_PAGEFIND);
   const url = pathToFileURL(root + "/");
